@@ -1,0 +1,2 @@
+void BlastIOPlaceholder(void);
+void BlastIOPlaceholder(void) {}

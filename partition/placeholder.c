@@ -1,0 +1,2 @@
+void BlastPartitionPlaceholder(void);
+void BlastPartitionPlaceholder(void) {}

@@ -1,0 +1,84 @@
+/// @file config.h
+/// @brief The resolved run configuration: every deck key as a plain C value.
+///
+/// Plain old data (no pointers) so that it can be broadcast and checkpointed as bytes.
+/// io/deck.c fills it from an INI deck through one schema table (io/deck_schema.c), which
+/// is the single place that lists keys, types, defaults, ranges and help texts.
+#ifndef BLAST_CONFIG_H
+#define BLAST_CONFIG_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { BLAST_PATH_MAX = 1024 };
+
+/// Test problems of the method spec, numbered as the reference's `-p`.
+typedef enum {
+  BLAST_PROBLEM_TAYLOR_GREEN = 0,
+  BLAST_PROBLEM_SEDOV = 1,
+  BLAST_PROBLEM_SOD = 2,
+  BLAST_PROBLEM_TRIPLE_POINT = 3,
+  BLAST_PROBLEM_GRESHO = 4,
+  BLAST_PROBLEM_RIEMANN12 = 5,
+  BLAST_PROBLEM_RIEMANN6 = 6,
+  BLAST_PROBLEM_RAYLEIGH_TAYLOR = 7
+} BlastProblemId;
+
+typedef enum { BLAST_MESH_GEN_BOX = 0 } BlastMeshGenerator;
+typedef enum { BLAST_PARTITION_METIS = 0, BLAST_PARTITION_BLOCK = 1 } BlastPartitioner;
+
+/// Time integrators; values follow the reference's `-s` where it has one.
+typedef enum {
+  BLAST_ODE_EULER = 1,
+  BLAST_ODE_RK2 = 2,
+  BLAST_ODE_RK3SSP = 3,
+  BLAST_ODE_RK4 = 4,
+  BLAST_ODE_RK6 = 6,
+  BLAST_ODE_RK2AVG = 7
+} BlastOdeSolver;
+
+typedef enum { BLAST_VISC_AUTO = 0, BLAST_VISC_ON = 1, BLAST_VISC_OFF = 2 } BlastViscosity;
+
+/// How M_E^{-1} is applied (method spec 6.1): E1 exact zone inverses, E2 global CG.
+typedef enum { BLAST_ENERGY_INVERSE = 0, BLAST_ENERGY_CG = 1 } BlastEnergySolve;
+
+typedef struct {
+  // [problem]
+  int problem;           ///< BlastProblemId
+  double blast_energy;   ///< Sedov E0 (full, symmetric blast)
+  double blast_tol;      ///< Sedov: max distance of the blast point from a mesh vertex
+  // [mesh]
+  char mesh_file[BLAST_PATH_MAX];  ///< resolved path ("" = use the generator)
+  int generator;                   ///< BlastMeshGenerator
+  int dim;                         ///< generator: dimension 1..3
+  int elements[3];                 ///< generator: zones per direction
+  double size[3];                  ///< generator: box extents
+  int refine_serial, refine_parallel;
+  int partitioner;  ///< BlastPartitioner
+  // [fem]
+  int order_kinematic;   ///< k >= 1
+  int order_thermo;      ///< m >= 0 (deck default -1 resolves to k-1)
+  int order_quadrature;  ///< -1: 3k+m-1 (method spec section 4)
+  // [time]
+  double t_final, cfl;
+  int ode_solver;  ///< BlastOdeSolver
+  int max_steps;   ///< -1: unlimited (counts step attempts, as the reference)
+  // [solver]
+  double cg_tol;
+  int cg_max_iter;
+  int viscosity;     ///< BlastViscosity
+  int energy_solve;  ///< BlastEnergySolve
+  // [output]
+  char output_dir[BLAST_PATH_MAX];
+  int print_every;
+  int exact_error;  ///< compute errors against the exact solution at the end
+  // bookkeeping
+  char deck_path[BLAST_PATH_MAX];  ///< the deck as given ("" = none)
+} BlastConfig;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_CONFIG_H

@@ -1,0 +1,225 @@
+// Mesh entities and conforming lattice numbering (see topology.h).
+#include "topology.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh-impl.h"
+
+// Sort keys: up to 4 vertex ids plus the (zone, local entity) slot they came from.
+typedef struct {
+  int v[4];
+  int slot;
+} EntityKey;
+
+static int g_key_len;  // qsort has no context argument; set before each sort
+static int CompareKeys(const void *pa, const void *pb) {
+  const EntityKey *a = pa, *b = pb;
+  for (int i = 0; i < g_key_len; i++)
+    if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
+  return (a->slot > b->slot) - (a->slot < b->slot);
+}
+
+static void SortInts(int *v, int n) {
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      int tmp = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = tmp;
+    }
+}
+
+// Corner index (bits in x,y,z) of a zone's local edge / facet.
+static int EdgesPerZone(int dim) { return dim == 3 ? 12 : dim == 2 ? 4 : 0; }
+
+// Local edge e = g*2^(d-1) + compressed bits of the other directions. Fills the two
+// corner indices (bit g = 0 and 1).
+static void EdgeCorners(int dim, int e, int *c0, int *c1) {
+  int per = 1 << (dim - 1), g = e / per, rest = e % per, bits = 0, r = 0;
+  for (int h = 0; h < dim; h++) {
+    if (h == g) continue;
+    if ((rest >> r) & 1) bits |= 1 << h;
+    r++;
+  }
+  *c0 = bits;
+  *c1 = bits | (1 << g);
+}
+
+// Corners of local facet 2g+s in lexicographic order of the other directions.
+static int FacetCorners(int dim, int facet, int *corners) {
+  int g = facet / 2, s = facet % 2, n = 1 << (dim - 1);
+  for (int j = 0; j < n; j++) {
+    int bits = s << g, r = 0;
+    for (int h = 0; h < dim; h++) {
+      if (h == g) continue;
+      if ((j >> r) & 1) bits |= 1 << h;
+      r++;
+    }
+    corners[j] = bits;
+  }
+  return n;
+}
+
+static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone_ids,
+                         int **entity_verts, int *nentities) {
+  const int nz = mesh->nzones, nc = 1 << mesh->dim;
+  EntityKey *keys;
+  BlastCall(BlastMalloc((size_t)nz * per_zone, &keys));
+  for (int z = 0; z < nz; z++) {
+    const int *zv = &mesh->zone_verts[(size_t)z * nc];
+    for (int e = 0; e < per_zone; e++) {
+      EntityKey *k = &keys[(size_t)z * per_zone + e];
+      int corners[4];
+      if (len == 2) {
+        EdgeCorners(mesh->dim, e, &corners[0], &corners[1]);
+      } else {
+        FacetCorners(mesh->dim, e, corners);
+      }
+      for (int i = 0; i < len; i++) k->v[i] = zv[corners[i]];
+      SortInts(k->v, len);
+      k->slot = z * per_zone + e;
+    }
+  }
+  g_key_len = len;
+  qsort(keys, (size_t)nz * per_zone, sizeof *keys, CompareKeys);
+  BlastCall(BlastMalloc((size_t)nz * per_zone, zone_ids));
+  int n = 0;
+  for (size_t i = 0; i < (size_t)nz * per_zone; i++) {
+    if (i == 0 || memcmp(keys[i].v, keys[i - 1].v, sizeof(int) * len)) n++;
+    (*zone_ids)[keys[i].slot] = n - 1;
+  }
+  BlastCall(BlastMalloc((size_t)n * len, entity_verts));
+  for (size_t i = 0; i < (size_t)nz * per_zone; i++) {
+    int id = (*zone_ids)[keys[i].slot];
+    memcpy(&(*entity_verts)[(size_t)id * len], keys[i].v, sizeof(int) * len);
+  }
+  *nentities = n;
+  BlastFree(&keys);
+  return 0;
+}
+
+int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
+  BlastTopology *t;
+  BlastCall(BlastCalloc(1, &t));
+  t->dim = mesh->dim, t->nverts = mesh->nverts, t->nzones = mesh->nzones;
+  if (t->dim >= 2)
+    BlastCall(BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts,
+                            &t->nedges));
+  if (t->dim == 3) BlastCall(BuildEntities(mesh, 4, 6, &t->zone_faces, &t->face_verts, &t->nfaces));
+  // Facets: vertices (1D), edges (2D), faces (3D).
+  t->nfacets = t->dim == 1 ? t->nverts : t->dim == 2 ? t->nedges : t->nfaces;
+  BlastCall(BlastMalloc((size_t)t->nfacets * 2, &t->facet_zone));
+  for (int f = 0; f < 2 * t->nfacets; f++) t->facet_zone[f] = -1;
+  const int nc = 1 << t->dim;
+  for (int z = 0; z < t->nzones; z++) {
+    for (int lf = 0; lf < 2 * t->dim; lf++) {
+      int id;
+      if (t->dim == 1) {
+        id = mesh->zone_verts[(size_t)z * nc + lf];
+      } else if (t->dim == 2) {
+        // facet normal to g at side s is the edge along the other direction h
+        int g = lf / 2, s = lf % 2, h = 1 - g;
+        id = t->zone_edges[(size_t)z * 4 + h * 2 + s];
+      } else {
+        id = t->zone_faces[(size_t)z * 6 + lf];
+      }
+      if (t->facet_zone[2 * id] < 0) t->facet_zone[2 * id] = z, t->facet_zone[2 * id + 1] = lf;
+    }
+  }
+  *topo = t;
+  return 0;
+}
+
+void BlastTopologyDestroy(BlastTopology **topo) {
+  if (!topo || !*topo) return;
+  BlastFree(&(*topo)->zone_edges);
+  BlastFree(&(*topo)->zone_faces);
+  BlastFree(&(*topo)->edge_verts);
+  BlastFree(&(*topo)->face_verts);
+  BlastFree(&(*topo)->facet_zone);
+  BlastFree(topo);
+}
+
+static int64_t IPow(int64_t b, int e) {
+  int64_t r = 1;
+  while (e-- > 0) r *= b;
+  return r;
+}
+
+int64_t BlastLatticeSize(const BlastTopology *t, int K) {
+  int64_t n = t->nverts;
+  n += (int64_t)t->nedges * (K - 1);
+  n += (int64_t)t->nfaces * IPow(K - 1, 2);
+  n += (int64_t)t->nzones * IPow(K - 1, t->dim);
+  return n;
+}
+
+int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int K, const int *i) {
+  const int dim = t->dim, nc = 1 << dim;
+  const int *zv = &zone_verts[(size_t)z * nc];
+  int dirs[3], ni = 0, bits = 0;
+  for (int g = 0; g < dim; g++) {
+    if (i[g] == 0) continue;
+    if (i[g] == K)
+      bits |= 1 << g;
+    else
+      dirs[ni++] = g;
+  }
+  const int64_t nv = t->nverts, Km1 = K - 1;
+  if (ni == 0) return zv[bits];
+  const int64_t edge_base = nv, face_base = edge_base + (int64_t)t->nedges * Km1;
+  const int64_t cell_base = face_base + (int64_t)t->nfaces * Km1 * Km1;
+  if (ni == dim) {
+    int64_t off = 0, stride = 1;
+    for (int g = 0; g < dim; g++) off += (i[g] - 1) * stride, stride *= Km1;
+    return cell_base + (int64_t)z * IPow(Km1, dim) + off;
+  }
+  if (ni == 1) {  // an edge (2D/3D)
+    int g = dirs[0], c0 = bits, c1 = bits | (1 << g), r = 0, rest = 0;
+    for (int h = 0; h < dim; h++) {
+      if (h == g) continue;
+      if ((bits >> h) & 1) rest |= 1 << r;
+      r++;
+    }
+    int le = g * (1 << (dim - 1)) + rest;
+    int eid = t->zone_edges[(size_t)z * (dim == 3 ? 12 : 4) + le];
+    int pos = zv[c0] < zv[c1] ? i[g] : K - i[g];
+    return edge_base + (int64_t)eid * Km1 + (pos - 1);
+  }
+  // a face of a hexahedron (ni == 2, dim == 3)
+  int g1 = dirs[0], g2 = dirs[1], g3 = 3 - g1 - g2, s3 = (bits >> g3) & 1;
+  int fid = t->zone_faces[(size_t)z * 6 + 2 * g3 + s3];
+  int w[2][2];
+  for (int s = 0; s < 2; s++)
+    for (int u = 0; u < 2; u++) w[s][u] = zv[bits | (s << g1) | (u << g2)];
+  int s0 = 0, u0 = 0;
+  for (int s = 0; s < 2; s++)
+    for (int u = 0; u < 2; u++)
+      if (w[s][u] < w[s0][u0]) s0 = s, u0 = u;
+  int a = s0 ? K - i[g1] : i[g1], b = u0 ? K - i[g2] : i[g2];
+  int P = a, Q = b;
+  if (w[1 - s0][u0] > w[s0][1 - u0]) P = b, Q = a;  // first axis towards the lower neighbour
+  return face_base + (int64_t)fid * Km1 * Km1 + (P - 1) + Km1 * (Q - 1);
+}
+
+int BlastTopologyFindFacet(const BlastTopology *t, const int *corners) {
+  if (t->dim == 1) return (corners[0] >= 0 && corners[0] < t->nverts) ? corners[0] : -1;
+  int len = t->dim == 2 ? 2 : 4, key[4];
+  memcpy(key, corners, sizeof(int) * len);
+  SortInts(key, len);
+  const int *verts = t->dim == 2 ? t->edge_verts : t->face_verts;
+  int lo = 0, hi = t->dim == 2 ? t->nedges - 1 : t->nfaces - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2, c = 0;
+    for (int i = 0; i < len && !c; i++) {
+      int v = verts[(size_t)mid * len + i];
+      c = (v > key[i]) - (v < key[i]);
+    }
+    if (!c) return mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
