@@ -1,2 +1,0 @@
-void BlastIOPlaceholder(void);
-void BlastIOPlaceholder(void) {}

@@ -1,0 +1,2 @@
+// placeholder
+typedef int blast_placeholder_sedov_t;
