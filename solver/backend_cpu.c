@@ -1,0 +1,342 @@
+// The CPU reference backend: OpenMP loops over zones and dofs. Every reduction and every
+// assembly is ordered independently of the number of threads, so results are bitwise
+// identical for any OMP_NUM_THREADS.
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+#include "backend.h"
+#include "blast.h"
+#include "problems/problems.h"
+
+enum { kDotChunk = 4096 };
+
+typedef struct {
+  BlastHydroData hd;
+  int rows;         // dim * h1_nd: rows of a zone force matrix
+  double *F;        // [nz * rows * l2_nd] zone force matrices, column-major
+  double *tg;       // [nz * l2_nd] Taylor-Green source (or NULL)
+  double *rE;       // [nz * rows] zone momentum contributions
+  double *partial;  // dot-product chunk sums
+  size_t npartial;
+  double *ws;       // per-thread workspace
+  size_t ws_size;
+  int nthreads;
+} CpuCtx;
+
+static size_t WorkspaceSize(const BlastHydroData *hd) {
+  const size_t d2 = (size_t)hd->dim * hd->dim;
+  return 2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 + hd->dim * hd->h1_nd + 16;
+}
+
+static int CpuCreate(const BlastHydroData *hd, void **ctx) {
+  CpuCtx *c;
+  BlastCall(BlastCalloc(1, &c));
+  c->hd = *hd;
+  c->rows = hd->dim * hd->h1_nd;
+  c->nthreads = omp_get_max_threads();
+  BlastCall(BlastMalloc((size_t)hd->nz * c->rows * hd->l2_nd, &c->F));
+  BlastCall(BlastMalloc((size_t)hd->nz * c->rows, &c->rE));
+  if (hd->tg_source) BlastCall(BlastCalloc((size_t)hd->nz * hd->l2_nd, &c->tg));
+  c->ws_size = WorkspaceSize(hd);
+  BlastCall(BlastMalloc(c->ws_size * c->nthreads, &c->ws));
+  *ctx = c;
+  return 0;
+}
+
+static int CpuDestroy(void **ctx) {
+  if (!ctx || !*ctx) return 0;
+  CpuCtx *c = *ctx;
+  BlastFree(&c->F);
+  BlastFree(&c->rE);
+  BlastFree(&c->tg);
+  BlastFree(&c->partial);
+  BlastFree(&c->ws);
+  BlastFree(ctx);
+  return 0;
+}
+
+static int CpuAlloc(void *ctx, size_t n, double **p) { return BlastCalloc(n, p); }
+static int CpuFree(void *ctx, double **p) {
+  BlastFree(p);
+  return 0;
+}
+static int CpuCopy(void *ctx, size_t n, const double *src, double *dst) {
+  if (n && src != dst) memcpy(dst, src, n * sizeof(double));
+  return 0;
+}
+static int CpuSet(void *ctx, size_t n, double a, double *x) {
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) x[i] = a;
+  return 0;
+}
+static int CpuAxpby(void *ctx, size_t n, double a, const double *x, double b, double *y) {
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
+  return 0;
+}
+static int CpuWaxpby(void *ctx, size_t n, double a, const double *x, double b, const double *y,
+                     double *w) {
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) w[i] = a * x[i] + b * y[i];
+  return 0;
+}
+
+// Sum in fixed chunks, then the chunk sums in order: the result does not depend on the
+// number of threads.
+static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
+  CpuCtx *c = ctx;
+  const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
+  if (nchunks > c->npartial) {
+    BlastCall(BlastRealloc(nchunks, &c->partial));
+    c->npartial = nchunks;
+  }
+  double *partial = c->partial;
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < nchunks; k++) {
+    const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
+    double s = 0.0;
+    for (size_t i = i0; i < i1; i++) s += x[i] * y[i];
+    partial[k] = s;
+  }
+  double s = 0.0;
+  for (size_t k = 0; k < nchunks; k++) s += partial[k];
+  *result = s;
+  return 0;
+}
+
+// Quadrature data and force matrix of one zone (method spec sections 5 and 8).
+static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double *v,
+                           const double *e, double *ws, double *dt_min, int *tangled,
+                           double *tangled_det) {
+  const BlastHydroData *hd = &c->hd;
+  const int dim = hd->dim, nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, nl = hd->h1_nl;
+  const int rows = c->rows, d2 = dim * dim;
+  double *xz = ws, *vz = xz + dim * nd, *ez = vz + dim * nd, *S = ez + ne, *A = S + nqp * d2;
+  const int *dof = &hd->h1_edof[(size_t)z * nd];
+  for (int cc = 0; cc < dim; cc++)
+    for (int a = 0; a < nd; a++) {
+      xz[cc * nd + a] = x[(size_t)cc * nl + dof[a]];
+      vz[cc * nd + a] = v[(size_t)cc * nl + dof[a]];
+    }
+  for (int i = 0; i < ne; i++) ez[i] = e[(size_t)z * ne + i];
+  const double gamma = hd->zone_gamma[z];
+  double *tg = c->tg ? &c->tg[(size_t)z * ne] : NULL;
+  if (tg)
+    for (int j = 0; j < ne; j++) tg[j] = 0.0;
+  for (int q = 0; q < nqp; q++) {
+    const double *G = &hd->h1_G[(size_t)q * nd * dim];
+    double J[9] = {0}, Gv[9] = {0};
+    for (int cc = 0; cc < dim; cc++)
+      for (int a = 0; a < nd; a++) {
+        const double xa = xz[cc * nd + a], va = vz[cc * nd + a];
+        for (int g = 0; g < dim; g++) {
+          J[cc + dim * g] += xa * G[a * dim + g];
+          Gv[cc + dim * g] += va * G[a * dim + g];
+        }
+      }
+    double eq = 0.0;
+    for (int i = 0; i < ne; i++) eq += ez[i] * hd->l2_B[(size_t)q * ne + i];
+    const size_t zq = (size_t)z * nqp + q;
+    double dt_q;
+    const double det = BlastQPointStress(&hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2], hd->qp_R0[zq],
+                                         hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
+    if (!(det > 0.0)) {
+      if (*tangled < 0) *tangled = z, *tangled_det = det;
+      *dt_min = 0.0;
+    } else if (dt_q < *dt_min) {
+      *dt_min = dt_q;
+    }
+    if (tg) {
+      double X[3] = {0, 0, 0};
+      for (int cc = 0; cc < dim; cc++)
+        for (int a = 0; a < nd; a++) X[cc] += xz[cc * nd + a] * hd->h1_B[(size_t)q * nd + a];
+      const double src = hd->qp_w[q] * det * BlastTaylorGreenSource(X);
+      for (int j = 0; j < ne; j++) tg[j] += src * hd->l2_B[(size_t)q * ne + j];
+    }
+  }
+  // F_z = A_z B^T with A_(a,c),q = (S_q grad phi_a(q))_c, accumulated point by point.
+  double *F = &c->F[(size_t)z * rows * ne];
+  for (int i = 0; i < rows * ne; i++) F[i] = 0.0;
+  for (int q = 0; q < nqp; q++) {
+    const double *G = &hd->h1_G[(size_t)q * nd * dim], *Sq = &S[q * d2];
+    for (int cc = 0; cc < dim; cc++)
+      for (int a = 0; a < nd; a++) {
+        double sum = 0.0;
+        for (int g = 0; g < dim; g++) sum += Sq[cc + dim * g] * G[a * dim + g];
+        A[cc * nd + a] = sum;
+      }
+    const double *Bq = &hd->l2_B[(size_t)q * ne];
+    for (int j = 0; j < ne; j++) {
+      const double b = Bq[j];
+      double *Fj = &F[(size_t)rows * j];
+      for (int r = 0; r < rows; r++) Fj[r] += A[r] * b;
+    }
+  }
+}
+
+static int CpuQDataForce(void *ctx, const double *x, const double *v, const double *e,
+                         BlastQDataResult *res) {
+  CpuCtx *c = ctx;
+  const int nz = c->hd.nz;
+  double dt_min = HUGE_VAL, tdet = 0.0;
+  int tangled = -1;
+#pragma omp parallel
+  {
+    double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
+    double my_dt = HUGE_VAL, my_det = 0.0;
+    int my_tangled = -1;
+#pragma omp for schedule(static)
+    for (int z = 0; z < nz; z++) ZoneQDataForce(c, z, x, v, e, ws, &my_dt, &my_tangled, &my_det);
+#pragma omp critical
+    {
+      if (my_dt < dt_min) dt_min = my_dt;
+      if (my_tangled >= 0 && (tangled < 0 || my_tangled < tangled)) tangled = my_tangled, tdet = my_det;
+    }
+  }
+  res->dt_est = dt_min;
+  res->tangled_zone = tangled;
+  res->tangled_det = tdet;
+  return 0;
+}
+
+static int CpuMomentumRhs(void *ctx, double *rhs) {
+  CpuCtx *c = ctx;
+  const BlastHydroData *hd = &c->hd;
+  const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
+  // Zone contributions -F_z 1 (kernel 8), then a gather over each dof's zones in a fixed
+  // order (no atomics, deterministic).
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < hd->nz; z++) {
+    const double *F = &c->F[(size_t)z * rows * ne];
+    double *r = &c->rE[(size_t)z * rows];
+    for (int i = 0; i < rows; i++) r[i] = 0.0;
+    for (int j = 0; j < ne; j++)
+      for (int i = 0; i < rows; i++) r[i] -= F[(size_t)rows * j + i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int l = 0; l < nl; l++) {
+    for (int cc = 0; cc < dim; cc++) {
+      double s = 0.0;
+      for (int t = hd->h1_toff[l]; t < hd->h1_toff[l + 1]; t++) {
+        const int eidx = hd->h1_tidx[t], z = eidx / nd, a = eidx % nd;
+        s += c->rE[(size_t)z * rows + cc * nd + a];
+      }
+      if (hd->gravity_rhs) s += hd->gravity_rhs[(size_t)cc * nl + l];
+      rhs[(size_t)cc * nl + l] = s;
+    }
+  }
+  return 0;
+}
+
+static int CpuEnergyRate(void *ctx, const double *v, double *de) {
+  CpuCtx *c = ctx;
+  const BlastHydroData *hd = &c->hd;
+  const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
+#pragma omp parallel
+  {
+    double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
+    double *vz = ws, *b = ws + rows;
+#pragma omp for schedule(static)
+    for (int z = 0; z < hd->nz; z++) {
+      const int *dof = &hd->h1_edof[(size_t)z * nd];
+      for (int cc = 0; cc < dim; cc++)
+        for (int a = 0; a < nd; a++) vz[cc * nd + a] = v[(size_t)cc * nl + dof[a]];
+      const double *F = &c->F[(size_t)z * rows * ne];
+      for (int j = 0; j < ne; j++) {  // F_z^T v_z (kernel 10)
+        double s = 0.0;
+        for (int i = 0; i < rows; i++) s += F[(size_t)rows * j + i] * vz[i];
+        b[j] = c->tg ? s + c->tg[(size_t)z * ne + j] : s;
+      }
+      const double *Minv = &hd->me_inv[(size_t)z * ne * ne];
+      for (int i = 0; i < ne; i++) {  // M_E,z^{-1} b (kernel 11)
+        double s = 0.0;
+        for (int j = 0; j < ne; j++) s += Minv[i + ne * j] * b[j];
+        de[(size_t)z * ne + i] = s;
+      }
+    }
+  }
+  return 0;
+}
+
+static int CpuMassMult(void *ctx, const double *x, double *y) {
+  CpuCtx *c = ctx;
+  const BlastHydroData *hd = &c->hd;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < hd->h1_nl; i++) {
+    double s = 0.0;
+    for (int k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) s += hd->mv_val[k] * x[hd->mv_col[k]];
+    y[i] = s;
+  }
+  return 0;
+}
+
+static int CpuJacobi(void *ctx, const double *r, double *z) {
+  CpuCtx *c = ctx;
+  const double *dinv = c->hd.mv_dinv;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < c->hd.h1_nl; i++) z[i] = r[i] * dinv[i];
+  return 0;
+}
+
+static int CpuZeroEssential(void *ctx, int comp, double *y) {
+  CpuCtx *c = ctx;
+  for (int k = c->hd.ess_off[comp]; k < c->hd.ess_off[comp + 1]; k++) y[c->hd.ess_idx[k]] = 0.0;
+  return 0;
+}
+
+static int CpuEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke) {
+  CpuCtx *c = ctx;
+  const BlastHydroData *hd = &c->hd;
+  const int nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, nl = hd->h1_nl, dim = hd->dim;
+  double *zone_ie, *zone_ke;
+  BlastCall(BlastMalloc(hd->nz, &zone_ie));
+  BlastCall(BlastMalloc(hd->nz, &zone_ke));
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < hd->nz; z++) {
+    const int *dof = &hd->h1_edof[(size_t)z * nd];
+    double si = 0.0, sk = 0.0;
+    for (int q = 0; q < nqp; q++) {
+      const double R0 = hd->qp_R0[(size_t)z * nqp + q];
+      double eq = 0.0, v2 = 0.0;
+      for (int i = 0; i < ne; i++) eq += e[(size_t)z * ne + i] * hd->l2_B[(size_t)q * ne + i];
+      for (int cc = 0; cc < dim; cc++) {
+        double vq = 0.0;
+        for (int a = 0; a < nd; a++) vq += v[(size_t)cc * nl + dof[a]] * hd->h1_B[(size_t)q * nd + a];
+        v2 += vq * vq;
+      }
+      si += R0 * eq;
+      sk += 0.5 * R0 * v2;
+    }
+    zone_ie[z] = si, zone_ke[z] = sk;
+  }
+  double si = 0.0, sk = 0.0;
+  for (int z = 0; z < hd->nz; z++) si += zone_ie[z], sk += zone_ke[z];
+  *ie = si, *ke = sk;
+  BlastFree(&zone_ie);
+  BlastFree(&zone_ke);
+  return 0;
+}
+
+const BlastBackendOps blast_backend_cpu = {
+    .name = "cpu",
+    .create = CpuCreate,
+    .destroy = CpuDestroy,
+    .alloc = CpuAlloc,
+    .free = CpuFree,
+    .to_host = CpuCopy,
+    .from_host = CpuCopy,
+    .copy = CpuCopy,
+    .set = CpuSet,
+    .axpby = CpuAxpby,
+    .waxpby = CpuWaxpby,
+    .dot = CpuDot,
+    .qdata_force = CpuQDataForce,
+    .momentum_rhs = CpuMomentumRhs,
+    .energy_rate = CpuEnergyRate,
+    .mass_mult = CpuMassMult,
+    .jacobi = CpuJacobi,
+    .zero_essential = CpuZeroEssential,
+    .energies = CpuEnergies,
+    .sync = NULL,
+};

@@ -1,0 +1,53 @@
+// Private layout of BlastHydro, shared by hydro.c (setup, operator) and ode.c (time
+// integration).
+#ifndef BLAST_HYDRO_IMPL_H
+#define BLAST_HYDRO_IMPL_H
+
+#include "hydro.h"
+#include "problems/problems.h"
+#include "space.h"
+
+struct BlastHydro_private {
+  MPI_Comm comm;
+  int rank, nranks;
+  BlastConfig cfg;
+  BlastProblem prob;
+  BlastMesh mesh;  // not owned
+  BlastTopology *topo;
+  BlastSpace *space;
+  BlastTensorTables *tab;
+  const BlastBackendOps *ops;
+  void *bctx;
+  BlastHydroData hd;  // host constant data handed to the backend
+  // host arrays behind hd (owned)
+  double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv, *gravity_rhs;
+  int *mv_rowptr, *mv_col, *ess_off, *ess_idx;
+  double h0, volume0;
+  BlastHydroShape shape;
+  // state and work vectors (backend memory)
+  size_t nx, ne, nstate;  // sizes of the x (= v) block, the e block, the state
+  double *S, *S_old, *rk_y, *rk_z, *rk_k, *rk_k2;
+  double *rhs, *cg_r, *cg_z, *cg_d, *cg_q;  // momentum rhs (dim*nl); PCG work (nl)
+  // time-stepping state
+  int qdata_current;
+  double dt_est;  // running minimum over the attempt (local)
+  int tangled_zone;
+  double tangled_det;
+  double t, dt, dt0, energy0;
+  int ti, attempts;
+  BlastHydroTimers timers;
+};
+
+/// f(S) -> k (method spec 9, "Mult"): rates of x, v, e; marks the quadrature data stale.
+int BlastHydroRates(BlastHydro h, const double *S, double *k);
+/// Quadrature data at state S unless current (caching rule, method spec 9.3).
+int BlastHydroUpdateQData(BlastHydro h, const double *S);
+/// Momentum: dv = M_V^{-1}(-F.1 (+ M_V g)), per-component PCG with essential dofs.
+int BlastHydroSolveVelocity(BlastHydro h, double *dv);
+/// Energy rate de = M_E^{-1}(F^T v (+ source)).
+int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de);
+/// Global minimum of the running estimate; reports tangled zones.
+int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est);
+double BlastWtime(void);
+
+#endif  // BLAST_HYDRO_IMPL_H

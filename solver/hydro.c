@@ -1,0 +1,589 @@
+// The Lagrangian operator: setup of the constant data (method spec 3.3, 3.4, 5.1, 5.5, 6,
+// 11) and the rate function with its momentum PCG (7.1, 7.3) and energy update (7.2).
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blast_mpi.h"
+#include "hydro-impl.h"
+#include "linalg.h"
+
+double BlastWtime(void) { return MPI_Wtime(); }
+
+// ---------------------------------------------------------------------------------------
+// Setup helpers
+
+// Physical point of reference point xi (fine-zone coordinates) of zone z, initial mesh.
+static void ZonePoint(const BlastSpace *s, int z, const double *xi, double *x) {
+  double xm[3];
+  BlastSpaceZoneRefToMacro(s, z, xi, xm);
+  BlastMeshZoneMap(s->mesh, s->zone_macro[z], xm, x);
+}
+
+// Initial geometry at the quadrature points from the H1 positions: J0^{-1}, and
+// w |J0| (checked positive, naming the zone otherwise).
+static int InitialGeometry(BlastHydro h, const double *x0, double *wdetJ0) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int dim = s->dim, nd = s->h1_nd, nqp = t->nqp, nl = s->h1_nl, d2 = dim * dim;
+  int bad_zone = -1, bad_q = 0;
+  double bad_det = 0.0;
+  for (int z = 0; z < s->nz; z++) {
+    const int *dof = &s->h1_edof[(size_t)z * nd];
+    for (int q = 0; q < nqp; q++) {
+      double J[9] = {0}, adj[9];
+      for (int c = 0; c < dim; c++)
+        for (int a = 0; a < nd; a++)
+          for (int g = 0; g < dim; g++)
+            J[c + dim * g] += x0[(size_t)c * nl + dof[a]] * t->h1_G[((size_t)q * nd + a) * dim + g];
+      const double det = BlastMatDet(dim, J);
+      if (!(det > 0.0) && bad_zone < 0) bad_zone = z, bad_q = q, bad_det = det;
+      BlastMatAdjugate(dim, J, adj);
+      double *Ji = &h->qp_J0inv[((size_t)z * nqp + q) * d2];
+      for (int i = 0; i < d2; i++) Ji[i] = adj[i] / det;
+      wdetJ0[(size_t)z * nqp + q] = t->qp_w[q] * det;
+    }
+  }
+  if (bad_zone >= 0) {
+    double X[3] = {0, 0, 0};
+    BlastSpaceZoneCorner(s, bad_zone, 0, X);
+    BlastError(BLAST_ERR_INPUT,
+               "zone %lld (first corner at (%g, %g, %g)) has a non-positive Jacobian "
+               "determinant %.3e at quadrature point %d of the initial mesh: the zone is "
+               "inverted or degenerate",
+               (long long)s->zone_gid[bad_zone], X[0], X[1], X[2], bad_det, bad_q);
+  }
+  return 0;
+}
+
+// Bernstein coefficients of the Q_m interpolant of f at the tensor Gauss-Legendre points
+// (method spec 11.2) for every zone; coef[z*ne + j].
+typedef double (*PointFunction)(const BlastProblem *p, const double *x);
+static int InterpolateL2(BlastHydro h, const double *Vinv, PointFunction f, double *coef) {
+  const BlastSpace *s = h->space;
+  const int dim = s->dim, m = s->m, ne = s->l2_nd;
+  double gl[BLAST_MAX_Q1D], glw[BLAST_MAX_Q1D], *vals;
+  BlastCall(BlastGaussLegendre(m + 1, gl, glw));
+  BlastCall(BlastMalloc(ne, &vals));
+  for (int z = 0; z < s->nz; z++) {
+    for (int l = 0; l < ne; l++) {
+      double xi[3], X[3];
+      for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[g] = gl[r % (m + 1)];
+      ZonePoint(s, z, xi, X);
+      vals[l] = f(&h->prob, X);
+    }
+    for (int i = 0; i < ne; i++) {
+      double sum = 0.0;
+      for (int l = 0; l < ne; l++) sum += Vinv[i + ne * l] * vals[l];
+      coef[(size_t)z * ne + i] = sum;
+    }
+  }
+  BlastFree(&vals);
+  return 0;
+}
+
+// Inverse of the Bernstein collocation matrix V_lj = psi_j(g_l) at the GL points.
+static int BernsteinCollocationInverse(BlastHydro h, double *Vinv) {
+  const int dim = h->space->dim, m = h->space->m, ne = h->space->l2_nd;
+  double gl[BLAST_MAX_Q1D], glw[BLAST_MAX_Q1D], *V;
+  BlastCall(BlastGaussLegendre(m + 1, gl, glw));
+  BlastCall(BlastMalloc((size_t)ne * ne, &V));
+  for (int l = 0; l < ne; l++) {
+    double xi[3], psi[BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER];
+    for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[g] = gl[r % (m + 1)];
+    BlastL2BasisEval(h->tab, xi, psi);
+    for (int j = 0; j < ne; j++) V[l + ne * j] = fabs(psi[j]) < 1e-12 ? 0.0 : psi[j];
+  }
+  BlastCall(BlastDenseInverse(ne, V, Vinv));
+  BlastFree(&V);
+  return 0;
+}
+
+static double Rho0Fn(const BlastProblem *p, const double *x) { return BlastProblemRho0(p, x); }
+static double E0Fn(const BlastProblem *p, const double *x) { return BlastProblemE0(p, x); }
+
+// Sedov: the corner Bernstein function of the zones touching the mesh vertex closest to
+// the origin, scaled to E0/2^d (method spec 11.4).
+static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp, m = s->m;
+  const int K = s->N * s->k;
+  // Closest corner (ties: lowest global vertex id), then agree across ranks.
+  double best = HUGE_VAL;
+  int64_t best_gid = -1;
+  for (int z = 0; z < s->nz; z++)
+    for (int corner = 0; corner < (1 << dim); corner++) {
+      double X[3] = {0, 0, 0}, d2 = 0.0;
+      BlastSpaceZoneCorner(s, z, corner, X);
+      for (int c = 0; c < dim; c++) d2 += X[c] * X[c];
+      int i[3];
+      int child = s->zone_child[z];
+      for (int g = 0; g < dim; g++, child /= s->N) i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
+      int64_t gid = BlastLatticeId(s->topo, BlastMeshZoneVerts(s->mesh), s->zone_macro[z], K, i);
+      if (d2 < best || (d2 == best && gid < best_gid)) best = d2, best_gid = gid;
+    }
+  struct {
+    double d;
+    int rank;
+  } mine = {best, h->rank}, win;
+  BlastCallMPI(MPI_Allreduce(&mine, &win, 1, MPI_DOUBLE_INT, MPI_MINLOC, h->comm));
+  BlastCallMPI(MPI_Bcast(&best_gid, 1, MPI_INT64_T, win.rank, h->comm));
+  const double dist = sqrt(win.d);
+  BlastCheck(dist < h->cfg.blast_tol, BLAST_ERR_INPUT,
+             "Sedov: the blast point (origin) is %.3e from the nearest mesh vertex, more than "
+             "[problem] blast_tol = %.3e; the delta function could not be initialized (put a "
+             "mesh vertex at the origin)",
+             dist, h->cfg.blast_tol);
+  double integral = 0.0;
+  for (int z = 0; z < s->nz; z++) {
+    for (int i = 0; i < ne; i++) e[(size_t)z * ne + i] = 0.0;
+    for (int corner = 0; corner < (1 << dim); corner++) {
+      int i[3], child = s->zone_child[z];
+      for (int g = 0; g < dim; g++, child /= s->N) i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
+      if (BlastLatticeId(s->topo, BlastMeshZoneVerts(s->mesh), s->zone_macro[z], K, i) != best_gid)
+        continue;
+      int j = 0;
+      for (int g = dim - 1; g >= 0; g--) j = j * (m + 1) + (((corner >> g) & 1) ? m : 0);
+      e[(size_t)z * ne + j] = 1.0;
+      for (int q = 0; q < nqp; q++) integral += wdetJ0[(size_t)z * nqp + q] * t->l2_B[(size_t)q * ne + j];
+    }
+  }
+  double total = 0.0;
+  BlastCallMPI(MPI_Allreduce(&integral, &total, 1, MPI_DOUBLE, MPI_SUM, h->comm));
+  const double scale = (h->cfg.blast_energy / (double)(1 << dim)) / total;
+  for (size_t i = 0; i < (size_t)s->nz * ne; i++) e[i] *= scale;
+  return 0;
+}
+
+typedef struct {
+  int col;
+  double val;
+} ColVal;
+
+// Scalar H1 mass matrix (method spec 6.2) in CSR over L-dofs, rows assembled from the
+// zones of each dof in a fixed order. qp_c[z*nqp+q] = w |J0| rho0(x_q).
+static int AssembleMassV(BlastHydro h, const double *qp_c) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int nd = s->h1_nd, nqp = t->nqp, nl = s->h1_nl;
+  BlastCall(BlastMalloc(nl + 1, &h->mv_rowptr));
+  // Columns of row l: the nodes of the zones that contain l.
+  int *mark;
+  BlastCall(BlastMalloc(nl, &mark));
+  for (int i = 0; i < nl; i++) mark[i] = -1;
+  h->mv_rowptr[0] = 0;
+  for (int l = 0; l < nl; l++) {
+    int cnt = 0;
+    for (int tt = s->h1_toff[l]; tt < s->h1_toff[l + 1]; tt++) {
+      const int z = s->h1_tidx[tt] / nd;
+      for (int b = 0; b < nd; b++) {
+        const int col = s->h1_edof[(size_t)z * nd + b];
+        if (mark[col] != l) mark[col] = l, cnt++;
+      }
+    }
+    h->mv_rowptr[l + 1] = h->mv_rowptr[l] + cnt;
+  }
+  const int nnz = h->mv_rowptr[nl];
+  BlastCall(BlastMalloc(nnz, &h->mv_col));
+  BlastCall(BlastCalloc(nnz, &h->mv_val));
+  BlastCall(BlastMalloc(nl, &h->mv_dinv));
+  int ierr = 0;
+#pragma omp parallel
+  {
+    int *pos = NULL;  // column -> slot within the current row
+    double *row = NULL;
+    int my_err = BlastMalloc(nl, &pos) || BlastMalloc(nd, &row);
+    if (my_err) {
+#pragma omp atomic write
+      ierr = 1;
+    }
+    if (!my_err) {
+      for (int i = 0; i < nl; i++) pos[i] = -1;
+#pragma omp for schedule(dynamic, 64)
+      for (int l = 0; l < nl; l++) {
+        int n = h->mv_rowptr[l];
+        for (int tt = s->h1_toff[l]; tt < s->h1_toff[l + 1]; tt++) {
+          const int z = s->h1_tidx[tt] / nd;
+          for (int b = 0; b < nd; b++) {
+            const int col = s->h1_edof[(size_t)z * nd + b];
+            if (pos[col] < 0) pos[col] = n, h->mv_col[n++] = col;
+          }
+        }
+        // Sort the row's columns (insertion sort; rows are short) and re-point.
+        int *cols = &h->mv_col[h->mv_rowptr[l]];
+        const int len = h->mv_rowptr[l + 1] - h->mv_rowptr[l];
+        for (int i = 1; i < len; i++)
+          for (int j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
+            int tmp = cols[j];
+            cols[j] = cols[j - 1], cols[j - 1] = tmp;
+          }
+        for (int i = 0; i < len; i++) pos[cols[i]] = h->mv_rowptr[l] + i;
+        for (int tt = s->h1_toff[l]; tt < s->h1_toff[l + 1]; tt++) {
+          const int z = s->h1_tidx[tt] / nd, a = s->h1_tidx[tt] % nd;
+          for (int b = 0; b < nd; b++) row[b] = 0.0;
+          for (int q = 0; q < nqp; q++) {
+            const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
+            for (int b = 0; b < nd; b++) row[b] += ca * t->h1_B[(size_t)q * nd + b];
+          }
+          for (int b = 0; b < nd; b++) h->mv_val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
+        }
+        for (int i = 0; i < len; i++) {
+          if (cols[i] == l) h->mv_dinv[l] = 1.0 / h->mv_val[h->mv_rowptr[l] + i];
+          pos[cols[i]] = -1;
+        }
+      }
+    }
+    BlastFree(&pos);
+    BlastFree(&row);
+  }
+  BlastFree(&mark);
+  BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
+  return 0;
+}
+
+// Zone blocks of M_E (method spec 6.1) and their inverses (E1).
+static int AssembleMassEInverse(BlastHydro h, const double *qp_c) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int ne = s->l2_nd, nqp = t->nqp;
+  BlastCall(BlastMalloc((size_t)s->nz * ne * ne, &h->me_inv));
+  double *M;
+  BlastCall(BlastMalloc((size_t)ne * ne, &M));
+  for (int z = 0; z < s->nz; z++) {
+    for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
+    for (int q = 0; q < nqp; q++) {
+      const double *psi = &t->l2_B[(size_t)q * ne], c = qp_c[(size_t)z * nqp + q];
+      for (int j = 0; j < ne; j++)
+        for (int i = 0; i < ne; i++) M[i + ne * j] += c * psi[i] * psi[j];
+    }
+    int ierr = BlastDenseInverse(ne, M, &h->me_inv[(size_t)z * ne * ne]);
+    BlastCheck(!ierr, BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
+               (long long)s->zone_gid[z]);
+  }
+  BlastFree(&M);
+  return 0;
+}
+
+int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
+                     const BlastBackendOps *ops, BlastHydro *hydro) {
+  BlastHydro h;
+  BlastCall(BlastCalloc(1, &h));
+  h->comm = comm;
+  BlastCallMPI(MPI_Comm_rank(comm, &h->rank));
+  BlastCallMPI(MPI_Comm_size(comm, &h->nranks));
+  h->cfg = *cfg;
+  h->mesh = mesh;
+  h->ops = ops;
+  const int dim = BlastMeshDim(mesh), k = cfg->order_kinematic;
+  const int m = cfg->order_thermo >= 0 ? cfg->order_thermo : k - 1;
+  BlastCall(BlastProblemSetup(cfg->problem, dim, cfg->viscosity, &h->prob));
+  BlastCall(BlastTopologyCreate(mesh, &h->topo));
+  BlastCall(BlastSpaceCreate(mesh, h->topo, k, m, cfg->refine_parallel, 0, NULL, &h->space));
+  const int q1d = BlastQuadraturePoints1D(k, m, cfg->order_quadrature);
+  BlastCall(BlastTensorTablesCreate(dim, k, m, q1d, &h->tab));
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int nz = s->nz, nd = s->h1_nd, ne = s->l2_nd, nqp = t->nqp, nl = s->h1_nl;
+
+  // Initial positions and geometry.
+  h->nx = (size_t)dim * nl, h->ne = (size_t)nz * ne, h->nstate = 2 * h->nx + h->ne;
+  double *S0, *wdetJ0;
+  BlastCall(BlastCalloc(h->nstate, &S0));
+  double *x0 = S0, *v0 = S0 + h->nx, *e0 = S0 + 2 * h->nx;
+  BlastSpaceInitialPositions(s, x0);
+  BlastCall(BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv));
+  BlastCall(BlastMalloc((size_t)nz * nqp, &wdetJ0));
+  BlastCall(InitialGeometry(h, x0, wdetJ0));
+  double vol = 0.0;
+  for (size_t i = 0; i < (size_t)nz * nqp; i++) vol += wdetJ0[i];
+  BlastCallMPI(MPI_Allreduce(&vol, &h->volume0, 1, MPI_DOUBLE, MPI_SUM, comm));
+  const double nzg = (double)s->nz_global;
+  h->h0 = dim == 1 ? h->volume0 / (nzg * k) : pow(h->volume0 / nzg, 1.0 / dim) / k;
+
+  // Material, density, energy, velocity (method spec 11.2).
+  BlastCall(BlastMalloc(nz, &h->zone_gamma));
+  for (int z = 0; z < nz; z++) {
+    double xi[3] = {0.5, 0.5, 0.5}, X[3];
+    ZonePoint(s, z, xi, X);
+    h->zone_gamma[z] = BlastProblemGamma(&h->prob, X);
+  }
+  double *Vinv, *rho0h, *qp_c;
+  BlastCall(BlastMalloc((size_t)ne * ne, &Vinv));
+  BlastCall(BernsteinCollocationInverse(h, Vinv));
+  BlastCall(BlastMalloc((size_t)nz * ne, &rho0h));
+  BlastCall(InterpolateL2(h, Vinv, Rho0Fn, rho0h));
+  if (h->prob.id == BLAST_PROBLEM_SEDOV)
+    BlastCall(SedovDeposit(h, wdetJ0, e0));
+  else
+    BlastCall(InterpolateL2(h, Vinv, E0Fn, e0));
+  for (int z = 0; z < nz; z++)
+    for (int a = 0; a < nd; a++) {
+      double xi[3], X[3], vv[3];
+      BlastSpaceNodeRef(s, z, a, xi);
+      BlastMeshZoneMap(mesh, s->zone_macro[z], xi, X);
+      BlastProblemV0(&h->prob, X, vv);
+      const int l = s->h1_edof[(size_t)z * nd + a];
+      for (int c = 0; c < dim; c++) v0[(size_t)c * nl + l] = vv[c];
+    }
+  BlastCall(BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx));
+  for (int c = 0; c < dim; c++)
+    for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
+
+  // rho0 |J0| w from the Bernstein density; mass matrices from the analytic density.
+  BlastCall(BlastMalloc((size_t)nz * nqp, &h->qp_R0));
+  BlastCall(BlastMalloc((size_t)nz * nqp, &qp_c));
+  for (int z = 0; z < nz; z++)
+    for (int q = 0; q < nqp; q++) {
+      double rho = 0.0, X[3];
+      for (int j = 0; j < ne; j++) rho += rho0h[(size_t)z * ne + j] * t->l2_B[(size_t)q * ne + j];
+      const size_t zq = (size_t)z * nqp + q;
+      h->qp_R0[zq] = wdetJ0[zq] * rho;
+      ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
+      qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
+    }
+  BlastCall(AssembleMassV(h, qp_c));
+  BlastCall(AssembleMassEInverse(h, qp_c));
+  if (h->prob.gravity) {
+    // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained.
+    BlastCall(BlastCalloc(h->nx, &h->gravity_rhs));
+    for (int l = 0; l < nl; l++) {
+      double sum = 0.0;
+      for (int kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++) sum += h->mv_val[kk] * -1.0;
+      h->gravity_rhs[(size_t)nl + l] = sum;
+    }
+  }
+  BlastFree(&Vinv);
+  BlastFree(&rho0h);
+  BlastFree(&qp_c);
+  BlastFree(&wdetJ0);
+
+  // Hand the constant data to the backend.
+  BlastHydroData *hd = &h->hd;
+  hd->dim = dim, hd->nz = nz, hd->nqp = nqp, hd->h1_nd = nd, hd->l2_nd = ne, hd->h1_nl = nl;
+  hd->h1_edof = s->h1_edof, hd->h1_toff = s->h1_toff, hd->h1_tidx = s->h1_tidx;
+  hd->qp_w = t->qp_w, hd->h1_B = t->h1_B, hd->h1_G = t->h1_G, hd->l2_B = t->l2_B;
+  hd->qp_R0 = h->qp_R0, hd->qp_J0inv = h->qp_J0inv, hd->zone_gamma = h->zone_gamma;
+  hd->me_inv = h->me_inv;
+  hd->mv_rowptr = h->mv_rowptr, hd->mv_col = h->mv_col, hd->mv_val = h->mv_val;
+  hd->mv_dinv = h->mv_dinv;
+  hd->ess_off = h->ess_off, hd->ess_idx = h->ess_idx;
+  hd->gravity_rhs = h->gravity_rhs;
+  hd->qpar.dim = dim, hd->qpar.order_k = k, hd->qpar.visc = h->prob.visc;
+  hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = cfg->cfl;
+  hd->tg_source = h->prob.tg_source;
+  BlastCall(ops->create(hd, &h->bctx));
+  void *b = h->bctx;
+  double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
+  for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) BlastCall(ops->alloc(b, h->nstate, vecs[i]));
+  BlastCall(ops->alloc(b, h->nx, &h->rhs));
+  double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_d, &h->cg_q};
+  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++) BlastCall(ops->alloc(b, nl, cg[i]));
+  BlastCall(ops->from_host(b, h->nstate, S0, h->S));
+  BlastFree(&S0);
+
+  // Shape for reports.
+  h->shape.dim = dim, h->shape.k = k, h->shape.m = m, h->shape.nqp = nqp;
+  h->shape.ranks = h->nranks, h->shape.threads = omp_get_max_threads();
+  h->shape.zones = s->nz_global;
+  h->shape.h1_dofs = dim * s->h1_nglobal;
+  h->shape.l2_dofs = s->nz_global * ne;
+  h->shape.volume = h->volume0, h->shape.h0 = h->h0;
+
+  // Initial energy and time step (method spec 10.1, 13.2).
+  double e_norm, ie, ke;
+  BlastCall(BlastHydroNorms(h, &e_norm, &ie, &ke));
+  h->energy0 = ie + ke;
+  h->dt_est = HUGE_VAL;
+  h->tangled_zone = -1;
+  h->qdata_current = 0;
+  BlastCall(BlastHydroUpdateQData(h, h->S));
+  BlastCall(BlastHydroGlobalDtEstimate(h, &h->dt0));
+  BlastCheck(h->dt0 > 0.0 && isfinite(h->dt0), BLAST_ERR_NUMERIC,
+             "the initial time-step estimate is %g: the initial state has no sound speed and "
+             "no viscosity anywhere, or a tangled zone",
+             h->dt0);
+  h->dt = h->dt0;
+  h->t = 0.0;
+  h->ti = 1;
+  h->attempts = 0;
+  *hydro = h;
+  return 0;
+}
+
+int BlastHydroDestroy(BlastHydro *hydro) {
+  if (!hydro || !*hydro) return 0;
+  BlastHydro h = *hydro;
+  if (h->bctx) {
+    double **vecs[] = {&h->S,   &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2,
+                       &h->rhs, &h->cg_r,  &h->cg_z, &h->cg_d, &h->cg_q};
+    for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
+      if (*vecs[i]) BlastCall(h->ops->free(h->bctx, vecs[i]));
+    BlastCall(h->ops->destroy(&h->bctx));
+  }
+  BlastFree(&h->qp_R0);
+  BlastFree(&h->qp_J0inv);
+  BlastFree(&h->zone_gamma);
+  BlastFree(&h->me_inv);
+  BlastFree(&h->mv_val);
+  BlastFree(&h->mv_dinv);
+  BlastFree(&h->gravity_rhs);
+  BlastFree(&h->mv_rowptr);
+  BlastFree(&h->mv_col);
+  BlastFree(&h->ess_off);
+  BlastFree(&h->ess_idx);
+  BlastTensorTablesDestroy(&h->tab);
+  BlastSpaceDestroy(&h->space);
+  BlastTopologyDestroy(&h->topo);
+  BlastFree(hydro);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The operator
+
+static int Sync(BlastHydro h) { return h->ops->sync ? h->ops->sync(h->bctx) : 0; }
+
+int BlastHydroUpdateQData(BlastHydro h, const double *S) {
+  if (h->qdata_current) return 0;
+  const double t0 = BlastWtime();
+  BlastQDataResult res;
+  BlastCall(h->ops->qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
+  BlastCall(Sync(h));
+  h->timers.qdata += BlastWtime() - t0;
+  h->timers.qdata_zone_updates += h->space->nz;
+  if (res.dt_est < h->dt_est) h->dt_est = res.dt_est;
+  if (res.tangled_zone >= 0 && h->tangled_zone < 0)
+    h->tangled_zone = res.tangled_zone, h->tangled_det = res.tangled_det;
+  h->qdata_current = 1;
+  return 0;
+}
+
+int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est) {
+  BlastCallMPI(MPI_Allreduce(&h->dt_est, dt_est, 1, MPI_DOUBLE, MPI_MIN, h->comm));
+  return 0;
+}
+
+static int GlobalDot(BlastHydro h, size_t n, const double *x, const double *y, double *r) {
+  double local;
+  BlastCall(h->ops->dot(h->bctx, n, x, y, &local));
+  BlastCallMPI(MPI_Allreduce(&local, r, 1, MPI_DOUBLE, MPI_SUM, h->comm));
+  return 0;
+}
+
+// Jacobi-PCG for one velocity component (method spec 7.3, exactly): solves m x = b on the
+// free dofs of component c; b is overwritten (its constrained entries are zeroed).
+static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
+  const BlastBackendOps *o = h->ops;
+  void *ctx = h->bctx;
+  const size_t n = (size_t)h->space->h1_nl;
+  double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
+  const double tol = h->cfg.cg_tol;
+  BlastCall(o->zero_essential(ctx, c, b));
+  BlastCall(o->set(ctx, n, 0.0, x));
+  BlastCall(o->copy(ctx, n, b, r));
+  BlastCall(o->jacobi(ctx, r, z));
+  BlastCall(o->copy(ctx, n, z, d));
+  double nu, delta;
+  BlastCall(GlobalDot(h, n, z, r, &nu));
+  const double theta = fmax(nu * tol * tol, 0.0);
+  h->timers.cg_solves++;
+  if (nu <= theta) return 0;
+  BlastCall(o->mass_mult(ctx, d, Ad));
+  BlastCall(o->zero_essential(ctx, c, Ad));
+  BlastCall(GlobalDot(h, n, Ad, d, &delta));
+  if (delta <= 0.0) return 0;
+  for (int i = 1;; i++) {
+    const double alpha = nu / delta;
+    BlastCall(o->axpby(ctx, n, alpha, d, 1.0, x));
+    BlastCall(o->axpby(ctx, n, -alpha, Ad, 1.0, r));
+    BlastCall(o->jacobi(ctx, r, z));
+    double betanu;
+    BlastCall(GlobalDot(h, n, r, z, &betanu));
+    h->timers.cg_iter++;
+    if (betanu <= theta) break;
+    if (i + 1 > h->cfg.cg_max_iter) {
+      h->timers.cg_unconverged++;
+      break;
+    }
+    const double beta = betanu / nu;
+    BlastCall(o->axpby(ctx, n, 1.0, z, beta, d));
+    BlastCall(o->mass_mult(ctx, d, Ad));
+    BlastCall(o->zero_essential(ctx, c, Ad));
+    BlastCall(GlobalDot(h, n, d, Ad, &delta));
+    nu = betanu;
+  }
+  return 0;
+}
+
+int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
+  double t0 = BlastWtime();
+  BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
+  BlastCall(Sync(h));
+  double t1 = BlastWtime();
+  h->timers.force += t1 - t0;
+  const size_t nl = (size_t)h->space->h1_nl;
+  for (int c = 0; c < h->space->dim; c++) BlastCall(PcgComponent(h, c, h->rhs + c * nl, dv + c * nl));
+  BlastCall(Sync(h));
+  h->timers.cg += BlastWtime() - t1;
+  return 0;
+}
+
+int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
+  const double t0 = BlastWtime();
+  BlastCall(h->ops->energy_rate(h->bctx, v, de));
+  BlastCall(Sync(h));
+  h->timers.force += BlastWtime() - t0;
+  return 0;
+}
+
+int BlastHydroRates(BlastHydro h, const double *S, double *k) {
+  const double *v = S + h->nx;
+  BlastCall(BlastHydroUpdateQData(h, S));
+  BlastCall(h->ops->copy(h->bctx, h->nx, v, k));               // dx/dt = v
+  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));            // dv/dt
+  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));        // de/dt
+  h->qdata_current = 0;
+  return 0;
+}
+
+int BlastHydroENorm(BlastHydro h, double *e_norm) {
+  double loc, glob;
+  BlastCall(h->ops->dot(h->bctx, h->ne, h->S + 2 * h->nx, h->S + 2 * h->nx, &loc));
+  BlastCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE, MPI_SUM, h->comm));
+  *e_norm = sqrt(glob);
+  return 0;
+}
+
+int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke) {
+  const double *S = h->S;
+  double loc[3], glob[3];
+  BlastCall(h->ops->dot(h->bctx, h->ne, S + 2 * h->nx, S + 2 * h->nx, &loc[0]));
+  BlastCall(h->ops->energies(h->bctx, S + h->nx, S + 2 * h->nx, &loc[1], &loc[2]));
+  BlastCallMPI(MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_SUM, h->comm));
+  *e_norm = sqrt(glob[0]);
+  if (ie) *ie = glob[1];
+  if (ke) *ke = glob[2];
+  return 0;
+}
+
+BlastHydroShape BlastHydroGetShape(BlastHydro h) { return h->shape; }
+const BlastHydroTimers *BlastHydroGetTimers(BlastHydro h) { return &h->timers; }
+void BlastHydroGetProgress(BlastHydro h, double *t, double *dt, int *steps, int *attempts) {
+  if (t) *t = h->t;
+  if (dt) *dt = h->dt;
+  if (steps) *steps = h->ti - 1;
+  if (attempts) *attempts = h->attempts;
+}
+void BlastHydroGetInitial(BlastHydro h, double *dt0, double *energy0) {
+  if (dt0) *dt0 = h->dt0;
+  if (energy0) *energy0 = h->energy0;
+}
+
+int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e) {
+  if (x) BlastCall(h->ops->to_host(h->bctx, h->nx, h->S, x));
+  if (v) BlastCall(h->ops->to_host(h->bctx, h->nx, h->S + h->nx, v));
+  if (e) BlastCall(h->ops->to_host(h->bctx, h->ne, h->S + 2 * h->nx, e));
+  return 0;
+}

@@ -1,0 +1,86 @@
+/// @file hydro.h
+/// @brief The Lagrangian hydrodynamics operator and its time integration (method spec
+/// sections 5-10): setup of all constant data, the rate function f(S), Runge-Kutta steps
+/// with adaptive dt control, diagnostics. Independent of where the kernels run: all
+/// state-touching work goes through a backend table (backend.h).
+#ifndef BLAST_HYDRO_H
+#define BLAST_HYDRO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "config.h"
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct BlastHydro_private *BlastHydro;
+
+/// Accumulated timings (seconds, this rank) and counters.
+typedef struct {
+  double qdata;         ///< quadrature data + zone force matrices F_z
+  double force;         ///< force actions: -F.1 assembly and F^T v
+  double cg;            ///< momentum PCG solves
+  double energy;        ///< M_E^{-1} application (included in `force` action call)
+  double step;          ///< whole RK steps including the end-of-step estimate
+  int64_t cg_iter;      ///< PCG iterations summed over all component solves
+  int64_t cg_solves;    ///< component solves
+  int64_t cg_unconverged;  ///< solves that hit cg_max_iter
+  int64_t qdata_zone_updates;  ///< zones times quadrature-data updates (this rank)
+} BlastHydroTimers;
+
+/// Sizes of the discretisation (global).
+typedef struct {
+  int dim, k, m, nqp, ranks, threads;
+  int64_t zones, h1_dofs, l2_dofs;  ///< h1_dofs: vector true dofs (dim x scalar)
+  double volume, h0;
+} BlastHydroShape;
+
+/// One accepted or rejected step, for reports.
+typedef struct {
+  int step;          ///< accepted-step index ti (method spec 10.2)
+  int attempts;      ///< all step attempts so far
+  int rejected;      ///< 1 if this attempt was rejected
+  int last;          ///< 1 on the final step
+  int report;        ///< 1 on report steps (every print_every accepted steps, and the last)
+  double t, dt;      ///< time after the step, dt for the next step (as printed)
+  double dt_used;    ///< dt of this attempt
+  double dt_est;     ///< global estimate of the attempt
+  double e_norm;     ///< |e| (report steps only, NAN otherwise)
+} BlastStepInfo;
+
+/// Called after every attempt; print/record as you like. Non-zero return aborts.
+typedef int (*BlastStepCallback)(void *user, const BlastStepInfo *info);
+
+/// Set up the operator and the initial state on `mesh` (already serially refined) with
+/// the configuration `cfg`, running kernels on backend `ops`. Collective on comm.
+int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
+                     const BlastBackendOps *ops, BlastHydro *hydro);
+int BlastHydroDestroy(BlastHydro *hydro);
+
+/// Run the time loop to t_final (or max_steps attempts). Collective.
+int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user);
+
+BlastHydroShape BlastHydroGetShape(BlastHydro h);
+const BlastHydroTimers *BlastHydroGetTimers(BlastHydro h);
+/// Current time, dt, accepted steps and attempts.
+void BlastHydroGetProgress(BlastHydro h, double *t, double *dt, int *steps, int *attempts);
+/// Global |e| of the current state (method spec 13.1). Collective.
+int BlastHydroENorm(BlastHydro h, double *e_norm);
+/// Global |e|, internal, kinetic energy of the current state. Collective.
+int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke);
+/// Initial dt (method spec 10.1) and the total energy at t = 0.
+void BlastHydroGetInitial(BlastHydro h, double *dt0, double *energy0);
+
+/// Copy the state to host arrays (any may be NULL): positions and velocity as
+/// component-major L-vectors (dim*h1_nl), energy zone-blocked (nz*l2_nd).
+int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_HYDRO_H

@@ -1,0 +1,12 @@
+/// @file linalg.h
+/// @brief Small dense linear algebra on the host (column-major).
+#ifndef BLAST_LINALG_H
+#define BLAST_LINALG_H
+
+#include "blast.h"
+
+/// Inverse of the n x n matrix A (column-major) by LU factorisation with partial pivoting.
+/// Returns BLAST_ERR_NUMERIC if A is singular to working precision.
+int BlastDenseInverse(int n, const double *A, double *Ainv);
+
+#endif  // BLAST_LINALG_H

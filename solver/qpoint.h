@@ -1,0 +1,235 @@
+/// @file qpoint.h
+/// @brief Single-source quadrature-point physics (method spec section 5), compiled for the
+/// host (C11) and the device (CUDA): small dense kernels, ideal-gas EOS, artificial
+/// viscosity, stress and the per-point time-step estimate.
+///
+/// Small matrices are column-major: A[i + dim*j] = A_ij. For the Jacobian,
+/// J[c + dim*g] = dx_c / dxi_g (row = physical component, column = reference direction).
+#ifndef BLAST_QPOINT_H
+#define BLAST_QPOINT_H
+
+#include <float.h>
+#include <math.h>
+
+#if defined(__CUDACC__)
+#define BLAST_HOST_DEVICE __host__ __device__
+#else
+#define BLAST_HOST_DEVICE
+#endif
+
+/// Parameters of the point kernel that are constant over a run.
+typedef struct {
+  int dim;      ///< 1, 2 or 3
+  int order_k;  ///< kinematic order (h_min = sigma_min(J)/k)
+  int visc;     ///< artificial viscosity on
+  int vort;     ///< vorticity factor on the linear viscosity term (Rayleigh-Taylor)
+  double h0;    ///< initial mean length scale (|Omega_0|/N_Z)^(1/d)/k
+  double cfl;   ///< CFL factor
+} BlastQPointParams;
+
+BLAST_HOST_DEVICE static inline double BlastMatDet(int dim, const double *A) {
+  if (dim == 1) return A[0];
+  if (dim == 2) return A[0] * A[3] - A[2] * A[1];
+  return A[0] * (A[4] * A[8] - A[7] * A[5]) - A[3] * (A[1] * A[8] - A[7] * A[2]) +
+         A[6] * (A[1] * A[5] - A[4] * A[2]);
+}
+
+/// Adjugate (transpose of the cofactor matrix): A adj(A) = det(A) I.
+BLAST_HOST_DEVICE static inline void BlastMatAdjugate(int dim, const double *A, double *adj) {
+  if (dim == 1) {
+    adj[0] = 1.0;
+  } else if (dim == 2) {
+    adj[0] = A[3], adj[1] = -A[1], adj[2] = -A[2], adj[3] = A[0];
+  } else {
+    adj[0] = A[4] * A[8] - A[7] * A[5];
+    adj[1] = A[7] * A[2] - A[1] * A[8];
+    adj[2] = A[1] * A[5] - A[4] * A[2];
+    adj[3] = A[6] * A[5] - A[3] * A[8];
+    adj[4] = A[0] * A[8] - A[6] * A[2];
+    adj[5] = A[3] * A[2] - A[0] * A[5];
+    adj[6] = A[3] * A[7] - A[6] * A[4];
+    adj[7] = A[6] * A[1] - A[0] * A[7];
+    adj[8] = A[0] * A[4] - A[3] * A[1];
+  }
+}
+
+/// Jacobi rotation annihilating the (p,q) entry of a symmetric 2x2 block with diagonal
+/// (app, aqq) and off-diagonal apq: returns t = tan(theta) (method spec 5.6).
+BLAST_HOST_DEVICE static inline double BlastJacobiTangent(double app, double apq, double aqq) {
+  const double zeta = (aqq - app) / (2.0 * apq), az = fabs(zeta);
+  const double t = az < 1.0 / sqrt(DBL_EPSILON) ? 1.0 / (az + sqrt(1.0 + zeta * zeta)) : 0.5 / az;
+  return zeta >= 0.0 ? t : -t;
+}
+
+/// Smallest eigenvalue mu1 and an eigenvector d1 of a symmetric dim x dim matrix A.
+/// 2x2: one Jacobi rotation (exact); 3x3: cyclic Jacobi to convergence. For A = a I the
+/// eigenvector is e_x (the reference's choice).
+BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, double *mu1,
+                                                    double *d1) {
+  if (dim == 1) {
+    *mu1 = A[0];
+    d1[0] = 1.0;
+    return;
+  }
+  if (dim == 2) {
+    double d0 = A[0], d12 = A[2], d3 = A[3], c = 1.0, s = 0.0;
+    if (d12 != 0.0) {
+      const double t = BlastJacobiTangent(d0, d12, d3);
+      c = 1.0 / sqrt(1.0 + t * t), s = c * t;
+      d0 -= t * d12, d3 += t * d12;
+    }
+    if (d0 <= d3) {
+      *mu1 = d0, d1[0] = c, d1[1] = -s;
+    } else {
+      *mu1 = d3, d1[0] = s, d1[1] = c;
+    }
+    return;
+  }
+  double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) a[i][j] = A[i + 3 * j];
+  for (int sweep = 0; sweep < 32; sweep++) {
+    const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
+    const double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
+    if (off == 0.0 || off <= 1e-18 * diag) break;
+    for (int p = 0; p < 2; p++)
+      for (int q = p + 1; q < 3; q++) {
+        const double apq = a[p][q];
+        if (apq == 0.0) continue;
+        const double t = BlastJacobiTangent(a[p][p], apq, a[q][q]);
+        const double c = 1.0 / sqrt(1.0 + t * t), s = t * c, tau = s / (1.0 + c);
+        a[p][p] -= t * apq;
+        a[q][q] += t * apq;
+        a[p][q] = a[q][p] = 0.0;
+        const int r = 3 - p - q;  // the third index
+        const double arp = a[r][p], arq = a[r][q];
+        a[r][p] = a[p][r] = arp - s * (arq + tau * arp);
+        a[r][q] = a[q][r] = arq + s * (arp - tau * arq);
+        for (int i = 0; i < 3; i++) {
+          const double vip = v[i][p], viq = v[i][q];
+          v[i][p] = vip - s * (viq + tau * vip);
+          v[i][q] = viq + s * (vip - tau * viq);
+        }
+      }
+  }
+  int imin = 0;  // first index of the smallest eigenvalue (ties: lowest index)
+  if (a[1][1] < a[imin][imin]) imin = 1;
+  if (a[2][2] < a[imin][imin]) imin = 2;
+  *mu1 = a[imin][imin];
+  for (int i = 0; i < 3; i++) d1[i] = v[i][imin];
+}
+
+/// Smallest singular value of J (1D: J itself, method spec 5.4).
+BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
+  if (dim == 1) return J[0];
+  // Power-of-two scaling keeps the squares below from over/underflowing.
+  double mx = 0.0;
+  for (int i = 0; i < dim * dim; i++) mx = fmax(mx, fabs(J[i]));
+  if (mx == 0.0) return 0.0;
+  int e;
+  frexp(mx, &e);
+  double B[9];
+  for (int i = 0; i < dim * dim; i++) B[i] = ldexp(J[i], -e);
+  if (dim == 2) {
+    const double n1 = B[0] * B[0] + B[1] * B[1], n2 = B[2] * B[2] + B[3] * B[3];
+    const double t = 0.5 * (n1 - n2), s0 = B[0] * B[2] + B[1] * B[3];
+    const double smax = sqrt(0.5 * (n1 + n2) + sqrt(t * t + s0 * s0));
+    return ldexp(fabs(BlastMatDet(2, B)) / smax, e);
+  }
+  double BtB[9], d1[3], lmin;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) {
+      double sum = 0.0;
+      for (int c = 0; c < 3; c++) sum += B[c + 3 * i] * B[c + 3 * j];
+      BtB[i + 3 * j] = sum;
+    }
+  BlastSymEigMin(3, BtB, &lmin, d1);
+  return ldexp(sqrt(fmax(lmin, 0.0)), e);
+}
+
+/// Smooth step S(x; eps) of the viscosity switch (method spec 5.3).
+BLAST_HOST_DEVICE static inline double BlastSmoothStep(double x, double eps) {
+  const double y = (x + eps) / (2.0 * eps);
+  if (y < 0.0) return 0.0;
+  if (y > 1.0) return 1.0;
+  return (3.0 - 2.0 * y) * y * y;
+}
+
+/// The point kernel (method spec 5.2-5.4, 5.7). Inputs at one quadrature point: current
+/// Jacobian J, reference velocity gradient Gref[c + dim*g] = dv_c/dxi_g (read only with
+/// viscosity), initial inverse Jacobian J0inv, R0 = rho0 |J0| w, weight w, energy e_hat
+/// (unclamped), gamma. Outputs: S = w |J| sigma J^{-T}, *dt_q = cfl/(1/dt) or +inf when
+/// the point does not constrain the step; returns det J (the caller zeroes the step
+/// estimate when it is negative).
+BLAST_HOST_DEVICE static inline double BlastQPointStress(const BlastQPointParams *par,
+                                                         const double *J, const double *Gref,
+                                                         const double *J0inv, double R0,
+                                                         double w, double e_hat, double gamma,
+                                                         double *S, double *dt_q) {
+  const int dim = par->dim;
+  const double det = BlastMatDet(dim, J);
+  double invJ[9];
+  BlastMatAdjugate(dim, J, invJ);
+  for (int i = 0; i < dim * dim; i++) invJ[i] /= det;
+  const double rho = R0 / det / w;
+  const double E = fmax(0.0, e_hat);
+  const double p = (gamma - 1.0) * rho * E;
+  const double cs = sqrt(gamma * (gamma - 1.0) * E);
+  double sigma[9];
+  for (int i = 0; i < dim * dim; i++) sigma[i] = 0.0;
+  for (int c = 0; c < dim; c++) sigma[c + dim * c] = -p;
+  double mu = 0.0;
+  if (par->visc) {
+    double G[9], eps[9];  // physical velocity gradient, its symmetric part
+    for (int c = 0; c < dim; c++)
+      for (int g = 0; g < dim; g++) {
+        double sum = 0.0;
+        for (int h = 0; h < dim; h++) sum += Gref[c + dim * h] * invJ[h + dim * g];
+        G[c + dim * g] = sum;
+      }
+    double vort = 1.0;
+    if (par->vort) {
+      double tr = 0.0, fro = 0.0;
+      for (int c = 0; c < dim; c++) tr += G[c + dim * c];
+      for (int i = 0; i < dim * dim; i++) fro += G[i] * G[i];
+      fro = sqrt(fro);
+      if (fro > 0.0) vort = fabs(tr) / fro;
+    }
+    for (int c = 0; c < dim; c++)
+      for (int g = 0; g < dim; g++) eps[c + dim * g] = 0.5 * (G[c + dim * g] + G[g + dim * c]);
+    double mu1, d1[3];
+    BlastSymEigMin(dim, eps, &mu1, d1);
+    // Directional length scale through the Jacobian from the initial configuration.
+    double nd = 0.0, nf = 0.0, J0d[3];
+    for (int h = 0; h < dim; h++) {
+      double sum = 0.0;
+      for (int g = 0; g < dim; g++) sum += J0inv[h + dim * g] * d1[g];
+      J0d[h] = sum;
+    }
+    for (int c = 0; c < dim; c++) {
+      double sum = 0.0;
+      for (int h = 0; h < dim; h++) sum += J[c + dim * h] * J0d[h];
+      nf += sum * sum;
+      nd += d1[c] * d1[c];
+    }
+    const double h = par->h0 * sqrt(nf) / sqrt(nd);
+    const double eps0 = 1e-12;
+    mu = 2.0 * rho * h * h * fabs(mu1) +
+         0.5 * rho * h * cs * vort * (1.0 - BlastSmoothStep(mu1 - 2.0 * eps0, eps0));
+    for (int i = 0; i < dim * dim; i++) sigma[i] += mu * eps[i];
+  }
+  // S = (sigma J^{-T}) w |J|
+  const double wdet = w * det;
+  for (int c = 0; c < dim; c++)
+    for (int g = 0; g < dim; g++) {
+      double sum = 0.0;
+      for (int h = 0; h < dim; h++) sum += sigma[c + dim * h] * invJ[g + dim * h];
+      S[c + dim * g] = sum * wdet;
+    }
+  const double hmin = BlastSigmaMin(dim, J) / par->order_k;
+  const double inv_dt = cs / hmin + 2.5 * mu / rho / hmin / hmin;
+  *dt_q = inv_dt > 0.0 ? par->cfl * (1.0 / inv_dt) : HUGE_VAL;
+  return det;
+}
+
+#endif  // BLAST_QPOINT_H
