@@ -10,10 +10,12 @@
 // Why a different variable: near the center lambda ~ x2^beta with beta = -alpha2 =
 // (gamma-1)/(2(gamma-1)+j), small (0.105 for j = 3, gamma = 1.4), so V - V0 ~ (r/r2)^(1/beta)
 // is below double resolution already at r/r2 ~ 0.02, and the energy integrand in V has an
-// x2^(beta j - 1) endpoint singularity that an adaptive rule in V cannot resolve (the
-// resulting alpha is off by 1e-5..4e-4). We use y = x2 in [0,1] (V = V0 (1 + y/b) exactly)
-// and s = y^beta in [0,1]: lambda = s exp(G(y)), G = -alpha0 ln x1 - alpha1 ln x3, is
-// nearly linear in s, and the energy integrands are regular in s.
+// x2^(beta j - 1) endpoint singularity that an adaptive rule in V cannot resolve (done in V,
+// as in the reference sedov_sol.cpp and in Kamm-Timmes' Table 4, alpha comes out low by
+// ~1.6e-5 spherical, ~4.6e-5 cylindrical, ~4e-4 planar for gamma = 1.4). We use y = x2 in [0,1] (V
+// = V0 (1 + y/b) exactly) and s = y^beta in [0,1]: lambda = s exp(G(y)), G = -alpha0 ln x1 - alpha1
+// ln x3, is nearly linear in s, and the energy integrands are regular in s. Points are found by
+// Newton on ln s (Eval) and the energy integral is taken over tau = 1 - s (Create).
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -27,15 +29,15 @@
 struct BlastSedov_private {
   int dim;
   double gamma, E0, rho1;
-  double a, b, c, d, e;                              // Kamm-Timmes constants (d is d')
-  double al0, al1, al2, al3, al4, al5;               // exponents alpha0..alpha5
-  double V0, V2;                                     // similarity variable range
-  double beta, inv_beta;                             // beta = -alpha2, s = y^beta
-  double k1, k3, k4;                                 // x_k(y) = 1 + k_k (1 - y)
-  double g_s, g_x3, g_x4, h_x1, h_x3, h_x4;          // exponents of g and h
-  double G0;                                         // G(y = 0)
-  double I1, I2, alpha;                              // kinetic, internal, total
-  double shock_coef;                                 // r2 = shock_coef t^(2/(j+2))
+  double a, b, c, d, e;                      // Kamm-Timmes constants (d is d')
+  double al0, al1, al2, al3, al4, al5;       // exponents alpha0..alpha5
+  double V0, V2;                             // similarity variable range
+  double beta, inv_beta;                     // beta = -alpha2, s = y^beta
+  double k1, k3, k4;                         // x_k(y) = 1 + k_k (1 - y)
+  double g_s, g_x3, g_x4, h_x1, h_x3, h_x4;  // exponents of g and h
+  double G0;                                 // G(y = 0)
+  double I1, I2, alpha;                      // kinetic, internal, total
+  double shock_coef;                         // r2 = shock_coef t^(2/(j+2))
 };
 
 // ---------------------------------------------------------------------------------------
@@ -73,9 +75,11 @@ static double SedovH(const struct BlastSedov_private *S, const SedovPoint *q) {
 //   E = sigma_j rho1 r2^(j+2)/t^2 Int_0^1 [ b/2 g V^2 lambda^(j+1)
 //       + 8/((gamma+1)(gamma-1)(j+2)^2) h lambda^(j-1) ] dlambda,
 // sigma_j = 2, 2 pi, 4 pi. With lambda = s e^G: dlambda/ds = e^G (1 + G'(y) y / beta).
-static double SedovIntegrand(const struct BlastSedov_private *S, double s, int internal) {
+// The argument is tau = 1 - s, the distance from the shock, so that layers at the shock
+// (near the singular case they are ~1e-8 wide) are resolved without rounding of 1 - s.
+static double SedovIntegrand(const struct BlastSedov_private *S, double tau, int internal) {
   SedovPoint q;
-  double ls = log(s);
+  double s = 1 - tau, ls = log1p(-tau);
   SedovPointEval(S, ls, &q);
   double eG = exp(q.G), lambda = s * eG, dlambda = eG * (1 + q.dG * q.y * S->inv_beta);
   int j = S->dim;
@@ -92,13 +96,17 @@ static double SedovIntegrand(const struct BlastSedov_private *S, double s, int i
 // Adaptive 21-point Gauss-Kronrod quadrature (10-point Gauss embedded). Nodes and weights
 // on [-1,1], positive half; computed independently (Stieltjes polynomial roots and moment
 // equations in 60-digit arithmetic).
-static const double gk21_x[11] = {
-    0.99565716302580808073552728068900, 0.97390652851717172007796401208445,
-    0.93015749135570822600120718005951, 0.86506336668898451073209668842349,
-    0.78081772658641689706371757834504, 0.67940956829902440623432736511487,
-    0.56275713466860468333900009927269, 0.43339539412924719079926594316578,
-    0.29439286270146019813112660310387, 0.14887433898163121088482600112972,
-    0.0};
+static const double gk21_x[11] = {0.99565716302580808073552728068900,
+                                  0.97390652851717172007796401208445,
+                                  0.93015749135570822600120718005951,
+                                  0.86506336668898451073209668842349,
+                                  0.78081772658641689706371757834504,
+                                  0.67940956829902440623432736511487,
+                                  0.56275713466860468333900009927269,
+                                  0.43339539412924719079926594316578,
+                                  0.29439286270146019813112660310387,
+                                  0.14887433898163121088482600112972,
+                                  0.0};
 static const double gk21_wk[11] = {
     0.011694638867371874278064396062192, 0.032558162307964727478818972459390,
     0.054755896574351996031381300244580, 0.075039674810919952767043140916190,
@@ -152,15 +160,26 @@ static int SedovGK21(SedovQuad *Q, double lo, double hi, int depth, double *resu
   return 0;
 }
 
+// 20 uniform initial segments on tau = 1 - s in [0,1]. The integrands vary near the shock on
+// the scale w = beta / max(1, k3) in tau (1 - y ~ tau/beta, x3 = 1 + k3 (1-y)); when w is
+// below the segment width (gamma -> 1, or d' large near the singular case) the first segment
+// is split at 2^-i/20 down to w/16, so that no layer hides between the nodes.
 static int SedovEnergyIntegral(const struct BlastSedov_private *S, int internal, double *I) {
   SedovQuad Q = {S, internal, 0};
-  double sum = 0.0;
-  for (int k = 0; k < SEDOV_GK_SEGMENTS; k++) {
-    double lo = (double)k / SEDOV_GK_SEGMENTS, hi = (double)(k + 1) / SEDOV_GK_SEGMENTS, part = 0;
-    BlastCall(SedovGK21(&Q, lo, hi, 1, &part));
+  const double width = 1.0 / SEDOV_GK_SEGMENTS, w = S->beta / fmax(1.0, S->k3);
+  double sum = 0.0, part = 0.0;
+  for (int k = SEDOV_GK_SEGMENTS - 1; k > 0; k--) {
+    BlastCall(SedovGK21(&Q, k * width, (k + 1) * width, 1, &part));
     sum += part;
   }
-  *I = sum;
+  double hi = width;  // [0, hi] remains; split at hi/2 while the layer is thinner
+  while (hi > w / 16 && hi > 1e-300) {
+    BlastCall(SedovGK21(&Q, 0.5 * hi, hi, 1, &part));
+    sum += part;
+    hi *= 0.5;
+  }
+  BlastCall(SedovGK21(&Q, 0.0, hi, 1, &part));
+  *I = sum + part;
   return 0;
 }
 
@@ -172,8 +191,7 @@ int BlastSedovCreate(int geometry_dim, double gamma, double E0, double rho1, Bla
   BlastCheck(geometry_dim >= 1 && geometry_dim <= 3, BLAST_ERR_ARG,
              "Sedov geometry %d (1 planar, 2 cylindrical, 3 spherical)", geometry_dim);
   BlastCheck(isfinite(gamma) && gamma > 1, BLAST_ERR_ARG, "Sedov gamma = %g must be > 1", gamma);
-  BlastCheck(isfinite(E0) && E0 > 0, BLAST_ERR_ARG, "Sedov blast energy E0 = %g must be > 0",
-             E0);
+  BlastCheck(isfinite(E0) && E0 > 0, BLAST_ERR_ARG, "Sedov blast energy E0 = %g must be > 0", E0);
   BlastCheck(isfinite(rho1) && rho1 > 0, BLAST_ERR_ARG,
              "Sedov ambient density rho1 = %g must be > 0", rho1);
 
@@ -190,7 +208,8 @@ int BlastSedovCreate(int geometry_dim, double gamma, double E0, double rho1, Bla
              geometry_dim, gamma, Drel < -1e-9 ? "vacuum" : "singular", V2,
              Drel < -1e-9 ? ">" : "=", Vstar);
   // gamma = 2 is Kamm-Timmes' special case omega = omega3 = j (2 - gamma): alpha4, alpha5
-  // diverge like 1/(2 - gamma) and g = (x3/x4)^(2/(2-gamma)) ... loses ~|2-gamma|^-1 ulps.
+  // diverge like 1/(2 - gamma) (g and h become limits of ratios of huge powers, which the
+  // standard form evaluates with a relative error ~ eps/|2 - gamma|).
   BlastCheck(fabs(g - 2) > 1e-3, BLAST_ERR_UNSUPPORTED,
              "Sedov solution for gamma = %.17g: gamma = 2 is the omega3 special case of "
              "Kamm-Timmes (exponents alpha4, alpha5 diverge); not implemented within 1e-3 of 2",
@@ -260,7 +279,9 @@ int BlastSedovDestroy(BlastSedov *s) {
   return 0;
 }
 
-double BlastSedovAlpha(BlastSedov s) { return s ? s->alpha : NAN; }
+double BlastSedovAlpha(BlastSedov s) {
+  return s ? s->alpha : NAN;
+}
 
 double BlastSedovShockRadius(BlastSedov s, double t) {
   if (!s) return NAN;
@@ -301,15 +322,15 @@ static int SedovSolveLogS(const struct BlastSedov_private *S, double L, double *
     }
     ls = next;
   }
+  SedovPointEval(S, ls, q);  // the bisection fallback has shrunk the bracket to round-off
   *ls_out = ls;
-  return 0;  // bisection fallback has shrunk the bracket to round-off
+  return 0;
 }
 
 int BlastSedovEval(BlastSedov s, double t, double r, double *rho, double *u, double *p) {
   BlastCheck(s, BLAST_ERR_ARG, "NULL Sedov object");
   BlastCheck(isfinite(t) && t > 0, BLAST_ERR_ARG, "Sedov evaluation at t = %g (must be > 0)", t);
-  BlastCheck(isfinite(r) && r >= 0, BLAST_ERR_ARG, "Sedov evaluation at r = %g (must be >= 0)",
-             r);
+  BlastCheck(isfinite(r) && r >= 0, BLAST_ERR_ARG, "Sedov evaluation at r = %g (must be >= 0)", r);
   const struct BlastSedov_private *S = s;
   const double r2 = BlastSedovShockRadius(s, t);
   if (r >= r2) {

@@ -13,10 +13,11 @@
 /// - The ambient gas is cold (p = 0) and at rest; for r >= r2(t) the state is ambient.
 ///
 /// Supported parameters: the standard branch, i.e. every gamma > 1 in planar and
-/// cylindrical geometry and 1 < gamma < 7 in spherical geometry, except near gamma = 2
-/// (Kamm-Timmes' "omega3" special case, where their exponents alpha4, alpha5 diverge).
-/// The singular (spherical, gamma = 7) and vacuum (spherical, gamma > 7) branches and the
-/// gamma = 2 case give BLAST_ERR_UNSUPPORTED.
+/// cylindrical geometry and 1 < gamma < 7 in spherical geometry (up to a relative distance
+/// 1e-9 from the singular point), except |gamma - 2| <= 1e-3 (Kamm-Timmes' "omega3"
+/// special case, where their exponents alpha4, alpha5 diverge). The singular (spherical,
+/// gamma = 7) and vacuum (spherical, gamma > 7) branches and gamma near 2 give
+/// BLAST_ERR_UNSUPPORTED.
 ///
 /// A created object is read-only: BlastSedovEval may be called concurrently from threads.
 #ifndef BLAST_SEDOV_EXACT_H
@@ -33,7 +34,7 @@ typedef struct BlastSedov_private *BlastSedov;
 /// Set up the Sedov solution: similarity constants and exponents, and the energy integral
 /// alpha (adaptive 21-point Gauss-Kronrod quadrature, 20 initial segments, depth <= 64,
 /// absolute and relative tolerance 1.49e-15, on a variable in which the integrands are
-/// regular at the center).
+/// regular at the center; accurate to ~1e-15 relative). Costs ~0.1 ms.
 /// @param geometry_dim 1 planar, 2 cylindrical, 3 spherical
 /// @param gamma ratio of specific heats (> 1)
 /// @param E0 total blast energy (> 0), see the conventions above
@@ -57,7 +58,8 @@ double BlastSedovShockRadius(BlastSedov s, double t);
 /// Exact state at time t > 0 and radius r >= 0 (distance from the blast point): density,
 /// radial velocity and pressure. Any output may be NULL. For r >= r2(t) the ambient state
 /// (rho1, 0, 0); inside, the similarity variable is found by a safeguarded Newton iteration
-/// (relative accuracy ~1e-15), finite down to r = 0 (where rho = u = 0 and p is finite).
+/// (relative accuracy ~1e-15, ~0.3 us per point), finite down to r = 0 (where rho = u = 0
+/// and p is finite).
 /// @return BLAST_ERR_ARG if s is NULL, t <= 0 or r < 0 (or either is not finite).
 int BlastSedovEval(BlastSedov s, double t, double r, double *rho, double *u, double *p);
 
