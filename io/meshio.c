@@ -1,2 +1,670 @@
-// placeholder, replaced by the module's implementation
-typedef int blast_placeholder_meshio_t;
+// MFEM mesh v1.0 reader/writer and the built-in Cartesian box mesh (see meshio.h).
+#define _POSIX_C_SOURCE 200809L  // fstat(), fileno(), getpid()
+
+#include "meshio.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "topology.h"
+
+// ---------------------------------------------------------------------------------------
+// MFEM geometry types and vertex orders
+
+enum { kGeomPoint = 0, kGeomSegment = 1, kGeomSquare = 3, kGeomCube = 5, kNumGeoms = 8 };
+
+static const char *const kGeomName[kNumGeoms] = {"point",       "segment", "triangle", "square",
+                                                 "tetrahedron", "cube",    "prism",    "pyramid"};
+static const int kGeomVerts[kNumGeoms] = {1, 2, 3, 4, 4, 8, 6, 5};
+// The tensor-product geometry of each dimension.
+static const int kTensorGeom[4] = {kGeomPoint, kGeomSegment, kGeomSquare, kGeomCube};
+
+// Lexicographic corner c is MFEM vertex kLexToMfem[c] (quads: ccw; hexes: bottom ccw,
+// top ccw). The map is its own inverse, so it also gives MFEM vertex c from lex corners.
+static const int kLexToMfem[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+
+// ---------------------------------------------------------------------------------------
+// Reader: the whole file in memory, split into significant lines of whitespace tokens.
+
+typedef struct {
+  int lineno;  // 1-based physical line number
+  int first;   // index of the first token in Reader.tok
+  int ntok;
+} Line;
+
+typedef struct {
+  const char *path;
+  char *buf;
+  char **tok;
+  size_t ntok, cap_tok;
+  Line *lines;
+  int nlines, cap_lines;
+  int cur;       // next line to consume
+  int eof_line;  // line number reported for an unexpected end of file
+} Reader;
+
+// Everything parsed from a file, in blast_gpu's conventions (lexicographic corners).
+typedef struct {
+  int dim, nverts, nzones, nbdr;
+  double *coords;
+  int *zone_verts, *zone_attr, *zone_line;
+  int *bdr_verts, *bdr_attr, *bdr_line;
+} MeshData;
+
+// Record "path:line: message" as a BLAST_ERR_INPUT raised at the caller's location.
+static int InputError(const char *file, int line, const char *func, const Reader *r, int lineno,
+                      const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+static int InputError(const char *file, int line, const char *func, const Reader *r, int lineno,
+                      const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return BlastErrorRaise(file, line, func, BLAST_ERR_INPUT, "%s:%d: %s", r->path, lineno, msg);
+}
+#define ReadFail(r, lineno, ...) \
+  return InputError(__FILE__, __LINE__, __func__, r, lineno, __VA_ARGS__)
+
+static int ReadWholeFile(const char *path, char **out, size_t *len) {
+  FILE *fp = fopen(path, "rb");
+  BlastCheck(fp, BLAST_ERR_INPUT, "cannot open mesh file '%s': %s", path, strerror(errno));
+  // Regular files: one allocation of the right size; pipes and the like: grow as needed.
+  size_t cap = 1 << 16, n = 0;
+  struct stat st;
+  if (fstat(fileno(fp), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      fclose(fp);
+      BlastError(BLAST_ERR_INPUT, "cannot read mesh file '%s': %s", path, strerror(EISDIR));
+    }
+    if (S_ISREG(st.st_mode)) cap = (size_t)st.st_size + 1;
+  }
+  char *buf = NULL;
+  int ierr = BlastMalloc(cap + 1, &buf);
+  while (!ierr) {
+    n += fread(buf + n, 1, cap - n, fp);
+    if (n < cap) break;
+    cap *= 2;
+    ierr = BlastRealloc(cap + 1, &buf);
+  }
+  int read_errno = errno, failed = !ierr && ferror(fp);
+  fclose(fp);
+  if (ierr) {
+    BlastFree(&buf);
+    BlastCall(ierr);
+  }
+  if (failed) {
+    BlastFree(&buf);
+    BlastError(BLAST_ERR_INPUT, "cannot read mesh file '%s': %s", path, strerror(read_errno));
+  }
+  buf[n] = '\0';
+  *out = buf;
+  *len = n;
+  return 0;
+}
+
+static int IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// Split the buffer into lines (comments from '#' dropped) and whitespace tokens, in place.
+static int Tokenize(Reader *r, size_t len) {
+  char *p = r->buf, *end = r->buf + len;
+  int lineno = 0;
+  while (p < end) {
+    char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    lineno++;
+    char *nul = memchr(p, '\0', (size_t)(eol - p));
+    if (nul) ReadFail(r, lineno, "NUL byte in the file (expected a text mesh file)");
+    *eol = '\0';
+    char *hash = strchr(p, '#');
+    if (hash) *hash = '\0';
+    Line line = {lineno, (int)r->ntok, 0};
+    for (char *q = p; *q;) {
+      while (IsSpace(*q)) q++;
+      if (!*q) break;
+      if (r->ntok == r->cap_tok) {
+        r->cap_tok = r->cap_tok ? 2 * r->cap_tok : 1024;
+        BlastCall(BlastRealloc(r->cap_tok, &r->tok));
+      }
+      r->tok[r->ntok++] = q;
+      line.ntok++;
+      while (*q && !IsSpace(*q)) q++;
+      if (*q) *q++ = '\0';
+    }
+    BlastCheck(r->ntok < INT_MAX, BLAST_ERR_INPUT, "%s: too many tokens", r->path);
+    if (line.ntok) {
+      if (r->nlines == r->cap_lines) {
+        r->cap_lines = r->cap_lines ? 2 * r->cap_lines : 256;
+        BlastCall(BlastRealloc(r->cap_lines, &r->lines));
+      }
+      r->lines[r->nlines++] = line;
+    }
+    p = eol + 1;
+  }
+  r->eof_line = lineno > 0 ? lineno : 1;
+  return 0;
+}
+
+static const char *Tok(const Reader *r, const Line *l, int i) {
+  return r->tok[l->first + i];
+}
+
+// The tokens of a line joined by spaces (shortened), for messages.
+static const char *LineText(const Reader *r, const Line *l, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < l->ntok && n + 1 < size; i++) {
+    int w = snprintf(buf + n, size - n, "%s%s", i ? " " : "", Tok(r, l, i));
+    if (w < 0) break;
+    n += (size_t)w;
+  }
+  if (n + 1 >= size && size > 4) strcpy(buf + size - 4, "...");
+  return buf;
+}
+
+static int ParseInt(const char *s, int *v) {
+  char *end;
+  errno = 0;
+  long x = strtol(s, &end, 10);
+  if (end == s || *end || errno == ERANGE || x < INT_MIN || x > INT_MAX) return 0;
+  *v = (int)x;
+  return 1;
+}
+
+static int ParseDouble(const char *s, double *v) {
+  char *end;
+  double x = strtod(s, &end);
+  if (end == s || *end || !isfinite(x)) return 0;
+  *v = x;
+  return 1;
+}
+
+static int NextLine(Reader *r, const char *expected, const Line **line) {
+  if (r->cur >= r->nlines)
+    ReadFail(r, r->eof_line, "unexpected end of file (expected %s)", expected);
+  *line = &r->lines[r->cur++];
+  return 0;
+}
+
+static int ExpectKeyword(Reader *r, const char *keyword, const char *order_hint) {
+  const Line *l = NULL;
+  char what[64], text[96];
+  snprintf(what, sizeof what, "the '%s' section", keyword);
+  BlastCall(NextLine(r, what, &l));
+  if (l->ntok != 1 || strcmp(Tok(r, l, 0), keyword))
+    ReadFail(r, l->lineno, "found '%s' where the '%s' section was expected (%s)",
+             LineText(r, l, text, sizeof text), keyword, order_hint);
+  return 0;
+}
+
+// A line holding one integer in [lo, hi].
+static int ReadIntLine(Reader *r, const char *what, int lo, int hi, int *v) {
+  const Line *l = NULL;
+  char text[96];
+  BlastCall(NextLine(r, what, &l));
+  if (l->ntok != 1 || !ParseInt(Tok(r, l, 0), v) || *v < lo || *v > hi)
+    ReadFail(r, l->lineno, "found '%s' (expected %s: one integer in [%d, %d])",
+             LineText(r, l, text, sizeof text), what, lo, hi);
+  return 0;
+}
+
+// A line "Key: value" (the value an integer in [lo, hi]).
+static int ReadKeyInt(Reader *r, const char *key, int lo, int hi, int *v) {
+  const Line *l = NULL;
+  char text[96], what[64];
+  snprintf(what, sizeof what, "'%s <integer>'", key);
+  BlastCall(NextLine(r, what, &l));
+  if (l->ntok != 2 || strcmp(Tok(r, l, 0), key) || !ParseInt(Tok(r, l, 1), v) || *v < lo || *v > hi)
+    ReadFail(r, l->lineno, "found '%s' (expected '%s <integer in [%d, %d]>')",
+             LineText(r, l, text, sizeof text), key, lo, hi);
+  return 0;
+}
+
+// `n` element lines of the given entity dimension: "attr geom v0 v1 ...", converted to
+// lexicographic corner order. `kind` is "element" or "boundary element".
+static int ReadElementLines(Reader *r, int mesh_dim, int entity_dim, const char *kind, int n,
+                            int *verts, int *attr, int *lineof) {
+  const int geom = kTensorGeom[entity_dim], nv = kGeomVerts[geom];
+  for (int e = 0; e < n; e++) {
+    const Line *l = NULL;
+    char what[96], text[96];
+    snprintf(what, sizeof what, "%s %d of %d", kind, e + 1, n);
+    BlastCall(NextLine(r, what, &l));
+    lineof[e] = l->lineno;
+    int a, g;
+    if (!ParseInt(Tok(r, l, 0), &a) || l->ntok < 2)
+      ReadFail(r, l->lineno,
+               "found '%s' where %s was expected ('<attribute> <geometry> <vertices>')",
+               LineText(r, l, text, sizeof text), what);
+    if (a < 1)
+      ReadFail(r, l->lineno, "%s %d has attribute %d (expected a positive integer)", kind, e, a);
+    if (!ParseInt(Tok(r, l, 1), &g))
+      ReadFail(r, l->lineno, "%s %d: geometry type '%s' is not an integer (expected %d, %s)", kind,
+               e, Tok(r, l, 1), geom, kGeomName[geom]);
+    if (g < 0 || g >= kNumGeoms)
+      ReadFail(r, l->lineno, "%s %d: unknown geometry type %d (expected %d, %s)", kind, e, g, geom,
+               kGeomName[geom]);
+    if (g != kGeomPoint && g != kGeomSegment && g != kGeomSquare && g != kGeomCube)
+      ReadFail(r, l->lineno,
+               "%s %d: unsupported element type %d (%s) (expected segments (1), squares (3) or "
+               "cubes (5); boundary points (0) in 1D)",
+               kind, e, g, kGeomName[g]);
+    if (g != geom)
+      ReadFail(r, l->lineno,
+               "%s %d has geometry %d (%s), but %ss of a %dD mesh have geometry %d (%s)", kind, e,
+               g, kGeomName[g], kind, mesh_dim, geom, kGeomName[geom]);
+    if (l->ntok - 2 != nv)
+      ReadFail(r, l->lineno, "%s %d (%s) lists %d vertices (expected %d)", kind, e, kGeomName[g],
+               l->ntok - 2, nv);
+    int mv[8];
+    for (int c = 0; c < nv; c++) {
+      if (!ParseInt(Tok(r, l, 2 + c), &mv[c]))
+        ReadFail(r, l->lineno, "%s %d: vertex index '%s' is not an integer", kind, e,
+                 Tok(r, l, 2 + c));
+      if (mv[c] < 0)
+        ReadFail(r, l->lineno, "%s %d: vertex index %d is negative (expected >= 0)", kind, e,
+                 mv[c]);
+      for (int c2 = 0; c2 < c; c2++)
+        if (mv[c2] == mv[c])
+          ReadFail(r, l->lineno, "%s %d: vertex %d appears twice (expected %d distinct vertices)",
+                   kind, e, mv[c], nv);
+    }
+    for (int c = 0; c < nv; c++) verts[(size_t)e * nv + c] = nv >= 4 ? mv[kLexToMfem[c]] : mv[c];
+    attr[e] = a;
+  }
+  return 0;
+}
+
+// "FiniteElementCollection: NAME": only linear H1 collections are accepted.
+static int CheckCollection(const Reader *r, const Line *l, int dim) {
+  char text[96];
+  if (l->ntok != 2 || strcmp(Tok(r, l, 0), "FiniteElementCollection:"))
+    ReadFail(r, l->lineno, "found '%s' (expected 'FiniteElementCollection: <name>')",
+             LineText(r, l, text, sizeof text));
+  const char *name = Tok(r, l, 1);
+  if (!strcmp(name, "Linear")) return 0;
+  if (!strcmp(name, "Quadratic") || !strcmp(name, "QuadraticPos") || !strcmp(name, "Cubic"))
+    ReadFail(r, l->lineno,
+             "nodes in collection '%s': curved meshes (order > 1 nodes) are not supported "
+             "(expected Linear or H1_%dD_P1)",
+             name, dim);
+  // H1_<d>D_P<k>, also with a basis suffix (H1@GL_...) or the positive basis (H1Pos_...).
+  const char *p = name;
+  int d = 0, k = 0, len = 0;
+  if (!strncmp(p, "H1Pos_", 6)) {
+    p += 5;
+  } else if (!strncmp(p, "H1@", 3)) {
+    p += 3;
+    while (*p && *p != '_') p++;
+  } else if (!strncmp(p, "H1_", 3)) {
+    p += 2;
+  } else {
+    p = NULL;
+  }
+  if (p && sscanf(p, "_%dD_P%d%n", &d, &k, &len) == 2 && p[len] == '\0' && k >= 1) {
+    if (k > 1)
+      ReadFail(r, l->lineno,
+               "nodes in collection '%s' (order %d): curved meshes (order > 1 nodes) are not "
+               "supported (expected Linear or H1_%dD_P1)",
+               name, k, dim);
+    if (d != dim)
+      ReadFail(r, l->lineno, "nodes collection '%s' is for dimension %d (expected H1_%dD_P1)", name,
+               d, dim);
+    return 0;
+  }
+  ReadFail(r, l->lineno, "unsupported nodes collection '%s' (expected Linear or H1_%dD_P1)", name,
+           dim);
+}
+
+// Vertex coordinates: explicit lines, or a linear `nodes` grid function.
+static int ReadVertices(Reader *r, MeshData *m) {
+  BlastCall(ExpectKeyword(r, "vertices", "after 'boundary'"));
+  BlastCall(ReadIntLine(r, "the number of vertices", 1, INT_MAX / 3, &m->nverts));
+  const int dim = m->dim, nv = m->nverts;
+  BlastCall(BlastMalloc((size_t)nv * dim, &m->coords));
+  const Line *l = NULL;
+  char text[96];
+  BlastCall(NextLine(r, "the space dimension or 'nodes'", &l));
+  if (l->ntok == 1 && !strcmp(Tok(r, l, 0), "nodes")) {
+    BlastCall(NextLine(r, "'FiniteElementSpace'", &l));
+    if (l->ntok != 1 || strcmp(Tok(r, l, 0), "FiniteElementSpace"))
+      ReadFail(r, l->lineno, "found '%s' (expected 'FiniteElementSpace')",
+               LineText(r, l, text, sizeof text));
+    BlastCall(NextLine(r, "'FiniteElementCollection: <name>'", &l));
+    BlastCall(CheckCollection(r, l, dim));
+    int vdim, ordering;
+    BlastCall(ReadKeyInt(r, "VDim:", 1, 3, &vdim));
+    if (vdim != dim)
+      ReadFail(r, r->lines[r->cur - 1].lineno,
+               "nodes have VDim %d but the mesh has dimension %d (expected VDim: %d; surface "
+               "meshes are not supported)",
+               vdim, dim, dim);
+    BlastCall(ReadKeyInt(r, "Ordering:", 0, 1, &ordering));
+    // nv*dim numbers, any number per line. byNODES: all x, then all y, ...; byVDIM: x y z.
+    size_t count = 0, total = (size_t)nv * dim;
+    while (count < total) {
+      char what[96];
+      snprintf(what, sizeof what, "node value %zu of %zu (%d vertices x VDim %d)", count + 1, total,
+               nv, dim);
+      BlastCall(NextLine(r, what, &l));
+      for (int i = 0; i < l->ntok; i++, count++) {
+        if (count >= total)
+          ReadFail(r, l->lineno, "more node values than %d vertices x VDim %d = %zu", nv, dim,
+                   total);
+        double x;
+        if (!ParseDouble(Tok(r, l, i), &x))
+          ReadFail(r, l->lineno, "node value %zu is '%s' (expected a finite number)", count + 1,
+                   Tok(r, l, i));
+        size_t v = ordering == 0 ? count % nv : count / dim;
+        int c = ordering == 0 ? (int)(count / nv) : (int)(count % dim);
+        m->coords[v * dim + c] = x;
+      }
+    }
+  } else {
+    int sdim;
+    if (l->ntok != 1 || !ParseInt(Tok(r, l, 0), &sdim))
+      ReadFail(r, l->lineno,
+               "found '%s' after the number of vertices (expected the space dimension or 'nodes')",
+               LineText(r, l, text, sizeof text));
+    if (sdim != dim)
+      ReadFail(r, l->lineno,
+               "vertex space dimension %d differs from the mesh dimension %d (expected %d; "
+               "surface meshes are not supported)",
+               sdim, dim, dim);
+    for (int v = 0; v < nv; v++) {
+      char what[96];
+      snprintf(what, sizeof what, "the coordinates of vertex %d of %d", v, nv);
+      BlastCall(NextLine(r, what, &l));
+      if (l->ntok != dim)
+        ReadFail(r, l->lineno, "vertex %d has %d coordinates (expected %d)", v, l->ntok, dim);
+      for (int c = 0; c < dim; c++)
+        if (!ParseDouble(Tok(r, l, c), &m->coords[(size_t)v * dim + c]))
+          ReadFail(r, l->lineno, "vertex %d: coordinate '%s' is not a finite number", v,
+                   Tok(r, l, c));
+    }
+  }
+  if (r->cur < r->nlines) {
+    l = &r->lines[r->cur];
+    ReadFail(r, l->lineno, "unexpected '%s' after the vertex coordinates (expected end of file)",
+             LineText(r, l, text, sizeof text));
+  }
+  return 0;
+}
+
+static int ParseMesh(Reader *r, MeshData *m) {
+  const Line *l = NULL;
+  char text[96];
+  BlastCall(NextLine(r, "'MFEM mesh v1.0'", &l));
+  int is_mfem = l->ntok >= 2 && !strcmp(Tok(r, l, 0), "MFEM");
+  if (!is_mfem || l->ntok != 3 || strcmp(Tok(r, l, 1), "mesh") || strcmp(Tok(r, l, 2), "v1.0"))
+    ReadFail(r, l->lineno, "%s '%s' (expected 'MFEM mesh v1.0')",
+             is_mfem ? "unsupported mesh format" : "not an MFEM mesh file: first line is",
+             LineText(r, l, text, sizeof text));
+  BlastCall(ExpectKeyword(r, "dimension", "the first section"));
+  BlastCall(ReadIntLine(r, "the mesh dimension", 1, 3, &m->dim));
+  const int dim = m->dim, nc = 1 << dim, nf = 1 << (dim - 1);
+  BlastCall(ExpectKeyword(r, "elements", "after 'dimension'"));
+  BlastCall(ReadIntLine(r, "the number of elements", 1, INT_MAX / 8, &m->nzones));
+  BlastCall(BlastMalloc((size_t)m->nzones * nc, &m->zone_verts));
+  BlastCall(BlastMalloc(m->nzones, &m->zone_attr));
+  BlastCall(BlastMalloc(m->nzones, &m->zone_line));
+  BlastCall(ReadElementLines(r, dim, dim, "element", m->nzones, m->zone_verts, m->zone_attr,
+                             m->zone_line));
+  BlastCall(ExpectKeyword(r, "boundary", "after the elements"));
+  BlastCall(ReadIntLine(r, "the number of boundary elements", 0, INT_MAX / 4, &m->nbdr));
+  BlastCall(BlastMalloc((size_t)m->nbdr * nf + 1, &m->bdr_verts));
+  BlastCall(BlastMalloc(m->nbdr + 1, &m->bdr_attr));
+  BlastCall(BlastMalloc(m->nbdr + 1, &m->bdr_line));
+  BlastCall(ReadElementLines(r, dim, dim - 1, "boundary element", m->nbdr, m->bdr_verts,
+                             m->bdr_attr, m->bdr_line));
+  BlastCall(ReadVertices(r, m));
+  for (int z = 0; z < m->nzones; z++)
+    for (int c = 0; c < nc; c++)
+      if (m->zone_verts[(size_t)z * nc + c] >= m->nverts)
+        ReadFail(r, m->zone_line[z],
+                 "element %d: vertex index %d out of range (expected < %d, the "
+                 "number of vertices)",
+                 z, m->zone_verts[(size_t)z * nc + c], m->nverts);
+  for (int f = 0; f < m->nbdr; f++)
+    for (int c = 0; c < nf; c++)
+      if (m->bdr_verts[(size_t)f * nf + c] >= m->nverts)
+        ReadFail(r, m->bdr_line[f],
+                 "boundary element %d: vertex index %d out of range (expected < %d, the number "
+                 "of vertices)",
+                 f, m->bdr_verts[(size_t)f * nf + c], m->nverts);
+  return 0;
+}
+
+// Checks that need the mesh: zones are not inverted (first: a twisted zone also has
+// "faces" that no boundary element matches); boundary elements are zone faces.
+static int CheckMesh(const Reader *r, const MeshData *d, BlastMesh mesh) {
+  int ierr = BlastMeshCheckJacobians(mesh, 2);
+  if (ierr) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+    int z;
+    if (ierr == BLAST_ERR_INPUT && sscanf(msg, "zone %d", &z) == 1 && z >= 0 && z < d->nzones)
+      ReadFail(r, d->zone_line[z], "element %d: %s", z, msg);
+    BlastCall(ierr);
+  }
+  BlastTopology *t;
+  BlastCall(BlastTopologyCreate(mesh, &t));
+  const int nf = 1 << (d->dim - 1);
+  for (int f = 0; f < d->nbdr; f++) {
+    // In 1D every vertex id is a "facet"; one that no zone uses is not a face.
+    int facet = BlastTopologyFindFacet(t, &d->bdr_verts[(size_t)f * nf]);
+    if (facet < 0 || t->facet_zone[2 * facet] < 0) {
+      BlastTopologyDestroy(&t);
+      ReadFail(r, d->bdr_line[f], "boundary element %d is not a face of any element", f);
+    }
+  }
+  BlastTopologyDestroy(&t);
+  return 0;
+}
+
+static void FreeMeshData(MeshData *m) {
+  BlastFree(&m->coords);
+  BlastFree(&m->zone_verts);
+  BlastFree(&m->zone_attr);
+  BlastFree(&m->zone_line);
+  BlastFree(&m->bdr_verts);
+  BlastFree(&m->bdr_attr);
+  BlastFree(&m->bdr_line);
+}
+
+int BlastMeshRead(const char *path, BlastMesh *mesh) {
+  BlastCheck(path && mesh, BLAST_ERR_ARG, "NULL argument");
+  Reader r = {0};
+  MeshData d = {0};
+  BlastMesh m = NULL;
+  size_t len = 0;
+  r.path = path;
+  BlastCall(ReadWholeFile(path, &r.buf, &len));
+  int ierr = Tokenize(&r, len);
+  if (!ierr) ierr = ParseMesh(&r, &d);
+  if (!ierr)
+    ierr = BlastMeshCreate(d.dim, d.nverts, d.coords, d.nzones, d.zone_verts, d.zone_attr, d.nbdr,
+                           d.bdr_verts, d.bdr_attr, &m);
+  if (!ierr) ierr = CheckMesh(&r, &d, m);
+  FreeMeshData(&d);
+  BlastFree(&r.buf);
+  BlastFree(&r.tok);
+  BlastFree(&r.lines);
+  if (ierr) BlastMeshDestroy(&m);
+  BlastCall(ierr);
+  *mesh = m;
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Writer
+
+static void WriteMeshText(BlastMesh mesh, FILE *fp) {
+  const int dim = BlastMeshDim(mesh), nc = 1 << dim, nf = 1 << (dim - 1);
+  const int nz = BlastMeshNumZones(mesh), nb = BlastMeshNumBoundary(mesh);
+  const int nv = BlastMeshNumVertices(mesh);
+  const int *zv = BlastMeshZoneVerts(mesh), *za = BlastMeshZoneAttr(mesh);
+  const int *bv = BlastMeshBdrVerts(mesh), *ba = BlastMeshBdrAttr(mesh);
+  const double *x = BlastMeshCoords(mesh);
+  fprintf(fp, "MFEM mesh v1.0\n\n# written by blast_gpu\n\ndimension\n%d\n\nelements\n%d\n", dim,
+          nz);
+  for (int z = 0; z < nz; z++) {
+    fprintf(fp, "%d %d", za[z], kTensorGeom[dim]);
+    for (int c = 0; c < nc; c++)
+      fprintf(fp, " %d", zv[(size_t)z * nc + (nc >= 4 ? kLexToMfem[c] : c)]);
+    fputc('\n', fp);
+  }
+  fprintf(fp, "\nboundary\n%d\n", nb);
+  for (int f = 0; f < nb; f++) {
+    fprintf(fp, "%d %d", ba[f], kTensorGeom[dim - 1]);
+    for (int c = 0; c < nf; c++)
+      fprintf(fp, " %d", bv[(size_t)f * nf + (nf >= 4 ? kLexToMfem[c] : c)]);
+    fputc('\n', fp);
+  }
+  fprintf(fp, "\nvertices\n%d\n%d\n", nv, dim);
+  for (int v = 0; v < nv; v++)
+    for (int c = 0; c < dim; c++)
+      fprintf(fp, "%.17g%c", x[(size_t)v * dim + c], c == dim - 1 ? '\n' : ' ');
+}
+
+int BlastMeshWrite(BlastMesh mesh, const char *path) {
+  BlastCheck(mesh && path, BLAST_ERR_ARG, "NULL argument");
+  char *tmp;
+  size_t len = strlen(path) + 32;
+  BlastCall(BlastMalloc(len, &tmp));
+  snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
+  FILE *fp = fopen(tmp, "w");
+  if (!fp) {
+    int e = errno;
+    BlastFree(&tmp);
+    BlastError(BLAST_ERR_IO, "cannot create mesh file '%s' (as a temporary '%s.tmp...'): %s", path,
+               path, strerror(e));
+  }
+  WriteMeshText(mesh, fp);
+  int bad = fflush(fp) != 0 || ferror(fp);
+  int e = errno;
+  if (fclose(fp) != 0 && !bad) bad = 1, e = errno;
+  if (!bad && rename(tmp, path) != 0) {
+    e = errno;
+    remove(tmp);
+    BlastFree(&tmp);
+    BlastError(BLAST_ERR_IO, "cannot rename the temporary mesh file to '%s': %s", path,
+               strerror(e));
+  }
+  if (bad) {
+    remove(tmp);
+    BlastFree(&tmp);
+    BlastError(BLAST_ERR_IO, "cannot write mesh file '%s': %s", path, strerror(e));
+  }
+  BlastFree(&tmp);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Cartesian box
+
+int BlastMeshCreateBox(int dim, const int *n, const double *size, BlastMesh *mesh) {
+  BlastCheck(n && size && mesh, BLAST_ERR_ARG, "NULL argument");
+  BlastCheck(dim >= 1 && dim <= 3, BLAST_ERR_INPUT, "box mesh dimension %d (expected 1, 2 or 3)",
+             dim);
+  const char axis[] = "xyz";
+  int64_t nverts = 1, nzones = 1, nbdr = 0;
+  for (int g = 0; g < dim; g++) {
+    BlastCheck(n[g] >= 1, BLAST_ERR_INPUT, "box mesh: %d zones along %c (expected >= 1)", n[g],
+               axis[g]);
+    BlastCheck(isfinite(size[g]) && size[g] > 0.0, BLAST_ERR_INPUT,
+               "box mesh: size %g along %c (expected a finite number > 0)", size[g], axis[g]);
+    nverts *= n[g] + 1;
+    nzones *= n[g];
+    BlastCheck(nverts < INT_MAX / 8 && nzones < INT_MAX / 8, BLAST_ERR_INPUT,
+               "box mesh: %d zones along %c makes more than 2^28 zones or vertices", n[g], axis[g]);
+  }
+  for (int g = 0; g < dim; g++) nbdr += 2 * nzones / n[g];
+  const int nc = 1 << dim, nf = 1 << (dim - 1);
+  int N[3] = {1, 1, 1}, stride[3];  // zones per direction; vertex id strides
+  for (int g = 0; g < dim; g++) N[g] = n[g];
+  stride[0] = 1, stride[1] = N[0] + 1, stride[2] = (N[0] + 1) * (N[1] + 1);
+  double *coords = NULL;
+  int *zv = NULL, *bv = NULL, *ba = NULL;
+  int ierr = BlastMalloc(nverts * dim, &coords);
+  if (!ierr) ierr = BlastMalloc(nzones * nc, &zv);
+  if (!ierr) ierr = BlastMalloc(nbdr * nf, &bv);
+  if (!ierr) ierr = BlastMalloc(nbdr, &ba);
+  if (!ierr) {
+    for (int64_t v = 0; v < nverts; v++) {
+      int64_t r = v;
+      for (int g = 0; g < dim; g++) {
+        int i = (int)(r % (N[g] + 1));
+        r /= N[g] + 1;
+        coords[v * dim + g] = ((double)i / N[g]) * size[g];  // as MFEM's Cartesian meshes
+      }
+    }
+    for (int64_t z = 0; z < nzones; z++) {
+      int64_t r = z, base = 0;
+      for (int g = 0; g < dim; g++) base += (r % N[g]) * stride[g], r /= N[g];
+      for (int c = 0; c < nc; c++) {
+        int64_t id = base;
+        for (int g = 0; g < dim; g++)
+          if ((c >> g) & 1) id += stride[g];
+        zv[z * nc + c] = (int)id;
+      }
+    }
+    // Boundary faces: for each normal direction g and side s, the faces lexicographic in
+    // the other directions; corners lexicographic in the face.
+    int64_t f = 0;
+    const double tol = 1e-6;
+    for (int g = 0; g < dim; g++) {
+      int other[2] = {0, 0}, no = 0;
+      for (int h = 0; h < dim; h++)
+        if (h != g) other[no++] = h;
+      int64_t nface = nzones / N[g];
+      for (int s = 0; s < 2; s++) {
+        for (int64_t k = 0; k < nface; k++, f++) {
+          int idx[3] = {0, 0, 0};
+          idx[g] = s * N[g];
+          int64_t r = k;
+          for (int o = 0; o < no; o++) idx[other[o]] = (int)(r % N[other[o]]), r /= N[other[o]];
+          double center[3] = {0.0, 0.0, 0.0};
+          for (int c = 0; c < nf; c++) {
+            int64_t id = 0;
+            for (int h = 0; h < dim; h++) id += (int64_t)idx[h] * stride[h];
+            for (int o = 0; o < no; o++)
+              if ((c >> o) & 1) id += stride[other[o]];
+            bv[f * nf + c] = (int)id;
+            for (int h = 0; h < dim; h++) center[h] += coords[id * dim + h] / nf;
+          }
+          // Attribute by the face centre (spec 3.1).
+          int attr;
+          if (center[0] <= tol || center[0] >= size[0] - tol)
+            attr = 1;
+          else if (dim == 2)
+            attr = 2;
+          else
+            attr = (center[1] <= tol || center[1] >= size[1] - tol) ? 2 : 3;
+          ba[f] = attr;
+        }
+      }
+    }
+    ierr =
+        BlastMeshCreate(dim, (int)nverts, coords, (int)nzones, zv, NULL, (int)nbdr, bv, ba, mesh);
+  }
+  BlastFree(&coords);
+  BlastFree(&zv);
+  BlastFree(&bv);
+  BlastFree(&ba);
+  BlastCall(ierr);
+  return 0;
+}

@@ -1,0 +1,57 @@
+/// @file meshio.h
+/// @brief Mesh files (MFEM mesh v1.0 text format) and the built-in Cartesian box mesh.
+///
+/// Supported: segments (1D), quadrilaterals (2D), hexahedra (3D), straight zones only;
+/// vertices either explicit or as a linear (order 1) H1 `nodes` grid function.
+/// Vertex order: MFEM lists quads counter-clockwise and hexes bottom-ccw then top-ccw;
+/// blast_gpu meshes are lexicographic (see mesh.h). The reader and the writer convert.
+#ifndef BLAST_MESHIO_H
+#define BLAST_MESHIO_H
+
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// @brief Read an MFEM mesh v1.0 text file.
+///
+/// Sections `dimension`, `elements`, `boundary`, `vertices` in this order; the vertices
+/// are explicit (`N`, space dimension, N coordinate lines) or given by a `nodes` section
+/// with a linear H1 collection (`Linear`, `H1_<d>D_P1`), `VDim` equal to the dimension
+/// and `Ordering` 0 (by nodes) or 1 (by vector dimension). `#` starts a comment.
+/// The zones' Jacobians are checked (positive at 2^d Gauss points and at the corners).
+/// @param path  file name
+/// @param mesh  on success, the new mesh (destroy with BlastMeshDestroy)
+/// @return BLAST_ERR_INPUT for a missing file ("path: strerror") or any malformed,
+///         unsupported (triangles, tets, prisms, curved nodes) or inverted input, with a
+///         message "path:LINE: what is wrong (what was expected)"; BLAST_ERR_MEM.
+int BlastMeshRead(const char *path, BlastMesh *mesh);
+
+/// @brief Write a mesh as MFEM mesh v1.0 text with explicit vertices (readable by
+/// BlastMeshRead and by MFEM; coordinates with 17 significant digits, so a round trip is
+/// exact). The file is written under a temporary name in the same folder and renamed
+/// at the end, so an existing file at `path` is never left half-written.
+/// @return BLAST_ERR_IO if the file cannot be created, written or renamed.
+int BlastMeshWrite(BlastMesh mesh, const char *path);
+
+/// @brief Create the Cartesian mesh of [0,size[0]] x [0,size[1]] (x [0,size[2]]) with
+/// n[0] x n[1] (x n[2]) equal zones (1D: n[0] segments).
+///
+/// Vertices and zones are numbered lexicographically (x fastest). Boundary faces get
+/// attributes by their centre (method spec 3.1, tolerance 1e-6): centre at x_min or x_max
+/// -> 1; otherwise 2 in 2D; in 3D centre at y_min or y_max -> 2, all others 3. In 1D both
+/// end points get 1. Zone attributes are 1.
+/// @param dim   1, 2 or 3
+/// @param n     dim zone counts, each >= 1
+/// @param size  dim domain extents, each finite and > 0
+/// @param mesh  on success, the new mesh
+/// @return BLAST_ERR_INPUT for a bad dimension, count or size, or a mesh too large for
+///         32-bit indices; BLAST_ERR_ARG for NULL arguments; BLAST_ERR_MEM.
+int BlastMeshCreateBox(int dim, const int *n, const double *size, BlastMesh *mesh);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_MESHIO_H

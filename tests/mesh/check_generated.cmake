@@ -1,0 +1,20 @@
+# Regenerate the verification meshes with tools/make_meshes.py into OUT and compare them
+# byte for byte with the committed inputs/meshes (catches edits to one but not the other).
+# cmake -DPYTHON=... -DSCRIPT=... -DOUT=... -DREF=... -P check_generated.cmake
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${PYTHON} ${SCRIPT} ${OUT} RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${SCRIPT} failed (${rc})")
+endif()
+file(GLOB generated RELATIVE ${OUT} ${OUT}/*.mesh)
+list(LENGTH generated n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "${SCRIPT} wrote no .mesh file into ${OUT}")
+endif()
+foreach(f ${generated})
+  execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${OUT}/${f} ${REF}/${f} RESULT_VARIABLE diff)
+  if(NOT diff EQUAL 0)
+    message(FATAL_ERROR "${REF}/${f} differs from what ${SCRIPT} writes: rerun the script")
+  endif()
+endforeach()
+message(STATUS "${n} meshes identical to ${REF}")

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Write the verification meshes of the method spec (section 12) as MFEM mesh v1.0 files.
+
+Every mesh is a structured grid given by its vertex coordinates ("breaks") along each
+axis. Vertex ids are lexicographic, x fastest (id i + nx*j + nx*ny*l with nx, ny the
+vertex counts per axis), as the spec numbers them. Zones are listed lexicographically
+in MFEM order: quads counter-clockwise (v, v+1, v+1+nx, v+nx), hexes bottom face
+counter-clockwise then top face. Boundary faces carry attribute 1, 2, 3 for faces
+normal to x, y, z (spec 3.4), and are oriented with the outward normal (counter-clockwise
+seen from outside), as MFEM expects.
+
+Usage: tools/make_meshes.py [output folder]   (default: inputs/meshes of this repository)
+Python 3 standard library only.
+"""
+
+import os
+import sys
+
+
+def fmt(x):
+    """Shortest exact text for a coordinate ("0", "0.5", "-1", "1.5")."""
+    if float(x).is_integer():
+        return str(int(x))
+    return repr(float(x))
+
+
+def grid(breaks):
+    """Vertices, zones (MFEM order), boundary faces (attr, MFEM order) of a tensor grid."""
+    dim = len(breaks)
+    nvx = [len(b) for b in breaks] + [1] * (3 - dim)  # vertices per axis
+    nzx = [n - 1 for n in nvx[:dim]] + [1] * (3 - dim)  # zones per axis
+
+    def vid(i, j=0, l=0):
+        return i + nvx[0] * (j + nvx[1] * l)
+
+    verts = []
+    for l in range(nvx[2]):
+        for j in range(nvx[1]):
+            for i in range(nvx[0]):
+                verts.append([breaks[0][i], breaks[1][j] if dim > 1 else 0,
+                              breaks[2][l] if dim > 2 else 0][:dim])
+
+    zones = []
+    for l in range(nzx[2]):
+        for j in range(nzx[1]):
+            for i in range(nzx[0]):
+                if dim == 1:
+                    zones.append([vid(i), vid(i + 1)])
+                    continue
+                bottom = [vid(i, j, l), vid(i + 1, j, l), vid(i + 1, j + 1, l), vid(i, j + 1, l)]
+                if dim == 2:
+                    zones.append(bottom)
+                else:
+                    zones.append(bottom + [v + vid(0, 0, 1) for v in bottom])
+
+    bdr = []
+    if dim == 1:
+        bdr = [(1, [vid(0)]), (1, [vid(nzx[0])])]
+    elif dim == 2:
+        # Counter-clockwise around the domain: the domain is on the left of each edge.
+        for i in range(nzx[0]):  # y = min, left to right
+            bdr.append((2, [vid(i, 0), vid(i + 1, 0)]))
+        for i in range(nzx[0]):  # y = max, right to left
+            bdr.append((2, [vid(i + 1, nzx[1]), vid(i, nzx[1])]))
+        for j in range(nzx[1]):  # x = min, downwards
+            bdr.append((1, [vid(0, j + 1), vid(0, j)]))
+        for j in range(nzx[1]):  # x = max, upwards
+            bdr.append((1, [vid(nzx[0], j), vid(nzx[0], j + 1)]))
+    else:
+        for g in range(3):  # normal direction
+            a, b = [h for h in range(3) if h != g]  # in-plane axes, e_a x e_b = +e_g or -e_g
+            sign_ab = 1 if g != 1 else -1  # e_y x e_z = +x, e_x x e_z = -y, e_x x e_y = +z
+            for side in (0, 1):
+                outward = 1 if side else -1
+                for q in range(nzx[b]):
+                    for p in range(nzx[a]):
+                        def corner(dp, dq):
+                            idx = [0, 0, 0]
+                            idx[g] = side * nzx[g]
+                            idx[a] = p + dp
+                            idx[b] = q + dq
+                            return vid(*idx)
+                        quad = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)]
+                        if sign_ab != outward:
+                            quad = [quad[0], quad[3], quad[2], quad[1]]
+                        bdr.append((g + 1, quad))
+    return verts, zones, bdr
+
+
+GEOM = {1: (1, 0), 2: (3, 1), 3: (5, 3)}  # dim -> (element geometry, boundary geometry)
+
+
+def write_mesh(path, title, breaks):
+    dim = len(breaks)
+    verts, zones, bdr = grid(breaks)
+    geom, bgeom = GEOM[dim]
+    lines = ["MFEM mesh v1.0", "", f"# {title}",
+             "# Written by tools/make_meshes.py from the method spec, section 12.",
+             "# Geometry types: 0 point, 1 segment, 3 square, 5 cube.", "",
+             "dimension", str(dim), "", "elements", str(len(zones))]
+    lines += [" ".join(map(str, [1, geom] + z)) for z in zones]
+    lines += ["", "boundary", str(len(bdr))]
+    lines += [" ".join(map(str, [a, bgeom] + f)) for a, f in bdr]
+    lines += ["", "vertices", str(len(verts)), str(dim)]
+    lines += [" ".join(fmt(x) for x in v) for v in verts]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="ascii", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
+def halves(lo, hi, n):
+    """n equal intervals of [lo, hi]; exact for the spec's meshes (multiples of 0.5)."""
+    return [lo + (hi - lo) * k / n for k in range(n + 1)]
+
+
+MESHES = {
+    "square01_quad": ("[0,1]^2, 2x2 zones, vertices (0.5i, 0.5j), id i+3j",
+                      [halves(0, 1, 2), halves(0, 1, 2)]),
+    "cube01_hex": ("[0,1]^3, 2x2x2 zones, vertices (0.5i, 0.5j, 0.5l), id i+3j+9l",
+                   [halves(0, 1, 2)] * 3),
+    "rectangle01_quad": ("[0,7]x[0,3], 7x3 unit squares, vertices (i, j), id i+8j",
+                         [list(range(8)), list(range(4))]),
+    "box01_hex": ("[0,7]x[0,3]x[0,3], 4x2x2 zones, x-breaks {0,1,3,5,7}, "
+                  "y/z-breaks {0,1.5,3}, id i+5j+15l",
+                  [[0, 1, 3, 5, 7], [0, 1.5, 3], [0, 1.5, 3]]),
+    "square_gresho": ("[-0.5,0.5]^2, 2x2 zones, vertices (-0.5+0.5i, -0.5+0.5j), id i+3j",
+                      [halves(-0.5, 0.5, 2), halves(-0.5, 0.5, 2)]),
+    "rt2D": ("[0,0.5]x[-1,1], 1x4 zones, vertices (0.5i, -1+0.5j), id i+2j",
+             [[0, 0.5], halves(-1, 1, 4)]),
+    "segment01": ("[0,1], 2 segments, vertices 0, 0.5, 1", [halves(0, 1, 2)]),
+}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "inputs", "meshes")
+    out = os.path.normpath(out)
+    os.makedirs(out, exist_ok=True)
+    for name, (title, breaks) in MESHES.items():
+        path = os.path.join(out, name + ".mesh")
+        write_mesh(path, f"{name}: {title}", breaks)
+        print(path)
+
+
+if __name__ == "__main__":
+    main()
