@@ -152,28 +152,13 @@ double BlastMeshVolume(BlastMesh mesh) {
   return vol;
 }
 
-int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
-  BlastCheck(levels >= 0 && levels <= 12, BLAST_ERR_INPUT, "refinement levels %d outside 0..12",
-             levels);
-  const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1), K = 1 << levels;
-  int64_t nchild = 1;
-  for (int g = 0; g < dim; g++) nchild *= K;
-  BlastCheck((int64_t)mesh->nzones * nchild < INT32_MAX, BLAST_ERR_INPUT,
-             "refining %d zones %d times gives more than 2^31 zones", mesh->nzones, levels);
-  BlastTopology *t;
-  BlastCall(BlastTopologyCreate(mesh, &t));
-  int64_t nv64 = BlastLatticeSize(t, K);
-  BlastCheck(nv64 < INT32_MAX, BLAST_ERR_INPUT, "refinement gives more than 2^31 vertices");
-  const int nv = (int)nv64, nz = (int)(mesh->nzones * nchild);
-  int64_t nbchild = nchild / K;
-  const int nb = (int)(mesh->nbdr * nbchild);
-  double *coords;
-  int *zv, *za, *bv, *ba;
-  BlastCall(BlastMalloc((size_t)nv * dim, &coords));
-  BlastCall(BlastMalloc((size_t)nz * nc, &zv));
-  BlastCall(BlastMalloc(nz, &za));
-  BlastCall(BlastMalloc((size_t)nb * nf + 1, &bv));
-  BlastCall(BlastMalloc(nb + 1, &ba));
+// Fill the refined mesh arrays (see BlastMeshRefine); separated so that every early
+// return leaves the caller to free the arrays.
+static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
+                      int64_t nbchild, double *coords, int *zv, int *za, int *bv, int *ba) {
+  const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1);
+  // Vertices keep their ids; those used by no zone keep their coordinates too.
+  memcpy(coords, mesh->coords, sizeof(double) * mesh->nverts * dim);
   for (int z = 0; z < mesh->nzones; z++) {
     int64_t npts = 1;
     for (int g = 0; g < dim; g++) npts *= K + 1;
@@ -218,8 +203,34 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
       ba[child] = mesh->bdr_attr[f];
     }
   }
+  return 0;
+}
+
+int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
+  BlastCheck(levels >= 0 && levels <= 12, BLAST_ERR_INPUT, "refinement levels %d outside 0..12",
+             levels);
+  const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1), K = 1 << levels;
+  int64_t nchild = 1;
+  for (int g = 0; g < dim; g++) nchild *= K;
+  BlastCheck((int64_t)mesh->nzones * nchild < INT32_MAX, BLAST_ERR_INPUT,
+             "refining %d zones %d times gives more than 2^31 zones", mesh->nzones, levels);
+  BlastTopology *t;
+  BlastCall(BlastTopologyCreate(mesh, &t));
+  const int64_t nv64 = BlastLatticeSize(t, K), nbchild = nchild / K;
+  const int nz = (int)(mesh->nzones * nchild), nb = (int)(mesh->nbdr * nbchild);
+  double *coords = NULL;
+  int *zv = NULL, *za = NULL, *bv = NULL, *ba = NULL;
+  int ierr = nv64 < INT32_MAX ? 0
+                              : BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                                                "refinement gives more than 2^31 vertices");
+  if (!ierr) ierr = BlastMalloc((size_t)nv64 * dim, &coords);
+  if (!ierr) ierr = BlastMalloc((size_t)nz * nc, &zv);
+  if (!ierr) ierr = BlastMalloc(nz, &za);
+  if (!ierr) ierr = BlastMalloc((size_t)nb * nf + 1, &bv);
+  if (!ierr) ierr = BlastMalloc(nb + 1, &ba);
+  if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, coords, zv, za, bv, ba);
+  if (!ierr) ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
   BlastTopologyDestroy(&t);
-  int ierr = BlastMeshCreate(dim, nv, coords, nz, zv, za, nb, bv, ba, refined);
   BlastFree(&coords);
   BlastFree(&zv);
   BlastFree(&za);

@@ -12,10 +12,11 @@ typedef struct {
   int slot;
 } EntityKey;
 
-static int g_key_len;  // qsort has no context argument; set before each sort
+// Unused key entries are kept at -1, so comparing all four works for edges and faces
+// alike (qsort has no context argument; no global state keeps this thread-safe).
 static int CompareKeys(const void *pa, const void *pb) {
   const EntityKey *a = pa, *b = pb;
-  for (int i = 0; i < g_key_len; i++)
+  for (int i = 0; i < 4; i++)
     if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
   return (a->slot > b->slot) - (a->slot < b->slot);
 }
@@ -75,12 +76,11 @@ static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone
       } else {
         FacetCorners(mesh->dim, e, corners);
       }
-      for (int i = 0; i < len; i++) k->v[i] = zv[corners[i]];
+      for (int i = 0; i < 4; i++) k->v[i] = i < len ? zv[corners[i]] : -1;
       SortInts(k->v, len);
       k->slot = z * per_zone + e;
     }
   }
-  g_key_len = len;
   qsort(keys, (size_t)nz * per_zone, sizeof *keys, CompareKeys);
   BlastCall(BlastMalloc((size_t)nz * per_zone, zone_ids));
   int n = 0;
@@ -203,7 +203,10 @@ int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int
 }
 
 int BlastTopologyFindFacet(const BlastTopology *t, const int *corners) {
-  if (t->dim == 1) return (corners[0] >= 0 && corners[0] < t->nverts) ? corners[0] : -1;
+  if (t->dim == 1)  // a vertex is a facet only if some zone has it
+    return (corners[0] >= 0 && corners[0] < t->nverts && t->facet_zone[2 * corners[0]] >= 0)
+               ? corners[0]
+               : -1;
   int len = t->dim == 2 ? 2 : 4, key[4];
   memcpy(key, corners, sizeof(int) * len);
   SortInts(key, len);
