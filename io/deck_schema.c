@@ -1,2 +1,367 @@
-// placeholder, replaced by the module's implementation
-typedef int blast_placeholder_deck_schema_t;
+// The schema of blast_gpu input decks: the one table of sections, keys, types, defaults,
+// ranges, choices and help texts, and the hooks that resolve keys depending on others.
+// Adding a key = adding a row here (and a field to BlastConfig); nothing else.
+#define _POSIX_C_SOURCE 200809L  // getcwd()
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "blast.h"
+#include "deck.h"
+
+// ---------------------------------------------------------------------------------------
+// Choices of the enum keys
+
+static const BlastDeckChoice kProblems[] = {{"taylor_green", BLAST_PROBLEM_TAYLOR_GREEN},
+                                            {"sedov", BLAST_PROBLEM_SEDOV},
+                                            {"sod", BLAST_PROBLEM_SOD},
+                                            {"triple_point", BLAST_PROBLEM_TRIPLE_POINT},
+                                            {"gresho", BLAST_PROBLEM_GRESHO},
+                                            {"riemann12", BLAST_PROBLEM_RIEMANN12},
+                                            {"riemann6", BLAST_PROBLEM_RIEMANN6},
+                                            {"rayleigh_taylor", BLAST_PROBLEM_RAYLEIGH_TAYLOR},
+                                            {NULL, 0}};
+static const BlastDeckChoice kGenerators[] = {{"box", BLAST_MESH_GEN_BOX}, {NULL, 0}};
+static const BlastDeckChoice kPartitioners[] = {
+    {"metis", BLAST_PARTITION_METIS}, {"block", BLAST_PARTITION_BLOCK}, {NULL, 0}};
+static const BlastDeckChoice kOdeSolvers[] = {{"euler", BLAST_ODE_EULER},
+                                              {"rk2", BLAST_ODE_RK2},
+                                              {"rk3ssp", BLAST_ODE_RK3SSP},
+                                              {"rk4", BLAST_ODE_RK4},
+                                              {"rk6", BLAST_ODE_RK6},
+                                              {"rk2avg", BLAST_ODE_RK2AVG},
+                                              {NULL, 0}};
+static const BlastDeckChoice kViscosity[] = {
+    {"auto", BLAST_VISC_AUTO}, {"on", BLAST_VISC_ON}, {"off", BLAST_VISC_OFF}, {NULL, 0}};
+static const BlastDeckChoice kEnergySolves[] = {
+    {"inverse", BLAST_ENERGY_INVERSE}, {"cg", BLAST_ENERGY_CG}, {NULL, 0}};
+
+// ---------------------------------------------------------------------------------------
+// Resolve hooks
+
+// order_thermo = -1 means one order below the kinematic space.
+static int ResolveOrderThermo(BlastConfig *cfg, const BlastDeckResolveInfo *info) {
+  if (cfg->order_thermo == -1) cfg->order_thermo = cfg->order_kinematic - 1;
+  return 0;
+}
+
+// Append `s` to `buf` (capacity n); 0 if it did not fit.
+static int Append(char *buf, size_t n, const char *s) {
+  size_t len = strlen(buf), add = strlen(s);
+  if (len + add + 1 > n) return 0;
+  memcpy(buf + len, s, add + 1);
+  return 1;
+}
+
+static const char *SkipDotSlash(const char *s) {
+  while (s[0] == '.' && s[1] == '/') {
+    s += 2;
+    while (*s == '/') s++;
+  }
+  return s;
+}
+
+// The mesh file is relative to the deck's directory; make it absolute so that it works
+// from the current directory and from an echo of the deck saved anywhere. A mesh file
+// replaces the generator, whose fields are then zero.
+static int ResolveMeshFile(BlastConfig *cfg, const BlastDeckResolveInfo *info) {
+  if (!info->is_set) return 0;
+  char path[BLAST_PATH_MAX] = "";
+  const char *file = cfg->mesh_file;
+  int ok = 1;
+  if (file[0] != '/') {
+    const char *dir = info->deck_dir ? SkipDotSlash(info->deck_dir) : "";
+    if (dir[0] != '/') {
+      char cwd[BLAST_PATH_MAX];
+      BlastCheck(getcwd(cwd, sizeof cwd), BLAST_ERR_IO,
+                 "%s: cannot resolve [mesh] file '%s': getcwd failed: %s", info->where, file,
+                 strerror(errno));
+      ok = Append(path, sizeof path, cwd);
+    }
+    if (dir[0] && strcmp(dir, ".") != 0) {
+      if (path[0] && path[strlen(path) - 1] != '/') ok = ok && Append(path, sizeof path, "/");
+      ok = ok && Append(path, sizeof path, dir);
+    }
+    if (path[0] && path[strlen(path) - 1] != '/') ok = ok && Append(path, sizeof path, "/");
+    file = SkipDotSlash(file);
+  }
+  ok = ok && Append(path, sizeof path, file);
+  BlastCheck(ok, BLAST_ERR_INPUT,
+             "%s: [mesh] file '%s' taken from directory '%s' gives a path longer than %d "
+             "characters",
+             info->where, cfg->mesh_file, info->deck_dir ? info->deck_dir : "", BLAST_PATH_MAX - 1);
+  memset(cfg->mesh_file, 0, sizeof cfg->mesh_file);
+  memcpy(cfg->mesh_file, path, strlen(path));
+  cfg->dim = 0;
+  memset(cfg->elements, 0, sizeof cfg->elements);
+  memset(cfg->size, 0, sizeof cfg->size);
+  return 0;
+}
+
+// Default output directory: out/<deck file name without extension>.
+static int ResolveOutputDir(BlastConfig *cfg, const BlastDeckResolveInfo *info) {
+  if (info->is_set) return 0;
+  const char *name = info->deck_name ? info->deck_name : "";
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  size_t len = strlen(base);
+  const char *dot = strrchr(base, '.');
+  if (dot && dot != base) len = (size_t)(dot - base);
+  if (len == 0) {
+    base = "deck";
+    len = 4;
+  }
+  BlastCheck(len + 5 <= sizeof cfg->output_dir, BLAST_ERR_INPUT,
+             "%s: default [output] dir: the deck name '%s' is too long", info->where, name);
+  memset(cfg->output_dir, 0, sizeof cfg->output_dir);
+  memcpy(cfg->output_dir, "out/", 4);
+  memcpy(cfg->output_dir + 4, base, len);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The table
+
+#define F(field)         offsetof(BlastConfig, field)
+#define STR_SIZE(field)  sizeof(((BlastConfig *)0)->field)
+#define LIST_SIZE(field) (sizeof(((BlastConfig *)0)->field) / sizeof(((BlastConfig *)0)->field[0]))
+
+static const BlastDeckKey kSchema[] = {
+    // [problem]
+    {.section = "problem",
+     .key = "name",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(problem),
+     .required = 1,
+     .choices = kProblems,
+     .help = "test problem"},
+    {.section = "problem",
+     .key = "blast_energy",
+     .type = BLAST_DECK_REAL,
+     .offset = F(blast_energy),
+     .def = "1.0",
+     .bounds = BLAST_DECK_MIN_OPEN,
+     .min = 0,
+     .help = "Sedov: blast energy E0 (full, symmetric blast)"},
+    {.section = "problem",
+     .key = "blast_tol",
+     .type = BLAST_DECK_REAL,
+     .offset = F(blast_tol),
+     .def = "1e-12",
+     .bounds = BLAST_DECK_MIN_OPEN,
+     .min = 0,
+     .help = "Sedov: largest allowed distance between the blast point and its nearest vertex"},
+    // [mesh]
+    {.section = "mesh",
+     .key = "file",
+     .type = BLAST_DECK_STRING,
+     .offset = F(mesh_file),
+     .size = STR_SIZE(mesh_file),
+     .def_help = "none (use the generator)",
+     .conflicts = "generator dim elements size",
+     .resolve = ResolveMeshFile,
+     .help = "mesh file (MFEM format), relative to the deck's directory"},
+    {.section = "mesh",
+     .key = "generator",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(generator),
+     .def = "box",
+     .choices = kGenerators,
+     .help = "mesh generator, used when no file is given"},
+    {.section = "mesh",
+     .key = "dim",
+     .type = BLAST_DECK_INT,
+     .offset = F(dim),
+     .def = "2",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 1,
+     .max = 3,
+     .help = "generator: space dimension"},
+    {.section = "mesh",
+     .key = "elements",
+     .type = BLAST_DECK_INT_LIST,
+     .offset = F(elements),
+     .size = LIST_SIZE(elements),
+     .def = "2",
+     .def_help = "2 per direction",
+     .bounds = BLAST_DECK_MIN,
+     .min = 1,
+     .count_key = "dim",
+     .help = "generator: zones per direction (dim values)"},
+    {.section = "mesh",
+     .key = "size",
+     .type = BLAST_DECK_REAL_LIST,
+     .offset = F(size),
+     .size = LIST_SIZE(size),
+     .def = "1",
+     .def_help = "1 per direction",
+     .bounds = BLAST_DECK_MIN_OPEN,
+     .min = 0,
+     .count_key = "dim",
+     .help = "generator: box extents (dim values)"},
+    {.section = "mesh",
+     .key = "refine_serial",
+     .type = BLAST_DECK_INT,
+     .offset = F(refine_serial),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 0,
+     .max = 12,
+     .help = "uniform refinements before partitioning"},
+    {.section = "mesh",
+     .key = "refine_parallel",
+     .type = BLAST_DECK_INT,
+     .offset = F(refine_parallel),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 0,
+     .max = 12,
+     .help = "uniform refinements after partitioning"},
+    {.section = "mesh",
+     .key = "partitioner",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(partitioner),
+     .def = "metis",
+     .choices = kPartitioners,
+     .help = "how zones are distributed over ranks"},
+    // [fem]
+    {.section = "fem",
+     .key = "order_kinematic",
+     .type = BLAST_DECK_INT,
+     .offset = F(order_kinematic),
+     .def = "2",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 1,
+     .max = 8,
+     .help = "order k of the kinematic (H1, Qk) space"},
+    {.section = "fem",
+     .key = "order_thermo",
+     .type = BLAST_DECK_INT,
+     .offset = F(order_thermo),
+     .def = "-1",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 0,
+     .max = 7,
+     .has_special = 1,
+     .special = -1,
+     .special_help = "order_kinematic-1",
+     .resolve = ResolveOrderThermo,
+     .help = "order m of the thermodynamic (L2, Qm) space"},
+    {.section = "fem",
+     .key = "order_quadrature",
+     .type = BLAST_DECK_INT,
+     .offset = F(order_quadrature),
+     .def = "-1",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 1,
+     .max = 47,
+     .has_special = 1,
+     .special = -1,
+     .special_help = "the method's default 3k+m-1",
+     .help = "order of the zone quadrature rule"},
+    // [time]
+    {.section = "time",
+     .key = "t_final",
+     .type = BLAST_DECK_REAL,
+     .offset = F(t_final),
+     .def = "0.6",
+     .bounds = BLAST_DECK_MIN_OPEN,
+     .min = 0,
+     .help = "final time"},
+    {.section = "time",
+     .key = "cfl",
+     .type = BLAST_DECK_REAL,
+     .offset = F(cfl),
+     .def = "0.5",
+     .bounds = BLAST_DECK_MIN_OPEN | BLAST_DECK_MAX,
+     .min = 0,
+     .max = 10,
+     .help = "CFL number of the time step estimate"},
+    {.section = "time",
+     .key = "ode_solver",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(ode_solver),
+     .def = "rk4",
+     .choices = kOdeSolvers,
+     .help = "time integrator"},
+    {.section = "time",
+     .key = "max_steps",
+     .type = BLAST_DECK_INT,
+     .offset = F(max_steps),
+     .def = "-1",
+     .bounds = BLAST_DECK_MIN,
+     .min = 0,
+     .has_special = 1,
+     .special = -1,
+     .special_help = "unlimited",
+     .help = "largest number of step attempts"},
+    // [solver]
+    {.section = "solver",
+     .key = "cg_tol",
+     .type = BLAST_DECK_REAL,
+     .offset = F(cg_tol),
+     .def = "1e-8",
+     .bounds = BLAST_DECK_MIN_OPEN | BLAST_DECK_MAX_OPEN,
+     .min = 0,
+     .max = 1,
+     .help = "relative tolerance of the CG solves"},
+    {.section = "solver",
+     .key = "cg_max_iter",
+     .type = BLAST_DECK_INT,
+     .offset = F(cg_max_iter),
+     .def = "300",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 1,
+     .max = 1000000,
+     .help = "most CG iterations per solve"},
+    {.section = "solver",
+     .key = "viscosity",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(viscosity),
+     .def = "auto",
+     .choices = kViscosity,
+     .help = "artificial viscosity (auto: as the problem needs)"},
+    {.section = "solver",
+     .key = "energy_solve",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(energy_solve),
+     .def = "inverse",
+     .choices = kEnergySolves,
+     .help = "energy mass matrix: exact zone inverses or global CG"},
+    // [output]
+    {.section = "output",
+     .key = "dir",
+     .type = BLAST_DECK_STRING,
+     .offset = F(output_dir),
+     .size = STR_SIZE(output_dir),
+     .def_help = "out/<deck file name without extension>",
+     .resolve = ResolveOutputDir,
+     .help = "output directory, relative to the current directory"},
+    {.section = "output",
+     .key = "print_every",
+     .type = BLAST_DECK_INT,
+     .offset = F(print_every),
+     .def = "5",
+     .bounds = BLAST_DECK_MIN,
+     .min = 1,
+     .help = "print a progress line every N steps"},
+    {.section = "output",
+     .key = "exact_error",
+     .type = BLAST_DECK_BOOL,
+     .offset = F(exact_error),
+     .def = "false",
+     .help = "compute the error against the exact solution at the end"},
+};
+
+#undef F
+#undef STR_SIZE
+#undef LIST_SIZE
+
+const BlastDeckKey *BlastDeckSchema(int *nkeys) {
+  *nkeys = (int)(sizeof kSchema / sizeof kSchema[0]);
+  return kSchema;
+}

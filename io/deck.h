@@ -1,0 +1,168 @@
+/// @file deck.h
+/// @brief INI input decks. One schema table (deck_schema.c) drives parsing, validation,
+/// `blast_gpu --help` and the echo of the resolved deck; no key is handled outside it.
+///
+/// A deck is parsed with inih. Every problem in the input (unknown section or key, bad
+/// type, value out of range, duplicate key, syntax error, missing required key, ...)
+/// returns BLAST_ERR_INPUT with a message that starts with `deck:line:` (or with
+/// `command line argument N ('text'):` for overrides) and, for typos, the closest valid
+/// name. Nothing is written anywhere on error.
+///
+/// Resolution rules worth knowing:
+/// - `[mesh] file` is relative to the deck's directory and is resolved to an absolute
+///   path, so the echo of the deck works from any directory. When a file is given, the
+///   generator fields of BlastConfig (dim, elements, size) are 0.
+/// - `[fem] order_thermo = -1` resolves to order_kinematic - 1; `order_quadrature = -1`
+///   stays -1 (the method's default).
+/// - `[output] dir` defaults to "out/" + the deck's file name without extension,
+///   relative to the current directory.
+/// - Unused entries of `elements` and `size` (index >= dim) are 0.
+#ifndef BLAST_DECK_H
+#define BLAST_DECK_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---------------------------------------------------------------------------------------
+// The schema
+
+/// Value types of deck keys.
+typedef enum {
+  BLAST_DECK_INT,       ///< int
+  BLAST_DECK_REAL,      ///< finite double
+  BLAST_DECK_BOOL,      ///< int 0/1, written `true` / `false`
+  BLAST_DECK_ENUM,      ///< int, one of `choices`
+  BLAST_DECK_STRING,    ///< char[size]
+  BLAST_DECK_INT_LIST,  ///< int[size], as many values as the key `count_key` says
+  BLAST_DECK_REAL_LIST  ///< double[size], as many values as the key `count_key` says
+} BlastDeckType;
+
+/// Range flags of a key (BlastDeckKey::bounds). Lists apply the range to every value.
+enum {
+  BLAST_DECK_MIN = 1,       ///< value >= min
+  BLAST_DECK_MAX = 2,       ///< value <= max
+  BLAST_DECK_MIN_OPEN = 4,  ///< value > min
+  BLAST_DECK_MAX_OPEN = 8   ///< value < max
+};
+
+/// One valid word of an enum key and the int it stands for.
+typedef struct {
+  const char *name;
+  int value;
+} BlastDeckChoice;
+
+/// What a key's resolve hook gets to know.
+typedef struct {
+  const char *deck_name;  ///< the deck as named in messages (its path as given)
+  const char *deck_dir;   ///< directory relative paths in the deck are taken from
+  const char *where;      ///< "deck:line", "command line argument N ('...')" or "default"
+  int is_set;             ///< the key was given in the deck or on the command line
+} BlastDeckResolveInfo;
+
+/// One row of the schema table.
+typedef struct BlastDeckKey {
+  const char *section;  ///< INI section without brackets
+  const char *key;      ///< key name
+  BlastDeckType type;
+  size_t offset;         ///< offsetof(BlastConfig, field)
+  size_t size;           ///< STRING: capacity of the char array; lists: most values allowed
+  const char *def;       ///< default as deck text (lists: one value used for every direction);
+                         ///< NULL: required, or computed by `resolve`
+  const char *def_help;  ///< how the default reads in --help when `def` does not say it all
+  int required;          ///< the deck must set it
+  unsigned bounds;       ///< BLAST_DECK_MIN | ... (INT, REAL and lists)
+  double min, max;
+  int has_special;  ///< INT: `special` is also allowed, outside [min, max]
+  int special;
+  const char *special_help;        ///< meaning of `special`, for messages and --help
+  const BlastDeckChoice *choices;  ///< ENUM: valid words, terminated by {NULL, 0}
+  const char *count_key;           ///< lists: INT key of the same section giving the count
+  const char *conflicts;           ///< space-separated keys of the same section that may not
+                                   ///< be set together with this one
+  /// Optional hook run after every key has its value (in table order). Fills in computed
+  /// defaults and resolves values that depend on other keys or on the deck's location.
+  int (*resolve)(BlastConfig *cfg, const BlastDeckResolveInfo *info);
+  const char *help;  ///< one-line description
+} BlastDeckKey;
+
+/// The schema table: *nkeys rows, grouped by section in deck order.
+const BlastDeckKey *BlastDeckSchema(int *nkeys);
+
+// ---------------------------------------------------------------------------------------
+// Parsing with state (deck text, then command-line overrides, then resolution)
+
+/// A deck being assembled: the values given so far and where each was given.
+typedef struct BlastDeck_private *BlastDeck;
+
+/// Start a deck. `name` names it in messages and becomes cfg->deck_path; `deck_dir` is the
+/// directory that relative mesh paths are taken from ("" or NULL: the current directory).
+/// Errors: BLAST_ERR_ARG (name too long), BLAST_ERR_MEM.
+int BlastDeckCreate(const char *name, const char *deck_dir, BlastDeck *deck);
+/// Free a deck (NULL allowed) and set the handle to NULL.
+void BlastDeckDestroy(BlastDeck *deck);
+/// Parse the INI text of the deck (once per deck). Errors: BLAST_ERR_INPUT naming
+/// `name:line`, BLAST_ERR_ARG when called twice or after BlastDeckResolve.
+int BlastDeckReadText(BlastDeck deck, const char *text);
+/// Apply one command-line override `section.key=value`; it goes through the same checks as
+/// a deck line and replaces the deck's value. `argno` is its position on the command line,
+/// used in messages ("command line argument N ('text')"). Errors: BLAST_ERR_INPUT.
+int BlastDeckApplyOverride(BlastDeck deck, const char *arg, int argno);
+/// Check what needs the whole deck (required keys, exclusive keys, list lengths), apply
+/// defaults and resolve the configuration into *cfg. Errors: BLAST_ERR_INPUT.
+int BlastDeckResolve(BlastDeck deck, BlastConfig *cfg);
+
+// ---------------------------------------------------------------------------------------
+// One-call entry points
+
+/// Parse deck text into *cfg without MPI (tests, fuzzers). `name` is used in messages and
+/// stored as cfg->deck_path; `deck_dir` as in BlastDeckCreate. Errors: BLAST_ERR_INPUT.
+int BlastDeckParseText(const char *text, const char *name, const char *deck_dir, BlastConfig *cfg);
+/// Collective on `comm`: rank 0 reads the deck file at `path` and broadcasts its text;
+/// every rank parses it, applies the overrides (numbered 1..noverrides in messages) and
+/// resolves *cfg. Bad input gives BLAST_ERR_INPUT on every rank, marked
+/// BLAST_COLLECTIVE_SAME so that it is reported once.
+int BlastDeckLoad(MPI_Comm comm, const char *path, int noverrides, char **overrides,
+                  BlastConfig *cfg);
+/// As BlastDeckLoad, with the command-line position of each override for messages
+/// (`argnos` NULL: 1..noverrides).
+int BlastDeckLoadArgs(MPI_Comm comm, const char *path, int noverrides, char **overrides,
+                      const int *argnos, BlastConfig *cfg);
+
+// ---------------------------------------------------------------------------------------
+// Command line, help and echo
+
+/// The command line `blast_gpu [options] deck.ini [section.key=value ...]`, split up.
+typedef struct {
+  int help, version, print_deck;  ///< options given
+  const char *deck;               ///< the deck path (NULL: none given)
+  int noverrides;
+  char **overrides;  ///< the overrides (pointers into argv)
+  int *argnos;       ///< their positions in argv
+} BlastDeckArgs;
+
+/// Split argv (options may appear anywhere; `--` ends them). Errors: BLAST_ERR_INPUT for
+/// an unknown option, or for no deck when neither --help nor --version is given.
+/// Free with BlastDeckArgsFree, also after an error.
+int BlastDeckParseArgs(int argc, char **argv, BlastDeckArgs *args);
+/// Free the arrays of BlastDeckParseArgs.
+void BlastDeckArgsFree(BlastDeckArgs *args);
+/// Print the usage, the options and the whole schema (every section and key with its
+/// type, default, range or choices and help) to `out`.
+void BlastDeckPrintHelp(FILE *out);
+/// Print the resolved configuration as an INI deck that parses back to the same
+/// BlastConfig. Values equal to their defaults are marked with a `; default` comment.
+/// Errors: BLAST_ERR_ARG when a value cannot be written as a valid deck line.
+int BlastDeckWrite(const BlastConfig *cfg, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_DECK_H
