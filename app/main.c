@@ -1,10 +1,20 @@
-// blast_gpu entry point: MPI/OpenMP start-up, command line, the run, error exit policy.
+// blast_gpu entry point: MPI/OpenMP start-up, command line, mesh, the run, reports, and
+// the error exit policy.
+#include <errno.h>
 #include <mpi.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "backend.h"
 #include "blast.h"
+#include "blast_mpi.h"
 #include "cli.h"
+#include "diagnostics.h"
+#include "hydro.h"
+#include "meshio.h"
+#include "report.h"
 
 // Report an error according to how far it is known across ranks, and end the process.
 static int Finish(int ierr) {
@@ -23,6 +33,7 @@ static int Finish(int ierr) {
     default:
       // Only this rank knows: the others may be waiting in a collective. End the job.
       BlastErrorPrint();
+      fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, BlastExitCode(ierr));
       return BlastExitCode(ierr);
   }
@@ -30,12 +41,84 @@ static int Finish(int ierr) {
   return BlastExitCode(ierr);
 }
 
+// mkdir -p; errors name the path.
+static int MakeDirs(const char *dir) {
+  char path[BLAST_PATH_MAX];
+  snprintf(path, sizeof path, "%s", dir);
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(path, 0777) && errno != EEXIST)
+      BlastError(BLAST_ERR_IO, "cannot create output directory '%s': %s", path, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(path, 0777) && errno != EEXIST)
+    BlastError(BLAST_ERR_IO, "cannot create output directory '%s': %s", path, strerror(errno));
+  struct stat st;
+  BlastCheck(stat(path, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO,
+             "output path '%s' exists and is not a directory", path);
+  return 0;
+}
+
+// The serial mesh: read or generated, then refined refine_serial times. Every rank builds
+// it (it is small by construction: parallel refinement makes the large meshes).
+static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
+  BlastMesh m0 = NULL;
+  if (cfg->mesh_file[0])
+    BlastCall(BlastMeshRead(cfg->mesh_file, &m0));
+  else
+    BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
+  if (cfg->refine_serial > 0) {
+    BlastCall(BlastMeshRefine(m0, cfg->refine_serial, mesh));
+    BlastCall(BlastMeshDestroy(&m0));
+  } else {
+    *mesh = m0;
+  }
+  return 0;
+}
+
 static int Run(int argc, char **argv) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
   BlastConfig cfg;
   BlastCliAction action;
   memset(&cfg, 0, sizeof cfg);
-  BlastCall(BlastCliParse(MPI_COMM_WORLD, argc, argv, &cfg, &action));
+  BlastCall(BlastCliParse(comm, argc, argv, &cfg, &action));
   if (action == BLAST_CLI_EXIT) return 0;
+  const double wall0 = MPI_Wtime();
+  if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
+
+  BlastMesh mesh = NULL;
+  BlastCallAgree(comm, 1, BuildMesh(&cfg, &mesh));
+  const BlastBackendOps *ops = &blast_backend_cpu;
+  BlastHydro h = NULL;
+  BlastCallAgree(comm, 0, BlastHydroCreate(&cfg, mesh, comm, ops, &h));
+  // Output directory only once the input is known to be good: bad input writes nothing.
+  BlastCallAgree(comm, 1, rank ? 0 : MakeDirs(cfg.output_dir));
+
+  BlastHydroShape shape = BlastHydroGetShape(h);
+  double dt0, energy0, e_norm0;
+  BlastHydroGetInitial(h, &dt0, &energy0);
+  BlastCall(BlastHydroENorm(h, &e_norm0));
+  if (!rank) BlastReportBanner(stdout, &cfg, &shape, ops->name, dt0, e_norm0, energy0);
+  const double setup = MPI_Wtime() - wall0;
+
+  BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
+  BlastCall(BlastHydroRun(h, BlastReportStep, &progress));
+
+  BlastRunSummary sum;
+  BlastCall(BlastReportCollect(comm, h, MPI_Wtime() - wall0, setup, ops->name, &sum));
+  if (cfg.exact_error) BlastCall(BlastDiagnosticsExactErrors(h, &sum.sedov_density_l2,
+                                                              &sum.vel_err_linf, &sum.vel_err_l1,
+                                                              &sum.vel_err_l2));
+  if (!rank) {
+    BlastReportSummary(stdout, &sum);
+    BlastCall(BlastReportWriteJson(cfg.output_dir, &cfg, &sum));
+    printf("\n  summary written to %s/summary.json\n", cfg.output_dir);
+  }
+  BlastCall(BlastHydroDestroy(&h));
+  BlastCall(BlastMeshDestroy(&mesh));
   return 0;
 }
 

@@ -10,6 +10,9 @@
 #include "problems/problems.h"
 
 enum { kDotChunk = 4096 };
+// Loops shorter than these run on one thread: a fork/join costs more than the work.
+#define BLAST_OMP_MIN_VEC 32768
+#define BLAST_OMP_MIN_ZONES 64
 
 typedef struct {
   BlastHydroData hd;
@@ -66,18 +69,18 @@ static int CpuCopy(void *ctx, size_t n, const double *src, double *dst) {
   return 0;
 }
 static int CpuSet(void *ctx, size_t n, double a, double *x) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
   for (size_t i = 0; i < n; i++) x[i] = a;
   return 0;
 }
 static int CpuAxpby(void *ctx, size_t n, double a, const double *x, double b, double *y) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
   for (size_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];
   return 0;
 }
 static int CpuWaxpby(void *ctx, size_t n, double a, const double *x, double b, const double *y,
                      double *w) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
   for (size_t i = 0; i < n; i++) w[i] = a * x[i] + b * y[i];
   return 0;
 }
@@ -92,7 +95,7 @@ static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double 
     c->npartial = nchunks;
   }
   double *partial = c->partial;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
   for (size_t k = 0; k < nchunks; k++) {
     const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
     double s = 0.0;
@@ -181,7 +184,7 @@ static int CpuQDataForce(void *ctx, const double *x, const double *v, const doub
   const int nz = c->hd.nz;
   double dt_min = HUGE_VAL, tdet = 0.0;
   int tangled = -1;
-#pragma omp parallel
+#pragma omp parallel if (nz > BLAST_OMP_MIN_ZONES)
   {
     double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
     double my_dt = HUGE_VAL, my_det = 0.0;
@@ -206,7 +209,7 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
   const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
   // Zone contributions -F_z 1 (kernel 8), then a gather over each dof's zones in a fixed
   // order (no atomics, deterministic).
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hd->nz > BLAST_OMP_MIN_ZONES)
   for (int z = 0; z < hd->nz; z++) {
     const double *F = &c->F[(size_t)z * rows * ne];
     double *r = &c->rE[(size_t)z * rows];
@@ -214,7 +217,7 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
     for (int j = 0; j < ne; j++)
       for (int i = 0; i < rows; i++) r[i] -= F[(size_t)rows * j + i];
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nl > BLAST_OMP_MIN_VEC / 8)
   for (int l = 0; l < nl; l++) {
     for (int cc = 0; cc < dim; cc++) {
       double s = 0.0;
@@ -233,7 +236,7 @@ static int CpuEnergyRate(void *ctx, const double *v, double *de) {
   CpuCtx *c = ctx;
   const BlastHydroData *hd = &c->hd;
   const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
-#pragma omp parallel
+#pragma omp parallel if (hd->nz > BLAST_OMP_MIN_ZONES)
   {
     double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
     double *vz = ws, *b = ws + rows;
@@ -262,7 +265,7 @@ static int CpuEnergyRate(void *ctx, const double *v, double *de) {
 static int CpuMassMult(void *ctx, const double *x, double *y) {
   CpuCtx *c = ctx;
   const BlastHydroData *hd = &c->hd;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hd->h1_nl > BLAST_OMP_MIN_VEC / 16)
   for (int i = 0; i < hd->h1_nl; i++) {
     double s = 0.0;
     for (int k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) s += hd->mv_val[k] * x[hd->mv_col[k]];
@@ -274,7 +277,7 @@ static int CpuMassMult(void *ctx, const double *x, double *y) {
 static int CpuJacobi(void *ctx, const double *r, double *z) {
   CpuCtx *c = ctx;
   const double *dinv = c->hd.mv_dinv;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (c->hd.h1_nl > BLAST_OMP_MIN_VEC)
   for (int i = 0; i < c->hd.h1_nl; i++) z[i] = r[i] * dinv[i];
   return 0;
 }
@@ -292,7 +295,7 @@ static int CpuEnergies(void *ctx, const double *v, const double *e, double *ie, 
   double *zone_ie, *zone_ke;
   BlastCall(BlastMalloc(hd->nz, &zone_ie));
   BlastCall(BlastMalloc(hd->nz, &zone_ke));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hd->nz > BLAST_OMP_MIN_ZONES)
   for (int z = 0; z < hd->nz; z++) {
     const int *dof = &hd->h1_edof[(size_t)z * nd];
     double si = 0.0, sk = 0.0;

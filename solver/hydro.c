@@ -276,6 +276,9 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   h->cfg = *cfg;
   h->mesh = mesh;
   h->ops = ops;
+  BlastCheck(h->nranks == 1, BLAST_ERR_UNSUPPORTED,
+             "this build runs on one MPI rank only (domain decomposition is not implemented "
+             "yet); run without mpirun or with -n 1 and use OpenMP threads");
   const int dim = BlastMeshDim(mesh), k = cfg->order_kinematic;
   const int m = cfg->order_thermo >= 0 ? cfg->order_thermo : k - 1;
   BlastCall(BlastProblemSetup(cfg->problem, dim, cfg->viscosity, &h->prob));

@@ -136,14 +136,30 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
     const double smax = sqrt(0.5 * (n1 + n2) + sqrt(t * t + s0 * s0));
     return ldexp(fabs(BlastMatDet(2, B)) / smax, e);
   }
-  double BtB[9], d1[3], lmin;
+  // Smallest eigenvalue of S = B^T B by the trigonometric (Cardano) formula, as the
+  // reference does. Any method on the formed B^T B has error ~ eps lambda_max, so this
+  // is as accurate as an iterative solver here and much cheaper.
+  double S[9];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       double sum = 0.0;
       for (int c = 0; c < 3; c++) sum += B[c + 3 * i] * B[c + 3 * j];
-      BtB[i + 3 * j] = sum;
+      S[i + 3 * j] = sum;
     }
-  BlastSymEigMin(3, BtB, &lmin, d1);
+  const double q = (S[0] + S[4] + S[8]) / 3.0;
+  const double b00 = S[0] - q, b11 = S[4] - q, b22 = S[8] - q;
+  const double s01 = S[3], s02 = S[6], s12 = S[7];
+  const double p2 = (b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (s01 * s01 + s02 * s02 + s12 * s12)) / 6.0;
+  double lmin = q;
+  if (p2 > 0.0) {
+    const double p = sqrt(p2);
+    const double det = b00 * (b11 * b22 - s12 * s12) - s01 * (s01 * b22 - s12 * s02) +
+                       s02 * (s01 * s12 - b11 * s02);
+    double r = det / (2.0 * p2 * p);
+    r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
+    const double two_pi_3 = 2.0943951023931954923;  // 2 pi / 3
+    lmin = q + 2.0 * p * cos(acos(r) / 3.0 + two_pi_3);
+  }
   return ldexp(sqrt(fmax(lmin, 0.0)), e);
 }
 

@@ -1,0 +1,197 @@
+// Banner, progress lines, final summary and the JSON run summary (see report.h).
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blast_mpi.h"
+#include "problems/problems.h"
+
+static const char *OdeName(int ode) {
+  switch (ode) {
+    case BLAST_ODE_EULER: return "euler";
+    case BLAST_ODE_RK2: return "rk2";
+    case BLAST_ODE_RK3SSP: return "rk3ssp";
+    case BLAST_ODE_RK4: return "rk4";
+    case BLAST_ODE_RK6: return "rk6";
+    case BLAST_ODE_RK2AVG: return "rk2avg";
+    default: return "unknown";
+  }
+}
+
+void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape *s,
+                       const char *backend, double dt0, double e_norm0, double energy0) {
+  fprintf(out, "\n");
+  fprintf(out, "  problem        %s (%dD)%s\n", BlastProblemName(cfg->problem), s->dim,
+          cfg->deck_path[0] ? "" : "");
+  fprintf(out, "  deck           %s\n", cfg->deck_path[0] ? cfg->deck_path : "(none)");
+  fprintf(out, "  mesh           %s, refined %d serial + %d parallel\n",
+          cfg->mesh_file[0] ? cfg->mesh_file : "generated box", cfg->refine_serial,
+          cfg->refine_parallel);
+  fprintf(out, "  discretization Q%d-Q%d, %d quadrature points per zone, %s, cfl %g\n", s->k, s->m,
+          s->nqp, OdeName(cfg->ode_solver), cfg->cfl);
+  fprintf(out, "  size           %lld zones, %lld H1 dofs, %lld L2 dofs\n", (long long)s->zones,
+          (long long)s->h1_dofs, (long long)s->l2_dofs);
+  fprintf(out, "  parallel       %d MPI ranks x %d OpenMP threads, backend %s\n", s->ranks,
+          s->threads, backend);
+  fprintf(out, "  run            t_final %g, cg_tol %g, cg_max_iter %d\n", cfg->t_final, cfg->cg_tol,
+          cfg->cg_max_iter);
+  fprintf(out, "  initial        dt %.6e, |e| %.10e, total energy %.10e\n\n", dt0, e_norm0, energy0);
+  fflush(out);
+}
+
+int BlastReportStep(void *progress, const BlastStepInfo *info) {
+  BlastProgress *p = progress;
+  if (info->rejected) {
+    p->rejected++;
+    if (!p->rank)
+      fprintf(p->out, "Repeating step %d (attempt %d): dt_est %.6e < dt %.6e, new dt %.6e\n",
+              info->step, info->attempts, info->dt_est, info->dt_used, info->dt);
+    return 0;
+  }
+  if (!info->report) return 0;
+  double en, ie, ke;
+  BlastCall(BlastHydroNorms(p->hydro, &en, &ie, &ke));
+  if (p->rank) return 0;
+  const double wall = MPI_Wtime() - p->wall0;
+  const double left = info->t > 0 ? wall * (p->t_final - info->t) / info->t : 0.0;
+  const double dE = (ie + ke - p->energy0) / (p->energy0 != 0.0 ? fabs(p->energy0) : 1.0);
+  fprintf(p->out,
+          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s\n",
+          info->step, info->t, info->dt, info->e_norm, dE, wall, left);
+  fflush(p->out);
+  return 0;
+}
+
+int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wall,
+                       const char *backend, BlastRunSummary *sum) {
+  memset(sum, 0, sizeof *sum);
+  const BlastHydroTimers *tm = BlastHydroGetTimers(h);
+  sum->shape = BlastHydroGetShape(h);
+  sum->backend = backend;
+  sum->wall = wall, sum->setup_wall = setup_wall;
+  BlastHydroGetProgress(h, &sum->t, &sum->dt, &sum->steps, &sum->attempts);
+  sum->rejected = sum->attempts - sum->steps;
+  BlastCall(BlastHydroNorms(h, &sum->e_norm, &sum->ie, &sum->ke));
+  sum->energy = sum->ie + sum->ke;
+  BlastHydroGetInitial(h, NULL, &sum->energy0);
+  double loc[4] = {tm->qdata, tm->force, tm->cg, tm->step}, mx[4], mn[4];
+  BlastCallMPI(MPI_Allreduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, comm));
+  BlastCallMPI(MPI_Allreduce(loc, mn, 4, MPI_DOUBLE, MPI_MIN, comm));
+  sum->t_qdata = mx[0], sum->t_force = mx[1], sum->t_cg = mx[2], sum->t_step = mx[3];
+  sum->t_qdata_min = mn[0], sum->t_force_min = mn[1], sum->t_cg_min = mn[2], sum->t_step_min = mn[3];
+  // Every rank takes part in each CG iteration: the counts agree; updates are summed.
+  long long cnt[2] = {(long long)tm->qdata_zone_updates, (long long)tm->cg_unconverged}, tot[2];
+  BlastCallMPI(MPI_Allreduce(cnt, tot, 2, MPI_LONG_LONG, MPI_SUM, comm));
+  sum->qdata_zone_updates = tot[0];
+  sum->cg_unconverged = (long long)tm->cg_unconverged;
+  sum->cg_iter = (long long)tm->cg_iter;
+  // Figures of merit exactly as the reference defines them: CG iterations of the
+  // per-component solves divided by dim, "steps" = step attempts.
+  const double h1 = (double)sum->shape.h1_dofs, l2 = (double)sum->shape.l2_dofs;
+  const double iters = (double)sum->cg_iter / sum->shape.dim;
+  const double T1 = sum->t_cg, T2 = sum->t_force, T3 = sum->t_qdata, T4 = T1 + T2 + T3;
+  sum->fom_cg = T1 > 0 ? 1e-6 * h1 * iters / T1 : 0.0;
+  sum->fom_force = T2 > 0 ? 1e-6 * sum->attempts * (h1 + l2) / T2 : 0.0;
+  sum->fom_qdata = T3 > 0 ? 1e-6 * (double)sum->qdata_zone_updates * sum->shape.nqp / T3 : 0.0;
+  sum->fom_total = T4 > 0 ? (sum->fom_cg * T1 + sum->fom_force * T2 + sum->fom_qdata * T3) / T4 : 0.0;
+  sum->fom0 = T4 > 0 ? 1e-6 * sum->attempts * (h1 + l2) / T4 : 0.0;
+  sum->sedov_density_l2 = NAN;
+  sum->vel_err_linf = sum->vel_err_l1 = sum->vel_err_l2 = NAN;
+  return 0;
+}
+
+static void Row(FILE *out, const char *name, double tmax, double tmin, double total) {
+  fprintf(out, "  %-34s %10.3f %10.3f %6.1f%%\n", name, tmax, tmin,
+          total > 0 ? 100.0 * tmax / total : 0.0);
+}
+
+void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
+  fprintf(out, "\n== Summary ==\n");
+  fprintf(out, "  steps %d (attempts %d, repeated %d), t = %.6g, dt = %.6f\n", s->steps, s->attempts,
+          s->rejected, s->t, s->dt);
+  fprintf(out, "  |e| = %.10e\n", s->e_norm);
+  fprintf(out, "  energy: internal %.10e, kinetic %.10e, total %.10e\n", s->ie, s->ke, s->energy);
+  fprintf(out, "  energy change: %.3e (relative %.3e) from %.10e\n", s->energy - s->energy0,
+          s->energy0 != 0 ? (s->energy - s->energy0) / fabs(s->energy0) : 0.0, s->energy0);
+  if (!isnan(s->sedov_density_l2))
+    fprintf(out, "  Sedov density L2 error vs exact solution: %.6e\n", s->sedov_density_l2);
+  if (!isnan(s->vel_err_l2))
+    fprintf(out, "  velocity error vs exact solution: Linf %.6e, L1 %.6e, L2 %.6e\n",
+            s->vel_err_linf, s->vel_err_l1, s->vel_err_l2);
+  fprintf(out, "\n  %-34s %10s %10s %7s\n", "timing (seconds)", "max rank", "min rank", "% wall");
+  Row(out, "quadrature data + corner forces F_z", s->t_qdata, s->t_qdata_min, s->wall);
+  Row(out, "force actions -F.1, F^T v, M_E^-1", s->t_force, s->t_force_min, s->wall);
+  char cg[64];
+  snprintf(cg, sizeof cg, "CG (H1), %lld iterations", s->cg_iter);
+  Row(out, cg, s->t_cg, s->t_cg_min, s->wall);
+  Row(out, "time steps (all of the above + RK)", s->t_step, s->t_step_min, s->wall);
+  Row(out, "setup", s->setup_wall, s->setup_wall, s->wall);
+  fprintf(out, "  %-34s %10.3f\n", "wall", s->wall);
+  if (s->cg_unconverged)
+    fprintf(out, "  warning: %lld PCG solves stopped at cg_max_iter without converging\n",
+            s->cg_unconverged);
+  fprintf(out, "\n  figures of merit (as defined by the reference implementation):\n");
+  fprintf(out, "  CG (H1) rate (megadofs x cg_iterations / second):        %.4f\n", s->fom_cg);
+  fprintf(out, "  Forces rate (megadofs x timesteps / second):             %.4f\n", s->fom_force);
+  fprintf(out, "  UpdateQuadData rate (megaquads x timesteps / second):    %.4f\n", s->fom_qdata);
+  fprintf(out, "  Major kernels total rate (megadofs x time steps / second): %.4f\n", s->fom_total);
+  fflush(out);
+}
+
+static void JsonNumber(FILE *f, const char *key, double v, int comma) {
+  if (isfinite(v))
+    fprintf(f, "  \"%s\": %.17g%s\n", key, v, comma ? "," : "");
+  else
+    fprintf(f, "  \"%s\": null%s\n", key, comma ? "," : "");
+}
+
+int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *s) {
+  char path[BLAST_PATH_MAX + 32], tmp[BLAST_PATH_MAX + 48];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  snprintf(tmp, sizeof tmp, "%s/.summary.json.tmp", dir);
+  FILE *f = fopen(tmp, "w");
+  BlastCheck(f, BLAST_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(f, "{\n");
+  fprintf(f, "  \"problem\": \"%s\",\n", BlastProblemName(cfg->problem));
+  fprintf(f, "  \"deck\": \"%s\",\n", cfg->deck_path);
+  fprintf(f, "  \"dim\": %d,\n  \"order_kinematic\": %d,\n  \"order_thermo\": %d,\n", s->shape.dim,
+          s->shape.k, s->shape.m);
+  fprintf(f, "  \"steps\": %d,\n  \"step_attempts\": %d,\n  \"steps_repeated\": %d,\n", s->steps,
+          s->attempts, s->rejected);
+  JsonNumber(f, "t", s->t, 1);
+  JsonNumber(f, "dt", s->dt, 1);
+  JsonNumber(f, "e_norm", s->e_norm, 1);
+  JsonNumber(f, "energy_internal", s->ie, 1);
+  JsonNumber(f, "energy_kinetic", s->ke, 1);
+  JsonNumber(f, "energy_total", s->energy, 1);
+  JsonNumber(f, "energy_total_initial", s->energy0, 1);
+  fprintf(f, "  \"zones\": %lld,\n  \"h1_dofs\": %lld,\n  \"l2_dofs\": %lld,\n",
+          (long long)s->shape.zones, (long long)s->shape.h1_dofs, (long long)s->shape.l2_dofs);
+  fprintf(f, "  \"quadrature_points_per_zone\": %d,\n", s->shape.nqp);
+  fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"backend\": \"%s\",\n", s->shape.ranks,
+          s->shape.threads, s->backend);
+  JsonNumber(f, "wall_seconds", s->wall, 1);
+  JsonNumber(f, "setup_seconds", s->setup_wall, 1);
+  fprintf(f, "  \"timing\": {\"qdata_force_max\": %.6g, \"force_actions_max\": %.6g, "
+             "\"cg_max\": %.6g, \"steps_max\": %.6g},\n",
+          s->t_qdata, s->t_force, s->t_cg, s->t_step);
+  fprintf(f, "  \"cg_iterations\": %lld,\n  \"cg_unconverged\": %lld,\n", s->cg_iter, s->cg_unconverged);
+  JsonNumber(f, "sedov_density_l2_error", s->sedov_density_l2, 1);
+  JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);
+  fprintf(f, "  \"fom\": {\"cg_h1\": %.6g, \"forces\": %.6g, \"update_quad_data\": %.6g, "
+             "\"major_kernels\": %.6g, \"fom0\": %.6g}\n",
+          s->fom_cg, s->fom_force, s->fom_qdata, s->fom_total, s->fom0);
+  fprintf(f, "}\n");
+  const int werr = ferror(f);
+  const int cerr = fclose(f);
+  if (werr || cerr) {
+    remove(tmp);
+    BlastError(BLAST_ERR_IO, "writing %s failed (disk full?)", tmp);
+  }
+  BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
+             strerror(errno));
+  return 0;
+}

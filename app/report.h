@@ -1,0 +1,53 @@
+/// @file report.h
+/// @brief Output for people and scripts: banner, progress lines, final summary with
+/// timing breakdown and figures of merit (rank 0 prints), and <output.dir>/summary.json.
+#ifndef BLAST_REPORT_H
+#define BLAST_REPORT_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "hydro.h"
+
+/// Everything the final summary reports, reduced over ranks.
+typedef struct {
+  int steps, attempts, rejected;
+  double t, dt, e_norm;
+  double ie, ke, energy, energy0;
+  double wall, setup_wall;
+  BlastHydroShape shape;
+  const char *backend;
+  // timings: max over ranks (and min for imbalance)
+  double t_qdata, t_force, t_cg, t_step;
+  double t_qdata_min, t_force_min, t_cg_min, t_step_min;
+  long long cg_iter, cg_unconverged, qdata_zone_updates;
+  // figures of merit as defined by the reference implementation
+  double fom_cg, fom_force, fom_qdata, fom_total, fom0;
+  // exact-solution errors (NAN when not computed)
+  double sedov_density_l2;
+  double vel_err_linf, vel_err_l1, vel_err_l2;
+} BlastRunSummary;
+
+/// State of the progress reporter (rank 0 prints).
+typedef struct {
+  int rank;
+  double wall0;     ///< MPI_Wtime at the start of the time loop
+  double t_final;
+  double energy0;
+  BlastHydro hydro;
+  int rejected;
+  FILE *out;
+} BlastProgress;
+
+void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape *shape,
+                       const char *backend, double dt0, double e_norm0, double energy0);
+/// BlastStepCallback that prints the progress line on report steps and repeated steps.
+int BlastReportStep(void *progress, const BlastStepInfo *info);
+/// Gather timings and counters over ranks and compute the figures of merit. Collective.
+int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wall,
+                       const char *backend, BlastRunSummary *sum);
+void BlastReportSummary(FILE *out, const BlastRunSummary *sum);
+/// Write <dir>/summary.json atomically (temporary name, then rename). Rank 0 only.
+int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *sum);
+
+#endif  // BLAST_REPORT_H

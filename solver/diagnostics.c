@@ -1,0 +1,155 @@
+// Errors against exact solutions (method spec 13.3-13.5).
+#include "diagnostics.h"
+
+#include <math.h>
+
+#include "blast_mpi.h"
+#include "hydro-impl.h"
+#include "linalg.h"
+#include "problems/sedov_exact.h"
+
+typedef struct {
+  const BlastSpace *s;
+  const double *x, *v;  // host L-vectors of the current state
+  double *phi, *dphi;   // work: H1 basis values and gradients
+} ZoneEval;
+
+// Physical point X, velocity V (if wanted) and det J at reference point xi of zone z.
+static double Evaluate(ZoneEval *ev, const BlastTensorTables *t, int z, const double *xi,
+                       double *X, double *V) {
+  const BlastSpace *s = ev->s;
+  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
+  BlastH1BasisEval(t, xi, ev->phi, ev->dphi);
+  double J[9] = {0};
+  for (int c = 0; c < dim; c++) {
+    X[c] = 0.0;
+    if (V) V[c] = 0.0;
+    for (int a = 0; a < nd; a++) {
+      const int l = s->h1_edof[(size_t)z * nd + a];
+      const double xa = ev->x[(size_t)c * nl + l];
+      X[c] += xa * ev->phi[a];
+      if (V) V[c] += ev->v[(size_t)c * nl + l] * ev->phi[a];
+      for (int g = 0; g < dim; g++) J[c + dim * g] += xa * ev->dphi[a * dim + g];
+    }
+  }
+  return BlastMatDet(dim, J);
+}
+
+static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp;
+  const int km = s->k > s->m ? s->k : s->m;
+  const int o_err = 2 * (2 * (km + 1) > h->cfg.order_quadrature ? 2 * (km + 1) : h->cfg.order_quadrature);
+  BlastTensorTables *te;
+  BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, o_err / 2 + 1, &te));
+  BlastSedov sedov;
+  BlastCall(BlastSedovCreate(dim, 1.4, h->cfg.blast_energy, 1.0, &sedov));
+  double *M, *Minv, *rhs, *rho;
+  BlastCall(BlastMalloc(ne * ne, &M));
+  BlastCall(BlastMalloc(ne * ne, &Minv));
+  BlastCall(BlastMalloc(ne, &rhs));
+  BlastCall(BlastMalloc(ne, &rho));
+  double local = 0.0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (int z = 0; z < s->nz; z++) {
+    // Density by local L2 projection on the current mesh (13.4): M rho = sum_q R0 psi.
+    for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
+    for (int i = 0; i < ne; i++) rhs[i] = 0.0;
+    for (int q = 0; q < nqp; q++) {
+      double X[3];
+      const double wdet = t->qp_w[q] * Evaluate(ev, t, z, &t->qp_x[(size_t)q * dim], X, NULL);
+      const double *psi = &t->l2_B[(size_t)q * ne];
+      for (int j = 0; j < ne; j++) {
+        rhs[j] += h->qp_R0[(size_t)z * nqp + q] * psi[j];
+        for (int i = 0; i < ne; i++) M[i + ne * j] += wdet * psi[i] * psi[j];
+      }
+    }
+    BlastCall(BlastDenseInverse(ne, M, Minv));
+    for (int i = 0; i < ne; i++) {
+      double sum = 0.0;
+      for (int j = 0; j < ne; j++) sum += Minv[i + ne * j] * rhs[j];
+      rho[i] = sum;
+    }
+    for (int q = 0; q < te->nqp; q++) {
+      double X[3], r2 = 0.0, rho_ex, rh = 0.0;
+      const double wdet = te->qp_w[q] * Evaluate(ev, te, z, &te->qp_x[(size_t)q * dim], X, NULL);
+      for (int c = 0; c < dim; c++) {
+        r2 += X[c] * X[c];
+        lo[c] = fmin(lo[c], X[c]), hi[c] = fmax(hi[c], X[c]);
+      }
+      BlastCall(BlastSedovEval(sedov, h->t, sqrt(r2), &rho_ex, NULL, NULL));
+      for (int j = 0; j < ne; j++) rh += rho[j] * te->l2_B[(size_t)q * ne + j];
+      local += wdet * (rho_ex - rh) * (rho_ex - rh);
+    }
+  }
+  double sum, glo[3], ghi[3];
+  BlastCallMPI(MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, h->comm));
+  BlastCallMPI(MPI_Allreduce(lo, glo, 3, MPI_DOUBLE, MPI_MIN, h->comm));
+  BlastCallMPI(MPI_Allreduce(hi, ghi, 3, MPI_DOUBLE, MPI_MAX, h->comm));
+  double width = HUGE_VAL;
+  for (int c = 0; c < dim; c++) width = fmin(width, ghi[c] - glo[c]);
+  const double r_shock = BlastSedovShockRadius(sedov, h->t);
+  BlastFree(&M);
+  BlastFree(&Minv);
+  BlastFree(&rhs);
+  BlastFree(&rho);
+  BlastCall(BlastSedovDestroy(&sedov));
+  BlastTensorTablesDestroy(&te);
+  BlastCheck(r_shock <= width, BLAST_ERR_INPUT,
+             "Sedov exact error: the shock radius %.4g at t = %.4g exceeds the domain width %.4g; "
+             "the exact solution does not apply (shorten t_final or enlarge the mesh)",
+             r_shock, h->t, width);
+  *err = sqrt(sum);
+  return 0;
+}
+
+static int VelocityErrors(BlastHydro h, ZoneEval *ev, double *linf, double *l1, double *l2) {
+  const BlastSpace *s = h->space;
+  const int dim = s->dim;
+  BlastTensorTables *te;
+  BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, s->k + 2, &te));  // order 2k+3
+  double loc[2] = {0.0, 0.0}, mx = 0.0;
+  for (int z = 0; z < s->nz; z++)
+    for (int q = 0; q < te->nqp; q++) {
+      double X[3], V[3], V0[3], e2 = 0.0;
+      const double wdet = te->qp_w[q] * Evaluate(ev, te, z, &te->qp_x[(size_t)q * dim], X, V);
+      BlastProblemV0(&h->prob, X, V0);
+      for (int c = 0; c < dim; c++) e2 += (V[c] - V0[c]) * (V[c] - V0[c]);
+      const double e = sqrt(e2);
+      mx = fmax(mx, e);
+      loc[0] += wdet * e;
+      loc[1] += wdet * e2;
+    }
+  double glob[2];
+  BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
+  BlastCallMPI(MPI_Allreduce(&mx, linf, 1, MPI_DOUBLE, MPI_MAX, h->comm));
+  *l1 = glob[0];
+  *l2 = sqrt(glob[1]);
+  BlastTensorTablesDestroy(&te);
+  return 0;
+}
+
+int BlastDiagnosticsExactErrors(BlastHydro h, double *sedov_rho_l2, double *v_linf, double *v_l1,
+                                double *v_l2) {
+  *sedov_rho_l2 = *v_linf = *v_l1 = *v_l2 = NAN;
+  const int id = h->prob.id;
+  if (id != BLAST_PROBLEM_SEDOV && id != BLAST_PROBLEM_TAYLOR_GREEN && id != BLAST_PROBLEM_GRESHO)
+    return 0;
+  ZoneEval ev = {h->space, NULL, NULL, NULL, NULL};
+  double *x, *v;
+  BlastCall(BlastMalloc(h->nx, &x));
+  BlastCall(BlastMalloc(h->nx, &v));
+  BlastCall(BlastMalloc(h->space->h1_nd, &ev.phi));
+  BlastCall(BlastMalloc(h->space->h1_nd * h->space->dim, &ev.dphi));
+  BlastCall(BlastHydroGetState(h, x, v, NULL));
+  ev.x = x, ev.v = v;
+  if (id == BLAST_PROBLEM_SEDOV)
+    BlastCall(SedovDensityError(h, &ev, sedov_rho_l2));
+  else
+    BlastCall(VelocityErrors(h, &ev, v_linf, v_l1, v_l2));
+  BlastFree(&x);
+  BlastFree(&v);
+  BlastFree(&ev.phi);
+  BlastFree(&ev.dphi);
+  return 0;
+}
