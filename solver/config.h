@@ -64,6 +64,7 @@ typedef struct {
   double t_final, cfl;
   int ode_solver;  ///< BlastOdeSolver
   int max_steps;   ///< -1: unlimited (counts step attempts, as the reference)
+  double dt_min;   ///< stop when dt falls below this (default: machine epsilon)
   // [solver]
   double cg_tol;
   int cg_max_iter;

@@ -165,17 +165,21 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
       double det = 0.0;
       if (dt_est == 0.0) BlastCall(TangledZone(h, &zone, &det));
       h->dt *= 0.85;
-      if (h->dt < DBL_EPSILON) {
+      if (h->dt < h->cfg.dt_min) {
+        // dt is global: every rank takes this branch with the same numbers.
         if (zone >= 0)
-          BlastError(BLAST_ERR_NUMERIC,
-                     "time step collapse at step %d (attempt %d), t = %.9g: the mesh is "
-                     "tangled, zone %lld has det J = %.3e, and dt fell below machine epsilon "
-                     "after repeated rejections",
-                     h->ti, h->attempts, t_old, zone, det);
-        BlastError(BLAST_ERR_NUMERIC,
-                   "time step collapse at step %d (attempt %d), t = %.9g: dt fell below "
-                   "machine epsilon after repeated rejections (last estimate %.3e)",
-                   h->ti, h->attempts, t_old, dt_est);
+          BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC,
+                          "time step collapse at step %d (attempt %d), t = %.9g: the mesh is "
+                          "tangled, zone %lld has det J = %.3e, and dt fell below dt_min = %.3e "
+                          "after repeated rejections",
+                          h->ti, h->attempts, t_old, zone, det, h->cfg.dt_min);
+        else
+          BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC,
+                          "time step collapse at step %d (attempt %d), t = %.9g: dt = %.3e fell "
+                          "below dt_min = %.3e after repeated rejections (last estimate %.3e)",
+                          h->ti, h->attempts, t_old, h->dt, h->cfg.dt_min, dt_est);
+        BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+        return BLAST_ERR_NUMERIC;
       }
       BlastCall(o->copy(h->bctx, h->nstate, h->S_old, h->S));
       h->t = t_old;

@@ -362,7 +362,7 @@ static void Echo(void) {
   fclose(f);
   int nkeys = 0;
   const BlastDeckKey *keys = BlastDeckSchema(&nkeys);
-  TEST_ASSERT(nkeys == 25, "the contract has 25 keys, the schema %d", nkeys);
+  TEST_ASSERT(nkeys >= 25, "the contract has at least 25 keys, the schema %d", nkeys);
   for (int k = 0; k < nkeys; k++) {
     char sec[64], key[64];
     snprintf(sec, sizeof sec, "\n[%s]\n", keys[k].section);

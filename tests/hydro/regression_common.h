@@ -21,6 +21,7 @@ static inline void RegressionConfig(BlastConfig *cfg, int problem) {
   cfg->cfl = 0.5;
   cfg->ode_solver = BLAST_ODE_RK4;
   cfg->max_steps = -1;
+  cfg->dt_min = 2.220446049250313e-16;
   cfg->cg_tol = 1e-14;
   cfg->cg_max_iter = 300;
   cfg->viscosity = BLAST_VISC_AUTO;
