@@ -19,10 +19,21 @@
 extern "C" {
 #endif
 
+/// Index lists of a halo pattern (partition/halo.h): forward direction sends the owned
+/// entries send_idx to the ranks holding them as ghosts at recv_idx.
+typedef struct {
+  int nsend, nrecv;
+  const int *send_idx, *recv_idx;
+} BlastHaloIndex;
+
+enum { BLAST_HALO_L = 0, BLAST_HALO_COL = 1 };  ///< L-vector ghosts; SpMV column ghosts
+enum { BLAST_ROWS_INTERIOR = 0, BLAST_ROWS_BOUNDARY = 1, BLAST_ROWS_ALL = 2 };
+
 /// Constant data of a run, host pointers owned by the front end (valid for the lifetime
 /// of the backend context; backends that need device copies make them in `create`).
 typedef struct {
   int dim, nz, nqp, h1_nd, l2_nd, h1_nl;
+  int h1_nown, h1_next;                  ///< owned (T) and ext (L + column ghosts) sizes
   const int *h1_edof;                    ///< [nz*h1_nd] L-dof of each zone node
   const int *h1_toff, *h1_tidx;          ///< transpose of h1_edof (deterministic assembly)
   const double *qp_w;                    ///< [nqp] quadrature weights
@@ -31,10 +42,12 @@ typedef struct {
   const double *qp_J0inv;                ///< [nz*nqp*dim*dim] initial inverse Jacobians
   const double *zone_gamma;              ///< [nz]
   const double *me_inv;                  ///< [nz*l2_nd*l2_nd] zone inverses of M_E (col-major)
-  const int *mv_rowptr, *mv_col;         ///< scalar H1 mass matrix, CSR over L-dofs
-  const double *mv_val, *mv_dinv;        ///< values, reciprocal diagonal
-  const int *ess_off, *ess_idx;          ///< per component constrained L-dofs
-  const double *gravity_rhs;             ///< [dim*h1_nl] M_V g_h added to -F.1, or NULL
+  const int *mv_rowptr, *mv_col;         ///< scalar H1 mass matrix: owned rows, ext columns
+  const double *mv_val, *mv_dinv;        ///< values, reciprocal diagonal (owned rows)
+  int mv_ninterior;                      ///< rows with owned columns only: mv_rows[0..ninterior)
+  const int *mv_rows;                    ///< [h1_nown] interior rows, then boundary rows
+  const int *ess_off, *ess_idx;          ///< per component constrained owned dofs
+  BlastHaloIndex halo[2];                ///< BLAST_HALO_L, BLAST_HALO_COL
   BlastQPointParams qpar;
   int tg_source;                         ///< add the 2D Taylor-Green energy source
 } BlastHydroData;
@@ -68,16 +81,24 @@ typedef struct BlastBackendOps {
   /// Quadrature data at state (x, v, e) and the zone force matrices F_z = A_z B^T.
   int (*qdata_force)(void *ctx, const double *x, const double *v, const double *e,
                      BlastQDataResult *res);
-  /// rhs = -F.1 (+ gravity), assembled into an H1 vector L-vector (unconstrained).
+  /// rhs = -F.1 from this rank's zones, an H1 vector L-vector of partial sums.
   int (*momentum_rhs)(void *ctx, double *rhs);
   /// de = M_E^{-1} (F^T v (+ Taylor-Green source)), zone by zone (E1).
   int (*energy_rate)(void *ctx, const double *v, double *de);
-  /// y = m x for the scalar H1 mass matrix (one component).
-  int (*mass_mult)(void *ctx, const double *x, double *y);
-  /// z = D^{-1} r (Jacobi, one component).
+  /// y = m x on the owned rows `rows` (BLAST_ROWS_*) of the scalar mass matrix; x has
+  /// h1_next entries (ghost columns filled), y h1_nown.
+  int (*mass_mult)(void *ctx, int rows, const double *x, double *y);
+  /// z = D^{-1} r on the owned dofs (Jacobi).
   int (*jacobi)(void *ctx, const double *r, double *z);
-  /// y[i] = 0 for the constrained L-dofs of component c.
+  /// y[i] = 0 for the constrained owned dofs of component c.
   int (*zero_essential)(void *ctx, int c, double *y);
+  /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
+  /// Forward pack: buf[c*nsend+i] = x[send[i]]; unpack: x[recv[i]] = buf[c*nrecv+i].
+  /// Reverse pack: buf[c*nrecv+i] = x[recv[i]]; unpack: x[send[i]] += buf[c*nsend+i].
+  int (*halo_pack)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
+                   double *buf);
+  int (*halo_unpack)(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                     const double *buf, double *x);
   /// Local internal and kinetic energy (method spec 13.2).
   int (*energies)(void *ctx, const double *v, const double *e, double *ie, double *ke);
   /// Wait for queued work (timing); may be NULL for synchronous backends.

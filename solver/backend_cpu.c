@@ -225,7 +225,6 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
         const int eidx = hd->h1_tidx[t], z = eidx / nd, a = eidx % nd;
         s += c->rE[(size_t)z * rows + cc * nd + a];
       }
-      if (hd->gravity_rhs) s += hd->gravity_rhs[(size_t)cc * nl + l];
       rhs[(size_t)cc * nl + l] = s;
     }
   }
@@ -262,11 +261,14 @@ static int CpuEnergyRate(void *ctx, const double *v, double *de) {
   return 0;
 }
 
-static int CpuMassMult(void *ctx, const double *x, double *y) {
+static int CpuMassMult(void *ctx, int rows, const double *x, double *y) {
   CpuCtx *c = ctx;
   const BlastHydroData *hd = &c->hd;
-#pragma omp parallel for schedule(static) if (hd->h1_nl > BLAST_OMP_MIN_VEC / 16)
-  for (int i = 0; i < hd->h1_nl; i++) {
+  const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
+  const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : hd->h1_nown;
+#pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
+  for (int r = r0; r < r1; r++) {
+    const int i = hd->mv_rows[r];
     double s = 0.0;
     for (int k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) s += hd->mv_val[k] * x[hd->mv_col[k]];
     y[i] = s;
@@ -277,8 +279,31 @@ static int CpuMassMult(void *ctx, const double *x, double *y) {
 static int CpuJacobi(void *ctx, const double *r, double *z) {
   CpuCtx *c = ctx;
   const double *dinv = c->hd.mv_dinv;
-#pragma omp parallel for schedule(static) if (c->hd.h1_nl > BLAST_OMP_MIN_VEC)
-  for (int i = 0; i < c->hd.h1_nl; i++) z[i] = r[i] * dinv[i];
+#pragma omp parallel for schedule(static) if (c->hd.h1_nown > BLAST_OMP_MIN_VEC)
+  for (int i = 0; i < c->hd.h1_nown; i++) z[i] = r[i] * dinv[i];
+  return 0;
+}
+
+static int CpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                       const double *x, double *buf) {
+  const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
+  const int n = reverse ? hi->nrecv : hi->nsend;
+  const int *idx = reverse ? hi->recv_idx : hi->send_idx;
+  for (int c = 0; c < ncomp; c++)
+    for (int i = 0; i < n; i++) buf[(size_t)c * n + i] = x[c * stride + idx[i]];
+  return 0;
+}
+
+static int CpuHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                         const double *buf, double *x) {
+  const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
+  if (!reverse) {
+    for (int c = 0; c < ncomp; c++)
+      for (int i = 0; i < hi->nrecv; i++) x[c * stride + hi->recv_idx[i]] = buf[(size_t)c * hi->nrecv + i];
+  } else {  // in list order: an owned dof shared with several ranks adds in rank order
+    for (int c = 0; c < ncomp; c++)
+      for (int i = 0; i < hi->nsend; i++) x[c * stride + hi->send_idx[i]] += buf[(size_t)c * hi->nsend + i];
+  }
   return 0;
 }
 
@@ -340,6 +365,8 @@ const BlastBackendOps blast_backend_cpu = {
     .mass_mult = CpuMassMult,
     .jacobi = CpuJacobi,
     .zero_essential = CpuZeroEssential,
+    .halo_pack = CpuHaloPack,
+    .halo_unpack = CpuHaloUnpack,
     .energies = CpuEnergies,
     .sync = NULL,
 };

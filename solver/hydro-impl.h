@@ -3,7 +3,9 @@
 #ifndef BLAST_HYDRO_IMPL_H
 #define BLAST_HYDRO_IMPL_H
 
+#include "halo.h"
 #include "hydro.h"
+#include "partition.h"
 #include "problems/problems.h"
 #include "space.h"
 
@@ -20,14 +22,20 @@ struct BlastHydro_private {
   void *bctx;
   BlastHydroData hd;  // host constant data handed to the backend
   // host arrays behind hd (owned)
-  double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv, *gravity_rhs;
-  int *mv_rowptr, *mv_col, *ess_off, *ess_idx;
+  double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv;
+  int *mv_rowptr, *mv_col, *mv_rows, *ess_off, *ess_idx;
+  // domain decomposition
+  int *part;  // [mesh zones] owning rank (NULL on one rank)
+  BlastPartStats pstats;
+  BlastHalo halo[2];  // BLAST_HALO_L, BLAST_HALO_COL
+  double *hbuf_send, *hbuf_recv;  // host halo buffers
+  double *gravity;  // [h1_nown] M_V g (y component) on owned rows, backend memory, or NULL
   double h0, volume0;
   BlastHydroShape shape;
   // state and work vectors (backend memory)
   size_t nx, ne, nstate;  // sizes of the x (= v) block, the e block, the state
   double *S, *S_old, *rk_y, *rk_z, *rk_k, *rk_k2;
-  double *rhs, *cg_r, *cg_z, *cg_d, *cg_q;  // momentum rhs (dim*nl); PCG work (nl)
+  double *rhs, *cg_r, *cg_z, *cg_d, *cg_q;  // momentum rhs (dim*nl); PCG (nown; d: next)
   // time-stepping state
   int qdata_current;
   double dt_est;  // running minimum over the attempt (local)

@@ -109,7 +109,6 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp, m = s->m;
-  const int K = s->N * s->k;
   // Closest corner (ties: lowest global vertex id), then agree across ranks.
   double best = HUGE_VAL;
   int64_t best_gid = -1;
@@ -118,19 +117,16 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
       double X[3] = {0, 0, 0}, d2 = 0.0;
       BlastSpaceZoneCorner(s, z, corner, X);
       for (int c = 0; c < dim; c++) d2 += X[c] * X[c];
-      int i[3];
-      int child = s->zone_child[z];
-      for (int g = 0; g < dim; g++, child /= s->N) i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
-      int64_t gid = BlastLatticeId(s->topo, BlastMeshZoneVerts(s->mesh), s->zone_macro[z], K, i);
+      const int64_t gid = BlastSpaceZoneCornerId(s, z, corner);
       if (d2 < best || (d2 == best && gid < best_gid)) best = d2, best_gid = gid;
     }
-  struct {
-    double d;
-    int rank;
-  } mine = {best, h->rank}, win;
-  BlastCallMPI(MPI_Allreduce(&mine, &win, 1, MPI_DOUBLE_INT, MPI_MINLOC, h->comm));
-  BlastCallMPI(MPI_Bcast(&best_gid, 1, MPI_INT64_T, win.rank, h->comm));
-  const double dist = sqrt(win.d);
+  // The globally closest vertex; among equally close ones the lowest global id, so the
+  // choice does not depend on the partition.
+  double dmin;
+  BlastCallMPI(MPI_Allreduce(&best, &dmin, 1, MPI_DOUBLE, MPI_MIN, h->comm));
+  int64_t mine = best == dmin ? best_gid : INT64_MAX;
+  BlastCallMPI(MPI_Allreduce(&mine, &best_gid, 1, MPI_INT64_T, MPI_MIN, h->comm));
+  const double dist = sqrt(dmin);
   BlastCheck(dist < h->cfg.blast_tol, BLAST_ERR_INPUT,
              "Sedov: the blast point (origin) is %.3e from the nearest mesh vertex, more than "
              "[problem] blast_tol = %.3e; the delta function could not be initialized (put a "
@@ -140,10 +136,7 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   for (int z = 0; z < s->nz; z++) {
     for (int i = 0; i < ne; i++) e[(size_t)z * ne + i] = 0.0;
     for (int corner = 0; corner < (1 << dim); corner++) {
-      int i[3], child = s->zone_child[z];
-      for (int g = 0; g < dim; g++, child /= s->N) i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
-      if (BlastLatticeId(s->topo, BlastMeshZoneVerts(s->mesh), s->zone_macro[z], K, i) != best_gid)
-        continue;
+      if (BlastSpaceZoneCornerId(s, z, corner) != best_gid) continue;
       int j = 0;
       for (int g = dim - 1; g >= 0; g--) j = j * (m + 1) + (((corner >> g) & 1) ? m : 0);
       e[(size_t)z * ne + j] = 1.0;
@@ -157,71 +150,101 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   return 0;
 }
 
-typedef struct {
-  int col;
-  double val;
-} ColVal;
+// w |J0| at the quadrature points of a halo zone, from its own evaluation of the node
+// positions (halo zones are not part of this rank's L-vector).
+static int HaloZoneWeights(const BlastHydro h, int z, double *wdet) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int dim = s->dim, nd = s->h1_nd;
+  double *X;
+  BlastCall(BlastMalloc((size_t)nd * dim, &X));
+  for (int a = 0; a < nd; a++) {
+    double xi[3];
+    BlastSpaceNodeRef(s, z, a, xi);
+    BlastMeshZoneMap(s->mesh, s->zone_macro[z], xi, &X[a * dim]);
+  }
+  for (int q = 0; q < t->nqp; q++) {
+    double J[9] = {0};
+    for (int a = 0; a < nd; a++)
+      for (int c = 0; c < dim; c++)
+        for (int g = 0; g < dim; g++)
+          J[c + dim * g] += X[a * dim + c] * t->h1_G[((size_t)q * nd + a) * dim + g];
+    wdet[q] = t->qp_w[q] * BlastMatDet(dim, J);
+  }
+  BlastFree(&X);
+  return 0;
+}
 
-// Scalar H1 mass matrix (method spec 6.2) in CSR over L-dofs, rows assembled from the
-// zones of each dof in a fixed order. qp_c[z*nqp+q] = w |J0| rho0(x_q).
+typedef struct {
+  int64_t gid;
+  int col;
+} GidCol;
+
+static int CompareGidCol(const void *pa, const void *pb) {
+  const GidCol *a = pa, *b = pb;
+  return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+// Scalar H1 mass matrix (method spec 6.2), rows of the owned dofs complete (contributions
+// of every zone containing the row, halo zones included), in CSR with ext columns.
+// Each row sums its zones in ascending global zone id and stores its columns in
+// ascending global dof id, so rows and their products do not depend on the partition.
+// qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
 static int AssembleMassV(BlastHydro h, const double *qp_c) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
-  const int nd = s->h1_nd, nqp = t->nqp, nl = s->h1_nl;
-  BlastCall(BlastMalloc(nl + 1, &h->mv_rowptr));
-  // Columns of row l: the nodes of the zones that contain l.
+  const int nd = s->h1_nd, nqp = t->nqp, nown = s->h1_nown, next = s->h1_next;
+  BlastCall(BlastMalloc(nown + 1, &h->mv_rowptr));
   int *mark;
-  BlastCall(BlastMalloc(nl, &mark));
-  for (int i = 0; i < nl; i++) mark[i] = -1;
+  BlastCall(BlastMalloc(next, &mark));
+  for (int i = 0; i < next; i++) mark[i] = -1;
   h->mv_rowptr[0] = 0;
-  for (int l = 0; l < nl; l++) {
+  int maxlen = 0;
+  for (int l = 0; l < nown; l++) {
     int cnt = 0;
-    for (int tt = s->h1_toff[l]; tt < s->h1_toff[l + 1]; tt++) {
-      const int z = s->h1_tidx[tt] / nd;
+    for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+      const int z = s->mass_tidx[tt] / nd;
       for (int b = 0; b < nd; b++) {
         const int col = s->h1_edof[(size_t)z * nd + b];
         if (mark[col] != l) mark[col] = l, cnt++;
       }
     }
     h->mv_rowptr[l + 1] = h->mv_rowptr[l] + cnt;
+    if (cnt > maxlen) maxlen = cnt;
   }
-  const int nnz = h->mv_rowptr[nl];
-  BlastCall(BlastMalloc(nnz, &h->mv_col));
-  BlastCall(BlastCalloc(nnz, &h->mv_val));
-  BlastCall(BlastMalloc(nl, &h->mv_dinv));
+  BlastFree(&mark);
+  const int nnz = h->mv_rowptr[nown];
+  BlastCall(BlastMalloc(nnz + 1, &h->mv_col));
+  BlastCall(BlastCalloc(nnz + 1, &h->mv_val));
+  BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
   int ierr = 0;
 #pragma omp parallel
   {
     int *pos = NULL;  // column -> slot within the current row
     double *row = NULL;
-    int my_err = BlastMalloc(nl, &pos) || BlastMalloc(nd, &row);
+    GidCol *gc = NULL;
+    int my_err = BlastMalloc(next, &pos) || BlastMalloc(nd, &row) || BlastMalloc(maxlen + 1, &gc);
     if (my_err) {
 #pragma omp atomic write
       ierr = 1;
     }
     if (!my_err) {
-      for (int i = 0; i < nl; i++) pos[i] = -1;
+      for (int i = 0; i < next; i++) pos[i] = -1;
 #pragma omp for schedule(dynamic, 64)
-      for (int l = 0; l < nl; l++) {
-        int n = h->mv_rowptr[l];
-        for (int tt = s->h1_toff[l]; tt < s->h1_toff[l + 1]; tt++) {
-          const int z = s->h1_tidx[tt] / nd;
+      for (int l = 0; l < nown; l++) {
+        const int r0 = h->mv_rowptr[l], len = h->mv_rowptr[l + 1] - r0;
+        int n = 0;
+        for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+          const int z = s->mass_tidx[tt] / nd;
           for (int b = 0; b < nd; b++) {
             const int col = s->h1_edof[(size_t)z * nd + b];
-            if (pos[col] < 0) pos[col] = n, h->mv_col[n++] = col;
+            if (pos[col] < 0) pos[col] = 1, gc[n].gid = s->h1_gid[col], gc[n++].col = col;
           }
         }
-        // Sort the row's columns (insertion sort; rows are short) and re-point.
-        int *cols = &h->mv_col[h->mv_rowptr[l]];
-        const int len = h->mv_rowptr[l + 1] - h->mv_rowptr[l];
-        for (int i = 1; i < len; i++)
-          for (int j = i; j > 0 && cols[j - 1] > cols[j]; j--) {
-            int tmp = cols[j];
-            cols[j] = cols[j - 1], cols[j - 1] = tmp;
-          }
-        for (int i = 0; i < len; i++) pos[cols[i]] = h->mv_rowptr[l] + i;
-        for (int tt = s->h1_toff[l]; tt < s->h1_toff[l + 1]; tt++) {
-          const int z = s->h1_tidx[tt] / nd, a = s->h1_tidx[tt] % nd;
+        qsort(gc, len, sizeof *gc, CompareGidCol);
+        for (int i = 0; i < len; i++) h->mv_col[r0 + i] = gc[i].col, pos[gc[i].col] = r0 + i;
+        for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+          const int z = s->mass_tidx[tt] / nd, a = s->mass_tidx[tt] % nd;
           for (int b = 0; b < nd; b++) row[b] = 0.0;
           for (int q = 0; q < nqp; q++) {
             const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
@@ -230,16 +253,32 @@ static int AssembleMassV(BlastHydro h, const double *qp_c) {
           for (int b = 0; b < nd; b++) h->mv_val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
         }
         for (int i = 0; i < len; i++) {
-          if (cols[i] == l) h->mv_dinv[l] = 1.0 / h->mv_val[h->mv_rowptr[l] + i];
-          pos[cols[i]] = -1;
+          if (gc[i].col == l) h->mv_dinv[l] = 1.0 / h->mv_val[r0 + i];
+          pos[gc[i].col] = -1;
         }
       }
     }
     BlastFree(&pos);
     BlastFree(&row);
+    BlastFree(&gc);
   }
-  BlastFree(&mark);
   BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
+  // Rows whose columns are all owned can be multiplied before ghost values arrive:
+  // interior rows first, then boundary rows, each ascending.
+  BlastCall(BlastMalloc(nown + 1, &h->mv_rows));
+  int ninterior = 0;
+  for (int l = 0; l < nown; l++) {
+    int interior = 1;
+    for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1] && interior; k++) interior = h->mv_col[k] < nown;
+    h->mv_rows[l] = interior;  // flag for now
+    ninterior += interior;
+  }
+  int *order;
+  BlastCall(BlastMalloc(nown + 1, &order));
+  for (int l = 0, i0 = 0, i1 = ninterior; l < nown; l++) order[h->mv_rows[l] ? i0++ : i1++] = l;
+  memcpy(h->mv_rows, order, sizeof(int) * nown);
+  BlastFree(&order);
+  h->hd.mv_ninterior = ninterior;
   return 0;
 }
 
@@ -266,6 +305,47 @@ static int AssembleMassEInverse(BlastHydro h, const double *qp_c) {
   return 0;
 }
 
+// The two communication patterns: L-vector ghosts (force assembly, velocity ghost fill)
+// and the ghost columns of the owned mass-matrix rows (SpMV), plus host buffers.
+static int BuildHalos(BlastHydro h) {
+  const BlastSpace *s = h->space;
+  const int nown = s->h1_nown;
+  int nghost[2] = {s->h1_nl - nown, 0};
+  int *idx[2], *owner[2];
+  int64_t *gid[2];
+  // Column ghosts: ext columns referenced by owned rows, ascending.
+  char *used;
+  BlastCall(BlastCalloc(s->h1_next + 1, &used));
+  for (int k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
+  for (int l = nown; l < s->h1_next; l++) nghost[1] += used[l];
+  for (int w = 0; w < 2; w++) {
+    BlastCall(BlastMalloc(nghost[w] + 1, &idx[w]));
+    BlastCall(BlastMalloc(nghost[w] + 1, &owner[w]));
+    BlastCall(BlastMalloc(nghost[w] + 1, &gid[w]));
+  }
+  for (int l = nown, n0 = 0, n1 = 0; l < s->h1_next; l++) {
+    if (l < s->h1_nl) idx[0][n0] = l, owner[0][n0] = s->h1_owner[l], gid[0][n0++] = s->h1_gid[l];
+    if (used[l]) idx[1][n1] = l, owner[1][n1] = s->h1_owner[l], gid[1][n1++] = s->h1_gid[l];
+  }
+  BlastFree(&used);
+  size_t nbuf = 1;
+  for (int w = 0; w < 2; w++) {
+    BlastCall(BlastHaloCreate(h->comm, nghost[w], gid[w], owner[w], idx[w], nown, s->h1_gid,
+                              &h->halo[w]));
+    const size_t n = (size_t)s->dim *
+                     (size_t)(BlastHaloSendCount(h->halo[w]) > BlastHaloRecvCount(h->halo[w])
+                                  ? BlastHaloSendCount(h->halo[w])
+                                  : BlastHaloRecvCount(h->halo[w]));
+    if (n > nbuf) nbuf = n;
+    BlastFree(&idx[w]);
+    BlastFree(&owner[w]);
+    BlastFree(&gid[w]);
+  }
+  BlastCall(BlastMalloc(nbuf, &h->hbuf_send));
+  BlastCall(BlastMalloc(nbuf, &h->hbuf_recv));
+  return 0;
+}
+
 int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
                      const BlastBackendOps *ops, BlastHydro *hydro) {
   BlastHydro h;
@@ -276,19 +356,30 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   h->cfg = *cfg;
   h->mesh = mesh;
   h->ops = ops;
-  BlastCheck(h->nranks == 1, BLAST_ERR_UNSUPPORTED,
-             "this build runs on one MPI rank only (domain decomposition is not implemented "
-             "yet); run without mpirun or with -n 1 and use OpenMP threads");
   const int dim = BlastMeshDim(mesh), k = cfg->order_kinematic;
   const int m = cfg->order_thermo >= 0 ? cfg->order_thermo : k - 1;
   BlastCall(BlastProblemSetup(cfg->problem, dim, cfg->viscosity, &h->prob));
   BlastCall(BlastTopologyCreate(mesh, &h->topo));
-  BlastCall(BlastSpaceCreate(mesh, h->topo, k, m, cfg->refine_parallel, 0, NULL, &h->space));
+  if (h->nranks > 1) {
+    int *xadj, *adjncy;
+    BlastCall(BlastTopologyDualGraph(h->topo, &xadj, &adjncy));
+    BlastCall(BlastMalloc(BlastMeshNumZones(mesh), &h->part));
+    BlastCall(BlastPartitionGraph(comm, cfg->partitioner, BlastMeshNumZones(mesh), xadj, adjncy,
+                                  h->nranks, h->part, &h->pstats));
+    BlastFree(&xadj);
+    BlastFree(&adjncy);
+  } else {
+    const int nzm = BlastMeshNumZones(mesh);
+    h->pstats = (BlastPartStats){1, nzm, nzm, 1.0, 0};
+  }
+  BlastCall(BlastSpaceCreate(mesh, h->topo, k, m, cfg->refine_parallel, h->part, h->rank,
+                             &h->space));
   const int q1d = BlastQuadraturePoints1D(k, m, cfg->order_quadrature);
   BlastCall(BlastTensorTablesCreate(dim, k, m, q1d, &h->tab));
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int nz = s->nz, nd = s->h1_nd, ne = s->l2_nd, nqp = t->nqp, nl = s->h1_nl;
+  const int nown = s->h1_nown;
 
   // Initial positions and geometry.
   h->nx = (size_t)dim * nl, h->ne = (size_t)nz * ne, h->nstate = 2 * h->nx + h->ne;
@@ -332,11 +423,30 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
     }
   BlastCall(BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx));
   for (int c = 0; c < dim; c++)
-    for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
+    for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++)
+      if (h->ess_idx[i] < nl) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
+  // Keep only the owned constrained dofs (the solver works on owned dofs).
+  int orig_off[4];
+  for (int c = 0; c <= dim; c++) orig_off[c] = h->ess_off[c];
+  for (int c = 0, n = 0; c < dim; c++) {
+    h->ess_off[c] = n;
+    for (int i = orig_off[c]; i < orig_off[c + 1]; i++)
+      if (h->ess_idx[i] < nown) h->ess_idx[n++] = h->ess_idx[i];
+    h->ess_off[c + 1] = n;
+  }
 
-  // rho0 |J0| w from the Bernstein density; mass matrices from the analytic density.
+  // rho0 |J0| w from the Bernstein density; mass matrices from the analytic density
+  // (halo zones too: they complete the rows of the owned dofs).
   BlastCall(BlastMalloc((size_t)nz * nqp, &h->qp_R0));
-  BlastCall(BlastMalloc((size_t)nz * nqp, &qp_c));
+  BlastCall(BlastMalloc((size_t)s->nz_ext * nqp, &qp_c));
+  for (int z = nz; z < s->nz_ext; z++) {
+    BlastCall(HaloZoneWeights(h, z, &qp_c[(size_t)z * nqp]));
+    for (int q = 0; q < nqp; q++) {
+      double X[3];
+      ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
+      qp_c[(size_t)z * nqp + q] *= BlastProblemRho0(&h->prob, X);
+    }
+  }
   for (int z = 0; z < nz; z++)
     for (int q = 0; q < nqp; q++) {
       double rho = 0.0, X[3];
@@ -348,15 +458,18 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
     }
   BlastCall(AssembleMassV(h, qp_c));
   BlastCall(AssembleMassEInverse(h, qp_c));
+  double *gravity = NULL;
   if (h->prob.gravity) {
-    // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained.
-    BlastCall(BlastCalloc(h->nx, &h->gravity_rhs));
-    for (int l = 0; l < nl; l++) {
+    // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained: the y
+    // component on the owned rows.
+    BlastCall(BlastMalloc(nown + 1, &gravity));
+    for (int l = 0; l < nown; l++) {
       double sum = 0.0;
       for (int kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++) sum += h->mv_val[kk] * -1.0;
-      h->gravity_rhs[(size_t)nl + l] = sum;
+      gravity[l] = sum;
     }
   }
+  BlastCall(BuildHalos(h));
   BlastFree(&Vinv);
   BlastFree(&rho0h);
   BlastFree(&qp_c);
@@ -365,14 +478,20 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   // Hand the constant data to the backend.
   BlastHydroData *hd = &h->hd;
   hd->dim = dim, hd->nz = nz, hd->nqp = nqp, hd->h1_nd = nd, hd->l2_nd = ne, hd->h1_nl = nl;
+  hd->h1_nown = nown, hd->h1_next = s->h1_next;
   hd->h1_edof = s->h1_edof, hd->h1_toff = s->h1_toff, hd->h1_tidx = s->h1_tidx;
   hd->qp_w = t->qp_w, hd->h1_B = t->h1_B, hd->h1_G = t->h1_G, hd->l2_B = t->l2_B;
   hd->qp_R0 = h->qp_R0, hd->qp_J0inv = h->qp_J0inv, hd->zone_gamma = h->zone_gamma;
   hd->me_inv = h->me_inv;
   hd->mv_rowptr = h->mv_rowptr, hd->mv_col = h->mv_col, hd->mv_val = h->mv_val;
-  hd->mv_dinv = h->mv_dinv;
+  hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;
   hd->ess_off = h->ess_off, hd->ess_idx = h->ess_idx;
-  hd->gravity_rhs = h->gravity_rhs;
+  for (int w = 0; w < 2; w++) {
+    hd->halo[w].nsend = BlastHaloSendCount(h->halo[w]);
+    hd->halo[w].nrecv = BlastHaloRecvCount(h->halo[w]);
+    hd->halo[w].send_idx = BlastHaloSendIdx(h->halo[w]);
+    hd->halo[w].recv_idx = BlastHaloRecvIdx(h->halo[w]);
+  }
   hd->qpar.dim = dim, hd->qpar.order_k = k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = cfg->cfl;
   hd->tg_source = h->prob.tg_source;
@@ -381,10 +500,16 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) BlastCall(ops->alloc(b, h->nstate, vecs[i]));
   BlastCall(ops->alloc(b, h->nx, &h->rhs));
-  double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_d, &h->cg_q};
-  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++) BlastCall(ops->alloc(b, nl, cg[i]));
+  double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q};
+  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++) BlastCall(ops->alloc(b, nown + 1, cg[i]));
+  BlastCall(ops->alloc(b, s->h1_next + 1, &h->cg_d));
   BlastCall(ops->from_host(b, h->nstate, S0, h->S));
   BlastFree(&S0);
+  if (gravity) {
+    BlastCall(ops->alloc(b, nown + 1, &h->gravity));
+    BlastCall(ops->from_host(b, nown, gravity, h->gravity));
+    BlastFree(&gravity);
+  }
 
   // Shape for reports.
   h->shape.dim = dim, h->shape.k = k, h->shape.m = m, h->shape.nqp = nqp;
@@ -419,8 +544,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   if (!hydro || !*hydro) return 0;
   BlastHydro h = *hydro;
   if (h->bctx) {
-    double **vecs[] = {&h->S,   &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2,
-                       &h->rhs, &h->cg_r,  &h->cg_z, &h->cg_d, &h->cg_q};
+    double **vecs[] = {&h->S,   &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k,  &h->rk_k2,
+                       &h->rhs, &h->cg_r,  &h->cg_z, &h->cg_d, &h->cg_q, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->free(h->bctx, vecs[i]));
     BlastCall(h->ops->destroy(&h->bctx));
@@ -431,7 +556,11 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->me_inv);
   BlastFree(&h->mv_val);
   BlastFree(&h->mv_dinv);
-  BlastFree(&h->gravity_rhs);
+  BlastFree(&h->mv_rows);
+  BlastFree(&h->part);
+  BlastFree(&h->hbuf_send);
+  BlastFree(&h->hbuf_recv);
+  for (int w = 0; w < 2; w++) BlastCall(BlastHaloDestroy(&h->halo[w]));
   BlastFree(&h->mv_rowptr);
   BlastFree(&h->mv_col);
   BlastFree(&h->ess_off);
@@ -475,12 +604,46 @@ static int GlobalDot(BlastHydro h, size_t n, const double *x, const double *y, d
   return 0;
 }
 
-// Jacobi-PCG for one velocity component (method spec 7.3, exactly): solves m x = b on the
-// free dofs of component c; b is overwritten (its constrained entries are zeroed).
+// Forward halo (owners -> ghosts) of `ncomp` components `stride` apart: ghosts get the
+// owners' values. Begin/End split so that work can overlap the messages.
+static int HaloForwardBegin(BlastHydro h, int which, int ncomp, size_t stride, const double *x) {
+  BlastCall(h->ops->halo_pack(h->bctx, which, 0, ncomp, stride, x, h->hbuf_send));
+  BlastCall(BlastHaloForwardBegin(h->halo[which], ncomp, h->hbuf_send, h->hbuf_recv));
+  return 0;
+}
+static int HaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
+  BlastCall(BlastHaloWait(h->halo[which]));
+  BlastCall(h->ops->halo_unpack(h->bctx, which, 0, ncomp, stride, h->hbuf_recv, x));
+  return 0;
+}
+// Reverse halo: ghosts' partial sums are added to their owners' entries.
+static int HaloReverseAdd(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
+  BlastCall(h->ops->halo_pack(h->bctx, which, 1, ncomp, stride, x, h->hbuf_send));
+  BlastCall(BlastHaloReverseBegin(h->halo[which], ncomp, h->hbuf_send, h->hbuf_recv));
+  BlastCall(BlastHaloWait(h->halo[which]));
+  BlastCall(h->ops->halo_unpack(h->bctx, which, 1, ncomp, stride, h->hbuf_recv, x));
+  return 0;
+}
+
+// Ad = m d on the owned rows: ghost columns of d travel while the interior rows are
+// multiplied; then the boundary rows. Constrained entries of component c are zeroed.
+static int MassMult(BlastHydro h, int c, double *d, double *Ad) {
+  const BlastBackendOps *o = h->ops;
+  BlastCall(HaloForwardBegin(h, BLAST_HALO_COL, 1, 0, d));
+  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_INTERIOR, d, Ad));
+  BlastCall(HaloForwardEnd(h, BLAST_HALO_COL, 1, 0, d));
+  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_BOUNDARY, d, Ad));
+  BlastCall(o->zero_essential(h->bctx, c, Ad));
+  return 0;
+}
+
+// Jacobi-PCG for one velocity component (method spec 7.3, exactly) on the owned dofs:
+// solves m x = b on the free dofs of component c; b is overwritten (its constrained
+// entries are zeroed). Dot products are global.
 static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
   const BlastBackendOps *o = h->ops;
   void *ctx = h->bctx;
-  const size_t n = (size_t)h->space->h1_nl;
+  const size_t n = (size_t)h->space->h1_nown;
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
   const double tol = h->cfg.cg_tol;
   BlastCall(o->zero_essential(ctx, c, b));
@@ -493,8 +656,7 @@ static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
   const double theta = fmax(nu * tol * tol, 0.0);
   h->timers.cg_solves++;
   if (nu <= theta) return 0;
-  BlastCall(o->mass_mult(ctx, d, Ad));
-  BlastCall(o->zero_essential(ctx, c, Ad));
+  BlastCall(MassMult(h, c, d, Ad));
   BlastCall(GlobalDot(h, n, Ad, d, &delta));
   if (delta <= 0.0) return 0;
   for (int i = 1;; i++) {
@@ -512,8 +674,7 @@ static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
     }
     const double beta = betanu / nu;
     BlastCall(o->axpby(ctx, n, 1.0, z, beta, d));
-    BlastCall(o->mass_mult(ctx, d, Ad));
-    BlastCall(o->zero_essential(ctx, c, Ad));
+    BlastCall(MassMult(h, c, d, Ad));
     BlastCall(GlobalDot(h, n, d, Ad, &delta));
     nu = betanu;
   }
@@ -521,13 +682,20 @@ static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
 }
 
 int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
+  const int dim = h->space->dim;
+  const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
   double t0 = BlastWtime();
+  // -F.1 from this rank's zones, completed on the owners (+ M_V g on the owned rows).
   BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
+  BlastCall(HaloReverseAdd(h, BLAST_HALO_L, dim, nl, h->rhs));
+  if (h->gravity) BlastCall(h->ops->axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
   BlastCall(Sync(h));
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
-  const size_t nl = (size_t)h->space->h1_nl;
-  for (int c = 0; c < h->space->dim; c++) BlastCall(PcgComponent(h, c, h->rhs + c * nl, dv + c * nl));
+  for (int c = 0; c < dim; c++) BlastCall(PcgComponent(h, c, h->rhs + c * nl, dv + c * nl));
+  // Ghost copies of the new accelerations from their owners.
+  BlastCall(HaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
+  BlastCall(HaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(Sync(h));
   h->timers.cg += BlastWtime() - t1;
   return 0;

@@ -1,4 +1,4 @@
-// H1 and L2 spaces on a rank's zones (see space.h).
+// H1 and L2 spaces on a rank's zones, with ownership and ghosts (see space.h).
 #include "space.h"
 
 #include <stdlib.h>
@@ -17,10 +17,14 @@ static int CompareGidEntry(const void *pa, const void *pb) {
   return (a->eidx > b->eidx) - (a->eidx < b->eidx);
 }
 
-static int CompareInt2(const void *pa, const void *pb) {
-  const int *a = pa, *b = pb;
-  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
-  return (a[1] > b[1]) - (a[1] < b[1]);
+static int CompareInt64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+static int CompareInt(const void *pa, const void *pb) {
+  int a = *(const int *)pa, b = *(const int *)pb;
+  return (a > b) - (a < b);
 }
 
 static int IPow(int b, int e) {
@@ -29,19 +33,88 @@ static int IPow(int b, int e) {
   return r;
 }
 
-// Lattice coordinate (order K = N k) of node a of zone z in its mesh zone.
-static void NodeLattice(const BlastSpace *s, int z, int a, int *i) {
+// Global lattice id (order K = N k) of node a of child `child` of mesh zone `macro`.
+static int64_t NodeGid(const BlastSpace *s, int macro, int child, int a) {
   const int n = s->k + 1;
-  int child = s->zone_child[z];
-  for (int g = 0; g < s->dim; g++) {
-    int ag = a % n, cg = child % s->N;
-    a /= n, child /= s->N;
-    i[g] = cg * s->k + ag;
-  }
+  int i[3];
+  for (int g = 0; g < s->dim; g++, a /= n, child /= s->N) i[g] = (child % s->N) * s->k + a % n;
+  return BlastLatticeId(s->topo, s->mesh->zone_verts, macro, s->N * s->k, i);
 }
 
-int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, int rp, int nz,
-                     const int *zones, BlastSpace **space) {
+// Owner of a dof: the lowest part among the mesh zones that contain it.
+static int Owner(const BlastSpace *s, const int *part, int64_t gid) {
+  if (!part) return s->rank;
+  int own, owner = -1;
+  const int *zones;
+  const int nzn = BlastLatticeZones(s->topo, s->N * s->k, gid, &own, &zones);
+  for (int i = 0; i < nzn; i++)
+    if (owner < 0 || part[zones[i]] < owner) owner = part[zones[i]];
+  return owner;
+}
+
+// Dof categories and sort keys for the local numbering.
+typedef struct {
+  int64_t gid;
+  int first;  // smallest E-index (start of the group in the sorted entries)
+  int start, count;
+  int cat;    // 0 owned, 1 ghost (local zones), 2 column ghost (halo zones only)
+  int owner;
+} Group;
+
+static int CompareGroup(const void *pa, const void *pb) {
+  const Group *a = pa, *b = pb;
+  if (a->cat != b->cat) return a->cat < b->cat ? -1 : 1;
+  if (a->cat == 0) return (a->first > b->first) - (a->first < b->first);
+  if (a->owner != b->owner) return a->owner < b->owner ? -1 : 1;
+  return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+// Halo zones: children of neighbouring mesh zones (sharing a vertex) of other ranks that
+// contain at least one dof owned here. Fills macro/child lists (ascending global id).
+static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, int nlgid,
+                         const int *lowner, int **hmacro, int **hchild, int *nhalo) {
+  const BlastMesh mesh = s->mesh;
+  const int nc = 1 << s->dim, nchild = IPow(s->N, s->dim), nd = s->h1_nd;
+  int *cand = NULL, ncand = 0, cap = 0;
+  for (int Z = 0; Z < mesh->nzones; Z++) {
+    if (part[Z] != s->rank) continue;
+    for (int c = 0; c < nc; c++) {
+      const int v = mesh->zone_verts[(size_t)Z * nc + c];
+      for (int j = s->topo->vert_zoff[v]; j < s->topo->vert_zoff[v + 1]; j++) {
+        const int Y = s->topo->vert_zones[j];
+        if (part[Y] == s->rank) continue;
+        if (ncand == cap) {
+          cap = cap ? 2 * cap : 64;
+          BlastCall(BlastRealloc(cap, &cand));
+        }
+        cand[ncand++] = Y;
+      }
+    }
+  }
+  qsort(cand, ncand, sizeof(int), CompareInt);
+  int nu = 0;
+  for (int i = 0; i < ncand; i++)
+    if (!nu || cand[nu - 1] != cand[i]) cand[nu++] = cand[i];
+  BlastCall(BlastMalloc((size_t)nu * nchild + 1, hmacro));
+  BlastCall(BlastMalloc((size_t)nu * nchild + 1, hchild));
+  int n = 0;
+  for (int i = 0; i < nu; i++)
+    for (int c = 0; c < nchild; c++) {
+      int keep = 0;
+      for (int a = 0; a < nd && !keep; a++) {
+        const int64_t gid = NodeGid(s, cand[i], c, a);
+        const int64_t *hit = bsearch(&gid, lgid, nlgid, sizeof(int64_t), CompareInt64);
+        keep = hit && lowner[hit - lgid] == s->rank;
+      }
+      if (keep) (*hmacro)[n] = cand[i], (*hchild)[n++] = c;
+    }
+  *nhalo = n;
+  BlastFree(&cand);
+  return 0;
+}
+
+int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, int rp,
+                     const int *part, int rank, BlastSpace **space) {
   BlastCheck(k >= 1 && k <= BLAST_MAX_ORDER, BLAST_ERR_INPUT, "kinematic order %d outside 1..%d",
              k, BLAST_MAX_ORDER);
   BlastCheck(m >= 0 && m < BLAST_MAX_ORDER, BLAST_ERR_INPUT,
@@ -49,70 +122,126 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   BlastCheck(rp >= 0 && rp <= 12, BLAST_ERR_INPUT, "parallel refinement %d outside 0..12", rp);
   BlastSpace *s;
   BlastCall(BlastCalloc(1, &s));
-  s->dim = mesh->dim, s->k = k, s->m = m, s->rp = rp, s->N = 1 << rp;
+  s->dim = mesh->dim, s->k = k, s->m = m, s->rp = rp, s->N = 1 << rp, s->rank = rank;
   s->mesh = mesh, s->topo = topo;
   const int dim = s->dim, nchild = IPow(s->N, dim);
   s->h1_nd = IPow(k + 1, dim), s->l2_nd = IPow(m + 1, dim);
+  const int nd = s->h1_nd;
   BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
-  // Zones: every child of every listed mesh zone, in order.
-  const int nmacro = zones ? nz : mesh->nzones;
-  BlastCheck((int64_t)nmacro * nchild < INT32_MAX, BLAST_ERR_INPUT,
-             "%d zones refined %d times exceed 2^31 zones on one rank", nmacro, rp);
+  int nmacro = 0;
+  for (int Z = 0; Z < mesh->nzones; Z++) nmacro += !part || part[Z] == rank;
+  BlastCheck((int64_t)nmacro * nchild * nd < INT32_MAX, BLAST_ERR_INPUT,
+             "%d zones refined %d times with order %d exceed 2^31 zone nodes on one rank", nmacro,
+             rp, k);
   s->nz = nmacro * nchild;
   s->nz_global = (int64_t)mesh->nzones * nchild;
-  BlastCall(BlastMalloc(s->nz, &s->zone_macro));
-  BlastCall(BlastMalloc(s->nz, &s->zone_child));
-  BlastCall(BlastMalloc(s->nz, &s->zone_gid));
-  for (int iz = 0; iz < nmacro; iz++) {
-    int mz = zones ? zones[iz] : iz;
-    BlastCheck(mz >= 0 && mz < mesh->nzones, BLAST_ERR_ARG, "zone %d out of range", mz);
-    for (int c = 0; c < nchild; c++) {
-      int z = iz * nchild + c;
-      s->zone_macro[z] = mz, s->zone_child[z] = c;
-      s->zone_gid[z] = (int64_t)mz * nchild + c;
-    }
+  s->h1_nglobal = BlastLatticeSize(topo, s->N * k);
+
+  // Pass 1: the dofs of this rank's zones, with their owners.
+  size_t nloc = (size_t)s->nz * nd;
+  int64_t *lgid;
+  int *lowner, nlgid = 0;
+  BlastCall(BlastMalloc(nloc + 1, &lgid));
+  for (int Z = 0, z = 0; Z < mesh->nzones; Z++) {
+    if (part && part[Z] != rank) continue;
+    for (int c = 0; c < nchild; c++, z++)
+      for (int a = 0; a < nd; a++) lgid[(size_t)z * nd + a] = NodeGid(s, Z, c, a);
   }
-  // Global ids of every zone node, then local numbering by first appearance.
-  const int K = s->N * k, nd = s->h1_nd;
-  const size_t ne = (size_t)s->nz * nd;
+  qsort(lgid, nloc, sizeof(int64_t), CompareInt64);
+  for (size_t i = 0; i < nloc; i++)
+    if (!nlgid || lgid[nlgid - 1] != lgid[i]) lgid[nlgid++] = lgid[i];
+  BlastCall(BlastMalloc(nlgid + 1, &lowner));
+  for (int i = 0; i < nlgid; i++) lowner[i] = Owner(s, part, lgid[i]);
+
+  // Pass 2: halo zones (other ranks' zones containing owned dofs).
+  int *hmacro = NULL, *hchild = NULL, nhalo = 0;
+  if (part) BlastCall(FindHaloZones(s, part, lgid, nlgid, lowner, &hmacro, &hchild, &nhalo));
+  s->nz_ext = s->nz + nhalo;
+  BlastCall(BlastMalloc(s->nz_ext, &s->zone_macro));
+  BlastCall(BlastMalloc(s->nz_ext, &s->zone_child));
+  BlastCall(BlastMalloc(s->nz_ext, &s->zone_gid));
+  for (int Z = 0, z = 0; Z < mesh->nzones; Z++) {
+    if (part && part[Z] != rank) continue;
+    for (int c = 0; c < nchild; c++, z++) s->zone_macro[z] = Z, s->zone_child[z] = c;
+  }
+  for (int i = 0; i < nhalo; i++) s->zone_macro[s->nz + i] = hmacro[i], s->zone_child[s->nz + i] = hchild[i];
+  for (int z = 0; z < s->nz_ext; z++)
+    s->zone_gid[z] = (int64_t)s->zone_macro[z] * nchild + s->zone_child[z];
+  BlastFree(&hmacro);
+  BlastFree(&hchild);
+
+  // Pass 3: number every dof of every zone: owned, ghosts, column ghosts.
+  const size_t ne = (size_t)s->nz_ext * nd;
   GidEntry *ent;
-  BlastCall(BlastMalloc(ne, &ent));
-  for (int z = 0; z < s->nz; z++)
+  BlastCall(BlastMalloc(ne + 1, &ent));
+  for (int z = 0; z < s->nz_ext; z++)
     for (int a = 0; a < nd; a++) {
-      int i[3];
-      NodeLattice(s, z, a, i);
-      ent[(size_t)z * nd + a].gid = BlastLatticeId(topo, mesh->zone_verts, s->zone_macro[z], K, i);
+      ent[(size_t)z * nd + a].gid = NodeGid(s, s->zone_macro[z], s->zone_child[z], a);
       ent[(size_t)z * nd + a].eidx = z * nd + a;
     }
   qsort(ent, ne, sizeof *ent, CompareGidEntry);
-  // Groups of equal gid: first appearance = smallest E-index (the group's first entry).
   int ngroups = 0;
   for (size_t i = 0; i < ne; i++)
     if (i == 0 || ent[i].gid != ent[i - 1].gid) ngroups++;
-  int (*first)[2];  // (first E-index, group start in ent)
-  BlastCall(BlastMalloc(ngroups, &first));
-  for (size_t i = 0, g = 0; i < ne; i++)
-    if (i == 0 || ent[i].gid != ent[i - 1].gid) first[g][0] = ent[i].eidx, first[g][1] = (int)i, g++;
-  qsort(first, ngroups, sizeof *first, CompareInt2);
-  s->h1_nl = s->h1_nown = ngroups;
-  s->h1_nglobal = BlastLatticeSize(topo, K);
-  BlastCall(BlastMalloc(ne, &s->h1_edof));
-  BlastCall(BlastMalloc(ngroups, &s->h1_gid));
-  BlastCall(BlastMalloc(ngroups + 1, &s->h1_toff));
-  BlastCall(BlastMalloc(ne, &s->h1_tidx));
-  s->h1_toff[0] = 0;
-  for (int l = 0; l < ngroups; l++) {
-    size_t i = (size_t)first[l][1];
-    s->h1_gid[l] = ent[i].gid;
-    int cnt = 0;
-    for (size_t j = i; j < ne && ent[j].gid == ent[i].gid; j++) {
-      s->h1_edof[ent[j].eidx] = l;
-      s->h1_tidx[s->h1_toff[l] + cnt++] = ent[j].eidx;  // ascending: ent sorted by eidx
+  Group *grp;
+  BlastCall(BlastMalloc(ngroups + 1, &grp));
+  for (size_t i = 0, g = 0; i < ne; i++) {
+    if (i && ent[i].gid == ent[i - 1].gid) {
+      grp[g - 1].count++;
+      continue;
     }
-    s->h1_toff[l + 1] = s->h1_toff[l] + cnt;
+    Group *G = &grp[g++];
+    G->gid = ent[i].gid, G->first = ent[i].eidx, G->start = (int)i, G->count = 1;
+    const int local = (size_t)G->first < nloc;  // entries ascend by E-index within a group
+    G->owner = Owner(s, part, G->gid);
+    G->cat = local ? (G->owner == rank ? 0 : 1) : 2;
+    BlastCheck(local || G->owner != rank, BLAST_ERR_INTERNAL,
+               "dof %lld owned here but touched only by halo zones", (long long)G->gid);
   }
-  BlastFree(&first);
+  qsort(grp, ngroups, sizeof *grp, CompareGroup);
+  s->h1_next = ngroups;
+  s->h1_nown = s->h1_nl = 0;
+  for (int g = 0; g < ngroups; g++) s->h1_nown += grp[g].cat == 0, s->h1_nl += grp[g].cat <= 1;
+  BlastCall(BlastMalloc(ne + 1, &s->h1_edof));
+  BlastCall(BlastMalloc(ngroups + 1, &s->h1_gid));
+  BlastCall(BlastMalloc(ngroups + 1, &s->h1_owner));
+  BlastCall(BlastMalloc(s->h1_nl + 1, &s->h1_toff));
+  BlastCall(BlastMalloc(nloc + 1, &s->h1_tidx));
+  BlastCall(BlastMalloc(s->h1_nown + 1, &s->mass_toff));
+  s->h1_toff[0] = 0;
+  size_t nmass = 0;
+  for (int l = 0; l < ngroups; l++) {
+    const Group *G = &grp[l];
+    s->h1_gid[l] = G->gid, s->h1_owner[l] = G->owner;
+    for (int j = G->start; j < G->start + G->count; j++) s->h1_edof[ent[j].eidx] = l;
+    if (l < s->h1_nl) {
+      int cnt = 0;
+      for (int j = G->start; j < G->start + G->count; j++)
+        if ((size_t)ent[j].eidx < nloc) s->h1_tidx[s->h1_toff[l] + cnt++] = ent[j].eidx;
+      s->h1_toff[l + 1] = s->h1_toff[l] + cnt;
+    }
+    if (l < s->h1_nown) nmass += G->count;
+  }
+  // Mass assembly lists of the owned dofs, ordered by global zone id (then node).
+  BlastCall(BlastMalloc(nmass + 1, &s->mass_tidx));
+  s->mass_toff[0] = 0;
+  for (int l = 0; l < s->h1_nown; l++) {
+    const Group *G = &grp[l];
+    int *list = &s->mass_tidx[s->mass_toff[l]];
+    for (int j = 0; j < G->count; j++) list[j] = ent[G->start + j].eidx;
+    for (int i = 1; i < G->count; i++)  // insertion sort by (zone gid, node)
+      for (int j = i; j > 0; j--) {
+        const int a = list[j - 1], b = list[j];
+        const int64_t za = s->zone_gid[a / nd], zb = s->zone_gid[b / nd];
+        if (za < zb || (za == zb && a % nd <= b % nd)) break;
+        list[j - 1] = b, list[j] = a;
+      }
+    s->mass_toff[l + 1] = s->mass_toff[l] + G->count;
+  }
+  BlastFree(&grp);
   BlastFree(&ent);
+  BlastFree(&lgid);
+  BlastFree(&lowner);
   *space = s;
   return 0;
 }
@@ -125,8 +254,11 @@ void BlastSpaceDestroy(BlastSpace **space) {
   BlastFree(&s->zone_gid);
   BlastFree(&s->h1_edof);
   BlastFree(&s->h1_gid);
+  BlastFree(&s->h1_owner);
   BlastFree(&s->h1_toff);
   BlastFree(&s->h1_tidx);
+  BlastFree(&s->mass_toff);
+  BlastFree(&s->mass_tidx);
   BlastFree(space);
 }
 
@@ -153,6 +285,13 @@ void BlastSpaceZoneCorner(const BlastSpace *s, int z, int corner, double *x) {
   BlastMeshZoneMap(s->mesh, s->zone_macro[z], xm, x);
 }
 
+int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner) {
+  int i[3], child = s->zone_child[z];
+  for (int g = 0; g < s->dim; g++, child /= s->N)
+    i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
+  return BlastLatticeId(s->topo, s->mesh->zone_verts, s->zone_macro[z], s->N * s->k, i);
+}
+
 void BlastSpaceInitialPositions(const BlastSpace *s, double *x) {
   const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
   // Each dof is written by the last zone that visits it (as the reference does).
@@ -164,11 +303,6 @@ void BlastSpaceInitialPositions(const BlastSpace *s, double *x) {
       int l = s->h1_edof[(size_t)z * nd + a];
       for (int c = 0; c < dim; c++) x[(size_t)c * nl + l] = X[c];
     }
-}
-
-static int CompareInt64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return (a > b) - (a < b);
 }
 
 int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
@@ -207,13 +341,13 @@ int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
   size_t total = 0;
   for (int c = 0; c < dim; c++) {
     qsort(gids[c], ng[c], sizeof(int64_t), CompareInt64);
-    for (int l = 0; l < s->h1_nl; l++)
+    for (int l = 0; l < s->h1_next; l++)
       total += bsearch(&s->h1_gid[l], gids[c], ng[c], sizeof(int64_t), CompareInt64) != NULL;
   }
   BlastCall(BlastMalloc(total + 1, ess_idx));
   (*ess_off)[0] = 0;
   for (int c = 0, n = 0; c < dim; c++) {
-    for (int l = 0; l < s->h1_nl; l++)
+    for (int l = 0; l < s->h1_next; l++)
       if (bsearch(&s->h1_gid[l], gids[c], ng[c], sizeof(int64_t), CompareInt64)) (*ess_idx)[n++] = l;
     (*ess_off)[c + 1] = n;
     BlastFree(&gids[c]);

@@ -98,6 +98,34 @@ static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone
   return 0;
 }
 
+// CSR of the zones of each entity from the per-zone entity lists.
+static int BuildAdjacency(int nent, int nzones, int per_zone, const int *zone_ent, int **off,
+                          int **zones) {
+  BlastCall(BlastCalloc(nent + 1, off));
+  for (size_t i = 0; i < (size_t)nzones * per_zone; i++) (*off)[zone_ent[i] + 1]++;
+  for (int e = 0; e < nent; e++) (*off)[e + 1] += (*off)[e];
+  int *fill;
+  BlastCall(BlastMalloc(nent + 1, &fill));
+  for (int e = 0; e <= nent; e++) fill[e] = (*off)[e];
+  BlastCall(BlastMalloc((size_t)(*off)[nent] + 1, zones));
+  for (int z = 0; z < nzones; z++)
+    for (int k = 0; k < per_zone; k++) {
+      int e = zone_ent[(size_t)z * per_zone + k];
+      if (fill[e] > (*off)[e] && (*zones)[fill[e] - 1] == z) continue;  // repeated entity
+      (*zones)[fill[e]++] = z;
+    }
+  // Compact away the slots left by repeated entities (none for valid meshes).
+  int n = 0;
+  for (int e = 0; e < nent; e++) {
+    int start = (*off)[e];
+    (*off)[e] = n;
+    for (int k = start; k < fill[e]; k++) (*zones)[n++] = (*zones)[k];
+  }
+  (*off)[nent] = n;
+  BlastFree(&fill);
+  return 0;
+}
+
 int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
   BlastTopology *t;
   BlastCall(BlastCalloc(1, &t));
@@ -126,6 +154,13 @@ int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
       if (t->facet_zone[2 * id] < 0) t->facet_zone[2 * id] = z, t->facet_zone[2 * id + 1] = lf;
     }
   }
+  // Entity -> zones adjacency (ascending zone ids: zones are visited in order).
+  BlastCall(BuildAdjacency(t->nverts, t->nzones, nc, mesh->zone_verts, &t->vert_zoff, &t->vert_zones));
+  if (t->dim >= 2)
+    BlastCall(BuildAdjacency(t->nedges, t->nzones, t->dim == 3 ? 12 : 4, t->zone_edges, &t->edge_zoff,
+                             &t->edge_zones));
+  if (t->dim == 3)
+    BlastCall(BuildAdjacency(t->nfaces, t->nzones, 6, t->zone_faces, &t->face_zoff, &t->face_zones));
   *topo = t;
   return 0;
 }
@@ -137,6 +172,12 @@ void BlastTopologyDestroy(BlastTopology **topo) {
   BlastFree(&(*topo)->edge_verts);
   BlastFree(&(*topo)->face_verts);
   BlastFree(&(*topo)->facet_zone);
+  BlastFree(&(*topo)->vert_zoff);
+  BlastFree(&(*topo)->vert_zones);
+  BlastFree(&(*topo)->edge_zoff);
+  BlastFree(&(*topo)->edge_zones);
+  BlastFree(&(*topo)->face_zoff);
+  BlastFree(&(*topo)->face_zones);
   BlastFree(topo);
 }
 
@@ -225,4 +266,51 @@ int BlastTopologyFindFacet(const BlastTopology *t, const int *corners) {
       hi = mid - 1;
   }
   return -1;
+}
+
+int BlastLatticeZones(const BlastTopology *t, int K, int64_t gid, int *own, const int **zones) {
+  const int64_t Km1 = K - 1, nv = t->nverts;
+  const int64_t edge_base = nv, face_base = edge_base + (int64_t)t->nedges * Km1;
+  const int64_t cell_base = face_base + (int64_t)t->nfaces * Km1 * Km1;
+  if (gid < nv) {
+    *zones = &t->vert_zones[t->vert_zoff[gid]];
+    return t->vert_zoff[gid + 1] - t->vert_zoff[gid];
+  }
+  if (gid < face_base) {
+    const int e = (int)((gid - edge_base) / Km1);
+    *zones = &t->edge_zones[t->edge_zoff[e]];
+    return t->edge_zoff[e + 1] - t->edge_zoff[e];
+  }
+  if (gid < cell_base) {
+    const int f = (int)((gid - face_base) / (Km1 * Km1));
+    *zones = &t->face_zones[t->face_zoff[f]];
+    return t->face_zoff[f + 1] - t->face_zoff[f];
+  }
+  int64_t per_cell = 1;
+  for (int g = 0; g < t->dim; g++) per_cell *= Km1;
+  *own = (int)((gid - cell_base) / per_cell);
+  *zones = own;
+  return 1;
+}
+
+int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy) {
+  // Facets shared by two zones are the dual edges: vertices (1D), edges (2D), faces (3D).
+  const int *off = t->dim == 1 ? t->vert_zoff : t->dim == 2 ? t->edge_zoff : t->face_zoff;
+  const int *zn = t->dim == 1 ? t->vert_zones : t->dim == 2 ? t->edge_zones : t->face_zones;
+  BlastCall(BlastCalloc(t->nzones + 1, xadj));
+  for (int f = 0; f < t->nfacets; f++)
+    if (off[f + 1] - off[f] == 2) (*xadj)[zn[off[f]] + 1]++, (*xadj)[zn[off[f] + 1] + 1]++;
+  for (int z = 0; z < t->nzones; z++) (*xadj)[z + 1] += (*xadj)[z];
+  int *fill;
+  BlastCall(BlastMalloc(t->nzones + 1, &fill));
+  for (int z = 0; z <= t->nzones; z++) fill[z] = (*xadj)[z];
+  BlastCall(BlastMalloc((size_t)(*xadj)[t->nzones] + 1, adjncy));
+  for (int f = 0; f < t->nfacets; f++)
+    if (off[f + 1] - off[f] == 2) {
+      const int a = zn[off[f]], b = zn[off[f] + 1];
+      (*adjncy)[fill[a]++] = b;
+      (*adjncy)[fill[b]++] = a;
+    }
+  BlastFree(&fill);
+  return 0;
 }

@@ -37,6 +37,8 @@ typedef struct {
   /// facet's own id.
   int *facet_zone;     ///< [nfacets*2]
   int nfacets;
+  /// Zones around each vertex, edge and (3D) face, ascending (CSR: *_zoff, *_zones).
+  int *vert_zoff, *vert_zones, *edge_zoff, *edge_zones, *face_zoff, *face_zones;
 } BlastTopology;
 
 int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo);
@@ -47,6 +49,14 @@ int64_t BlastLatticeSize(const BlastTopology *t, int K);
 
 /// Global lattice id of point `i` (i[g] in [0,K]) of zone z.
 int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int K, const int *i);
+
+/// The zones that contain lattice point `gid` (order K): those around the vertex, edge or
+/// face it lies on, or its own zone for interior points. Returns the count; *zones points
+/// into the topology's adjacency or at *own (for interior points).
+int BlastLatticeZones(const BlastTopology *t, int K, int64_t gid, int *own, const int **zones);
+
+/// Dual graph of the mesh (zones adjacent through a facet) in CSR form, for partitioners.
+int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy);
 
 /// Id of the facet (vertex in 1D, edge in 2D, face in 3D) with the given corners
 /// (2^(dim-1) vertex ids, any order), or -1 if no zone has it.

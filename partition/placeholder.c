@@ -1,2 +1,0 @@
-void BlastPartitionPlaceholder(void);
-void BlastPartitionPlaceholder(void) {}
