@@ -36,6 +36,13 @@ void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape 
           (long long)s->h1_dofs, (long long)s->l2_dofs);
   fprintf(out, "  parallel       %d MPI ranks x %d OpenMP threads, backend %s\n", s->ranks,
           s->threads, backend);
+  if (s->ranks > 1)
+    fprintf(out,
+            "  partition      %s: %lld-%lld zones per rank (imbalance %.3f), edge cut %lld, "
+            "%lld shared dofs, %d-%d neighbours per rank\n",
+            s->partitioner == BLAST_PARTITION_BLOCK ? "block" : "METIS", (long long)s->zones_min,
+            (long long)s->zones_max, s->imbalance, (long long)s->edge_cut,
+            (long long)s->shared_dofs, s->neighbors_min, s->neighbors_max);
   fprintf(out, "  run            t_final %g, cg_tol %g, cg_max_iter %d\n", cfg->t_final, cfg->cg_tol,
           cfg->cg_max_iter);
   fprintf(out, "  initial        dt %.6e, |e| %.10e, total energy %.10e\n\n", dt0, e_norm0, energy0);
@@ -168,6 +175,8 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   JsonNumber(f, "energy_kinetic", s->ke, 1);
   JsonNumber(f, "energy_total", s->energy, 1);
   JsonNumber(f, "energy_total_initial", s->energy0, 1);
+  JsonNumber(f, "dt_initial", s->dt0, 1);
+  JsonNumber(f, "e_norm_initial", s->e_norm0, 1);
   fprintf(f, "  \"zones\": %lld,\n  \"h1_dofs\": %lld,\n  \"l2_dofs\": %lld,\n",
           (long long)s->shape.zones, (long long)s->shape.h1_dofs, (long long)s->shape.l2_dofs);
   fprintf(f, "  \"quadrature_points_per_zone\": %d,\n", s->shape.nqp);

@@ -14,6 +14,7 @@ typedef struct {
   int steps, attempts, rejected;
   double t, dt, e_norm;
   double ie, ke, energy, energy0;
+  double dt0, e_norm0;  ///< initial time step (spec 10.1) and |e| at t = 0
   double wall, setup_wall;
   BlastHydroShape shape;
   const char *backend;

@@ -75,13 +75,15 @@ typedef struct BlastBackendOps {
   /// w = a x + b y (w may alias neither x nor y unless equal to it)
   int (*waxpby)(void *ctx, size_t n, double a, const double *x, double b, const double *y,
                 double *w);
-  /// Local dot product, deterministic (independent of the thread count).
+  /// Local dot product as a double-double pair result[0] + result[1] (ddsum.h): the
+  /// rounded global sum of all ranks' pairs does not depend on the order of the terms.
   int (*dot)(void *ctx, size_t n, const double *x, const double *y, double *result);
   // ---- the Lagrangian operator ----
   /// Quadrature data at state (x, v, e) and the zone force matrices F_z = A_z B^T.
   int (*qdata_force)(void *ctx, const double *x, const double *v, const double *e,
                      BlastQDataResult *res);
-  /// rhs = -F.1 from this rank's zones, an H1 vector L-vector of partial sums.
+  /// rhs = -F.1 from this rank's zones: an H1 vector L-vector of partial sums, each a
+  /// double-double pair: rhs[c*nl + i] (rounded value) and rhs[(dim + c)*nl + i] (low part).
   int (*momentum_rhs)(void *ctx, double *rhs);
   /// de = M_E^{-1} (F^T v (+ Taylor-Green source)), zone by zone (E1).
   int (*energy_rate)(void *ctx, const double *v, double *de);
@@ -99,6 +101,10 @@ typedef struct BlastBackendOps {
                    double *buf);
   int (*halo_unpack)(void *ctx, int which, int reverse, int ncomp, size_t stride,
                      const double *buf, double *x);
+  /// Reverse unpack of double-double pairs: x holds `ndd` rounded components then `ndd`
+  /// low parts (stride apart), buf likewise; x[send[i]] += buf[i] in double-double.
+  int (*halo_unpack_dd)(void *ctx, int which, int ndd, size_t stride, const double *buf,
+                        double *x);
   /// Local internal and kinetic energy (method spec 13.2).
   int (*energies)(void *ctx, const double *v, const double *e, double *ie, double *ke);
   /// Wait for queued work (timing); may be NULL for synchronous backends.

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "blast.h"
+#include "ddsum.h"
 #include "problems/problems.h"
 
 enum { kDotChunk = 4096 };
@@ -85,26 +86,27 @@ static int CpuWaxpby(void *ctx, size_t n, double a, const double *x, double b, c
   return 0;
 }
 
-// Sum in fixed chunks, then the chunk sums in order: the result does not depend on the
-// number of threads.
+// Products summed in double-double within fixed chunks, chunk pairs combined in order:
+// the pair's rounded value is (almost always) the correctly rounded sum, so it depends
+// neither on the thread count nor on how dofs are split over ranks.
 static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
   CpuCtx *c = ctx;
   const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
-  if (nchunks > c->npartial) {
-    BlastCall(BlastRealloc(nchunks, &c->partial));
-    c->npartial = nchunks;
+  if (2 * nchunks > c->npartial) {
+    BlastCall(BlastRealloc(2 * nchunks, &c->partial));
+    c->npartial = 2 * nchunks;
   }
   double *partial = c->partial;
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
   for (size_t k = 0; k < nchunks; k++) {
     const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
-    double s = 0.0;
-    for (size_t i = i0; i < i1; i++) s += x[i] * y[i];
-    partial[k] = s;
+    BlastDD acc = {0.0, 0.0};
+    for (size_t i = i0; i < i1; i++) BlastDDAdd(&acc, x[i] * y[i]);
+    partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
   }
-  double s = 0.0;
-  for (size_t k = 0; k < nchunks; k++) s += partial[k];
-  *result = s;
+  BlastDD acc = {0.0, 0.0};
+  for (size_t k = 0; k < nchunks; k++) BlastDDAddDD(&acc, partial[2 * k], partial[2 * k + 1]);
+  result[0] = acc.hi, result[1] = acc.lo;
   return 0;
 }
 
@@ -220,12 +222,13 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
 #pragma omp parallel for schedule(static) if (nl > BLAST_OMP_MIN_VEC / 8)
   for (int l = 0; l < nl; l++) {
     for (int cc = 0; cc < dim; cc++) {
-      double s = 0.0;
+      BlastDD s = {0.0, 0.0};
       for (int t = hd->h1_toff[l]; t < hd->h1_toff[l + 1]; t++) {
         const int eidx = hd->h1_tidx[t], z = eidx / nd, a = eidx % nd;
-        s += c->rE[(size_t)z * rows + cc * nd + a];
+        BlastDDAdd(&s, c->rE[(size_t)z * rows + cc * nd + a]);
       }
-      rhs[(size_t)cc * nl + l] = s;
+      rhs[(size_t)cc * nl + l] = s.hi;
+      rhs[(size_t)(dim + cc) * nl + l] = s.lo;
     }
   }
   return 0;
@@ -291,6 +294,20 @@ static int CpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stri
   const int *idx = reverse ? hi->recv_idx : hi->send_idx;
   for (int c = 0; c < ncomp; c++)
     for (int i = 0; i < n; i++) buf[(size_t)c * n + i] = x[c * stride + idx[i]];
+  return 0;
+}
+
+static int CpuHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf,
+                           double *x) {
+  const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
+  const size_t ns = (size_t)hi->nsend;
+  for (int c = 0; c < ndd; c++)
+    for (size_t i = 0; i < ns; i++) {
+      double *xh = &x[c * stride + hi->send_idx[i]], *xl = &x[(ndd + c) * stride + hi->send_idx[i]];
+      BlastDD acc = {*xh, *xl};
+      BlastDDAddDD(&acc, buf[c * ns + i], buf[(ndd + c) * ns + i]);
+      *xh = acc.hi, *xl = acc.lo;
+    }
   return 0;
 }
 
@@ -367,6 +384,7 @@ const BlastBackendOps blast_backend_cpu = {
     .zero_essential = CpuZeroEssential,
     .halo_pack = CpuHaloPack,
     .halo_unpack = CpuHaloUnpack,
+    .halo_unpack_dd = CpuHaloUnpackDD,
     .energies = CpuEnergies,
     .sync = NULL,
 };

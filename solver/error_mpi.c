@@ -27,8 +27,11 @@ int BlastAgree(MPI_Comm comm, int ierr, int identical) {
   if (!ierr)
     BlastErrorRaise(__FILE__, __LINE__, __func__, code, "stopping because rank %d failed",
                     first[1]);
-  int all = 0, mineall = ierr != 0;
+  // Every rank failed; identical if the caller says so or every rank's error was already
+  // marked identical (e.g. by a collective routine deeper down).
+  int all = 0, mineall = ierr != 0 ? (BlastErrorCollective() == BLAST_COLLECTIVE_SAME ? 2 : 1) : 0;
   mpierr = MPI_Allreduce(&mineall, &all, 1, MPI_INT, MPI_MIN, comm);
+  if (all == 2) identical = 1;
   if (mpierr != MPI_SUCCESS) return BlastMPIError(__FILE__, __LINE__, __func__, mpierr, "MPI_Allreduce");
   BlastErrorSetCollective(!ierr ? BLAST_COLLECTIVE_PASSIVE
                                 : (identical && all) ? BLAST_COLLECTIVE_SAME

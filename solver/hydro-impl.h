@@ -12,6 +12,8 @@
 struct BlastHydro_private {
   MPI_Comm comm;
   int rank, nranks;
+  MPI_Datatype dd_type;  // a double-double pair
+  MPI_Op dd_op;          // their sum
   BlastConfig cfg;
   BlastProblem prob;
   BlastMesh mesh;  // not owned

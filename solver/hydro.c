@@ -7,12 +7,46 @@
 
 #include "blast_mpi.h"
 #include "hydro-impl.h"
+#include "ddsum.h"
 #include "linalg.h"
 
 double BlastWtime(void) { return MPI_Wtime(); }
 
 // ---------------------------------------------------------------------------------------
 // Setup helpers
+
+// Sum of double-double pairs across ranks (an MPI reduction operator).
+static void DDSumOp(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const double *a = in;
+  double *b = inout;
+  for (int i = 0; i < *len; i++) {
+    BlastDD acc = {b[2 * i], b[2 * i + 1]};
+    BlastDDAddDD(&acc, a[2 * i], a[2 * i + 1]);
+    b[2 * i] = acc.hi, b[2 * i + 1] = acc.lo;
+  }
+  (void)type;
+}
+
+
+// Global sum of per-zone values that does not depend on the partition: children are
+// summed per mesh zone (all children of a mesh zone live on one rank), the mesh-zone
+// sums are combined by an all-reduce in which every entry has one contributor (exact),
+// and the result is summed in mesh-zone order on every rank.
+static int OrderedZoneSum(BlastHydro h, const double *zone_value, double *sum) {
+  const BlastSpace *s = h->space;
+  const int nmesh = BlastMeshNumZones(s->mesh);
+  double *macro, *all;
+  BlastCall(BlastCalloc(nmesh, &macro));
+  BlastCall(BlastMalloc(nmesh, &all));
+  for (int z = 0; z < s->nz; z++) macro[s->zone_macro[z]] += zone_value[z];
+  BlastCallMPI(MPI_Allreduce(macro, all, nmesh, MPI_DOUBLE, MPI_SUM, h->comm));
+  double total = 0.0;
+  for (int Z = 0; Z < nmesh; Z++) total += all[Z];
+  *sum = total;
+  BlastFree(&macro);
+  BlastFree(&all);
+  return 0;
+}
 
 // Physical point of reference point xi (fine-zone coordinates) of zone z, initial mesh.
 static void ZonePoint(const BlastSpace *s, int z, const double *xi, double *x) {
@@ -21,28 +55,30 @@ static void ZonePoint(const BlastSpace *s, int z, const double *xi, double *x) {
   BlastMeshZoneMap(s->mesh, s->zone_macro[z], xm, x);
 }
 
-// Initial geometry at the quadrature points from the H1 positions: J0^{-1}, and
-// w |J0| (checked positive, naming the zone otherwise).
-static int InitialGeometry(BlastHydro h, const double *x0, double *wdetJ0) {
+// Initial geometry at the quadrature points from the H1 positions x (ext numbering,
+// component stride next): J0^{-1} for this rank's zones, w |J0| for all zones including
+// halo zones. This rank's zones are checked for positive determinants (naming the zone).
+static int InitialGeometry(BlastHydro h, const double *x, double *wdetJ0) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, nd = s->h1_nd, nqp = t->nqp, nl = s->h1_nl, d2 = dim * dim;
+  const int dim = s->dim, nd = s->h1_nd, nqp = t->nqp, next = s->h1_next, d2 = dim * dim;
   int bad_zone = -1, bad_q = 0;
   double bad_det = 0.0;
-  for (int z = 0; z < s->nz; z++) {
+  for (int z = 0; z < s->nz_ext; z++) {
     const int *dof = &s->h1_edof[(size_t)z * nd];
     for (int q = 0; q < nqp; q++) {
       double J[9] = {0}, adj[9];
       for (int c = 0; c < dim; c++)
         for (int a = 0; a < nd; a++)
           for (int g = 0; g < dim; g++)
-            J[c + dim * g] += x0[(size_t)c * nl + dof[a]] * t->h1_G[((size_t)q * nd + a) * dim + g];
+            J[c + dim * g] += x[(size_t)c * next + dof[a]] * t->h1_G[((size_t)q * nd + a) * dim + g];
       const double det = BlastMatDet(dim, J);
+      wdetJ0[(size_t)z * nqp + q] = t->qp_w[q] * det;
+      if (z >= s->nz) continue;
       if (!(det > 0.0) && bad_zone < 0) bad_zone = z, bad_q = q, bad_det = det;
       BlastMatAdjugate(dim, J, adj);
       double *Ji = &h->qp_J0inv[((size_t)z * nqp + q) * d2];
       for (int i = 0; i < d2; i++) Ji[i] = adj[i] / det;
-      wdetJ0[(size_t)z * nqp + q] = t->qp_w[q] * det;
     }
   }
   if (bad_zone >= 0) {
@@ -54,6 +90,38 @@ static int InitialGeometry(BlastHydro h, const double *x0, double *wdetJ0) {
                "inverted or degenerate",
                (long long)s->zone_gid[bad_zone], X[0], X[1], X[2], bad_det, bad_q);
   }
+  return 0;
+}
+
+// Host-side forward halo (owners -> ghosts) during setup, before the backend exists.
+static int HostHaloForward(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
+  const BlastHalo halo = h->halo[which];
+  const int ns = BlastHaloSendCount(halo), nr = BlastHaloRecvCount(halo);
+  const int *sidx = BlastHaloSendIdx(halo), *ridx = BlastHaloRecvIdx(halo);
+  for (int c = 0; c < ncomp; c++)
+    for (int i = 0; i < ns; i++) h->hbuf_send[(size_t)c * ns + i] = x[c * stride + sidx[i]];
+  BlastCall(BlastHaloForwardBegin(halo, ncomp, h->hbuf_send, h->hbuf_recv));
+  BlastCall(BlastHaloWait(halo));
+  for (int c = 0; c < ncomp; c++)
+    for (int i = 0; i < nr; i++) x[c * stride + ridx[i]] = h->hbuf_recv[(size_t)c * nr + i];
+  return 0;
+}
+
+// Initial positions of all ext dofs (method spec 3.3), the same bits on every rank: each
+// owner evaluates its dofs through the lowest-numbered zone that contains them (the first
+// of its mass-assembly list) and sends them to the ranks holding ghost copies.
+static int CanonicalPositions(BlastHydro h, double *x) {
+  const BlastSpace *s = h->space;
+  const int dim = s->dim, nd = s->h1_nd, next = s->h1_next;
+  for (int l = 0; l < s->h1_nown; l++) {
+    const int eidx = s->mass_tidx[s->mass_toff[l]], z = eidx / nd, a = eidx % nd;
+    double xi[3], X[3];
+    BlastSpaceNodeRef(s, z, a, xi);
+    BlastMeshZoneMap(s->mesh, s->zone_macro[z], xi, X);
+    for (int c = 0; c < dim; c++) x[(size_t)c * next + l] = X[c];
+  }
+  BlastCall(HostHaloForward(h, BLAST_HALO_L, dim, next, x));
+  BlastCall(HostHaloForward(h, BLAST_HALO_COL, dim, next, x));
   return 0;
 }
 
@@ -132,7 +200,8 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
              "[problem] blast_tol = %.3e; the delta function could not be initialized (put a "
              "mesh vertex at the origin)",
              dist, h->cfg.blast_tol);
-  double integral = 0.0;
+  double *zone_int;
+  BlastCall(BlastCalloc(s->nz + 1, &zone_int));
   for (int z = 0; z < s->nz; z++) {
     for (int i = 0; i < ne; i++) e[(size_t)z * ne + i] = 0.0;
     for (int corner = 0; corner < (1 << dim); corner++) {
@@ -140,38 +209,15 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
       int j = 0;
       for (int g = dim - 1; g >= 0; g--) j = j * (m + 1) + (((corner >> g) & 1) ? m : 0);
       e[(size_t)z * ne + j] = 1.0;
-      for (int q = 0; q < nqp; q++) integral += wdetJ0[(size_t)z * nqp + q] * t->l2_B[(size_t)q * ne + j];
+      for (int q = 0; q < nqp; q++)
+        zone_int[z] += wdetJ0[(size_t)z * nqp + q] * t->l2_B[(size_t)q * ne + j];
     }
   }
-  double total = 0.0;
-  BlastCallMPI(MPI_Allreduce(&integral, &total, 1, MPI_DOUBLE, MPI_SUM, h->comm));
+  double total;
+  BlastCall(OrderedZoneSum(h, zone_int, &total));
+  BlastFree(&zone_int);
   const double scale = (h->cfg.blast_energy / (double)(1 << dim)) / total;
   for (size_t i = 0; i < (size_t)s->nz * ne; i++) e[i] *= scale;
-  return 0;
-}
-
-// w |J0| at the quadrature points of a halo zone, from its own evaluation of the node
-// positions (halo zones are not part of this rank's L-vector).
-static int HaloZoneWeights(const BlastHydro h, int z, double *wdet) {
-  const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, nd = s->h1_nd;
-  double *X;
-  BlastCall(BlastMalloc((size_t)nd * dim, &X));
-  for (int a = 0; a < nd; a++) {
-    double xi[3];
-    BlastSpaceNodeRef(s, z, a, xi);
-    BlastMeshZoneMap(s->mesh, s->zone_macro[z], xi, &X[a * dim]);
-  }
-  for (int q = 0; q < t->nqp; q++) {
-    double J[9] = {0};
-    for (int a = 0; a < nd; a++)
-      for (int c = 0; c < dim; c++)
-        for (int g = 0; g < dim; g++)
-          J[c + dim * g] += X[a * dim + c] * t->h1_G[((size_t)q * nd + a) * dim + g];
-    wdet[q] = t->qp_w[q] * BlastMatDet(dim, J);
-  }
-  BlastFree(&X);
   return 0;
 }
 
@@ -185,15 +231,14 @@ static int CompareGidCol(const void *pa, const void *pb) {
   return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
-// Scalar H1 mass matrix (method spec 6.2), rows of the owned dofs complete (contributions
-// of every zone containing the row, halo zones included), in CSR with ext columns.
-// Each row sums its zones in ascending global zone id and stores its columns in
-// ascending global dof id, so rows and their products do not depend on the partition.
-// qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
-static int AssembleMassV(BlastHydro h, const double *qp_c) {
+// Sparsity of the scalar H1 mass matrix (method spec 6.2): rows of the owned dofs
+// complete (every zone containing the row, halo zones included), ext columns stored in
+// ascending global dof id so that rows and their products do not depend on the partition.
+// Interior rows (owned columns only) are listed first: they can be multiplied before
+// ghost values arrive.
+static int MassVPattern(BlastHydro h) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int nd = s->h1_nd, nqp = t->nqp, nown = s->h1_nown, next = s->h1_next;
+  const int nd = s->h1_nd, nown = s->h1_nown, next = s->h1_next;
   BlastCall(BlastMalloc(nown + 1, &h->mv_rowptr));
   int *mark;
   BlastCall(BlastMalloc(next, &mark));
@@ -212,59 +257,24 @@ static int AssembleMassV(BlastHydro h, const double *qp_c) {
     h->mv_rowptr[l + 1] = h->mv_rowptr[l] + cnt;
     if (cnt > maxlen) maxlen = cnt;
   }
-  BlastFree(&mark);
-  const int nnz = h->mv_rowptr[nown];
-  BlastCall(BlastMalloc(nnz + 1, &h->mv_col));
-  BlastCall(BlastCalloc(nnz + 1, &h->mv_val));
-  BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
-  int ierr = 0;
-#pragma omp parallel
-  {
-    int *pos = NULL;  // column -> slot within the current row
-    double *row = NULL;
-    GidCol *gc = NULL;
-    int my_err = BlastMalloc(next, &pos) || BlastMalloc(nd, &row) || BlastMalloc(maxlen + 1, &gc);
-    if (my_err) {
-#pragma omp atomic write
-      ierr = 1;
-    }
-    if (!my_err) {
-      for (int i = 0; i < next; i++) pos[i] = -1;
-#pragma omp for schedule(dynamic, 64)
-      for (int l = 0; l < nown; l++) {
-        const int r0 = h->mv_rowptr[l], len = h->mv_rowptr[l + 1] - r0;
-        int n = 0;
-        for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
-          const int z = s->mass_tidx[tt] / nd;
-          for (int b = 0; b < nd; b++) {
-            const int col = s->h1_edof[(size_t)z * nd + b];
-            if (pos[col] < 0) pos[col] = 1, gc[n].gid = s->h1_gid[col], gc[n++].col = col;
-          }
-        }
-        qsort(gc, len, sizeof *gc, CompareGidCol);
-        for (int i = 0; i < len; i++) h->mv_col[r0 + i] = gc[i].col, pos[gc[i].col] = r0 + i;
-        for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
-          const int z = s->mass_tidx[tt] / nd, a = s->mass_tidx[tt] % nd;
-          for (int b = 0; b < nd; b++) row[b] = 0.0;
-          for (int q = 0; q < nqp; q++) {
-            const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
-            for (int b = 0; b < nd; b++) row[b] += ca * t->h1_B[(size_t)q * nd + b];
-          }
-          for (int b = 0; b < nd; b++) h->mv_val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
-        }
-        for (int i = 0; i < len; i++) {
-          if (gc[i].col == l) h->mv_dinv[l] = 1.0 / h->mv_val[r0 + i];
-          pos[gc[i].col] = -1;
-        }
+  BlastCall(BlastMalloc((size_t)h->mv_rowptr[nown] + 1, &h->mv_col));
+  GidCol *gc;
+  BlastCall(BlastMalloc(maxlen + 1, &gc));
+  for (int i = 0; i < next; i++) mark[i] = -1;
+  for (int l = 0; l < nown; l++) {
+    int n = 0;
+    for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+      const int z = s->mass_tidx[tt] / nd;
+      for (int b = 0; b < nd; b++) {
+        const int col = s->h1_edof[(size_t)z * nd + b];
+        if (mark[col] != l) mark[col] = l, gc[n].gid = s->h1_gid[col], gc[n++].col = col;
       }
     }
-    BlastFree(&pos);
-    BlastFree(&row);
-    BlastFree(&gc);
+    qsort(gc, n, sizeof *gc, CompareGidCol);
+    for (int i = 0; i < n; i++) h->mv_col[h->mv_rowptr[l] + i] = gc[i].col;
   }
-  BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
-  // Rows whose columns are all owned can be multiplied before ghost values arrive:
-  // interior rows first, then boundary rows, each ascending.
+  BlastFree(&gc);
+  BlastFree(&mark);
   BlastCall(BlastMalloc(nown + 1, &h->mv_rows));
   int ninterior = 0;
   for (int l = 0; l < nown; l++) {
@@ -279,6 +289,47 @@ static int AssembleMassV(BlastHydro h, const double *qp_c) {
   memcpy(h->mv_rows, order, sizeof(int) * nown);
   BlastFree(&order);
   h->hd.mv_ninterior = ninterior;
+  return 0;
+}
+
+// Values of the mass matrix rows: zones summed in ascending global zone id.
+// qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
+static int MassVValues(BlastHydro h, const double *qp_c) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int nd = s->h1_nd, nqp = t->nqp, nown = s->h1_nown, next = s->h1_next;
+  BlastCall(BlastCalloc((size_t)h->mv_rowptr[nown] + 1, &h->mv_val));
+  BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
+  int ierr = 0;
+#pragma omp parallel
+  {
+    int *pos = NULL;  // column -> slot within the current row
+    double *row = NULL;
+    int my_err = BlastMalloc(next, &pos) || BlastMalloc(nd, &row);
+    if (my_err) {
+#pragma omp atomic write
+      ierr = 1;
+    }
+    if (!my_err) {
+#pragma omp for schedule(dynamic, 64)
+      for (int l = 0; l < nown; l++) {
+        for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1]; k++) pos[h->mv_col[k]] = k;
+        for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+          const int z = s->mass_tidx[tt] / nd, a = s->mass_tidx[tt] % nd;
+          for (int b = 0; b < nd; b++) row[b] = 0.0;
+          for (int q = 0; q < nqp; q++) {
+            const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
+            for (int b = 0; b < nd; b++) row[b] += ca * t->h1_B[(size_t)q * nd + b];
+          }
+          for (int b = 0; b < nd; b++) h->mv_val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
+        }
+        h->mv_dinv[l] = 1.0 / h->mv_val[pos[l]];
+      }
+    }
+    BlastFree(&pos);
+    BlastFree(&row);
+  }
+  BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
   return 0;
 }
 
@@ -332,7 +383,7 @@ static int BuildHalos(BlastHydro h) {
   for (int w = 0; w < 2; w++) {
     BlastCall(BlastHaloCreate(h->comm, nghost[w], gid[w], owner[w], idx[w], nown, s->h1_gid,
                               &h->halo[w]));
-    const size_t n = (size_t)s->dim *
+    const size_t n = 2 * (size_t)s->dim *
                      (size_t)(BlastHaloSendCount(h->halo[w]) > BlastHaloRecvCount(h->halo[w])
                                   ? BlastHaloSendCount(h->halo[w])
                                   : BlastHaloRecvCount(h->halo[w]));
@@ -350,12 +401,16 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
                      const BlastBackendOps *ops, BlastHydro *hydro) {
   BlastHydro h;
   BlastCall(BlastCalloc(1, &h));
+  h->dd_op = MPI_OP_NULL, h->dd_type = MPI_DATATYPE_NULL;
   h->comm = comm;
   BlastCallMPI(MPI_Comm_rank(comm, &h->rank));
   BlastCallMPI(MPI_Comm_size(comm, &h->nranks));
   h->cfg = *cfg;
   h->mesh = mesh;
   h->ops = ops;
+  BlastCallMPI(MPI_Type_contiguous(2, MPI_DOUBLE, &h->dd_type));
+  BlastCallMPI(MPI_Type_commit(&h->dd_type));
+  BlastCallMPI(MPI_Op_create(DDSumOp, 1, &h->dd_op));
   const int dim = BlastMeshDim(mesh), k = cfg->order_kinematic;
   const int m = cfg->order_thermo >= 0 ? cfg->order_thermo : k - 1;
   BlastCall(BlastProblemSetup(cfg->problem, dim, cfg->viscosity, &h->prob));
@@ -381,18 +436,31 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   const int nz = s->nz, nd = s->h1_nd, ne = s->l2_nd, nqp = t->nqp, nl = s->h1_nl;
   const int nown = s->h1_nown;
 
-  // Initial positions and geometry.
+  // Communication patterns (they need only the sparsity of the mass matrix), then the
+  // initial positions of every ext dof, identical on all ranks, and the geometry.
+  BlastCall(MassVPattern(h));
+  BlastCall(BuildHalos(h));
   h->nx = (size_t)dim * nl, h->ne = (size_t)nz * ne, h->nstate = 2 * h->nx + h->ne;
-  double *S0, *wdetJ0;
+  const int next = s->h1_next;
+  double *S0, *wdetJ0, *xext;
   BlastCall(BlastCalloc(h->nstate, &S0));
   double *x0 = S0, *v0 = S0 + h->nx, *e0 = S0 + 2 * h->nx;
-  BlastSpaceInitialPositions(s, x0);
+  BlastCall(BlastMalloc((size_t)dim * next + 1, &xext));
+  BlastCall(CanonicalPositions(h, xext));
+  for (int c = 0; c < dim; c++)
+    memcpy(&x0[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
   BlastCall(BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv));
-  BlastCall(BlastMalloc((size_t)nz * nqp, &wdetJ0));
-  BlastCall(InitialGeometry(h, x0, wdetJ0));
-  double vol = 0.0;
-  for (size_t i = 0; i < (size_t)nz * nqp; i++) vol += wdetJ0[i];
-  BlastCallMPI(MPI_Allreduce(&vol, &h->volume0, 1, MPI_DOUBLE, MPI_SUM, comm));
+  BlastCall(BlastMalloc((size_t)s->nz_ext * nqp, &wdetJ0));
+  BlastCall(InitialGeometry(h, xext, wdetJ0));
+  double *zone_vol;
+  BlastCall(BlastMalloc(nz + 1, &zone_vol));
+  for (int z = 0; z < nz; z++) {
+    double v = 0.0;
+    for (int q = 0; q < nqp; q++) v += wdetJ0[(size_t)z * nqp + q];
+    zone_vol[z] = v;
+  }
+  BlastCall(OrderedZoneSum(h, zone_vol, &h->volume0));
+  BlastFree(&zone_vol);
   const double nzg = (double)s->nz_global;
   h->h0 = dim == 1 ? h->volume0 / (nzg * k) : pow(h->volume0 / nzg, 1.0 / dim) / k;
 
@@ -412,15 +480,12 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
     BlastCall(SedovDeposit(h, wdetJ0, e0));
   else
     BlastCall(InterpolateL2(h, Vinv, E0Fn, e0));
-  for (int z = 0; z < nz; z++)
-    for (int a = 0; a < nd; a++) {
-      double xi[3], X[3], vv[3];
-      BlastSpaceNodeRef(s, z, a, xi);
-      BlastMeshZoneMap(mesh, s->zone_macro[z], xi, X);
-      BlastProblemV0(&h->prob, X, vv);
-      const int l = s->h1_edof[(size_t)z * nd + a];
-      for (int c = 0; c < dim; c++) v0[(size_t)c * nl + l] = vv[c];
-    }
+  for (int l = 0; l < nl; l++) {  // nodal interpolation at the (canonical) node positions
+    double X[3], vv[3];
+    for (int c = 0; c < dim; c++) X[c] = xext[(size_t)c * next + l];
+    BlastProblemV0(&h->prob, X, vv);
+    for (int c = 0; c < dim; c++) v0[(size_t)c * nl + l] = vv[c];
+  }
   BlastCall(BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx));
   for (int c = 0; c < dim; c++)
     for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++)
@@ -439,24 +504,18 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   // (halo zones too: they complete the rows of the owned dofs).
   BlastCall(BlastMalloc((size_t)nz * nqp, &h->qp_R0));
   BlastCall(BlastMalloc((size_t)s->nz_ext * nqp, &qp_c));
-  for (int z = nz; z < s->nz_ext; z++) {
-    BlastCall(HaloZoneWeights(h, z, &qp_c[(size_t)z * nqp]));
+  for (int z = 0; z < s->nz_ext; z++)
     for (int q = 0; q < nqp; q++) {
       double X[3];
-      ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
-      qp_c[(size_t)z * nqp + q] *= BlastProblemRho0(&h->prob, X);
-    }
-  }
-  for (int z = 0; z < nz; z++)
-    for (int q = 0; q < nqp; q++) {
-      double rho = 0.0, X[3];
-      for (int j = 0; j < ne; j++) rho += rho0h[(size_t)z * ne + j] * t->l2_B[(size_t)q * ne + j];
       const size_t zq = (size_t)z * nqp + q;
-      h->qp_R0[zq] = wdetJ0[zq] * rho;
       ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
       qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
+      if (z >= nz) continue;
+      double rho = 0.0;
+      for (int j = 0; j < ne; j++) rho += rho0h[(size_t)z * ne + j] * t->l2_B[(size_t)q * ne + j];
+      h->qp_R0[zq] = wdetJ0[zq] * rho;
     }
-  BlastCall(AssembleMassV(h, qp_c));
+  BlastCall(MassVValues(h, qp_c));
   BlastCall(AssembleMassEInverse(h, qp_c));
   double *gravity = NULL;
   if (h->prob.gravity) {
@@ -469,7 +528,7 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
       gravity[l] = sum;
     }
   }
-  BlastCall(BuildHalos(h));
+  BlastFree(&xext);
   BlastFree(&Vinv);
   BlastFree(&rho0h);
   BlastFree(&qp_c);
@@ -499,7 +558,7 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   void *b = h->bctx;
   double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) BlastCall(ops->alloc(b, h->nstate, vecs[i]));
-  BlastCall(ops->alloc(b, h->nx, &h->rhs));
+  BlastCall(ops->alloc(b, 2 * h->nx, &h->rhs));  // double-double pairs
   double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q};
   for (size_t i = 0; i < sizeof cg / sizeof *cg; i++) BlastCall(ops->alloc(b, nown + 1, cg[i]));
   BlastCall(ops->alloc(b, s->h1_next + 1, &h->cg_d));
@@ -518,6 +577,26 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   h->shape.h1_dofs = dim * s->h1_nglobal;
   h->shape.l2_dofs = s->nz_global * ne;
   h->shape.volume = h->volume0, h->shape.h0 = h->h0;
+  {
+    const int64_t nchild = s->nz_global / BlastMeshNumZones(mesh);
+    h->shape.partitioner = cfg->partitioner;
+    h->shape.zones_min = h->pstats.zones_min * nchild, h->shape.zones_max = h->pstats.zones_max * nchild;
+    h->shape.imbalance = h->pstats.imbalance, h->shape.edge_cut = h->pstats.edge_cut;
+    // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
+    char *sent;
+    BlastCall(BlastCalloc(nown + 1, &sent));
+    const int *sidx = BlastHaloSendIdx(h->halo[BLAST_HALO_L]);
+    for (int i = 0; i < BlastHaloSendCount(h->halo[BLAST_HALO_L]); i++) sent[sidx[i]] = 1;
+    long long nshared = 0;
+    for (int l = 0; l < nown; l++) nshared += sent[l];
+    BlastFree(&sent);
+    long long tot;
+    BlastCallMPI(MPI_Allreduce(&nshared, &tot, 1, MPI_LONG_LONG, MPI_SUM, comm));
+    h->shape.shared_dofs = tot;
+    int nb = BlastHaloNeighbors(h->halo[BLAST_HALO_L]);
+    BlastCallMPI(MPI_Allreduce(&nb, &h->shape.neighbors_min, 1, MPI_INT, MPI_MIN, comm));
+    BlastCallMPI(MPI_Allreduce(&nb, &h->shape.neighbors_max, 1, MPI_INT, MPI_MAX, comm));
+  }
 
   // Initial energy and time step (method spec 10.1, 13.2).
   double e_norm, ie, ke;
@@ -556,6 +635,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->me_inv);
   BlastFree(&h->mv_val);
   BlastFree(&h->mv_dinv);
+  if (h->dd_op != MPI_OP_NULL) BlastCallMPI(MPI_Op_free(&h->dd_op));
+  if (h->dd_type != MPI_DATATYPE_NULL) BlastCallMPI(MPI_Type_free(&h->dd_type));
   BlastFree(&h->mv_rows);
   BlastFree(&h->part);
   BlastFree(&h->hbuf_send);
@@ -597,10 +678,17 @@ int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est) {
   return 0;
 }
 
+// Global dot product, rounded once from a double-double sum: the same bits on any
+// number of ranks (and threads).
 static int GlobalDot(BlastHydro h, size_t n, const double *x, const double *y, double *r) {
-  double local;
-  BlastCall(h->ops->dot(h->bctx, n, x, y, &local));
-  BlastCallMPI(MPI_Allreduce(&local, r, 1, MPI_DOUBLE, MPI_SUM, h->comm));
+  double local[2], global[2];
+  BlastCall(h->ops->dot(h->bctx, n, x, y, local));
+  if (h->nranks > 1) {
+    BlastCallMPI(MPI_Allreduce(local, global, 1, h->dd_type, h->dd_op, h->comm));
+  } else {
+    global[0] = local[0], global[1] = local[1];
+  }
+  *r = global[0] + global[1];
   return 0;
 }
 
@@ -616,12 +704,13 @@ static int HaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, dou
   BlastCall(h->ops->halo_unpack(h->bctx, which, 0, ncomp, stride, h->hbuf_recv, x));
   return 0;
 }
-// Reverse halo: ghosts' partial sums are added to their owners' entries.
-static int HaloReverseAdd(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
-  BlastCall(h->ops->halo_pack(h->bctx, which, 1, ncomp, stride, x, h->hbuf_send));
-  BlastCall(BlastHaloReverseBegin(h->halo[which], ncomp, h->hbuf_send, h->hbuf_recv));
+// Reverse halo of double-double pairs: ghosts' partial sums (ndd rounded components then
+// ndd low parts) are added to their owners' entries in double-double.
+static int HaloReverseAddDD(BlastHydro h, int which, int ndd, size_t stride, double *x) {
+  BlastCall(h->ops->halo_pack(h->bctx, which, 1, 2 * ndd, stride, x, h->hbuf_send));
+  BlastCall(BlastHaloReverseBegin(h->halo[which], 2 * ndd, h->hbuf_send, h->hbuf_recv));
   BlastCall(BlastHaloWait(h->halo[which]));
-  BlastCall(h->ops->halo_unpack(h->bctx, which, 1, ncomp, stride, h->hbuf_recv, x));
+  BlastCall(h->ops->halo_unpack_dd(h->bctx, which, ndd, stride, h->hbuf_recv, x));
   return 0;
 }
 
@@ -687,7 +776,7 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   double t0 = BlastWtime();
   // -F.1 from this rank's zones, completed on the owners (+ M_V g on the owned rows).
   BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
-  BlastCall(HaloReverseAdd(h, BLAST_HALO_L, dim, nl, h->rhs));
+  BlastCall(HaloReverseAddDD(h, BLAST_HALO_L, dim, nl, h->rhs));
   if (h->gravity) BlastCall(h->ops->axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
   BlastCall(Sync(h));
   double t1 = BlastWtime();
@@ -720,22 +809,20 @@ int BlastHydroRates(BlastHydro h, const double *S, double *k) {
 }
 
 int BlastHydroENorm(BlastHydro h, double *e_norm) {
-  double loc, glob;
-  BlastCall(h->ops->dot(h->bctx, h->ne, h->S + 2 * h->nx, h->S + 2 * h->nx, &loc));
-  BlastCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE, MPI_SUM, h->comm));
-  *e_norm = sqrt(glob);
+  double e2 = 0.0;
+  BlastCall(GlobalDot(h, h->ne, h->S + 2 * h->nx, h->S + 2 * h->nx, &e2));
+  *e_norm = sqrt(e2);
   return 0;
 }
 
 int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke) {
   const double *S = h->S;
-  double loc[3], glob[3];
-  BlastCall(h->ops->dot(h->bctx, h->ne, S + 2 * h->nx, S + 2 * h->nx, &loc[0]));
-  BlastCall(h->ops->energies(h->bctx, S + h->nx, S + 2 * h->nx, &loc[1], &loc[2]));
-  BlastCallMPI(MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_SUM, h->comm));
-  *e_norm = sqrt(glob[0]);
-  if (ie) *ie = glob[1];
-  if (ke) *ke = glob[2];
+  double loc[2], glob[2];
+  BlastCall(BlastHydroENorm(h, e_norm));
+  BlastCall(h->ops->energies(h->bctx, S + h->nx, S + 2 * h->nx, &loc[0], &loc[1]));
+  BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
+  if (ie) *ie = glob[0];
+  if (ke) *ke = glob[1];
   return 0;
 }
 

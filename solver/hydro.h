@@ -37,6 +37,13 @@ typedef struct {
   int dim, k, m, nqp, ranks, threads;
   int64_t zones, h1_dofs, l2_dofs;  ///< h1_dofs: vector true dofs (dim x scalar)
   double volume, h0;
+  // domain decomposition (zones are fine zones)
+  int partitioner;               ///< BlastPartitioner used (ranks > 1)
+  int64_t zones_min, zones_max;  ///< zones per rank
+  double imbalance;              ///< max / mean zones per rank
+  int64_t edge_cut;              ///< mesh-zone faces between ranks (before parallel refinement)
+  int64_t shared_dofs;           ///< scalar H1 dofs held by more than one rank
+  int neighbors_min, neighbors_max;  ///< ranks each rank exchanges ghosts with
 } BlastHydroShape;
 
 /// One accepted or rejected step, for reports.

@@ -292,19 +292,6 @@ int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner) {
   return BlastLatticeId(s->topo, s->mesh->zone_verts, s->zone_macro[z], s->N * s->k, i);
 }
 
-void BlastSpaceInitialPositions(const BlastSpace *s, double *x) {
-  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
-  // Each dof is written by the last zone that visits it (as the reference does).
-  for (int z = 0; z < s->nz; z++)
-    for (int a = 0; a < nd; a++) {
-      double xi[3], X[3];
-      BlastSpaceNodeRef(s, z, a, xi);
-      BlastMeshZoneMap(s->mesh, s->zone_macro[z], xi, X);
-      int l = s->h1_edof[(size_t)z * nd + a];
-      for (int c = 0; c < dim; c++) x[(size_t)c * nl + l] = X[c];
-    }
-}
-
 int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
   const BlastMesh mesh = s->mesh;
   const int dim = s->dim, nf = 1 << (dim - 1), K = s->N * s->k;

@@ -67,10 +67,6 @@ void BlastSpaceZoneCorner(const BlastSpace *s, int z, int corner, double *x);
 /// Global lattice id of corner `corner` of zone z (a mesh vertex after refinement).
 int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner);
 
-/// H1 interpolant of the initial (multilinear) mesh map on the L-dofs: x[c*h1_nl + i]
-/// (method spec 3.3).
-void BlastSpaceInitialPositions(const BlastSpace *s, double *x);
-
 /// Essential (v.n = 0) dofs per component (method spec 3.4): the local dofs (ext
 /// numbering) on the closure of boundary faces with attribute c+1. Returns offsets
 /// ess_off[0..dim] and ascending indices ess_idx (caller frees both with BlastFree).
