@@ -10,6 +10,9 @@
 
 #include "backend.h"
 #include "blast.h"
+#ifdef BLAST_HAVE_CUDA
+#include "blast_cuda.h"
+#endif
 #include "blast_mpi.h"
 #include "cli.h"
 #include "diagnostics.h"
@@ -97,6 +100,50 @@ static int MakeDirs(const char *dir) {
   return 0;
 }
 
+// The backend table for this rank: CUDA when built with it, asked for (or auto) and a
+// device is visible (device = node-local rank modulo devices), else the CPU. `desc`
+// describes the choice for the banner.
+static int SelectBackend(MPI_Comm comm, const BlastConfig *cfg, const BlastBackendOps **ops,
+                         char *desc, size_t ndesc) {
+  *ops = &blast_backend_cpu;
+  snprintf(desc, ndesc, "cpu");
+#ifdef BLAST_HAVE_CUDA
+  if (cfg->gpu_backend == BLAST_GPU_CPU) return 0;
+  MPI_Comm node;
+  int node_rank, node_size, rank;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  BlastCallMPI(MPI_Comm_rank(node, &node_rank));
+  BlastCallMPI(MPI_Comm_size(node, &node_size));
+  BlastCallMPI(MPI_Comm_free(&node));
+  const int ndev = BlastCudaDeviceCount();
+  if (ndev == 0) {
+    BlastCheck(cfg->gpu_backend != BLAST_GPU_CUDA, BLAST_ERR_UNSUPPORTED,
+               "[gpu] backend = cuda, but no CUDA device is visible on this node (check "
+               "CUDA_VISIBLE_DEVICES and the driver, or use [gpu] backend = cpu)");
+    return 0;
+  }
+  BlastGpuInfo info;
+  BlastCall(BlastCudaSelectDevice(node_rank, &info));
+  BlastGpuOptions opt;
+  memset(&opt, 0, sizeof opt);
+  opt.autotune = cfg->gpu_autotune;
+  opt.verbose = rank == 0;
+  BlastCudaSetOptions(&opt);
+  *ops = &blast_backend_cuda;
+  const int per_gpu = (node_size + ndev - 1) / ndev;
+  snprintf(desc, ndesc, "cuda on %s (sm_%d%d, %.0f GiB), %d of %d node GPUs, up to %d ranks per GPU",
+           info.name, info.sm_major, info.sm_minor, info.memory_gib, ndev < node_size ? ndev : node_size,
+           ndev, per_gpu);
+#else
+  (void)comm;
+  BlastCheck(cfg->gpu_backend != BLAST_GPU_CUDA, BLAST_ERR_UNSUPPORTED,
+             "[gpu] backend = cuda, but this build of blast_gpu has no CUDA backend (rebuild "
+             "with the CUDA toolkit installed, -DBLAST_ENABLE_CUDA=ON)");
+#endif
+  return 0;
+}
+
 // The serial mesh: read or generated, then refined refine_serial times. Every rank builds
 // it (it is small by construction: parallel refinement makes the large meshes).
 static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
@@ -128,7 +175,9 @@ static int Run(int argc, char **argv) {
 
   BlastMesh mesh = NULL;
   BlastCallAgree(comm, 1, BuildMesh(&cfg, &mesh));
-  const BlastBackendOps *ops = &blast_backend_cpu;
+  const BlastBackendOps *ops = NULL;
+  char backend[400];
+  BlastCallAgree(comm, 1, SelectBackend(comm, &cfg, &ops, backend, sizeof backend));
   BlastHydro h = NULL;
   BlastCallAgree(comm, 0, BlastHydroCreate(&cfg, mesh, comm, ops, &h));
   const FaultPlan fault = ParseFault();
@@ -140,7 +189,7 @@ static int Run(int argc, char **argv) {
   double dt0, energy0, e_norm0;
   BlastHydroGetInitial(h, &dt0, &energy0);
   BlastCall(BlastHydroENorm(h, &e_norm0));
-  if (!rank) BlastReportBanner(stdout, &cfg, &shape, ops->name, dt0, e_norm0, energy0);
+  if (!rank) BlastReportBanner(stdout, &cfg, &shape, backend, dt0, e_norm0, energy0);
   const double setup = MPI_Wtime() - wall0;
 
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};

@@ -4,6 +4,7 @@
 #ifndef BLAST_CUDA_H
 #define BLAST_CUDA_H
 
+#include "backend.h"
 #include "blast.h"
 
 #ifdef __cplusplus
@@ -22,6 +23,13 @@ typedef struct {
 /// Select the device for this rank (node-local rank modulo visible devices) and report it.
 /// Returns BLAST_ERR_UNSUPPORTED with a clear message if no device is usable.
 int BlastCudaSelectDevice(int node_rank, BlastGpuInfo *info);
+
+/// Number of visible CUDA devices (0 when none or no driver), without raising errors.
+int BlastCudaDeviceCount(void);
+
+/// The CUDA backend table, and its options (set before the backend's `create`).
+extern const BlastBackendOps blast_backend_cuda;
+void BlastCudaSetOptions(const BlastGpuOptions *opt);
 
 #ifdef __cplusplus
 }

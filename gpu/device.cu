@@ -32,3 +32,12 @@ extern "C" int BlastCudaSelectDevice(int node_rank, BlastGpuInfo *info) {
   info->memory_gib = (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0);
   return 0;
 }
+
+extern "C" int BlastCudaDeviceCount(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no driver / no device" status
+    return 0;
+  }
+  return count;
+}

@@ -37,8 +37,14 @@ static const BlastDeckChoice kOdeSolvers[] = {{"euler", BLAST_ODE_EULER},
                                               {NULL, 0}};
 static const BlastDeckChoice kViscosity[] = {
     {"auto", BLAST_VISC_AUTO}, {"on", BLAST_VISC_ON}, {"off", BLAST_VISC_OFF}, {NULL, 0}};
-static const BlastDeckChoice kEnergySolves[] = {
-    {"inverse", BLAST_ENERGY_INVERSE}, {"cg", BLAST_ENERGY_CG}, {NULL, 0}};
+// E2 (global CG on M_E, method spec 6.1) is not implemented: only exact zone inverses.
+static const BlastDeckChoice kEnergySolves[] = {{"inverse", BLAST_ENERGY_INVERSE}, {NULL, 0}};
+static const BlastDeckChoice kGpuBackends[] = {
+    {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
+static const BlastDeckChoice kAutotune[] = {{"off", BLAST_AUTOTUNE_OFF},
+                                            {"online", BLAST_AUTOTUNE_ONLINE},
+                                            {"cached", BLAST_AUTOTUNE_CACHED},
+                                            {NULL, 0}};
 
 // ---------------------------------------------------------------------------------------
 // Resolve hooks
@@ -340,6 +346,23 @@ static const BlastDeckKey kSchema[] = {
      .def = "inverse",
      .choices = kEnergySolves,
      .help = "energy mass matrix: exact zone inverses or global CG"},
+    // [gpu]
+    {.section = "gpu",
+     .key = "backend",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(gpu_backend),
+     .def = "auto",
+     .choices = kGpuBackends,
+     .help = "where the kernels run: auto (CUDA when this build has it and a GPU is visible, "
+             "else the CPU), cuda (error without a GPU), cpu"},
+    {.section = "gpu",
+     .key = "autotune",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(gpu_autotune),
+     .def = "online",
+     .choices = kAutotune,
+     .help = "kernel launch parameters: off (defaults), online (time the candidates during the "
+             "first steps, keep the fastest, save them), cached (reuse saved choices, tune if none)"},
     // [output]
     {.section = "output",
      .key = "dir",

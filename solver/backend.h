@@ -66,6 +66,9 @@ typedef struct BlastBackendOps {
   // ---- memory and vectors (lengths in doubles) ----
   int (*alloc)(void *ctx, size_t n, double **p);
   int (*free)(void *ctx, double **p);
+  /// Host buffers for halo messages (pinned for GPU backends).
+  int (*host_alloc)(void *ctx, size_t n, double **p);
+  int (*host_free)(void *ctx, double **p);
   int (*to_host)(void *ctx, size_t n, const double *src, double *host_dst);
   int (*from_host)(void *ctx, size_t n, const double *host_src, double *dst);
   int (*copy)(void *ctx, size_t n, const double *src, double *dst);
@@ -113,6 +116,13 @@ typedef struct BlastBackendOps {
 
 /// The CPU (OpenMP) reference backend.
 extern const BlastBackendOps blast_backend_cpu;
+
+/// Options of GPU backends, set before `create` (ignored by the CPU backend).
+typedef struct {
+  int autotune;          ///< BlastAutotune
+  char cache_path[512];  ///< autotuning cache file ("" = $XDG_CACHE_HOME or ~/.cache)
+  int verbose;           ///< print tuning decisions (rank 0)
+} BlastGpuOptions;
 
 #ifdef __cplusplus
 }

@@ -40,8 +40,12 @@ typedef enum {
 
 typedef enum { BLAST_VISC_AUTO = 0, BLAST_VISC_ON = 1, BLAST_VISC_OFF = 2 } BlastViscosity;
 
-/// How M_E^{-1} is applied (method spec 6.1): E1 exact zone inverses, E2 global CG.
-typedef enum { BLAST_ENERGY_INVERSE = 0, BLAST_ENERGY_CG = 1 } BlastEnergySolve;
+/// How M_E^{-1} is applied (method spec 6.1): E1 exact zone inverses (E2 global CG is
+/// not implemented).
+typedef enum { BLAST_ENERGY_INVERSE = 0 } BlastEnergySolve;
+
+typedef enum { BLAST_GPU_AUTO = 0, BLAST_GPU_CUDA = 1, BLAST_GPU_CPU = 2 } BlastGpuBackend;
+typedef enum { BLAST_AUTOTUNE_OFF = 0, BLAST_AUTOTUNE_ONLINE = 1, BLAST_AUTOTUNE_CACHED = 2 } BlastAutotune;
 
 typedef struct {
   // [problem]
@@ -70,6 +74,9 @@ typedef struct {
   int cg_max_iter;
   int viscosity;     ///< BlastViscosity
   int energy_solve;  ///< BlastEnergySolve
+  // [gpu]
+  int gpu_backend;   ///< BlastGpuBackend
+  int gpu_autotune;  ///< BlastAutotune
   // [output]
   char output_dir[BLAST_PATH_MAX];
   int print_every;

@@ -31,6 +31,7 @@ struct BlastHydro_private {
   BlastPartStats pstats;
   BlastHalo halo[2];  // BLAST_HALO_L, BLAST_HALO_COL
   double *hbuf_send, *hbuf_recv;  // host halo buffers
+  int hbuf_backend;               // allocated by the backend (host_alloc)
   double *gravity;  // [h1_nown] M_V g (y component) on owned rows, backend memory, or NULL
   double h0, volume0;
   BlastHydroShape shape;

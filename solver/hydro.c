@@ -556,6 +556,19 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   hd->tg_source = h->prob.tg_source;
   BlastCall(ops->create(hd, &h->bctx));
   void *b = h->bctx;
+  {  // halo buffers in the backend's host memory (pinned for GPUs)
+    size_t nbuf = 1;
+    for (int w = 0; w < 2; w++) {
+      const int ns = BlastHaloSendCount(h->halo[w]), nr = BlastHaloRecvCount(h->halo[w]);
+      const size_t n = 2 * (size_t)dim * (size_t)(ns > nr ? ns : nr);
+      if (n > nbuf) nbuf = n;
+    }
+    BlastFree(&h->hbuf_send);
+    BlastFree(&h->hbuf_recv);
+    BlastCall(ops->host_alloc(b, nbuf, &h->hbuf_send));
+    BlastCall(ops->host_alloc(b, nbuf, &h->hbuf_recv));
+    h->hbuf_backend = 1;
+  }
   double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) BlastCall(ops->alloc(b, h->nstate, vecs[i]));
   BlastCall(ops->alloc(b, 2 * h->nx, &h->rhs));  // double-double pairs
@@ -627,6 +640,10 @@ int BlastHydroDestroy(BlastHydro *hydro) {
                        &h->rhs, &h->cg_r,  &h->cg_z, &h->cg_d, &h->cg_q, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->free(h->bctx, vecs[i]));
+    if (h->hbuf_backend) {
+      BlastCall(h->ops->host_free(h->bctx, &h->hbuf_send));
+      BlastCall(h->ops->host_free(h->bctx, &h->hbuf_recv));
+    }
     BlastCall(h->ops->destroy(&h->bctx));
   }
   BlastFree(&h->qp_R0);

@@ -163,6 +163,12 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
   return ldexp(sqrt(fmax(lmin, 0.0)), e);
 }
 
+/// 2D Taylor-Green energy source Q(x, y) (method spec 7.2).
+BLAST_HOST_DEVICE static inline double BlastTaylorGreenQ(const double *x) {
+  const double pi = 3.14159265358979323846;
+  return 3.0 * pi / 8.0 * (cos(3.0 * pi * x[0]) * cos(pi * x[1]) - cos(pi * x[0]) * cos(3.0 * pi * x[1]));
+}
+
 /// Smooth step S(x; eps) of the viscosity switch (method spec 5.3).
 BLAST_HOST_DEVICE static inline double BlastSmoothStep(double x, double eps) {
   const double y = (x + eps) / (2.0 * eps);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "../blast.h"
+#include "../qpoint.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -133,7 +134,4 @@ void BlastProblemV0(const BlastProblem *p, const double *x, double *v) {
   }
 }
 
-double BlastTaylorGreenSource(const double *x) {
-  return 3.0 * M_PI / 8.0 *
-         (cos(3.0 * M_PI * x[0]) * cos(M_PI * x[1]) - cos(M_PI * x[0]) * cos(3.0 * M_PI * x[1]));
-}
+double BlastTaylorGreenSource(const double *x) { return BlastTaylorGreenQ(x); }

@@ -1,0 +1,1054 @@
+// The CUDA backend behind the solver's backend table (solver/backend.h).
+//
+// All state and constant data live on the device for the whole run; only scalars (dt,
+// dot products, energies) and halo buffers cross to the host. Kernels, as in the BLAST
+// GPU paper (Dong et al., IPDPS 2014), with their number in its Table 2:
+//   k_qdata_force      1-7  per zone: J, det, J^-1, EOS, viscosity (eigen-decomposition),
+//                           stress, dt estimate at every point (one thread per point), then
+//                           F_z = A_z B^T with A_z built block-wise in shared memory
+//   k_force_ones       8    -F_z 1 per zone (batched GEMV with ones)
+//   k_gather_dd             assembly of the zone contributions into the L-vector, each
+//                           dof summing its zones in a fixed order in double-double
+//   k_force_t          10   F_z^T v_z per zone (batched GEMV)
+//   cuSPARSE SpMV      11   de = M_E^{-1} b with the block-diagonal inverse in CSR
+//   cuSPARSE SpMV      9    PCG mat-vec with the scalar mass matrix (owned rows)
+//   k_dot_dd                dot products in double-double (rounded once: the same bits on
+//                           any number of ranks, and as the CPU backend)
+// Kernel launch failures are reported with the kernel's name; every CUDA, cuBLAS and
+// cuSPARSE call is checked.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <nvtx3/nvToolsExt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "blast_cuda.h"
+#include "ddsum.h"
+#include "problems/problems.h"
+#include "qpoint.h"
+
+// ---------------------------------------------------------------------------------------
+// Status checks for the libraries
+
+static int CublasError(const char *file, int line, const char *func, cublasStatus_t st,
+                       const char *call) {
+  return BlastErrorRaise(file, line, func, BLAST_ERR_CUBLAS, "%s failed: %s (%d)", call,
+                         cublasGetStatusString(st), (int)st);
+}
+static int CusparseError(const char *file, int line, const char *func, cusparseStatus_t st,
+                         const char *call) {
+  return BlastErrorRaise(file, line, func, BLAST_ERR_CUSPARSE, "%s failed: %s (%d)", call,
+                         cusparseGetErrorString(st), (int)st);
+}
+#define BlastCallCublas(...)                                                              \
+  do {                                                                                    \
+    cublasStatus_t st_ = (__VA_ARGS__);                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                     \
+      return CublasError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);                \
+  } while (0)
+#define BlastCallCusparse(...)                                                            \
+  do {                                                                                    \
+    cusparseStatus_t st_ = (__VA_ARGS__);                                                 \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                   \
+      return CusparseError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);              \
+  } while (0)
+
+enum { kDotBlocks = 256, kDotThreads = 256, kMaxAcc = 12 };
+
+static BlastGpuOptions g_options = {BLAST_AUTOTUNE_ONLINE, "", 0};
+
+extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) { g_options = *opt; }
+
+// ---------------------------------------------------------------------------------------
+// Device copies of the constant data
+
+typedef struct {
+  int dim, nz, nqp, nd, ne, nl, nown, next, rows;
+  int *edof, *toff, *tidx;
+  double *qw, *B, *G, *L2B, *R0, *J0inv, *gamma;
+  double *F, *rE, *tg, *b;  // zone force matrices, zone momentum rhs, TG source, F^T v
+  BlastQPointParams qpar;
+  int tg_source;
+} DevData;
+
+// A CSR matrix on the device with its cuSPARSE descriptor.
+typedef struct {
+  int nrows, ncols, nnz;
+  int *rowptr, *col;
+  double *val;
+  cusparseSpMatDescr_t mat;
+} DevCsr;
+
+// Reverse-halo targets: each distinct owned dof and the buffer positions adding to it.
+typedef struct {
+  int nsend, nrecv, ntarget;
+  int *send_idx, *recv_idx;
+  int *target, *toff, *tpos;
+} DevHalo;
+
+// Launch configuration of the fused quadrature kernel (autotuned).
+typedef struct {
+  int zpb;  // zones per block
+  int tpz;  // threads per zone
+  int qb;   // quadrature points per A block
+} QConfig;
+
+typedef struct {
+  BlastHydroData hd;
+  DevData dd;
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  cusparseHandle_t cusparse;
+  DevCsr mv_int, mv_bnd, me_inv;  // mass matrix interior/boundary rows; M_E^{-1}
+  cusparseDnVecDescr_t vx_int, vy_int, vx_bnd, vy_bnd, ve_in, ve_out;
+  void *spmv_buf;
+  size_t spmv_buf_size;
+  int *mv_rows;    // [nown] row order: interior rows then boundary rows
+  double *y_perm;  // [nown] SpMV output in that order
+  double *mv_dinv;
+  int *ess_off, *ess_idx;  // host offsets, device indices
+  int ess_n[4];
+  DevHalo halo[2];
+  double *dbuf;  // device halo staging
+  size_t dbuf_n;
+  double *dot_part;       // [2*kDotBlocks] device
+  double *dot_host;       // pinned
+  double *red;            // per-block dt and det; the reduced result in red_out
+  double *red_out;
+  int *red_zone;
+  double *red_host;       // pinned: dt, det, zone
+  int nred;
+  double *energy_zone;    // [2*nz] device
+  double *energy_host;    // [2*nz] pinned
+  QConfig qcfg;
+  // autotuning state
+  int tune_active, tune_index, tune_ncand, tune_rep;
+  QConfig tune_cand[32];
+  float tune_time[32];
+  cudaEvent_t ev0, ev1;
+  char gpu_name[256];
+} CudaCtx;
+
+// ---------------------------------------------------------------------------------------
+// Small helpers
+
+template <typename T>
+static int DevUpload(const T *host, size_t n, T **dev) {
+  *dev = NULL;
+  BlastCallCuda(cudaMalloc((void **)dev, (n ? n : 1) * sizeof(T)));
+  if (n && host) BlastCallCuda(cudaMemcpy(*dev, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+static size_t Blocks(size_t n, int threads) { return (n + threads - 1) / threads; }
+
+// ---------------------------------------------------------------------------------------
+// Vector kernels
+
+__global__ void k_set(size_t n, double a, double *x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    x[i] = a;
+}
+__global__ void k_axpby(size_t n, double a, const double *x, double b, double *y) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    y[i] = __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i]));
+}
+__global__ void k_waxpby(size_t n, double a, const double *x, double b, const double *y, double *w) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    w[i] = __dadd_rn(__dmul_rn(a, x[i]), __dmul_rn(b, y[i]));
+}
+
+// Double-double dot: every thread accumulates a fixed strided subset, blocks reduce in a
+// fixed tree; the host combines the block pairs in order. The products are rounded as on
+// the CPU (__dmul_rn: no fused multiply-add).
+__global__ void k_dot_dd(size_t n, const double *x, const double *y, double *part) {
+  __shared__ double sh[2 * kDotThreads];
+  BlastDD acc = {0.0, 0.0};
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    BlastDDAdd(&acc, __dmul_rn(x[i], y[i]));
+  sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      BlastDD a = {sh[2 * threadIdx.x], sh[2 * threadIdx.x + 1]};
+      BlastDDAddDD(&a, sh[2 * (threadIdx.x + s)], sh[2 * (threadIdx.x + s) + 1]);
+      sh[2 * threadIdx.x] = a.hi, sh[2 * threadIdx.x + 1] = a.lo;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) part[2 * blockIdx.x] = sh[0], part[2 * blockIdx.x + 1] = sh[1];
+}
+
+// ---------------------------------------------------------------------------------------
+// Kernels 1-7: quadrature data and zone force matrices
+
+typedef struct {
+  DevData d;
+  const double *x, *v, *e;
+  QConfig cfg;
+  double *blk_dt, *blk_det;
+  int *blk_zone;
+} QArgs;
+
+template <int DIM>
+__global__ void k_qdata_force(QArgs p) {
+  extern __shared__ double sm[];
+  const DevData &d = p.d;
+  const int D2 = DIM * DIM, nd = d.nd, ne = d.ne, nqp = d.nqp, rows = d.rows, tpz = p.cfg.tpz;
+  const int qb = p.cfg.qb;
+  const int zl = threadIdx.x / tpz, t = threadIdx.x % tpz;
+  const int z = blockIdx.x * p.cfg.zpb + zl;
+  const bool active = zl < p.cfg.zpb && z < d.nz;
+  const int per_zone = 2 * rows + ne + nqp * D2 + rows * qb;
+  double *xz = sm + (size_t)zl * per_zone, *vz = xz + rows, *ez = vz + rows, *S = ez + ne;
+  double *A = S + nqp * D2;
+  if (active) {
+    for (int i = t; i < rows; i += tpz) {
+      const int c = i / nd, a = i % nd, l = d.edof[(size_t)z * nd + a];
+      xz[i] = p.x[(size_t)c * d.nl + l];
+      vz[i] = p.v[(size_t)c * d.nl + l];
+    }
+    for (int i = t; i < ne; i += tpz) ez[i] = p.e[(size_t)z * ne + i];
+  }
+  __syncthreads();
+  double dtmin = HUGE_VAL, tdet = 0.0;
+  int tzone = INT_MAX;
+  if (active) {
+    for (int q = t; q < nqp; q += tpz) {
+      const double *G = &d.G[(size_t)q * nd * DIM];
+      double J[9] = {0}, Gv[9] = {0};
+      for (int c = 0; c < DIM; c++)
+        for (int a = 0; a < nd; a++) {
+          const double xa = xz[c * nd + a], va = vz[c * nd + a];
+          for (int g = 0; g < DIM; g++) {
+            J[c + DIM * g] += xa * G[a * DIM + g];
+            Gv[c + DIM * g] += va * G[a * DIM + g];
+          }
+        }
+      double eq = 0.0;
+      for (int i = 0; i < ne; i++) eq += ez[i] * d.L2B[(size_t)q * ne + i];
+      const size_t zq = (size_t)z * nqp + q;
+      double dtq;
+      const double det = BlastQPointStress(&d.qpar, J, Gv, &d.J0inv[zq * D2], d.R0[zq], d.qw[q], eq,
+                                           d.gamma[z], &S[q * D2], &dtq);
+      if (!(det > 0.0)) {
+        dtmin = 0.0;
+        if (z < tzone) tzone = z, tdet = det;
+      } else if (dtq < dtmin) {
+        dtmin = dtq;
+      }
+      if (d.tg_source) {  // the point's source weight, summed per basis function below
+        double X[3] = {0, 0, 0};
+        for (int c = 0; c < DIM; c++)
+          for (int a = 0; a < nd; a++) X[c] += xz[c * nd + a] * d.B[(size_t)q * nd + a];
+        A[q] = d.qw[q] * det * BlastTaylorGreenQ(X);
+      }
+    }
+  }
+  __syncthreads();
+  if (d.tg_source && active) {
+    for (int j = t; j < ne; j += tpz) {
+      double s = 0.0;
+      for (int q = 0; q < nqp; q++) s += A[q] * d.L2B[(size_t)q * ne + j];
+      d.tg[(size_t)z * ne + j] = s;
+    }
+  }
+  // F_z = A_z B^T; each thread owns entries idx = t + (pass*kMaxAcc + k)*tpz, summed over
+  // the points in ascending order as the CPU backend does.
+  const int nent = rows * ne;
+  const int npass = (nent + tpz * kMaxAcc - 1) / (tpz * kMaxAcc);
+  for (int pass = 0; pass < npass; pass++) {
+    double acc[kMaxAcc];
+    for (int k = 0; k < kMaxAcc; k++) acc[k] = 0.0;
+    for (int q0 = 0; q0 < nqp; q0 += qb) {
+      const int nq = qb < nqp - q0 ? qb : nqp - q0;
+      __syncthreads();
+      if (active)
+        for (int idx = t; idx < rows * nq; idx += tpz) {
+          const int r = idx % rows, qq = idx / rows, c = r / nd, a = r % nd, q = q0 + qq;
+          const double *Sq = &S[q * D2], *G = &d.G[((size_t)q * nd + a) * DIM];
+          double s = 0.0;
+          for (int g = 0; g < DIM; g++) s += Sq[c + DIM * g] * G[g];
+          A[qq * rows + r] = s;
+        }
+      __syncthreads();
+      if (active)
+        for (int k = 0; k < kMaxAcc; k++) {
+          const int idx = t + (pass * kMaxAcc + k) * tpz;
+          if (idx >= nent) break;
+          const int r = idx % rows, j = idx / rows;
+          for (int qq = 0; qq < nq; qq++) acc[k] += A[qq * rows + r] * d.L2B[(size_t)(q0 + qq) * ne + j];
+        }
+    }
+    if (active)
+      for (int k = 0; k < kMaxAcc; k++) {
+        const int idx = t + (pass * kMaxAcc + k) * tpz;
+        if (idx >= nent) break;
+        d.F[(size_t)z * nent + idx] = acc[k];
+      }
+  }
+  // Block minimum of the dt estimate and the lowest tangled zone (reuses shared memory).
+  __syncthreads();
+  double *rd = sm, *rdet = sm + blockDim.x;
+  int *rz = (int *)(sm + 2 * blockDim.x);
+  rd[threadIdx.x] = dtmin, rdet[threadIdx.x] = tdet, rz[threadIdx.x] = tzone;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      if (rd[threadIdx.x + s] < rd[threadIdx.x]) rd[threadIdx.x] = rd[threadIdx.x + s];
+      if (rz[threadIdx.x + s] < rz[threadIdx.x]) rz[threadIdx.x] = rz[threadIdx.x + s], rdet[threadIdx.x] = rdet[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) p.blk_dt[blockIdx.x] = rd[0], p.blk_zone[blockIdx.x] = rz[0], p.blk_det[blockIdx.x] = rdet[0];
+}
+
+// Reduce per-block minima to one (single block).
+__global__ void k_reduce_min(int n, const double *dt, const int *zone, const double *det, double *out) {
+  __shared__ double sd[256], sdet[256];
+  __shared__ int sz[256];
+  double m = HUGE_VAL, dd = 0.0;
+  int zz = INT_MAX;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    if (dt[i] < m) m = dt[i];
+    if (zone[i] < zz) zz = zone[i], dd = det[i];
+  }
+  sd[threadIdx.x] = m, sz[threadIdx.x] = zz, sdet[threadIdx.x] = dd;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      if (sd[threadIdx.x + s] < sd[threadIdx.x]) sd[threadIdx.x] = sd[threadIdx.x + s];
+      if (sz[threadIdx.x + s] < sz[threadIdx.x]) sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[0] = sd[0], out[1] = sdet[0], out[2] = (double)sz[0];
+}
+
+// ---------------------------------------------------------------------------------------
+// Kernels 8, 10 and the assembly
+
+// rE[z][r] = -sum_j F_z[r][j]  (the same order as the CPU backend)
+__global__ void k_force_ones(DevData d) {
+  const size_t n = (size_t)d.nz * d.rows;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const size_t z = i / d.rows, r = i % d.rows;
+    const double *F = &d.F[z * d.rows * d.ne];
+    double s = 0.0;
+    for (int j = 0; j < d.ne; j++) s -= F[(size_t)d.rows * j + r];
+    d.rE[i] = s;
+  }
+}
+
+// rhs[c*nl + l] (+ low part at (dim + c)*nl + l): each dof sums its zones in a fixed order.
+__global__ void k_gather_dd(DevData d, double *rhs) {
+  const size_t n = (size_t)d.nl * d.dim;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const int l = (int)(i / d.dim), c = (int)(i % d.dim);
+    BlastDD s = {0.0, 0.0};
+    for (int t = d.toff[l]; t < d.toff[l + 1]; t++) {
+      const int eidx = d.tidx[t], z = eidx / d.nd, a = eidx % d.nd;
+      BlastDDAdd(&s, d.rE[(size_t)z * d.rows + c * d.nd + a]);
+    }
+    rhs[(size_t)c * d.nl + l] = s.hi;
+    rhs[(size_t)(d.dim + c) * d.nl + l] = s.lo;
+  }
+}
+
+// b[z][j] = sum_r F_z[r][j] v_z[r] (+ Taylor-Green source)
+__global__ void k_force_t(DevData d, const double *v) {
+  const size_t n = (size_t)d.nz * d.ne;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const size_t z = i / d.ne, j = i % d.ne;
+    const double *F = &d.F[z * d.rows * d.ne + (size_t)d.rows * j];
+    double s = 0.0;
+    for (int r = 0; r < d.rows; r++) {
+      const int c = r / d.nd, a = r % d.nd;
+      s += F[r] * v[(size_t)c * d.nl + d.edof[z * d.nd + a]];
+    }
+    d.b[i] = d.tg_source ? s + d.tg[i] : s;
+  }
+}
+
+__global__ void k_scatter(int n, const int *rows, const double *src, double *dst) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) dst[rows[i]] = src[i];
+}
+
+__global__ void k_jacobi(int n, const double *dinv, const double *r, double *z) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = __dmul_rn(r[i], dinv[i]);
+}
+
+__global__ void k_zero_idx(int n, const int *idx, double *y) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[idx[i]] = 0.0;
+}
+
+__global__ void k_pack(int n, int ncomp, size_t stride, const int *idx, const double *x, double *buf) {
+  const size_t total = (size_t)n * ncomp;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+    const size_t c = i / n, k = i % n;
+    buf[i] = x[c * stride + idx[k]];
+  }
+}
+
+__global__ void k_unpack_set(int n, int ncomp, size_t stride, const int *idx, const double *buf, double *x) {
+  const size_t total = (size_t)n * ncomp;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+    const size_t c = i / n, k = i % n;
+    x[c * stride + idx[k]] = buf[i];
+  }
+}
+
+// Reverse unpack: each distinct target adds its buffer entries in list order.
+__global__ void k_unpack_add(DevHalo h, int ncomp, size_t stride, const double *buf, double *x, int dd) {
+  const size_t total = (size_t)h.ntarget * ncomp;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+    const int c = (int)(i / h.ntarget), k = (int)(i % h.ntarget), tgt = h.target[k];
+    if (dd) {
+      double *xh = &x[c * stride + tgt], *xl = &x[(ncomp + c) * stride + tgt];
+      BlastDD acc = {*xh, *xl};
+      for (int p = h.toff[k]; p < h.toff[k + 1]; p++)
+        BlastDDAddDD(&acc, buf[(size_t)c * h.nsend + h.tpos[p]], buf[(size_t)(ncomp + c) * h.nsend + h.tpos[p]]);
+      *xh = acc.hi, *xl = acc.lo;
+    } else {
+      double s = x[c * stride + tgt];
+      for (int p = h.toff[k]; p < h.toff[k + 1]; p++) s += buf[(size_t)c * h.nsend + h.tpos[p]];
+      x[c * stride + tgt] = s;
+    }
+  }
+}
+
+// Internal and kinetic energy per zone (method spec 13.2).
+__global__ void k_energies(DevData d, const double *v, const double *e, double *out) {
+  for (int z = blockIdx.x * blockDim.x + threadIdx.x; z < d.nz; z += gridDim.x * blockDim.x) {
+    double si = 0.0, sk = 0.0;
+    for (int q = 0; q < d.nqp; q++) {
+      const double R0 = d.R0[(size_t)z * d.nqp + q];
+      double eq = 0.0, v2 = 0.0;
+      for (int i = 0; i < d.ne; i++) eq += e[(size_t)z * d.ne + i] * d.L2B[(size_t)q * d.ne + i];
+      for (int c = 0; c < d.dim; c++) {
+        double vq = 0.0;
+        for (int a = 0; a < d.nd; a++)
+          vq += v[(size_t)c * d.nl + d.edof[(size_t)z * d.nd + a]] * d.B[(size_t)q * d.nd + a];
+        v2 += vq * vq;
+      }
+      si += R0 * eq;
+      sk += 0.5 * R0 * v2;
+    }
+    out[2 * z] = si, out[2 * z + 1] = sk;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Setup
+
+static int UploadCsr(int nrows, int ncols, const int *rowptr, const int *col, const double *val,
+                     DevCsr *m) {
+  m->nrows = nrows, m->ncols = ncols, m->nnz = rowptr[nrows];
+  BlastCall(DevUpload(rowptr, (size_t)nrows + 1, &m->rowptr));
+  BlastCall(DevUpload(col, (size_t)m->nnz, &m->col));
+  BlastCall(DevUpload(val, (size_t)m->nnz, &m->val));
+  BlastCallCusparse(cusparseCreateCsr(&m->mat, nrows, ncols > 0 ? ncols : 1, m->nnz, m->rowptr, m->col,
+                                      m->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  return 0;
+}
+
+static int FreeCsr(DevCsr *m) {
+  if (m->mat) BlastCallCusparse(cusparseDestroySpMat(m->mat));
+  BlastCallCuda(cudaFree(m->rowptr));
+  BlastCallCuda(cudaFree(m->col));
+  BlastCallCuda(cudaFree(m->val));
+  memset(m, 0, sizeof *m);
+  return 0;
+}
+
+// Mass-matrix rows split into interior rows and boundary rows (each a CSR of its own, in
+// the order of hd->mv_rows) so that the interior product overlaps the halo exchange.
+static int UploadMass(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int nown = hd->h1_nown, ni = hd->mv_ninterior;
+  for (int part = 0; part < 2; part++) {
+    const int r0 = part ? ni : 0, r1 = part ? nown : ni, n = r1 - r0;
+    int *rp, *col;
+    double *val;
+    int nnz = 0;
+    for (int r = r0; r < r1; r++) nnz += hd->mv_rowptr[hd->mv_rows[r] + 1] - hd->mv_rowptr[hd->mv_rows[r]];
+    BlastCall(BlastMalloc(n + 1, &rp));
+    BlastCall(BlastMalloc(nnz + 1, &col));
+    BlastCall(BlastMalloc(nnz + 1, &val));
+    rp[0] = 0;
+    for (int r = r0, k = 0; r < r1; r++) {
+      const int row = hd->mv_rows[r];
+      for (int j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++) col[k] = hd->mv_col[j], val[k++] = hd->mv_val[j];
+      rp[r - r0 + 1] = k;
+    }
+    BlastCall(UploadCsr(n, hd->h1_next, rp, col, val, part ? &c->mv_bnd : &c->mv_int));
+    BlastFree(&rp);
+    BlastFree(&col);
+    BlastFree(&val);
+  }
+  BlastCall(DevUpload(hd->mv_rows, (size_t)nown, &c->mv_rows));
+  BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
+  BlastCallCuda(cudaMalloc((void **)&c->y_perm, ((size_t)nown + 1) * sizeof(double)));
+  return 0;
+}
+
+// Block-diagonal CSR of the zone inverses of M_E (kernel 11).
+static int UploadMassEInverse(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int ne = hd->l2_nd, n = hd->nz * ne;
+  int *rp, *col;
+  double *val;
+  BlastCall(BlastMalloc(n + 1, &rp));
+  BlastCall(BlastMalloc((size_t)n * ne + 1, &col));
+  BlastCall(BlastMalloc((size_t)n * ne + 1, &val));
+  rp[0] = 0;
+  for (int z = 0, k = 0; z < hd->nz; z++)
+    for (int i = 0; i < ne; i++) {
+      for (int j = 0; j < ne; j++) col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];
+      rp[z * ne + i + 1] = k;
+    }
+  BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
+  BlastFree(&rp);
+  BlastFree(&col);
+  BlastFree(&val);
+  return 0;
+}
+
+static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
+  h->nsend = hi->nsend, h->nrecv = hi->nrecv;
+  BlastCall(DevUpload(hi->send_idx, (size_t)hi->nsend, &h->send_idx));
+  BlastCall(DevUpload(hi->recv_idx, (size_t)hi->nrecv, &h->recv_idx));
+  // Distinct targets of the send list, each with its buffer positions in list order.
+  int *order, *target, *toff, *tpos, nt = 0;
+  BlastCall(BlastMalloc(hi->nsend + 1, &order));
+  for (int i = 0; i < hi->nsend; i++) order[i] = i;
+  for (int i = 1; i < hi->nsend; i++)  // stable insertion sort by target (lists are short)
+    for (int j = i; j > 0 && hi->send_idx[order[j - 1]] > hi->send_idx[order[j]]; j--) {
+      int tmp = order[j];
+      order[j] = order[j - 1], order[j - 1] = tmp;
+    }
+  BlastCall(BlastMalloc(hi->nsend + 1, &target));
+  BlastCall(BlastMalloc(hi->nsend + 2, &toff));
+  BlastCall(BlastMalloc(hi->nsend + 1, &tpos));
+  for (int i = 0; i < hi->nsend; i++) {
+    if (!nt || target[nt - 1] != hi->send_idx[order[i]]) toff[nt] = i, target[nt++] = hi->send_idx[order[i]];
+    tpos[i] = order[i];
+  }
+  toff[nt] = hi->nsend;
+  h->ntarget = nt;
+  BlastCall(DevUpload(target, (size_t)nt, &h->target));
+  BlastCall(DevUpload(toff, (size_t)nt + 1, &h->toff));
+  BlastCall(DevUpload(tpos, (size_t)hi->nsend, &h->tpos));
+  BlastFree(&order);
+  BlastFree(&target);
+  BlastFree(&toff);
+  BlastFree(&tpos);
+  return 0;
+}
+
+static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
+  const DevData *d = &c->dd;
+  const size_t per_zone = 2 * (size_t)d->rows + d->ne + (size_t)d->nqp * d->dim * d->dim + (size_t)d->rows * q.qb;
+  size_t bytes = per_zone * q.zpb * sizeof(double);
+  const size_t red = 3 * (size_t)q.zpb * q.tpz * sizeof(double);  // final reduction
+  return bytes > red ? bytes : red;
+}
+
+// A launch configuration that fits the device's shared memory (qb shrinks to fit).
+static int QConfigFit(const CudaCtx *c, QConfig *q, size_t limit) {
+  const DevData *d = &c->dd;
+  q->qb = d->nqp;
+  while (q->qb > 1 && QSharedBytes(c, *q) > limit) q->qb = (q->qb + 1) / 2;
+  return QSharedBytes(c, *q) <= limit && q->zpb * q->tpz <= 1024;
+}
+
+static size_t g_smem_limit = 0;
+
+static int TuneCandidates(CudaCtx *c) {
+  const DevData *d = &c->dd;
+  const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
+  c->tune_ncand = 0;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      QConfig q = {zpbs[i], tpzs[j], 0};
+      if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
+      if (QConfigFit(c, &q, g_smem_limit)) c->tune_cand[c->tune_ncand++] = q;
+    }
+  BlastCheck(c->tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
+             "no launch configuration of the quadrature kernel fits the GPU's shared memory for "
+             "order %d in %dD",
+             d->qpar.order_k, d->dim);
+  return 0;
+}
+
+static void CachePath(char *path, size_t n) {
+  if (g_options.cache_path[0]) {
+    snprintf(path, n, "%s", g_options.cache_path);
+    return;
+  }
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && xdg[0])
+    snprintf(path, n, "%s/blast_gpu_autotune.txt", xdg);
+  else
+    snprintf(path, n, "%s/.cache/blast_gpu_autotune.txt", home ? home : ".");
+}
+
+static void CacheKey(const CudaCtx *c, char *key, size_t n) {
+  snprintf(key, n, "%s|dim=%d|k=%d|m=%d|nqp=%d", c->gpu_name, c->dd.dim, c->dd.qpar.order_k,
+           c->hd.l2_nd, c->dd.nqp);
+  for (char *p = key; *p; p++)
+    if (*p == ' ') *p = '_';
+}
+
+// Read a tuned configuration from the cache file; 1 if found.
+static int CacheLookup(CudaCtx *c, QConfig *q) {
+  char path[600], key[400], line[800];
+  CachePath(path, sizeof path);
+  CacheKey(c, key, sizeof key);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  int found = 0;
+  while (fgets(line, sizeof line, f)) {
+    char k[400];
+    QConfig t;
+    if (sscanf(line, "%399s %d %d %d", k, &t.zpb, &t.tpz, &t.qb) == 4 && !strcmp(k, key)) *q = t, found = 1;
+  }
+  fclose(f);
+  return found && QConfigFit(c, q, g_smem_limit);
+}
+
+static void CacheStore(CudaCtx *c, QConfig q, float ms) {
+  char path[600], key[400];
+  CachePath(path, sizeof path);
+  CacheKey(c, key, sizeof key);
+  FILE *f = fopen(path, "a");  // best effort: a missing cache only costs tuning time
+  if (!f) return;
+  fprintf(f, "%s %d %d %d %.6f\n", key, q.zpb, q.tpz, q.qb, ms);
+  fclose(f);
+}
+
+static int CudaCreate(const BlastHydroData *hd, void **ctx) {
+  CudaCtx *c;
+  BlastCall(BlastCalloc(1, &c));
+  c->hd = *hd;
+  int dev;
+  BlastCallCuda(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  BlastCallCuda(cudaGetDeviceProperties(&prop, dev));
+  snprintf(c->gpu_name, sizeof c->gpu_name, "%s", prop.name);
+  g_smem_limit = prop.sharedMemPerBlockOptin;
+  BlastCallCuda(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  BlastCallCublas(cublasCreate(&c->cublas));
+  BlastCallCublas(cublasSetStream(c->cublas, c->stream));
+  BlastCallCusparse(cusparseCreate(&c->cusparse));
+  BlastCallCusparse(cusparseSetStream(c->cusparse, c->stream));
+  BlastCallCuda(cudaEventCreate(&c->ev0));
+  BlastCallCuda(cudaEventCreate(&c->ev1));
+  DevData *d = &c->dd;
+  d->dim = hd->dim, d->nz = hd->nz, d->nqp = hd->nqp, d->nd = hd->h1_nd, d->ne = hd->l2_nd;
+  d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
+  d->qpar = hd->qpar, d->tg_source = hd->tg_source;
+  const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
+  BlastCall(DevUpload(hd->h1_edof, nz * nd, &d->edof));
+  BlastCall(DevUpload(hd->h1_toff, (size_t)hd->h1_nl + 1, &d->toff));
+  BlastCall(DevUpload(hd->h1_tidx, nz * nd, &d->tidx));
+  BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
+  BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
+  BlastCall(DevUpload(hd->h1_G, nqp * nd * dim, &d->G));
+  BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
+  BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
+  BlastCall(DevUpload(hd->qp_J0inv, nz * nqp * dim * dim, &d->J0inv));
+  BlastCall(DevUpload(hd->zone_gamma, nz, &d->gamma));
+  BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
+  BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
+  BlastCall(DevUpload((const double *)NULL, nz * ne, &d->b));
+  BlastCall(DevUpload((const double *)NULL, hd->tg_source ? nz * ne : 1, &d->tg));
+  BlastCall(UploadMass(c));
+  BlastCall(UploadMassEInverse(c));
+  BlastCall(BlastMalloc(dim + 1, &c->ess_off));
+  for (size_t k = 0; k <= dim; k++) c->ess_off[k] = hd->ess_off[k];
+  BlastCall(DevUpload(hd->ess_idx, (size_t)hd->ess_off[dim], &c->ess_idx));
+  size_t dbuf = 1;
+  for (int w = 0; w < 2; w++) {
+    BlastCall(UploadHalo(&hd->halo[w], &c->halo[w]));
+    const size_t n = 2 * dim * (size_t)(hd->halo[w].nsend > hd->halo[w].nrecv ? hd->halo[w].nsend : hd->halo[w].nrecv);
+    if (n > dbuf) dbuf = n;
+  }
+  c->dbuf_n = dbuf;
+  BlastCallCuda(cudaMalloc((void **)&c->dbuf, dbuf * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->dot_part, 2 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->dot_host, 2 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
+  // Dense vector descriptors are rebound to the actual pointers on every SpMV.
+  BlastCallCusparse(cusparseCreateDnVec(&c->vx_int, hd->h1_next > 0 ? hd->h1_next : 1, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vy_int, c->mv_int.nrows > 0 ? c->mv_int.nrows : 1, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vx_bnd, hd->h1_next > 0 ? hd->h1_next : 1, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vy_bnd, c->mv_bnd.nrows > 0 ? c->mv_bnd.nrows : 1, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->ve_in, (int64_t)nz * ne, d->b, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->ve_out, (int64_t)nz * ne, d->b, CUDA_R_64F));
+  // One work buffer for the largest SpMV.
+  size_t sz = 0;
+  const double one = 1.0, zero = 0.0;
+  const DevCsr *mats[3] = {&c->mv_int, &c->mv_bnd, &c->me_inv};
+  cusparseDnVecDescr_t xs[3] = {c->vx_int, c->vx_bnd, c->ve_in}, ys[3] = {c->vy_int, c->vy_bnd, c->ve_out};
+  for (int i = 0; i < 3; i++) {
+    if (mats[i]->nrows == 0) continue;
+    size_t s = 0;
+    BlastCallCusparse(cusparseSpMV_bufferSize(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mats[i]->mat,
+                                              xs[i], &zero, ys[i], CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, &s));
+    if (s > sz) sz = s;
+  }
+  c->spmv_buf_size = sz;
+  BlastCallCuda(cudaMalloc(&c->spmv_buf, sz ? sz : 1));
+  // The quadrature kernel's launch configuration: cached, tuned online, or a default.
+  BlastCall(TuneCandidates(c));
+  for (int dimk = 1; dimk <= 3; dimk++) {
+    const void *fn = dimk == 1 ? (const void *)k_qdata_force<1>
+                               : dimk == 2 ? (const void *)k_qdata_force<2> : (const void *)k_qdata_force<3>;
+    BlastCallCuda(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g_smem_limit));
+  }
+  c->qcfg = c->tune_cand[0];
+  for (int i = 0; i < c->tune_ncand; i++)  // default: 1 zone per block, 128 threads if possible
+    if (c->tune_cand[i].zpb == 1 && c->tune_cand[i].tpz == 128) c->qcfg = c->tune_cand[i];
+  int cached = 0;
+  if (g_options.autotune == BLAST_AUTOTUNE_CACHED) cached = CacheLookup(c, &c->qcfg);
+  c->tune_active = g_options.autotune != BLAST_AUTOTUNE_OFF && !cached;
+  c->tune_index = 0, c->tune_rep = 0;
+  const int maxblocks = (int)Blocks(nz, 1);  // zpb >= 1
+  c->nred = maxblocks + 1;
+  BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->red_zone, (size_t)c->nred * sizeof(int)));
+  BlastCallCuda(cudaMalloc((void **)&c->red_out, 4 * sizeof(double)));
+  *ctx = c;
+  return 0;
+}
+
+static int CudaDestroy(void **ctx) {
+  if (!ctx || !*ctx) return 0;
+  CudaCtx *c = (CudaCtx *)*ctx;
+  DevData *d = &c->dd;
+  void *bufs[] = {d->edof, d->toff, d->tidx, d->qw, d->B, d->G, d->L2B, d->R0, d->J0inv, d->gamma,
+                  d->F, d->rE, d->b, d->tg, c->mv_rows, c->y_perm, c->mv_dinv, c->ess_idx, c->dbuf,
+                  c->dot_part, c->energy_zone, c->spmv_buf, c->red, c->red_zone, c->red_out};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
+  for (int w = 0; w < 2; w++) {
+    void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff, c->halo[w].tpos};
+    for (size_t i = 0; i < sizeof hb / sizeof *hb; i++) BlastCallCuda(cudaFree(hb[i]));
+  }
+  BlastCallCuda(cudaFreeHost(c->dot_host));
+  BlastCallCuda(cudaFreeHost(c->red_host));
+  BlastCallCuda(cudaFreeHost(c->energy_host));
+  BlastCall(FreeCsr(&c->mv_int));
+  BlastCall(FreeCsr(&c->mv_bnd));
+  BlastCall(FreeCsr(&c->me_inv));
+  cusparseDnVecDescr_t vs[] = {c->vx_int, c->vy_int, c->vx_bnd, c->vy_bnd, c->ve_in, c->ve_out};
+  for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
+    if (vs[i]) BlastCallCusparse(cusparseDestroyDnVec(vs[i]));
+  BlastCallCusparse(cusparseDestroy(c->cusparse));
+  BlastCallCublas(cublasDestroy(c->cublas));
+  BlastCallCuda(cudaEventDestroy(c->ev0));
+  BlastCallCuda(cudaEventDestroy(c->ev1));
+  BlastCallCuda(cudaStreamDestroy(c->stream));
+  BlastFree(&c->ess_off);
+  BlastFree(ctx);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Memory and vectors
+
+static int CudaAlloc(void *ctx, size_t n, double **p) {
+  BlastCallCuda(cudaMalloc((void **)p, (n ? n : 1) * sizeof(double)));
+  BlastCallCuda(cudaMemsetAsync(*p, 0, (n ? n : 1) * sizeof(double), ((CudaCtx *)ctx)->stream));
+  return 0;
+}
+static int CudaFreeVec(void *ctx, double **p) {
+  BlastCallCuda(cudaFree(*p));
+  *p = NULL;
+  return 0;
+}
+static int CudaHostAlloc(void *ctx, size_t n, double **p) {
+  BlastCallCuda(cudaMallocHost((void **)p, (n ? n : 1) * sizeof(double)));
+  return 0;
+}
+static int CudaHostFree(void *ctx, double **p) {
+  BlastCallCuda(cudaFreeHost(*p));
+  *p = NULL;
+  return 0;
+}
+static int CudaToHost(void *ctx, size_t n, const double *src, double *dst) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  BlastCallCuda(cudaMemcpyAsync(dst, src, n * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  return 0;
+}
+static int CudaFromHost(void *ctx, size_t n, const double *src, double *dst) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  BlastCallCuda(cudaMemcpyAsync(dst, src, n * sizeof(double), cudaMemcpyHostToDevice, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  return 0;
+}
+static int CudaCopy(void *ctx, size_t n, const double *src, double *dst) {
+  if (n && src != dst)
+    BlastCallCuda(cudaMemcpyAsync(dst, src, n * sizeof(double), cudaMemcpyDeviceToDevice, ((CudaCtx *)ctx)->stream));
+  return 0;
+}
+
+static int GridFor(size_t n) {
+  const size_t b = Blocks(n, 256);
+  return (int)(b < 65535 ? (b ? b : 1) : 65535);
+}
+
+static int CudaSet(void *ctx, size_t n, double a, double *x) {
+  k_set<<<GridFor(n), 256, 0, ((CudaCtx *)ctx)->stream>>>(n, a, x);
+  BlastCheckKernel("k_set");
+  return 0;
+}
+static int CudaAxpby(void *ctx, size_t n, double a, const double *x, double b, double *y) {
+  k_axpby<<<GridFor(n), 256, 0, ((CudaCtx *)ctx)->stream>>>(n, a, x, b, y);
+  BlastCheckKernel("k_axpby");
+  return 0;
+}
+static int CudaWaxpby(void *ctx, size_t n, double a, const double *x, double b, const double *y, double *w) {
+  k_waxpby<<<GridFor(n), 256, 0, ((CudaCtx *)ctx)->stream>>>(n, a, x, b, y, w);
+  BlastCheckKernel("k_waxpby");
+  return 0;
+}
+
+static int CudaDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  k_dot_dd<<<kDotBlocks, kDotThreads, 0, c->stream>>>(n, x, y, c->dot_part);
+  BlastCheckKernel("k_dot_dd");
+  BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part, 2 * kDotBlocks * sizeof(double), cudaMemcpyDeviceToHost,
+                                c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  BlastDD acc = {0.0, 0.0};
+  for (int k = 0; k < kDotBlocks; k++) BlastDDAddDD(&acc, c->dot_host[2 * k], c->dot_host[2 * k + 1]);
+  result[0] = acc.hi, result[1] = acc.lo;
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The operator
+
+static int LaunchQData(CudaCtx *c, QConfig q, const double *x, const double *v, const double *e) {
+  QArgs a;
+  a.d = c->dd, a.x = x, a.v = v, a.e = e, a.cfg = q;
+  const int blocks = (int)Blocks(c->dd.nz, q.zpb);
+  a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
+  const size_t smem = QSharedBytes(c, q);
+  const int threads = q.zpb * q.tpz;
+  switch (c->dd.dim) {
+    case 1: k_qdata_force<1><<<blocks, threads, smem, c->stream>>>(a); break;
+    case 2: k_qdata_force<2><<<blocks, threads, smem, c->stream>>>(a); break;
+    default: k_qdata_force<3><<<blocks, threads, smem, c->stream>>>(a); break;
+  }
+  BlastCheckKernel("k_qdata_force");
+  k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
+  BlastCheckKernel("k_reduce_min");
+  return 0;
+}
+
+static int CudaQDataForce(void *ctx, const double *x, const double *v, const double *e,
+                          BlastQDataResult *res) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("qdata_force");
+  QConfig q = c->qcfg;
+  if (c->tune_active) {  // time each candidate twice (the first run warms up), keep the best
+    q = c->tune_cand[c->tune_index];
+    BlastCallCuda(cudaEventRecord(c->ev0, c->stream));
+  }
+  BlastCall(LaunchQData(c, q, x, v, e));
+  if (c->tune_active) {
+    BlastCallCuda(cudaEventRecord(c->ev1, c->stream));
+    BlastCallCuda(cudaEventSynchronize(c->ev1));
+    float ms;
+    BlastCallCuda(cudaEventElapsedTime(&ms, c->ev0, c->ev1));
+    if (c->tune_rep == 1) c->tune_time[c->tune_index] = ms;
+    if (++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
+    if (c->tune_index == c->tune_ncand) {
+      int best = 0;
+      for (int i = 1; i < c->tune_ncand; i++)
+        if (c->tune_time[i] < c->tune_time[best]) best = i;
+      c->qcfg = c->tune_cand[best];
+      c->tune_active = 0;
+      CacheStore(c, c->qcfg, c->tune_time[best]);
+      if (g_options.verbose)
+        printf("  autotune: k_qdata_force %d zones/block x %d threads/zone (A block %d points): %.3f ms\n",
+               c->qcfg.zpb, c->qcfg.tpz, c->qcfg.qb, c->tune_time[best]);
+    }
+  }
+  BlastCallCuda(cudaMemcpyAsync(c->red_host, c->red_out, 3 * sizeof(double), cudaMemcpyDeviceToHost,
+                                c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  res->dt_est = c->red_host[0];
+  res->tangled_det = c->red_host[1];
+  res->tangled_zone = c->red_host[2] >= (double)INT_MAX ? -1 : (int)c->red_host[2];
+  nvtxRangePop();
+  return 0;
+}
+
+static int CudaMomentumRhs(void *ctx, double *rhs) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("force_ones");
+  k_force_ones<<<GridFor((size_t)c->dd.nz * c->dd.rows), 256, 0, c->stream>>>(c->dd);
+  BlastCheckKernel("k_force_ones");
+  k_gather_dd<<<GridFor((size_t)c->dd.nl * c->dd.dim), 256, 0, c->stream>>>(c->dd, rhs);
+  BlastCheckKernel("k_gather_dd");
+  nvtxRangePop();
+  return 0;
+}
+
+static int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x, cusparseDnVecDescr_t vy,
+                double *y) {
+  if (m->nrows == 0) return 0;
+  const double one = 1.0, zero = 0.0;
+  BlastCallCusparse(cusparseDnVecSetValues(vx, (void *)x));
+  BlastCallCusparse(cusparseDnVecSetValues(vy, (void *)y));
+  BlastCallCusparse(cusparseSpMV(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, m->mat, vx, &zero, vy,
+                                 CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, c->spmv_buf));
+  return 0;
+}
+
+static int CudaEnergyRate(void *ctx, const double *v, double *de) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("energy_rate");
+  k_force_t<<<GridFor((size_t)c->dd.nz * c->dd.ne), 256, 0, c->stream>>>(c->dd, v);
+  BlastCheckKernel("k_force_t");
+  BlastCall(SpMV(c, &c->me_inv, c->ve_in, c->dd.b, c->ve_out, de));
+  nvtxRangePop();
+  return 0;
+}
+
+static int CudaMassMult(void *ctx, int rows, const double *x, double *y) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("mass_spmv");
+  const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
+  if (rows != BLAST_ROWS_BOUNDARY && ni) {
+    BlastCall(SpMV(c, &c->mv_int, c->vx_int, x, c->vy_int, c->y_perm));
+    k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, c->mv_rows, c->y_perm, y);
+    BlastCheckKernel("k_scatter");
+  }
+  if (rows != BLAST_ROWS_INTERIOR && nb) {
+    BlastCall(SpMV(c, &c->mv_bnd, c->vx_bnd, x, c->vy_bnd, c->y_perm + ni));
+    k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni, y);
+    BlastCheckKernel("k_scatter");
+  }
+  nvtxRangePop();
+  return 0;
+}
+
+static int CudaJacobi(void *ctx, const double *r, double *z) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  if (n) k_jacobi<<<(int)Blocks(n, 256), 256, 0, c->stream>>>(n, c->mv_dinv, r, z);
+  BlastCheckKernel("k_jacobi");
+  return 0;
+}
+
+static int CudaZeroEssential(void *ctx, int comp, double *y) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->ess_off[comp + 1] - c->ess_off[comp];
+  if (n) k_zero_idx<<<(int)Blocks(n, 256), 256, 0, c->stream>>>(n, c->ess_idx + c->ess_off[comp], y);
+  BlastCheckKernel("k_zero_idx");
+  return 0;
+}
+
+static int CudaHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x, double *buf) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const DevHalo *h = &c->halo[which];
+  const int n = reverse ? h->nrecv : h->nsend;
+  if (!n) return 0;
+  k_pack<<<GridFor((size_t)n * ncomp), 256, 0, c->stream>>>(n, ncomp, stride, reverse ? h->recv_idx : h->send_idx, x,
+                                                          c->dbuf);
+  BlastCheckKernel("k_pack");
+  BlastCallCuda(cudaMemcpyAsync(buf, c->dbuf, (size_t)n * ncomp * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  return 0;
+}
+
+static int CudaHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *buf, double *x) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const DevHalo *h = &c->halo[which];
+  const int n = reverse ? h->nsend : h->nrecv;
+  if (!n) return 0;
+  BlastCallCuda(cudaMemcpyAsync(c->dbuf, buf, (size_t)n * ncomp * sizeof(double), cudaMemcpyHostToDevice, c->stream));
+  if (!reverse) {
+    k_unpack_set<<<GridFor((size_t)n * ncomp), 256, 0, c->stream>>>(n, ncomp, stride, h->recv_idx, c->dbuf, x);
+    BlastCheckKernel("k_unpack_set");
+  } else {
+    k_unpack_add<<<GridFor((size_t)h->ntarget * ncomp), 256, 0, c->stream>>>(*h, ncomp, stride, c->dbuf, x, 0);
+    BlastCheckKernel("k_unpack_add");
+  }
+  return 0;
+}
+
+static int CudaHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf, double *x) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const DevHalo *h = &c->halo[which];
+  if (!h->nsend) return 0;
+  BlastCallCuda(cudaMemcpyAsync(c->dbuf, buf, (size_t)h->nsend * 2 * ndd * sizeof(double), cudaMemcpyHostToDevice,
+                                c->stream));
+  k_unpack_add<<<GridFor((size_t)h->ntarget * ndd), 256, 0, c->stream>>>(*h, ndd, stride, c->dbuf, x, 1);
+  BlastCheckKernel("k_unpack_add(dd)");
+  return 0;
+}
+
+static int CudaEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int nz = c->dd.nz;
+  k_energies<<<GridFor(nz), 256, 0, c->stream>>>(c->dd, v, e, c->energy_zone);
+  BlastCheckKernel("k_energies");
+  BlastCallCuda(cudaMemcpyAsync(c->energy_host, c->energy_zone, 2 * (size_t)nz * sizeof(double),
+                                cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  double si = 0.0, sk = 0.0;
+  for (int z = 0; z < nz; z++) si += c->energy_host[2 * z], sk += c->energy_host[2 * z + 1];
+  *ie = si, *ke = sk;
+  return 0;
+}
+
+static int CudaSync(void *ctx) {
+  BlastCallCuda(cudaStreamSynchronize(((CudaCtx *)ctx)->stream));
+  return 0;
+}
+
+extern "C" const BlastBackendOps blast_backend_cuda = {
+    "cuda",
+    CudaCreate,
+    CudaDestroy,
+    CudaAlloc,
+    CudaFreeVec,
+    CudaHostAlloc,
+    CudaHostFree,
+    CudaToHost,
+    CudaFromHost,
+    CudaCopy,
+    CudaSet,
+    CudaAxpby,
+    CudaWaxpby,
+    CudaDot,
+    CudaQDataForce,
+    CudaMomentumRhs,
+    CudaEnergyRate,
+    CudaMassMult,
+    CudaJacobi,
+    CudaZeroEssential,
+    CudaHaloPack,
+    CudaHaloUnpack,
+    CudaHaloUnpackDD,
+    CudaEnergies,
+    CudaSync,
+};
