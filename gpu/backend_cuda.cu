@@ -223,9 +223,11 @@ __global__ void k_qdata_force(QArgs p) {
     for (int q = t; q < nqp; q += tpz) {
       const double *G = &d.G[(size_t)q * nd * DIM];
       double J[9] = {0}, Gv[9] = {0};
-      for (int c = 0; c < DIM; c++)
-        for (int a = 0; a < nd; a++) {
+      for (int a = 0; a < nd; a++)  // each entry sums over the nodes in ascending order
+#pragma unroll
+        for (int c = 0; c < DIM; c++) {
           const double xa = xz[c * nd + a], va = vz[c * nd + a];
+#pragma unroll
           for (int g = 0; g < DIM; g++) {
             J[c + DIM * g] += xa * G[a * DIM + g];
             Gv[c + DIM * g] += va * G[a * DIM + g];
@@ -235,7 +237,7 @@ __global__ void k_qdata_force(QArgs p) {
       for (int i = 0; i < ne; i++) eq += ez[i] * d.L2B[(size_t)q * ne + i];
       const size_t zq = (size_t)z * nqp + q;
       double dtq;
-      const double det = BlastQPointStress(&d.qpar, J, Gv, &d.J0inv[zq * D2], d.R0[zq], d.qw[q], eq,
+      const double det = BlastQPointStress(DIM, &d.qpar, J, Gv, &d.J0inv[zq * D2], d.R0[zq], d.qw[q], eq,
                                            d.gamma[z], &S[q * D2], &dtq);
       if (!(det > 0.0)) {
         dtmin = 0.0;
@@ -278,20 +280,24 @@ __global__ void k_qdata_force(QArgs p) {
           A[qq * rows + r] = s;
         }
       __syncthreads();
-      if (active)
+      if (active) {
+#pragma unroll
         for (int k = 0; k < kMaxAcc; k++) {
           const int idx = t + (pass * kMaxAcc + k) * tpz;
-          if (idx >= nent) break;
-          const int r = idx % rows, j = idx / rows;
-          for (int qq = 0; qq < nq; qq++) acc[k] += A[qq * rows + r] * d.L2B[(size_t)(q0 + qq) * ne + j];
+          if (idx < nent) {
+            const int r = idx % rows, j = idx / rows;
+            for (int qq = 0; qq < nq; qq++) acc[k] += A[qq * rows + r] * d.L2B[(size_t)(q0 + qq) * ne + j];
+          }
         }
+      }
     }
-    if (active)
+    if (active) {
+#pragma unroll
       for (int k = 0; k < kMaxAcc; k++) {
         const int idx = t + (pass * kMaxAcc + k) * tpz;
-        if (idx >= nent) break;
-        d.F[(size_t)z * nent + idx] = acc[k];
+        if (idx < nent) d.F[(size_t)z * nent + idx] = acc[k];
       }
+    }
   }
   // Block minimum of the dt estimate and the lowest tangled zone (reuses shared memory).
   __syncthreads();
@@ -574,14 +580,24 @@ static int QConfigFit(const CudaCtx *c, QConfig *q, size_t limit) {
 
 static size_t g_smem_limit = 0;
 
+static const void *QKernel(int dim) {
+  return dim == 1 ? (const void *)k_qdata_force<1>
+                  : dim == 2 ? (const void *)k_qdata_force<2> : (const void *)k_qdata_force<3>;
+}
+
+// Candidate launch configurations: the block must fit the kernel's register-limited
+// thread count and the shared memory.
 static int TuneCandidates(CudaCtx *c) {
   const DevData *d = &c->dd;
+  cudaFuncAttributes attr;
+  BlastCallCuda(cudaFuncGetAttributes(&attr, QKernel(d->dim)));
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
   c->tune_ncand = 0;
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 4; j++) {
       QConfig q = {zpbs[i], tpzs[j], 0};
       if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
+      if (q.zpb * q.tpz > attr.maxThreadsPerBlock) continue;
       if (QConfigFit(c, &q, g_smem_limit)) c->tune_cand[c->tune_ncand++] = q;
     }
   BlastCheck(c->tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
@@ -713,15 +729,13 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   c->spmv_buf_size = sz;
   BlastCallCuda(cudaMalloc(&c->spmv_buf, sz ? sz : 1));
   // The quadrature kernel's launch configuration: cached, tuned online, or a default.
+  for (int dimk = 1; dimk <= 3; dimk++)
+    BlastCallCuda(cudaFuncSetAttribute(QKernel(dimk), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)g_smem_limit));
   BlastCall(TuneCandidates(c));
-  for (int dimk = 1; dimk <= 3; dimk++) {
-    const void *fn = dimk == 1 ? (const void *)k_qdata_force<1>
-                               : dimk == 2 ? (const void *)k_qdata_force<2> : (const void *)k_qdata_force<3>;
-    BlastCallCuda(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g_smem_limit));
-  }
   c->qcfg = c->tune_cand[0];
-  for (int i = 0; i < c->tune_ncand; i++)  // default: 1 zone per block, 128 threads if possible
-    if (c->tune_cand[i].zpb == 1 && c->tune_cand[i].tpz == 128) c->qcfg = c->tune_cand[i];
+  for (int i = 0; i < c->tune_ncand; i++)  // default: 1 zone per block, 64 threads if possible
+    if (c->tune_cand[i].zpb == 1 && c->tune_cand[i].tpz == 64) c->qcfg = c->tune_cand[i];
   int cached = 0;
   if (g_options.autotune == BLAST_AUTOTUNE_CACHED) cached = CacheLookup(c, &c->qcfg);
   c->tune_active = g_options.autotune != BLAST_AUTOTUNE_OFF && !cached;

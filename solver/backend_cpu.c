@@ -132,8 +132,8 @@ static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double
   for (int q = 0; q < nqp; q++) {
     const double *G = &hd->h1_G[(size_t)q * nd * dim];
     double J[9] = {0}, Gv[9] = {0};
-    for (int cc = 0; cc < dim; cc++)
-      for (int a = 0; a < nd; a++) {
+    for (int a = 0; a < nd; a++)  // each entry sums over the nodes in ascending order
+      for (int cc = 0; cc < dim; cc++) {
         const double xa = xz[cc * nd + a], va = vz[cc * nd + a];
         for (int g = 0; g < dim; g++) {
           J[cc + dim * g] += xa * G[a * dim + g];
@@ -144,7 +144,7 @@ static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double
     for (int i = 0; i < ne; i++) eq += ez[i] * hd->l2_B[(size_t)q * ne + i];
     const size_t zq = (size_t)z * nqp + q;
     double dt_q;
-    const double det = BlastQPointStress(&hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2], hd->qp_R0[zq],
+    const double det = BlastQPointStress(dim, &hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2], hd->qp_R0[zq],
                                          hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
     if (!(det > 0.0)) {
       if (*tangled < 0) *tangled = z, *tangled_det = det;

@@ -13,8 +13,10 @@
 
 #if defined(__CUDACC__)
 #define BLAST_HOST_DEVICE __host__ __device__
+#define BLAST_UNROLL _Pragma("unroll")
 #else
 #define BLAST_HOST_DEVICE
+#define BLAST_UNROLL
 #endif
 
 /// Parameters of the point kernel that are constant over a run.
@@ -92,7 +94,9 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
     const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
     const double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
     if (off == 0.0 || off <= 1e-18 * diag) break;
+    BLAST_UNROLL
     for (int p = 0; p < 2; p++)
+      BLAST_UNROLL
       for (int q = p + 1; q < 3; q++) {
         const double apq = a[p][q];
         if (apq == 0.0) continue;
@@ -105,6 +109,7 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
         const double arp = a[r][p], arq = a[r][q];
         a[r][p] = a[p][r] = arp - s * (arq + tau * arp);
         a[r][q] = a[q][r] = arq + s * (arp - tau * arq);
+        BLAST_UNROLL
         for (int i = 0; i < 3; i++) {
           const double vip = v[i][p], viq = v[i][q];
           v[i][p] = vip - s * (viq + tau * vip);
@@ -112,11 +117,13 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
         }
       }
   }
-  int imin = 0;  // first index of the smallest eigenvalue (ties: lowest index)
-  if (a[1][1] < a[imin][imin]) imin = 1;
-  if (a[2][2] < a[imin][imin]) imin = 2;
-  *mu1 = a[imin][imin];
-  for (int i = 0; i < 3; i++) d1[i] = v[i][imin];
+  // The smallest eigenvalue (ties: lowest index) and its vector, selected without a
+  // run-time array index (keeps a and v in registers on GPUs).
+  double mu = a[0][0], w0 = v[0][0], w1 = v[1][0], w2 = v[2][0];
+  if (a[1][1] < mu) mu = a[1][1], w0 = v[0][1], w1 = v[1][1], w2 = v[2][1];
+  if (a[2][2] < mu) mu = a[2][2], w0 = v[0][2], w1 = v[1][2], w2 = v[2][2];
+  *mu1 = mu;
+  d1[0] = w0, d1[1] = w1, d1[2] = w2;
 }
 
 /// Smallest singular value of J (1D: J itself, method spec 5.4).
@@ -136,30 +143,38 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
     const double smax = sqrt(0.5 * (n1 + n2) + sqrt(t * t + s0 * s0));
     return ldexp(fabs(BlastMatDet(2, B)) / smax, e);
   }
-  // Smallest eigenvalue of S = B^T B by the trigonometric (Cardano) formula, as the
-  // reference does. Any method on the formed B^T B has error ~ eps lambda_max, so this
-  // is as accurate as an iterative solver here and much cheaper.
-  double S[9];
+  // Smallest eigenvalue of S = B^T B by cyclic Jacobi rotations (eigenvalues only). It
+  // uses only correctly rounded operations (+ - * / sqrt), so CPU and GPU give the same
+  // bits; the trigonometric (Cardano) formula would not (acos/cos differ by ulps).
+  double a[3][3];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       double sum = 0.0;
       for (int c = 0; c < 3; c++) sum += B[c + 3 * i] * B[c + 3 * j];
-      S[i + 3 * j] = sum;
+      a[i][j] = sum;
     }
-  const double q = (S[0] + S[4] + S[8]) / 3.0;
-  const double b00 = S[0] - q, b11 = S[4] - q, b22 = S[8] - q;
-  const double s01 = S[3], s02 = S[6], s12 = S[7];
-  const double p2 = (b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (s01 * s01 + s02 * s02 + s12 * s12)) / 6.0;
-  double lmin = q;
-  if (p2 > 0.0) {
-    const double p = sqrt(p2);
-    const double det = b00 * (b11 * b22 - s12 * s12) - s01 * (s01 * b22 - s12 * s02) +
-                       s02 * (s01 * s12 - b11 * s02);
-    double r = det / (2.0 * p2 * p);
-    r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
-    const double two_pi_3 = 2.0943951023931954923;  // 2 pi / 3
-    lmin = q + 2.0 * p * cos(acos(r) / 3.0 + two_pi_3);
+  for (int sweep = 0; sweep < 32; sweep++) {
+    const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
+    const double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
+    if (off == 0.0 || off <= 1e-18 * diag) break;
+    BLAST_UNROLL
+    for (int p = 0; p < 2; p++)
+      BLAST_UNROLL
+      for (int q = p + 1; q < 3; q++) {
+        const double apq = a[p][q];
+        if (apq == 0.0) continue;
+        const double t = BlastJacobiTangent(a[p][p], apq, a[q][q]);
+        const double c = 1.0 / sqrt(1.0 + t * t), s = t * c, tau = s / (1.0 + c);
+        a[p][p] -= t * apq;
+        a[q][q] += t * apq;
+        a[p][q] = a[q][p] = 0.0;
+        const int r = 3 - p - q;
+        const double arp = a[r][p], arq = a[r][q];
+        a[r][p] = a[p][r] = arp - s * (arq + tau * arp);
+        a[r][q] = a[q][r] = arq + s * (arp - tau * arq);
+      }
   }
+  const double lmin = fmin(a[0][0], fmin(a[1][1], a[2][2]));
   return ldexp(sqrt(fmax(lmin, 0.0)), e);
 }
 
@@ -177,18 +192,19 @@ BLAST_HOST_DEVICE static inline double BlastSmoothStep(double x, double eps) {
   return (3.0 - 2.0 * y) * y * y;
 }
 
-/// The point kernel (method spec 5.2-5.4, 5.7). Inputs at one quadrature point: current
+/// The point kernel (method spec 5.2-5.4, 5.7) in dimension `dim` (pass a compile-time
+/// constant where possible: the small matrices then stay in registers). Inputs at one
+/// quadrature point: current
 /// Jacobian J, reference velocity gradient Gref[c + dim*g] = dv_c/dxi_g (read only with
 /// viscosity), initial inverse Jacobian J0inv, R0 = rho0 |J0| w, weight w, energy e_hat
 /// (unclamped), gamma. Outputs: S = w |J| sigma J^{-T}, *dt_q = cfl/(1/dt) or +inf when
 /// the point does not constrain the step; returns det J (the caller zeroes the step
 /// estimate when it is negative).
-BLAST_HOST_DEVICE static inline double BlastQPointStress(const BlastQPointParams *par,
+BLAST_HOST_DEVICE static inline double BlastQPointStress(const int dim, const BlastQPointParams *par,
                                                          const double *J, const double *Gref,
                                                          const double *J0inv, double R0,
                                                          double w, double e_hat, double gamma,
                                                          double *S, double *dt_q) {
-  const int dim = par->dim;
   const double det = BlastMatDet(dim, J);
   double invJ[9];
   BlastMatAdjugate(dim, J, invJ);
