@@ -13,9 +13,12 @@
 
 #if defined(__CUDACC__)
 #define BLAST_HOST_DEVICE __host__ __device__
-#define BLAST_UNROLL _Pragma("unroll")
 #else
 #define BLAST_HOST_DEVICE
+#endif
+#if defined(__CUDA_ARCH__)  // device compilation pass only
+#define BLAST_UNROLL _Pragma("unroll")
+#else
 #define BLAST_UNROLL
 #endif
 
