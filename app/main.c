@@ -128,6 +128,7 @@ static int SelectBackend(MPI_Comm comm, const BlastConfig *cfg, const BlastBacke
   BlastGpuOptions opt;
   memset(&opt, 0, sizeof opt);
   opt.autotune = cfg->gpu_autotune;
+  opt.spmv_cusparse = cfg->gpu_spmv;
   opt.verbose = rank == 0;
   BlastCudaSetOptions(&opt);
   *ops = &blast_backend_cuda;
@@ -190,6 +191,15 @@ static int Run(int argc, char **argv) {
   BlastHydroGetInitial(h, &dt0, &energy0);
   BlastCall(BlastHydroENorm(h, &e_norm0));
   if (!rank) BlastReportBanner(stdout, &cfg, &shape, backend, dt0, e_norm0, energy0);
+#ifdef BLAST_HAVE_CUDA
+  if (ops == &blast_backend_cuda) {
+    double used = (double)BlastCudaMemoryUsed(), all;
+    BlastCallMPI(MPI_Reduce(&used, &all, 1, MPI_DOUBLE, MPI_SUM, 0, comm));
+    if (!rank)
+      printf("  GPU memory     %.2f GiB for the backend's data, %.2f KB per zone\n\n",
+             all / 1073741824.0, all / 1024.0 / (double)shape.zones);
+  }
+#endif
   const double setup = MPI_Wtime() - wall0;
 
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};

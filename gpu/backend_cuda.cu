@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <mpi.h>
 
 #include "backend.h"
 #include "blast_cuda.h"
@@ -61,9 +64,42 @@ static int CusparseError(const char *file, int line, const char *func, cusparseS
 
 enum { kDotBlocks = 256, kDotThreads = 256, kMaxAcc = 12 };
 
-static BlastGpuOptions g_options = {BLAST_AUTOTUNE_ONLINE, "", 0};
+static BlastGpuOptions g_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0};
 
 extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) { g_options = *opt; }
+
+// ---------------------------------------------------------------------------------------
+// Optional per-kernel profiling (BLAST_GPU_PROFILE=1): events around every kernel, the
+// totals printed with modeled bytes and flops when the backend is destroyed. Serialises
+// the stream: for benchmarks only.
+
+enum { P_QDATA, P_FORCE_ONES, P_GATHER, P_FORCE_T, P_ME_APPLY, P_SPMV, P_DOT, P_VEC, P_HALO, P_NPROF };
+static const char *kProfName[P_NPROF] = {"k_qdata_force (1-7)", "k_force_ones (8)", "k_gather_dd (assembly)",
+                                         "k_force_t (10)", "k_me_apply (11)", "mass SpMV (9)",
+                                         "k_dot_dd", "vector ops", "halo pack/unpack"};
+typedef struct {
+  int on;
+  cudaEvent_t e0, e1;
+  double ms[P_NPROF];
+  long long calls[P_NPROF];
+  double bytes[P_NPROF], flops[P_NPROF];  // modeled totals
+} Profile;
+static Profile g_prof;
+
+static void ProfBegin(cudaStream_t s) {
+  if (g_prof.on) cudaEventRecord(g_prof.e0, s);
+}
+static void ProfEnd(cudaStream_t s, int k, double bytes, double flops) {
+  if (!g_prof.on) return;
+  cudaEventRecord(g_prof.e1, s);
+  cudaEventSynchronize(g_prof.e1);
+  float ms = 0.0f;
+  cudaEventElapsedTime(&ms, g_prof.e0, g_prof.e1);
+  g_prof.ms[k] += ms, g_prof.calls[k]++, g_prof.bytes[k] += bytes, g_prof.flops[k] += flops;
+}
+
+static size_t g_mem_used = 0;  // device bytes taken by the backend's data
+extern "C" size_t BlastCudaMemoryUsed(void) { return g_mem_used; }
 
 // ---------------------------------------------------------------------------------------
 // Device copies of the constant data
@@ -110,6 +146,8 @@ typedef struct {
   void *spmv_buf;
   size_t spmv_buf_size;
   int *mv_rows;    // [nown] row order: interior rows then boundary rows
+  int *mv_rowptr, *mv_col;  // the whole owned-row matrix (double-double kernel)
+  double *mv_val, *me_inv_blocks;
   double *y_perm;  // [nown] SpMV output in that order
   double *mv_dinv;
   int *ess_off, *ess_idx;  // host offsets, device indices
@@ -172,12 +210,14 @@ __global__ void k_dot_dd(size_t n, const double *x, const double *y, double *par
   BlastDD acc = {0.0, 0.0};
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     BlastDDAdd(&acc, __dmul_rn(x[i], y[i]));
+  BlastDDNormalize(&acc);
   sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
     if ((int)threadIdx.x < s) {
       BlastDD a = {sh[2 * threadIdx.x], sh[2 * threadIdx.x + 1]};
       BlastDDAddDD(&a, sh[2 * (threadIdx.x + s)], sh[2 * (threadIdx.x + s) + 1]);
+      BlastDDNormalize(&a);
       sh[2 * threadIdx.x] = a.hi, sh[2 * threadIdx.x + 1] = a.lo;
     }
     __syncthreads();
@@ -362,6 +402,7 @@ __global__ void k_gather_dd(DevData d, double *rhs) {
       const int eidx = d.tidx[t], z = eidx / d.nd, a = eidx % d.nd;
       BlastDDAdd(&s, d.rE[(size_t)z * d.rows + c * d.nd + a]);
     }
+    BlastDDNormalize(&s);
     rhs[(size_t)c * d.nl + l] = s.hi;
     rhs[(size_t)(d.dim + c) * d.nl + l] = s.lo;
   }
@@ -379,6 +420,36 @@ __global__ void k_force_t(DevData d, const double *v) {
       s += F[r] * v[(size_t)c * d.nl + d.edof[z * d.nd + a]];
     }
     d.b[i] = d.tg_source ? s + d.tg[i] : s;
+  }
+}
+
+// Mass-matrix rows in double-double, one warp per row: the rounded sums do not depend on
+// the order, so they equal the CPU backend's bit for bit.
+__global__ void k_spmv_dd(int nrows, const int *rows, const int *rowptr, const int *col, const double *val,
+                          const double *x, double *y) {
+  const int lane = threadIdx.x & 31;
+  const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (w >= nrows) return;
+  const int row = rows[w];
+  BlastDD acc = {0.0, 0.0};
+  for (int k = rowptr[row] + lane; k < rowptr[row + 1]; k += 32) BlastDDAdd(&acc, __dmul_rn(val[k], __ldg(&x[col[k]])));
+  for (int off = 16; off > 0; off >>= 1) {
+    const double hi = __shfl_down_sync(0xffffffffu, acc.hi, off), lo = __shfl_down_sync(0xffffffffu, acc.lo, off);
+    BlastDDAddDD(&acc, hi, lo);
+  }
+  BlastDDNormalize(&acc);
+  if (lane == 0) y[row] = acc.hi;
+}
+
+// de[z][i] = sum_j Minv_z[i][j] b[z][j] (kernel 11), summed as the CPU backend does.
+__global__ void k_me_apply(int nz, int ne, const double *minv, const double *b, double *de) {
+  const size_t n = (size_t)nz * ne;
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n; t += (size_t)gridDim.x * blockDim.x) {
+    const size_t z = t / ne, i = t % ne;
+    const double *M = &minv[z * ne * ne], *bz = &b[z * ne];
+    double s = 0.0;
+    for (int j = 0; j < ne; j++) s += M[i + (size_t)ne * j] * bz[j];
+    de[t] = s;
   }
 }
 
@@ -423,6 +494,7 @@ __global__ void k_unpack_add(DevHalo h, int ncomp, size_t stride, const double *
       BlastDD acc = {*xh, *xl};
       for (int p = h.toff[k]; p < h.toff[k + 1]; p++)
         BlastDDAddDD(&acc, buf[(size_t)c * h.nsend + h.tpos[p]], buf[(size_t)(ncomp + c) * h.nsend + h.tpos[p]]);
+      BlastDDNormalize(&acc);
       *xh = acc.hi, *xl = acc.lo;
     } else {
       double s = x[c * stride + tgt];
@@ -503,6 +575,9 @@ static int UploadMass(CudaCtx *c) {
     BlastFree(&val);
   }
   BlastCall(DevUpload(hd->mv_rows, (size_t)nown, &c->mv_rows));
+  BlastCall(DevUpload(hd->mv_rowptr, (size_t)nown + 1, &c->mv_rowptr));
+  BlastCall(DevUpload(hd->mv_col, (size_t)hd->mv_rowptr[nown], &c->mv_col));
+  BlastCall(DevUpload(hd->mv_val, (size_t)hd->mv_rowptr[nown], &c->mv_val));
   BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
   BlastCallCuda(cudaMalloc((void **)&c->y_perm, ((size_t)nown + 1) * sizeof(double)));
   return 0;
@@ -524,6 +599,7 @@ static int UploadMassEInverse(CudaCtx *c) {
       rp[z * ne + i + 1] = k;
     }
   BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
+  BlastCall(DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks));
   BlastFree(&rp);
   BlastFree(&col);
   BlastFree(&val);
@@ -613,10 +689,14 @@ static void CachePath(char *path, size_t n) {
     return;
   }
   const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (xdg && xdg[0])
+  if (xdg && xdg[0]) {
     snprintf(path, n, "%s/blast_gpu_autotune.txt", xdg);
-  else
-    snprintf(path, n, "%s/.cache/blast_gpu_autotune.txt", home ? home : ".");
+  } else {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/.cache", home ? home : ".");
+    mkdir(dir, 0755);  // best effort; a missing cache only costs tuning time
+    snprintf(path, n, "%s/blast_gpu_autotune.txt", dir);
+  }
 }
 
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
@@ -656,6 +736,13 @@ static void CacheStore(CudaCtx *c, QConfig q, float ms) {
 static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   CudaCtx *c;
   BlastCall(BlastCalloc(1, &c));
+  size_t free0 = 0, total = 0;
+  BlastCallCuda(cudaMemGetInfo(&free0, &total));
+  g_prof.on = getenv("BLAST_GPU_PROFILE") && atoi(getenv("BLAST_GPU_PROFILE")) > 0;
+  if (g_prof.on) {
+    BlastCallCuda(cudaEventCreate(&g_prof.e0));
+    BlastCallCuda(cudaEventCreate(&g_prof.e1));
+  }
   c->hd = *hd;
   int dev;
   BlastCallCuda(cudaGetDevice(&dev));
@@ -745,17 +832,38 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->red_zone, (size_t)c->nred * sizeof(int)));
   BlastCallCuda(cudaMalloc((void **)&c->red_out, 4 * sizeof(double)));
+  BlastCallCuda(cudaDeviceSynchronize());
+  size_t free1 = 0;
+  BlastCallCuda(cudaMemGetInfo(&free1, &total));
+  g_mem_used = free0 > free1 ? free0 - free1 : 0;
   *ctx = c;
   return 0;
+}
+
+static void ProfilePrint(void) {
+  if (!g_prof.on) return;
+  printf("\n  GPU kernel profile (modeled bytes and flops):\n");
+  printf("  %-24s %8s %10s %10s %10s %10s\n", "kernel", "calls", "total ms", "ms/call", "GB/s", "GFLOP/s");
+  for (int k = 0; k < P_NPROF; k++) {
+    if (!g_prof.calls[k]) continue;
+    const double s = g_prof.ms[k] * 1e-3;
+    printf("  %-24s %8lld %10.2f %10.4f %10.1f %10.1f\n", kProfName[k], g_prof.calls[k], g_prof.ms[k],
+           g_prof.ms[k] / g_prof.calls[k], g_prof.bytes[k] / s * 1e-9, g_prof.flops[k] / s * 1e-9);
+  }
+  fflush(stdout);
 }
 
 static int CudaDestroy(void **ctx) {
   if (!ctx || !*ctx) return 0;
   CudaCtx *c = (CudaCtx *)*ctx;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) ProfilePrint();
   DevData *d = &c->dd;
   void *bufs[] = {d->edof, d->toff, d->tidx, d->qw, d->B, d->G, d->L2B, d->R0, d->J0inv, d->gamma,
                   d->F, d->rE, d->b, d->tg, c->mv_rows, c->y_perm, c->mv_dinv, c->ess_idx, c->dbuf,
-                  c->dot_part, c->energy_zone, c->spmv_buf, c->red, c->red_zone, c->red_out};
+                  c->dot_part, c->energy_zone, c->spmv_buf, c->red, c->red_zone, c->red_out,
+                  c->mv_rowptr, c->mv_col, c->mv_val, c->me_inv_blocks};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
     void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff, c->halo[w].tpos};
@@ -831,25 +939,32 @@ static int CudaSet(void *ctx, size_t n, double a, double *x) {
   return 0;
 }
 static int CudaAxpby(void *ctx, size_t n, double a, const double *x, double b, double *y) {
+  ProfBegin(((CudaCtx *)ctx)->stream);
   k_axpby<<<GridFor(n), 256, 0, ((CudaCtx *)ctx)->stream>>>(n, a, x, b, y);
   BlastCheckKernel("k_axpby");
+  ProfEnd(((CudaCtx *)ctx)->stream, P_VEC, 24.0 * n, 3.0 * n);
   return 0;
 }
 static int CudaWaxpby(void *ctx, size_t n, double a, const double *x, double b, const double *y, double *w) {
+  ProfBegin(((CudaCtx *)ctx)->stream);
   k_waxpby<<<GridFor(n), 256, 0, ((CudaCtx *)ctx)->stream>>>(n, a, x, b, y, w);
   BlastCheckKernel("k_waxpby");
+  ProfEnd(((CudaCtx *)ctx)->stream, P_VEC, 24.0 * n, 3.0 * n);
   return 0;
 }
 
 static int CudaDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
+  ProfBegin(c->stream);
   k_dot_dd<<<kDotBlocks, kDotThreads, 0, c->stream>>>(n, x, y, c->dot_part);
   BlastCheckKernel("k_dot_dd");
+  ProfEnd(c->stream, P_DOT, 16.0 * n, 2.0 * n);
   BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part, 2 * kDotBlocks * sizeof(double), cudaMemcpyDeviceToHost,
                                 c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));
   BlastDD acc = {0.0, 0.0};
   for (int k = 0; k < kDotBlocks; k++) BlastDDAddDD(&acc, c->dot_host[2 * k], c->dot_host[2 * k + 1]);
+  BlastDDNormalize(&acc);
   result[0] = acc.hi, result[1] = acc.lo;
   return 0;
 }
@@ -884,7 +999,13 @@ static int CudaQDataForce(void *ctx, const double *x, const double *v, const dou
     q = c->tune_cand[c->tune_index];
     BlastCallCuda(cudaEventRecord(c->ev0, c->stream));
   }
+  const DevData *dd = &c->dd;
+  const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp, nd = dd->nd;
+  const double qbytes = dd->nz * (8.0 * (2 * rows + ne + nqp * (1 + D2) + rows * ne) + 4.0 * nd);
+  const double qflops = dd->nz * nqp * (4.0 * nd * D2 + 2.0 * rows * dd->dim + 2.0 * rows * ne + 2.0 * ne + 400.0);
+  if (!c->tune_active) ProfBegin(c->stream);
   BlastCall(LaunchQData(c, q, x, v, e));
+  if (!c->tune_active) ProfEnd(c->stream, P_QDATA, qbytes, qflops);
   if (c->tune_active) {
     BlastCallCuda(cudaEventRecord(c->ev1, c->stream));
     BlastCallCuda(cudaEventSynchronize(c->ev1));
@@ -917,10 +1038,15 @@ static int CudaQDataForce(void *ctx, const double *x, const double *v, const dou
 static int CudaMomentumRhs(void *ctx, double *rhs) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("force_ones");
+  const double nzr = (double)c->dd.nz * c->dd.rows;
+  ProfBegin(c->stream);
   k_force_ones<<<GridFor((size_t)c->dd.nz * c->dd.rows), 256, 0, c->stream>>>(c->dd);
   BlastCheckKernel("k_force_ones");
+  ProfEnd(c->stream, P_FORCE_ONES, 8.0 * nzr * (c->dd.ne + 1), nzr * c->dd.ne);
+  ProfBegin(c->stream);
   k_gather_dd<<<GridFor((size_t)c->dd.nl * c->dd.dim), 256, 0, c->stream>>>(c->dd, rhs);
   BlastCheckKernel("k_gather_dd");
+  ProfEnd(c->stream, P_GATHER, 12.0 * nzr + 16.0 * c->dd.nl * c->dd.dim, 0.0);
   nvtxRangePop();
   return 0;
 }
@@ -939,9 +1065,20 @@ static int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const doub
 static int CudaEnergyRate(void *ctx, const double *v, double *de) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("energy_rate");
+  const double nzr = (double)c->dd.nz * c->dd.rows, nzne = (double)c->dd.nz * c->dd.ne;
+  ProfBegin(c->stream);
   k_force_t<<<GridFor((size_t)c->dd.nz * c->dd.ne), 256, 0, c->stream>>>(c->dd, v);
   BlastCheckKernel("k_force_t");
-  BlastCall(SpMV(c, &c->me_inv, c->ve_in, c->dd.b, c->ve_out, de));
+  ProfEnd(c->stream, P_FORCE_T, 8.0 * nzr * c->dd.ne + 12.0 * nzr + 8.0 * nzne, 2.0 * nzr * c->dd.ne);
+  ProfBegin(c->stream);
+  if (g_options.spmv_cusparse) {
+    BlastCall(SpMV(c, &c->me_inv, c->ve_in, c->dd.b, c->ve_out, de));
+  } else {
+    k_me_apply<<<GridFor((size_t)c->dd.nz * c->dd.ne), 256, 0, c->stream>>>(c->dd.nz, c->dd.ne, c->me_inv_blocks,
+                                                                          c->dd.b, de);
+    BlastCheckKernel("k_me_apply");
+  }
+  ProfEnd(c->stream, P_ME_APPLY, 8.0 * nzne * (c->dd.ne + 2), 2.0 * nzne * c->dd.ne);
   nvtxRangePop();
   return 0;
 }
@@ -950,6 +1087,19 @@ static int CudaMassMult(void *ctx, int rows, const double *x, double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("mass_spmv");
   const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
+  if (!g_options.spmv_cusparse) {
+    const int r0 = rows == BLAST_ROWS_BOUNDARY ? ni : 0, r1 = rows == BLAST_ROWS_INTERIOR ? ni : ni + nb;
+    if (r1 > r0) {
+      ProfBegin(c->stream);
+      k_spmv_dd<<<(int)Blocks((size_t)(r1 - r0) * 32, 256), 256, 0, c->stream>>>(
+          r1 - r0, c->mv_rows + r0, c->mv_rowptr, c->mv_col, c->mv_val, x, y);
+      BlastCheckKernel("k_spmv_dd");
+      const double nnz = (double)c->hd.mv_rowptr[c->dd.nown] * (r1 - r0) / (c->dd.nown ? c->dd.nown : 1);
+      ProfEnd(c->stream, P_SPMV, 12.0 * nnz + 16.0 * (r1 - r0) + 8.0 * (r1 - r0), 2.0 * nnz);
+    }
+    nvtxRangePop();
+    return 0;
+  }
   if (rows != BLAST_ROWS_BOUNDARY && ni) {
     BlastCall(SpMV(c, &c->mv_int, c->vx_int, x, c->vy_int, c->y_perm));
     k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, c->mv_rows, c->y_perm, y);

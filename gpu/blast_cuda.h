@@ -30,6 +30,8 @@ int BlastCudaDeviceCount(void);
 /// The CUDA backend table, and its options (set before the backend's `create`).
 extern const BlastBackendOps blast_backend_cuda;
 void BlastCudaSetOptions(const BlastGpuOptions *opt);
+/// Device memory taken by the backend's data (bytes, measured at creation).
+size_t BlastCudaMemoryUsed(void);
 
 #ifdef __cplusplus
 }

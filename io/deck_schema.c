@@ -41,6 +41,7 @@ static const BlastDeckChoice kViscosity[] = {
 static const BlastDeckChoice kEnergySolves[] = {{"inverse", BLAST_ENERGY_INVERSE}, {NULL, 0}};
 static const BlastDeckChoice kGpuBackends[] = {
     {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
+static const BlastDeckChoice kSpmv[] = {{"dd", 0}, {"cusparse", 1}, {NULL, 0}};
 static const BlastDeckChoice kAutotune[] = {{"off", BLAST_AUTOTUNE_OFF},
                                             {"online", BLAST_AUTOTUNE_ONLINE},
                                             {"cached", BLAST_AUTOTUNE_CACHED},
@@ -355,6 +356,14 @@ static const BlastDeckKey kSchema[] = {
      .choices = kGpuBackends,
      .help = "where the kernels run: auto (CUDA when this build has it and a GPU is visible, "
              "else the CPU), cuda (error without a GPU), cpu"},
+    {.section = "gpu",
+     .key = "spmv",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(gpu_spmv),
+     .def = "dd",
+     .choices = kSpmv,
+     .help = "mass-matrix products on the GPU: dd (double-double rows, bit-for-bit equal to the "
+             "CPU backend) or cusparse (cuSPARSE SpMV)"},
     {.section = "gpu",
      .key = "autotune",
      .type = BLAST_DECK_ENUM,

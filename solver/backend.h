@@ -120,6 +120,8 @@ extern const BlastBackendOps blast_backend_cpu;
 /// Options of GPU backends, set before `create` (ignored by the CPU backend).
 typedef struct {
   int autotune;          ///< BlastAutotune
+  int spmv_cusparse;     ///< mass-matrix products by cuSPARSE instead of the double-double
+                         ///< kernel (faster on some GPUs, not bitwise equal to the CPU)
   char cache_path[512];  ///< autotuning cache file ("" = $XDG_CACHE_HOME or ~/.cache)
   int verbose;           ///< print tuning decisions (rank 0)
 } BlastGpuOptions;

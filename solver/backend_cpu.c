@@ -102,10 +102,12 @@ static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double 
     const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
     BlastDD acc = {0.0, 0.0};
     for (size_t i = i0; i < i1; i++) BlastDDAdd(&acc, x[i] * y[i]);
+    BlastDDNormalize(&acc);
     partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
   }
   BlastDD acc = {0.0, 0.0};
   for (size_t k = 0; k < nchunks; k++) BlastDDAddDD(&acc, partial[2 * k], partial[2 * k + 1]);
+  BlastDDNormalize(&acc);
   result[0] = acc.hi, result[1] = acc.lo;
   return 0;
 }
@@ -227,6 +229,7 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
         const int eidx = hd->h1_tidx[t], z = eidx / nd, a = eidx % nd;
         BlastDDAdd(&s, c->rE[(size_t)z * rows + cc * nd + a]);
       }
+      BlastDDNormalize(&s);
       rhs[(size_t)cc * nl + l] = s.hi;
       rhs[(size_t)(dim + cc) * nl + l] = s.lo;
     }
@@ -272,9 +275,19 @@ static int CpuMassMult(void *ctx, int rows, const double *x, double *y) {
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
     const int i = hd->mv_rows[r];
-    double s = 0.0;
-    for (int k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) s += hd->mv_val[k] * x[hd->mv_col[k]];
-    y[i] = s;
+    // Compensated sums rounded once: the same bits as any other summation order (the
+    // GPU's). Two independent chains keep the additions' latency hidden.
+    BlastDD s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
+    int k = hd->mv_rowptr[i];
+    const int k1 = hd->mv_rowptr[i + 1];
+    for (; k + 1 < k1; k += 2) {
+      BlastDDAdd(&s0, hd->mv_val[k] * x[hd->mv_col[k]]);
+      BlastDDAdd(&s1, hd->mv_val[k + 1] * x[hd->mv_col[k + 1]]);
+    }
+    if (k < k1) BlastDDAdd(&s0, hd->mv_val[k] * x[hd->mv_col[k]]);
+    BlastDDAddDD(&s0, s1.hi, s1.lo);
+    BlastDDNormalize(&s0);
+    y[i] = s0.hi;
   }
   return 0;
 }
@@ -306,6 +319,7 @@ static int CpuHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const d
       double *xh = &x[c * stride + hi->send_idx[i]], *xl = &x[(ndd + c) * stride + hi->send_idx[i]];
       BlastDD acc = {*xh, *xl};
       BlastDDAddDD(&acc, buf[c * ns + i], buf[(ndd + c) * ns + i]);
+      BlastDDNormalize(&acc);
       *xh = acc.hi, *xl = acc.lo;
     }
   return 0;

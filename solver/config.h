@@ -77,6 +77,7 @@ typedef struct {
   // [gpu]
   int gpu_backend;   ///< BlastGpuBackend
   int gpu_autotune;  ///< BlastAutotune
+  int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
   // [output]
   char output_dir[BLAST_PATH_MAX];
   int print_every;

@@ -20,22 +20,26 @@ BLAST_HOST_DEVICE static inline double BlastTwoSum(double a, double b, double *e
   return s;
 }
 
-/// acc += x
+/// acc += x: the running sum in hi, the exact rounding errors accumulated in lo (not
+/// renormalised: call BlastDDNormalize when the accumulation is complete).
 BLAST_HOST_DEVICE static inline void BlastDDAdd(BlastDD *acc, double x) {
   double e;
-  const double s = BlastTwoSum(acc->hi, x, &e);
-  const double lo = acc->lo + e;
-  acc->hi = s + lo;  // renormalise
-  acc->lo = lo - (acc->hi - s);
+  acc->hi = BlastTwoSum(acc->hi, x, &e);
+  acc->lo += e;
 }
 
 /// acc += (hi, lo)
 BLAST_HOST_DEVICE static inline void BlastDDAddDD(BlastDD *acc, double hi, double lo) {
   double e;
-  const double s = BlastTwoSum(acc->hi, hi, &e);
-  const double t = e + acc->lo + lo;
-  acc->hi = s + t;
-  acc->lo = t - (acc->hi - s);
+  acc->hi = BlastTwoSum(acc->hi, hi, &e);
+  acc->lo += e + lo;
+}
+
+/// Renormalise so that hi is the rounded value of hi + lo and lo the remainder.
+BLAST_HOST_DEVICE static inline void BlastDDNormalize(BlastDD *acc) {
+  const double s = acc->hi + acc->lo;
+  acc->lo = acc->lo - (s - acc->hi);
+  acc->hi = s;
 }
 
 #endif  // BLAST_DDSUM_H

@@ -22,6 +22,7 @@ static void DDSumOp(void *in, void *inout, int *len, MPI_Datatype *type) {
   for (int i = 0; i < *len; i++) {
     BlastDD acc = {b[2 * i], b[2 * i + 1]};
     BlastDDAddDD(&acc, a[2 * i], a[2 * i + 1]);
+    BlastDDNormalize(&acc);
     b[2 * i] = acc.hi, b[2 * i + 1] = acc.lo;
   }
   (void)type;
@@ -684,7 +685,9 @@ int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   h->timers.qdata += BlastWtime() - t0;
   h->timers.qdata_zone_updates += h->space->nz;
   if (res.dt_est < h->dt_est) h->dt_est = res.dt_est;
-  if (res.tangled_zone >= 0 && h->tangled_zone < 0)
+  // The lowest tangled zone over the whole attempt (local order is global order), so the
+  // reported zone does not depend on the partition.
+  if (res.tangled_zone >= 0 && (h->tangled_zone < 0 || res.tangled_zone < h->tangled_zone))
     h->tangled_zone = res.tangled_zone, h->tangled_det = res.tangled_det;
   h->qdata_current = 1;
   return 0;
