@@ -93,16 +93,20 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
   double a[3][3], v[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) a[i][j] = A[i + 3 * j];
+  // Cyclic sweeps until every off-diagonal entry is zero; entries below round-off
+  // relative to their diagonal pair are set to zero instead of rotated (their effect on
+  // the eigenvalues is of second order), which ends the iteration after a few sweeps.
   for (int sweep = 0; sweep < 32; sweep++) {
-    const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-    const double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
-    if (off == 0.0 || off <= 1e-18 * diag) break;
+    if (a[0][1] == 0.0 && a[0][2] == 0.0 && a[1][2] == 0.0) break;
     BLAST_UNROLL
     for (int p = 0; p < 2; p++)
       BLAST_UNROLL
       for (int q = p + 1; q < 3; q++) {
         const double apq = a[p][q];
-        if (apq == 0.0) continue;
+        if (fabs(apq) <= 1e-18 * (fabs(a[p][p]) + fabs(a[q][q]))) {
+          a[p][q] = a[q][p] = 0.0;
+          continue;
+        }
         const double t = BlastJacobiTangent(a[p][p], apq, a[q][q]);
         const double c = 1.0 / sqrt(1.0 + t * t), s = t * c, tau = s / (1.0 + c);
         a[p][p] -= t * apq;
@@ -129,6 +133,64 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
   d1[0] = w0, d1[1] = w1, d1[2] = w2;
 }
 
+/// asin(x) for |x| <= 1/2 by its Taylor series (26 terms, truncation < 5e-19 relative),
+/// from basic IEEE operations only: the same bits on every CPU and GPU.
+BLAST_HOST_DEVICE static inline double BlastAsinSeries(double x) {
+  const double z = x * x;
+  double p = 0.0022014739737101384;
+  p = p * z + 0.002338091892111975;
+  p = p * z + 0.0024894486782468836;
+  p = p * z + 0.0026578706382072901;
+  p = p * z + 0.0028461784011089421;
+  p = p * z + 0.0030578216492580306;
+  p = p * z + 0.0032970595034734849;
+  p = p * z + 0.0035692053938259347;
+  p = p * z + 0.0038809645588376691;
+  p = p * z + 0.0042409070936793632;
+  p = p * z + 0.0046601434869150962;
+  p = p * z + 0.0051533096823199046;
+  p = p * z + 0.0057400376708419236;
+  p = p * z + 0.0064472103118896487;
+  p = p * z + 0.0073125258735988454;
+  p = p * z + 0.0083903358096168151;
+  p = p * z + 0.0097616095291940784;
+  p = p * z + 0.011551800896139705;
+  p = p * z + 0.013964843750000001;
+  p = p * z + 0.017352764423076924;
+  p = p * z + 0.022372159090909092;
+  p = p * z + 0.030381944444444444;
+  p = p * z + 0.044642857142857144;
+  p = p * z + 0.074999999999999997;
+  p = p * z + 0.16666666666666666;
+  p = p * z + 1;
+  return x * p;
+}
+
+/// acos on [-1, 1] through the asin series (half-angle form for |r| > 1/2).
+BLAST_HOST_DEVICE static inline double BlastAcos(double r) {
+  const double pi = 3.14159265358979323846;
+  if (r > 0.5) return 2.0 * BlastAsinSeries(sqrt(0.5 * (1.0 - r)));
+  if (r < -0.5) return pi - 2.0 * BlastAsinSeries(sqrt(0.5 * (1.0 + r)));
+  return 0.5 * pi - BlastAsinSeries(r);
+}
+
+/// cos(u) for |u| <= pi/3 by its Taylor series (11 terms, truncation < 3e-21).
+BLAST_HOST_DEVICE static inline double BlastCosSeries(double u) {
+  const double z = u * u;
+  double p = 4.1103176233121648e-19;
+  p = p * z + -1.5619206968586225e-16;
+  p = p * z + 4.7794773323873853e-14;
+  p = p * z + -1.1470745597729725e-11;
+  p = p * z + 2.08767569878681e-09;
+  p = p * z + -2.7557319223985888e-07;
+  p = p * z + 2.4801587301587302e-05;
+  p = p * z + -0.0013888888888888889;
+  p = p * z + 0.041666666666666664;
+  p = p * z + -0.5;
+  p = p * z + 1;
+  return p;
+}
+
 /// Smallest singular value of J (1D: J itself, method spec 5.4).
 BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
   if (dim == 1) return J[0];
@@ -146,38 +208,32 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
     const double smax = sqrt(0.5 * (n1 + n2) + sqrt(t * t + s0 * s0));
     return ldexp(fabs(BlastMatDet(2, B)) / smax, e);
   }
-  // Smallest eigenvalue of S = B^T B by cyclic Jacobi rotations (eigenvalues only). It
-  // uses only correctly rounded operations (+ - * / sqrt), so CPU and GPU give the same
-  // bits; the trigonometric (Cardano) formula would not (acos/cos differ by ulps).
-  double a[3][3];
+  // Smallest eigenvalue of S = B^T B by the trigonometric (Cardano) formula, as the
+  // reference does, with acos and cos from basic operations (BlastAcos, BlastCosSeries)
+  // so that CPU and GPU agree bit for bit. Its error, ~eps lambda_max, is that of any
+  // method working on the formed B^T B.
+  double S[9];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++) {
       double sum = 0.0;
       for (int c = 0; c < 3; c++) sum += B[c + 3 * i] * B[c + 3 * j];
-      a[i][j] = sum;
+      S[i + 3 * j] = sum;
     }
-  for (int sweep = 0; sweep < 32; sweep++) {
-    const double off = fabs(a[0][1]) + fabs(a[0][2]) + fabs(a[1][2]);
-    const double diag = fabs(a[0][0]) + fabs(a[1][1]) + fabs(a[2][2]);
-    if (off == 0.0 || off <= 1e-18 * diag) break;
-    BLAST_UNROLL
-    for (int p = 0; p < 2; p++)
-      BLAST_UNROLL
-      for (int q = p + 1; q < 3; q++) {
-        const double apq = a[p][q];
-        if (apq == 0.0) continue;
-        const double t = BlastJacobiTangent(a[p][p], apq, a[q][q]);
-        const double c = 1.0 / sqrt(1.0 + t * t), s = t * c, tau = s / (1.0 + c);
-        a[p][p] -= t * apq;
-        a[q][q] += t * apq;
-        a[p][q] = a[q][p] = 0.0;
-        const int r = 3 - p - q;
-        const double arp = a[r][p], arq = a[r][q];
-        a[r][p] = a[p][r] = arp - s * (arq + tau * arp);
-        a[r][q] = a[q][r] = arq + s * (arp - tau * arq);
-      }
+  const double q = (S[0] + S[4] + S[8]) / 3.0;
+  const double b00 = S[0] - q, b11 = S[4] - q, b22 = S[8] - q;
+  const double s01 = S[3], s02 = S[6], s12 = S[7];
+  const double p2 = (b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (s01 * s01 + s02 * s02 + s12 * s12)) / 6.0;
+  double lmin = q;
+  if (p2 > 0.0) {
+    const double p = sqrt(p2);
+    const double det = b00 * (b11 * b22 - s12 * s12) - s01 * (s01 * b22 - s12 * s02) +
+                       s02 * (s01 * s12 - b11 * s02);
+    double r = det / (2.0 * p2 * p);
+    r = r < -1.0 ? -1.0 : (r > 1.0 ? 1.0 : r);
+    // lambda_min = q + 2p cos(acos(r)/3 + 2pi/3) = q - 2p cos(pi/3 - acos(r)/3)
+    const double pi_3 = 1.0471975511965977462;
+    lmin = q - 2.0 * p * BlastCosSeries(pi_3 - BlastAcos(r) / 3.0);
   }
-  const double lmin = fmin(a[0][0], fmin(a[1][1], a[2][2]));
   return ldexp(sqrt(fmax(lmin, 0.0)), e);
 }
 
