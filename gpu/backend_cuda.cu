@@ -423,22 +423,93 @@ __global__ void k_force_t(DevData d, const double *v) {
   }
 }
 
-// Mass-matrix rows in double-double, one warp per row: the rounded sums do not depend on
-// the order, so they equal the CPU backend's bit for bit.
-__global__ void k_spmv_dd(int nrows, const int *rows, const int *rowptr, const int *col, const double *val,
-                          const double *x, double *y) {
+// Mass-matrix rows in double-double for up to 3 components at once, one warp per row:
+// the row is read once for all components, and the rounded sums do not depend on the
+// order, so they equal the CPU backend's bit for bit. Component c of x and y starts at
+// c * st; only components in `mask` are computed.
+__global__ void k_spmm_dd(int nrows, const int *rows, const int *rowptr, const int *col, const double *val,
+                          int ncomp, unsigned mask, size_t st, const double *x, double *y) {
   const int lane = threadIdx.x & 31;
   const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   if (w >= nrows) return;
   const int row = rows[w];
-  BlastDD acc = {0.0, 0.0};
-  for (int k = rowptr[row] + lane; k < rowptr[row + 1]; k += 32) BlastDDAdd(&acc, __dmul_rn(val[k], __ldg(&x[col[k]])));
-  for (int off = 16; off > 0; off >>= 1) {
-    const double hi = __shfl_down_sync(0xffffffffu, acc.hi, off), lo = __shfl_down_sync(0xffffffffu, acc.lo, off);
-    BlastDDAddDD(&acc, hi, lo);
+  BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
+  for (int k = rowptr[row] + lane; k < rowptr[row + 1]; k += 32) {
+    const double v = val[k];
+    const int j = col[k];
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      if (c < ncomp && ((mask >> c) & 1u)) BlastDDAdd(&acc[c], __dmul_rn(v, __ldg(&x[c * st + j])));
   }
+#pragma unroll
+  for (int c = 0; c < 3; c++) {
+    if (c >= ncomp || !((mask >> c) & 1u)) continue;
+    for (int off = 16; off > 0; off >>= 1) {
+      const double hi = __shfl_down_sync(0xffffffffu, acc[c].hi, off);
+      const double lo = __shfl_down_sync(0xffffffffu, acc[c].lo, off);
+      BlastDDAddDD(&acc[c], hi, lo);
+    }
+    BlastDDNormalize(&acc[c]);
+    if (lane == 0) y[c * st + row] = acc[c].hi;
+  }
+}
+
+typedef struct {
+  double v[3];
+} Coef3;
+
+// y_c = a_c x_c + b_c y_c on the first n entries of each active component (grid y = c).
+__global__ void k_axpby_multi(int n, unsigned mask, size_t st, Coef3 a, const double *x, Coef3 b, double *y) {
+  const int c = blockIdx.y;
+  if (!((mask >> c) & 1u)) return;
+  const double *xc = x + c * st;
+  double *yc = y + c * st;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    yc[i] = __dadd_rn(__dmul_rn(a.v[c], xc[i]), __dmul_rn(b.v[c], yc[i]));
+}
+
+__global__ void k_jacobi_multi(int n, unsigned mask, size_t st, const double *dinv, const double *r, double *z) {
+  const int c = blockIdx.y;
+  if (!((mask >> c) & 1u)) return;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    z[c * st + i] = __dmul_rn(r[c * st + i], dinv[i]);
+}
+
+typedef struct {
+  int v[4];
+} Off4;
+
+__global__ void k_zero_multi(unsigned mask, size_t st, Off4 off, const int *idx, double *y) {
+  const int c = blockIdx.y;
+  if (!((mask >> c) & 1u)) return;
+  for (int k = off.v[c] + blockIdx.x * blockDim.x + threadIdx.x; k < off.v[c + 1]; k += gridDim.x * blockDim.x)
+    y[c * st + idx[k]] = 0.0;
+}
+
+// Double-double dots of the active components; blocks (x) per component (y).
+__global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x, const double *y, double *part) {
+  __shared__ double sh[2 * kDotThreads];
+  const int c = blockIdx.y;
+  if (!((mask >> c) & 1u)) return;
+  BlastDD acc = {0.0, 0.0};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    BlastDDAdd(&acc, __dmul_rn(x[c * st + i], y[c * st + i]));
   BlastDDNormalize(&acc);
-  if (lane == 0) y[row] = acc.hi;
+  sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      BlastDD a = {sh[2 * threadIdx.x], sh[2 * threadIdx.x + 1]};
+      BlastDDAddDD(&a, sh[2 * (threadIdx.x + s)], sh[2 * (threadIdx.x + s) + 1]);
+      BlastDDNormalize(&a);
+      sh[2 * threadIdx.x] = a.hi, sh[2 * threadIdx.x + 1] = a.lo;
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    part[2 * (c * kDotBlocks + blockIdx.x)] = sh[0];
+    part[2 * (c * kDotBlocks + blockIdx.x) + 1] = sh[1];
+  }
 }
 
 // de[z][i] = sum_j Minv_z[i][j] b[z][j] (kernel 11), summed as the CPU backend does.
@@ -458,15 +529,7 @@ __global__ void k_scatter(int n, const int *rows, const double *src, double *dst
   if (i < n) dst[rows[i]] = src[i];
 }
 
-__global__ void k_jacobi(int n, const double *dinv, const double *r, double *z) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) z[i] = __dmul_rn(r[i], dinv[i]);
-}
 
-__global__ void k_zero_idx(int n, const int *idx, double *y) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[idx[i]] = 0.0;
-}
 
 __global__ void k_pack(int n, int ncomp, size_t stride, const int *idx, const double *x, double *buf) {
   const size_t total = (size_t)n * ncomp;
@@ -789,8 +852,8 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   }
   c->dbuf_n = dbuf;
   BlastCallCuda(cudaMalloc((void **)&c->dbuf, dbuf * sizeof(double)));
-  BlastCallCuda(cudaMalloc((void **)&c->dot_part, 2 * kDotBlocks * sizeof(double)));
-  BlastCallCuda(cudaMallocHost((void **)&c->dot_host, 2 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->dot_part, 6 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->dot_host, 6 * kDotBlocks * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
@@ -1083,50 +1146,105 @@ static int CudaEnergyRate(void *ctx, const double *v, double *de) {
   return 0;
 }
 
-static int CudaMassMult(void *ctx, int rows, const double *x, double *y) {
+static int CudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
-  nvtxRangePushA("mass_spmv");
+  nvtxRangePushA("mass_spmm");
   const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
+  const size_t st = (size_t)c->dd.next;
   if (!g_options.spmv_cusparse) {
     const int r0 = rows == BLAST_ROWS_BOUNDARY ? ni : 0, r1 = rows == BLAST_ROWS_INTERIOR ? ni : ni + nb;
     if (r1 > r0) {
+      int nact = 0;
+      for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
       ProfBegin(c->stream);
-      k_spmv_dd<<<(int)Blocks((size_t)(r1 - r0) * 32, 256), 256, 0, c->stream>>>(
-          r1 - r0, c->mv_rows + r0, c->mv_rowptr, c->mv_col, c->mv_val, x, y);
-      BlastCheckKernel("k_spmv_dd");
+      k_spmm_dd<<<(int)Blocks((size_t)(r1 - r0) * 32, 256), 256, 0, c->stream>>>(
+          r1 - r0, c->mv_rows + r0, c->mv_rowptr, c->mv_col, c->mv_val, ncomp, mask, st, x, y);
+      BlastCheckKernel("k_spmm_dd");
       const double nnz = (double)c->hd.mv_rowptr[c->dd.nown] * (r1 - r0) / (c->dd.nown ? c->dd.nown : 1);
-      ProfEnd(c->stream, P_SPMV, 12.0 * nnz + 16.0 * (r1 - r0) + 8.0 * (r1 - r0), 2.0 * nnz);
+      ProfEnd(c->stream, P_SPMV, 12.0 * nnz + 16.0 * (r1 - r0) * nact, 2.0 * nnz * nact);
     }
     nvtxRangePop();
     return 0;
   }
-  if (rows != BLAST_ROWS_BOUNDARY && ni) {
-    BlastCall(SpMV(c, &c->mv_int, c->vx_int, x, c->vy_int, c->y_perm));
-    k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, c->mv_rows, c->y_perm, y);
-    BlastCheckKernel("k_scatter");
-  }
-  if (rows != BLAST_ROWS_INTERIOR && nb) {
-    BlastCall(SpMV(c, &c->mv_bnd, c->vx_bnd, x, c->vy_bnd, c->y_perm + ni));
-    k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni, y);
-    BlastCheckKernel("k_scatter");
+  for (int k = 0; k < ncomp; k++) {  // cuSPARSE: one SpMV per component
+    if (!((mask >> k) & 1u)) continue;
+    if (rows != BLAST_ROWS_BOUNDARY && ni) {
+      BlastCall(SpMV(c, &c->mv_int, c->vx_int, x + k * st, c->vy_int, c->y_perm));
+      k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, c->mv_rows, c->y_perm, y + k * st);
+      BlastCheckKernel("k_scatter");
+    }
+    if (rows != BLAST_ROWS_INTERIOR && nb) {
+      BlastCall(SpMV(c, &c->mv_bnd, c->vx_bnd, x + k * st, c->vy_bnd, c->y_perm + ni));
+      k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni, y + k * st);
+      BlastCheckKernel("k_scatter");
+    }
   }
   nvtxRangePop();
   return 0;
 }
 
-static int CudaJacobi(void *ctx, const double *r, double *z) {
+static dim3 GridMulti(size_t n, int ncomp) {
+  const size_t b = Blocks(n, 256);
+  return dim3((unsigned)(b < 4096 ? (b ? b : 1) : 4096), (unsigned)ncomp);
+}
+
+static int CudaJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int n = c->dd.nown;
-  if (n) k_jacobi<<<(int)Blocks(n, 256), 256, 0, c->stream>>>(n, c->mv_dinv, r, z);
-  BlastCheckKernel("k_jacobi");
+  if (!n) return 0;
+  ProfBegin(c->stream);
+  k_jacobi_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, c->mv_dinv, r, z);
+  BlastCheckKernel("k_jacobi_multi");
+  ProfEnd(c->stream, P_VEC, 24.0 * n * ncomp, (double)n * ncomp);
   return 0;
 }
 
-static int CudaZeroEssential(void *ctx, int comp, double *y) {
+static int CudaZeroEssential(void *ctx, int ncomp, unsigned mask, double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
-  const int n = c->ess_off[comp + 1] - c->ess_off[comp];
-  if (n) k_zero_idx<<<(int)Blocks(n, 256), 256, 0, c->stream>>>(n, c->ess_idx + c->ess_off[comp], y);
-  BlastCheckKernel("k_zero_idx");
+  Off4 off = {{0, 0, 0, 0}};
+  int maxn = 0;
+  for (int k = 0; k <= ncomp; k++) off.v[k] = c->ess_off[k];
+  for (int k = 0; k < ncomp; k++) maxn = maxn > off.v[k + 1] - off.v[k] ? maxn : off.v[k + 1] - off.v[k];
+  if (!maxn) return 0;
+  k_zero_multi<<<GridMulti(maxn, ncomp), 256, 0, c->stream>>>(mask, (size_t)c->dd.next, off, c->ess_idx, y);
+  BlastCheckKernel("k_zero_multi");
+  return 0;
+}
+
+static int CudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
+                          const double *b, double *y) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  if (!n) return 0;
+  Coef3 ca = {{0, 0, 0}}, cb = {{0, 0, 0}};
+  for (int k = 0; k < ncomp; k++) ca.v[k] = a[k], cb.v[k] = b[k];
+  ProfBegin(c->stream);
+  k_axpby_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, ca, x, cb, y);
+  BlastCheckKernel("k_axpby_multi");
+  ProfEnd(c->stream, P_VEC, 24.0 * n * ncomp, 3.0 * n * ncomp);
+  return 0;
+}
+
+static int CudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
+                        double *result) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  ProfBegin(c->stream);
+  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(n, mask, (size_t)c->dd.next, x, y,
+                                                                        c->dot_part);
+  BlastCheckKernel("k_dot_dd_multi");
+  BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part, 2 * (size_t)kDotBlocks * ncomp * sizeof(double),
+                                cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  ProfEnd(c->stream, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
+  for (int k = 0; k < ncomp; k++) {
+    BlastDD acc = {0.0, 0.0};
+    if ((mask >> k) & 1u)
+      for (int b = 0; b < kDotBlocks; b++)
+        BlastDDAddDD(&acc, c->dot_host[2 * (k * kDotBlocks + b)], c->dot_host[2 * (k * kDotBlocks + b) + 1]);
+    BlastDDNormalize(&acc);
+    result[2 * k] = acc.hi, result[2 * k + 1] = acc.lo;
+  }
   return 0;
 }
 
@@ -1210,6 +1328,8 @@ extern "C" const BlastBackendOps blast_backend_cuda = {
     CudaMassMult,
     CudaJacobi,
     CudaZeroEssential,
+    CudaAxpbyMulti,
+    CudaDotMulti,
     CudaHaloPack,
     CudaHaloUnpack,
     CudaHaloUnpackDD,

@@ -90,13 +90,24 @@ typedef struct BlastBackendOps {
   int (*momentum_rhs)(void *ctx, double *rhs);
   /// de = M_E^{-1} (F^T v (+ Taylor-Green source)), zone by zone (E1).
   int (*energy_rate)(void *ctx, const double *v, double *de);
-  /// y = m x on the owned rows `rows` (BLAST_ROWS_*) of the scalar mass matrix; x has
-  /// h1_next entries (ghost columns filled), y h1_nown.
-  int (*mass_mult)(void *ctx, int rows, const double *x, double *y);
-  /// z = D^{-1} r on the owned dofs (Jacobi).
-  int (*jacobi)(void *ctx, const double *r, double *z);
-  /// y[i] = 0 for the constrained owned dofs of component c.
-  int (*zero_essential)(void *ctx, int c, double *y);
+  // ---- the momentum PCG, all velocity components in lockstep (method spec 7.1 V1: each
+  // component keeps its own coefficients and stopping test). Component c of a PCG vector
+  // starts at c * h1_next; `mask` bit c set = component c is still iterating; ops leave
+  // the other components untouched. ----
+  /// y_c = m x_c on the owned rows `rows` (BLAST_ROWS_*) of the scalar mass matrix; x_c
+  /// has h1_next entries (ghost columns filled), y_c h1_nown. The matrix is read once.
+  int (*mass_mult)(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
+  /// z_c = D^{-1} r_c on the owned dofs (Jacobi).
+  int (*jacobi)(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
+  /// y_c[i] = 0 for the constrained owned dofs of component c.
+  int (*zero_essential)(void *ctx, int ncomp, unsigned mask, double *y);
+  /// y_c = a[c] x_c + b[c] y_c on the owned dofs.
+  int (*axpby_multi)(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
+                     const double *b, double *y);
+  /// Local dot products (x_c, y_c) over the owned dofs as double-double pairs
+  /// result[2c], result[2c+1] (see `dot`).
+  int (*dot_multi)(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
+                   double *result);
   /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
   /// Forward pack: buf[c*nsend+i] = x[send[i]]; unpack: x[recv[i]] = buf[c*nrecv+i].
   /// Reverse pack: buf[c*nrecv+i] = x[recv[i]]; unpack: x[send[i]] += buf[c*nsend+i].

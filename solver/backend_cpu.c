@@ -267,36 +267,81 @@ static int CpuEnergyRate(void *ctx, const double *v, double *de) {
   return 0;
 }
 
-static int CpuMassMult(void *ctx, int rows, const double *x, double *y) {
+// Component c of a PCG vector starts at c * h1_next.
+#define ACTIVE(mask, c) (((mask) >> (c)) & 1u)
+
+static int CpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
   CpuCtx *c = ctx;
   const BlastHydroData *hd = &c->hd;
+  const size_t st = (size_t)hd->h1_next;
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
   const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : hd->h1_nown;
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
-    const int i = hd->mv_rows[r];
+    const int i = hd->mv_rows[r], k0 = hd->mv_rowptr[i], k1 = hd->mv_rowptr[i + 1];
     // Compensated sums rounded once: the same bits as any other summation order (the
-    // GPU's). Two independent chains keep the additions' latency hidden.
-    BlastDD s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
-    int k = hd->mv_rowptr[i];
-    const int k1 = hd->mv_rowptr[i + 1];
-    for (; k + 1 < k1; k += 2) {
-      BlastDDAdd(&s0, hd->mv_val[k] * x[hd->mv_col[k]]);
-      BlastDDAdd(&s1, hd->mv_val[k + 1] * x[hd->mv_col[k + 1]]);
+    // GPU's). Two independent chains hide the additions' latency; the row is read once
+    // for all components.
+    for (int cc = 0; cc < ncomp; cc++) {
+      if (!ACTIVE(mask, cc)) continue;
+      const double *xc = x + cc * st;
+      BlastDD s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
+      int k = k0;
+      for (; k + 1 < k1; k += 2) {
+        BlastDDAdd(&s0, hd->mv_val[k] * xc[hd->mv_col[k]]);
+        BlastDDAdd(&s1, hd->mv_val[k + 1] * xc[hd->mv_col[k + 1]]);
+      }
+      if (k < k1) BlastDDAdd(&s0, hd->mv_val[k] * xc[hd->mv_col[k]]);
+      BlastDDAddDD(&s0, s1.hi, s1.lo);
+      BlastDDNormalize(&s0);
+      y[cc * st + i] = s0.hi;
     }
-    if (k < k1) BlastDDAdd(&s0, hd->mv_val[k] * x[hd->mv_col[k]]);
-    BlastDDAddDD(&s0, s1.hi, s1.lo);
-    BlastDDNormalize(&s0);
-    y[i] = s0.hi;
   }
   return 0;
 }
 
-static int CpuJacobi(void *ctx, const double *r, double *z) {
+static int CpuJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z) {
   CpuCtx *c = ctx;
   const double *dinv = c->hd.mv_dinv;
-#pragma omp parallel for schedule(static) if (c->hd.h1_nown > BLAST_OMP_MIN_VEC)
-  for (int i = 0; i < c->hd.h1_nown; i++) z[i] = r[i] * dinv[i];
+  const size_t st = (size_t)c->hd.h1_next;
+  const int n = c->hd.h1_nown;
+  for (int cc = 0; cc < ncomp; cc++) {
+    if (!ACTIVE(mask, cc)) continue;
+    const double *rc = r + cc * st;
+    double *zc = z + cc * st;
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
+    for (int i = 0; i < n; i++) zc[i] = rc[i] * dinv[i];
+  }
+  return 0;
+}
+
+static int CpuZeroEssential(void *ctx, int ncomp, unsigned mask, double *y) {
+  CpuCtx *c = ctx;
+  const size_t st = (size_t)c->hd.h1_next;
+  for (int cc = 0; cc < ncomp; cc++) {
+    if (!ACTIVE(mask, cc)) continue;
+    for (int k = c->hd.ess_off[cc]; k < c->hd.ess_off[cc + 1]; k++) y[cc * st + c->hd.ess_idx[k]] = 0.0;
+  }
+  return 0;
+}
+
+static int CpuAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
+                         const double *b, double *y) {
+  CpuCtx *c = ctx;
+  const size_t st = (size_t)c->hd.h1_next;
+  for (int cc = 0; cc < ncomp; cc++)
+    if (ACTIVE(mask, cc)) BlastCall(CpuAxpby(ctx, c->hd.h1_nown, a[cc], x + cc * st, b[cc], y + cc * st));
+  return 0;
+}
+
+static int CpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
+                       double *result) {
+  CpuCtx *c = ctx;
+  const size_t st = (size_t)c->hd.h1_next;
+  for (int cc = 0; cc < ncomp; cc++) {
+    result[2 * cc] = result[2 * cc + 1] = 0.0;
+    if (ACTIVE(mask, cc)) BlastCall(CpuDot(ctx, c->hd.h1_nown, x + cc * st, y + cc * st, &result[2 * cc]));
+  }
   return 0;
 }
 
@@ -335,12 +380,6 @@ static int CpuHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t st
     for (int c = 0; c < ncomp; c++)
       for (int i = 0; i < hi->nsend; i++) x[c * stride + hi->send_idx[i]] += buf[(size_t)c * hi->nsend + i];
   }
-  return 0;
-}
-
-static int CpuZeroEssential(void *ctx, int comp, double *y) {
-  CpuCtx *c = ctx;
-  for (int k = c->hd.ess_off[comp]; k < c->hd.ess_off[comp + 1]; k++) y[c->hd.ess_idx[k]] = 0.0;
   return 0;
 }
 
@@ -398,6 +437,8 @@ const BlastBackendOps blast_backend_cpu = {
     .mass_mult = CpuMassMult,
     .jacobi = CpuJacobi,
     .zero_essential = CpuZeroEssential,
+    .axpby_multi = CpuAxpbyMulti,
+    .dot_multi = CpuDotMulti,
     .halo_pack = CpuHaloPack,
     .halo_unpack = CpuHaloUnpack,
     .halo_unpack_dd = CpuHaloUnpackDD,

@@ -38,7 +38,8 @@ struct BlastHydro_private {
   // state and work vectors (backend memory)
   size_t nx, ne, nstate;  // sizes of the x (= v) block, the e block, the state
   double *S, *S_old, *rk_y, *rk_z, *rk_k, *rk_k2;
-  double *rhs, *cg_r, *cg_z, *cg_d, *cg_q;  // momentum rhs (dim*nl); PCG (nown; d: next)
+  double *rhs;  // momentum rhs: dim*nl rounded values, then dim*nl low parts
+  double *cg_r, *cg_z, *cg_d, *cg_q, *cg_b, *cg_x;  // PCG: dim components h1_next apart
   // time-stepping state
   int qdata_current;
   double dt_est;  // running minimum over the attempt (local)

@@ -573,9 +573,9 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) BlastCall(ops->alloc(b, h->nstate, vecs[i]));
   BlastCall(ops->alloc(b, 2 * h->nx, &h->rhs));  // double-double pairs
-  double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q};
-  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++) BlastCall(ops->alloc(b, nown + 1, cg[i]));
-  BlastCall(ops->alloc(b, s->h1_next + 1, &h->cg_d));
+  double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q, &h->cg_d, &h->cg_b, &h->cg_x};
+  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++)
+    BlastCall(ops->alloc(b, (size_t)dim * s->h1_next + 1, cg[i]));
   BlastCall(ops->from_host(b, h->nstate, S0, h->S));
   BlastFree(&S0);
   if (gravity) {
@@ -637,8 +637,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   if (!hydro || !*hydro) return 0;
   BlastHydro h = *hydro;
   if (h->bctx) {
-    double **vecs[] = {&h->S,   &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k,  &h->rk_k2,
-                       &h->rhs, &h->cg_r,  &h->cg_z, &h->cg_d, &h->cg_q, &h->gravity};
+    double **vecs[] = {&h->S,    &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2, &h->rhs,
+                       &h->cg_r, &h->cg_z,  &h->cg_d, &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->free(h->bctx, vecs[i]));
     if (h->hbuf_backend) {
@@ -734,58 +734,92 @@ static int HaloReverseAddDD(BlastHydro h, int which, int ndd, size_t stride, dou
   return 0;
 }
 
-// Ad = m d on the owned rows: ghost columns of d travel while the interior rows are
-// multiplied; then the boundary rows. Constrained entries of component c are zeroed.
-static int MassMult(BlastHydro h, int c, double *d, double *Ad) {
+// Ad_c = m d_c on the owned rows for the active components: ghost columns of d travel
+// while the interior rows are multiplied; then the boundary rows. Constrained entries
+// are zeroed.
+static int MassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *Ad) {
   const BlastBackendOps *o = h->ops;
-  BlastCall(HaloForwardBegin(h, BLAST_HALO_COL, 1, 0, d));
-  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_INTERIOR, d, Ad));
-  BlastCall(HaloForwardEnd(h, BLAST_HALO_COL, 1, 0, d));
-  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_BOUNDARY, d, Ad));
-  BlastCall(o->zero_essential(h->bctx, c, Ad));
+  const size_t st = (size_t)h->space->h1_next;
+  BlastCall(HaloForwardBegin(h, BLAST_HALO_COL, ncomp, st, d));
+  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_INTERIOR, ncomp, mask, d, Ad));
+  BlastCall(HaloForwardEnd(h, BLAST_HALO_COL, ncomp, st, d));
+  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_BOUNDARY, ncomp, mask, d, Ad));
+  BlastCall(o->zero_essential(h->bctx, ncomp, mask, Ad));
   return 0;
 }
 
-// Jacobi-PCG for one velocity component (method spec 7.3, exactly) on the owned dofs:
-// solves m x = b on the free dofs of component c; b is overwritten (its constrained
-// entries are zeroed). Dot products are global.
-static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
+// Global dot products of the active components, each rounded once from a double-double
+// sum (the same bits on any number of ranks and on every backend).
+static int GlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const double *x, const double *y,
+                          double *r) {
+  double local[6], global[6];
+  BlastCall(h->ops->dot_multi(h->bctx, ncomp, mask, x, y, local));
+  if (h->nranks > 1) {
+    BlastCallMPI(MPI_Allreduce(local, global, ncomp, h->dd_type, h->dd_op, h->comm));
+  } else {
+    for (int i = 0; i < 2 * ncomp; i++) global[i] = local[i];
+  }
+  for (int c = 0; c < ncomp; c++) r[c] = global[2 * c] + global[2 * c + 1];
+  return 0;
+}
+
+// Jacobi-PCG for the velocity components (method spec 7.3, exactly), all components in
+// lockstep: each solves m x_c = b_c on its free dofs with its own alpha, beta and stopping
+// test, so every component sees exactly the operations of a solve of its own (spec 7.1
+// V1); the matrix is read once per iteration for all of them. b (the owned entries at
+// c * h1_next) is overwritten: constrained entries zeroed.
+static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   const BlastBackendOps *o = h->ops;
   void *ctx = h->bctx;
-  const size_t n = (size_t)h->space->h1_nown;
+  const size_t n = (size_t)h->space->h1_nown, st = (size_t)h->space->h1_next;
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
   const double tol = h->cfg.cg_tol;
-  BlastCall(o->zero_essential(ctx, c, b));
-  BlastCall(o->set(ctx, n, 0.0, x));
-  BlastCall(o->copy(ctx, n, b, r));
-  BlastCall(o->jacobi(ctx, r, z));
-  BlastCall(o->copy(ctx, n, z, d));
-  double nu, delta;
-  BlastCall(GlobalDot(h, n, z, r, &nu));
-  const double theta = fmax(nu * tol * tol, 0.0);
-  h->timers.cg_solves++;
-  if (nu <= theta) return 0;
-  BlastCall(MassMult(h, c, d, Ad));
-  BlastCall(GlobalDot(h, n, Ad, d, &delta));
-  if (delta <= 0.0) return 0;
-  for (int i = 1;; i++) {
-    const double alpha = nu / delta;
-    BlastCall(o->axpby(ctx, n, alpha, d, 1.0, x));
-    BlastCall(o->axpby(ctx, n, -alpha, Ad, 1.0, r));
-    BlastCall(o->jacobi(ctx, r, z));
-    double betanu;
-    BlastCall(GlobalDot(h, n, r, z, &betanu));
-    h->timers.cg_iter++;
-    if (betanu <= theta) break;
-    if (i + 1 > h->cfg.cg_max_iter) {
-      h->timers.cg_unconverged++;
-      break;
+  const unsigned all = (1u << ncomp) - 1u;
+  double nu[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3], neg[3];
+  BlastCall(o->zero_essential(ctx, ncomp, all, b));
+  for (int c = 0; c < ncomp; c++) {
+    BlastCall(o->set(ctx, n, 0.0, x + c * st));
+    BlastCall(o->copy(ctx, n, b + c * st, r + c * st));
+  }
+  BlastCall(o->jacobi(ctx, ncomp, all, r, z));
+  for (int c = 0; c < ncomp; c++) BlastCall(o->copy(ctx, n, z + c * st, d + c * st));
+  BlastCall(GlobalDotMulti(h, ncomp, all, z, r, nu));
+  unsigned mask = 0;
+  for (int c = 0; c < ncomp; c++) {
+    theta[c] = fmax(nu[c] * tol * tol, 0.0);
+    h->timers.cg_solves++;
+    if (nu[c] > theta[c]) mask |= 1u << c;
+  }
+  if (!mask) return 0;
+  BlastCall(MassMult(h, ncomp, mask, d, Ad));
+  BlastCall(GlobalDotMulti(h, ncomp, mask, Ad, d, delta));
+  for (int c = 0; c < ncomp; c++)
+    if (((mask >> c) & 1u) && delta[c] <= 0.0) mask &= ~(1u << c);
+  for (int i = 1; mask; i++) {
+    for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c], neg[c] = -coef[c];
+    BlastCall(o->axpby_multi(ctx, ncomp, mask, coef, d, one, x));
+    BlastCall(o->axpby_multi(ctx, ncomp, mask, neg, Ad, one, r));
+    BlastCall(o->jacobi(ctx, ncomp, mask, r, z));
+    BlastCall(GlobalDotMulti(h, ncomp, mask, r, z, betanu));
+    unsigned next = mask;
+    for (int c = 0; c < ncomp; c++) {
+      if (!((mask >> c) & 1u)) continue;
+      h->timers.cg_iter++;
+      if (betanu[c] <= theta[c]) {
+        next &= ~(1u << c);
+      } else if (i + 1 > h->cfg.cg_max_iter) {
+        h->timers.cg_unconverged++;
+        next &= ~(1u << c);
+      }
     }
-    const double beta = betanu / nu;
-    BlastCall(o->axpby(ctx, n, 1.0, z, beta, d));
-    BlastCall(MassMult(h, c, d, Ad));
-    BlastCall(GlobalDot(h, n, d, Ad, &delta));
-    nu = betanu;
+    mask = next;
+    if (!mask) break;
+    for (int c = 0; c < ncomp; c++) coef[c] = betanu[c] / nu[c];
+    BlastCall(o->axpby_multi(ctx, ncomp, mask, one, z, coef, d));
+    BlastCall(MassMult(h, ncomp, mask, d, Ad));
+    BlastCall(GlobalDotMulti(h, ncomp, mask, d, Ad, delta));
+    for (int c = 0; c < ncomp; c++)
+      if ((mask >> c) & 1u) nu[c] = betanu[c];
   }
   return 0;
 }
@@ -793,6 +827,7 @@ static int PcgComponent(BlastHydro h, int c, double *b, double *x) {
 int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   const int dim = h->space->dim;
   const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
+  const size_t st = (size_t)h->space->h1_next;
   double t0 = BlastWtime();
   // -F.1 from this rank's zones, completed on the owners (+ M_V g on the owned rows).
   BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
@@ -801,7 +836,10 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   BlastCall(Sync(h));
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
-  for (int c = 0; c < dim; c++) BlastCall(PcgComponent(h, c, h->rhs + c * nl, dv + c * nl));
+  // PCG vectors have their components h1_next apart.
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  BlastCall(PcgLockstep(h, dim, h->cg_b, h->cg_x));
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
   // Ghost copies of the new accelerations from their owners.
   BlastCall(HaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(HaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));

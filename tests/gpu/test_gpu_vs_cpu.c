@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
   TEST_CALL(BlastCudaSelectDevice(0, &info));
   printf("device: %s (sm_%d%d, %d SMs, %.0f GiB)\n", info.name, info.sm_major, info.sm_minor,
          info.multiprocessors, info.memory_gib);
-  BlastGpuOptions opt = {BLAST_AUTOTUNE_ONLINE, "", 0};
+  BlastGpuOptions opt = {BLAST_AUTOTUNE_ONLINE, 0, "", 0};
   snprintf(opt.cache_path, sizeof opt.cache_path, "autotune_test.txt");
   BlastCudaSetOptions(&opt);
   const struct {

@@ -37,7 +37,7 @@ static int Collect(BlastHydro h, int nval, Table *tab) {
   BlastCall(BlastMalloc(h->nx, &xpos));
   BlastCall(BlastHydroGetState(h, xpos, NULL, NULL));
   for (int l = 0; l < s->h1_next; l++) x[l] = (double)(s->h1_gid[l] % 97) / 97.0;
-  BlastCall(h->ops->mass_mult(h->bctx, BLAST_ROWS_ALL, x, y));
+  BlastCall(h->ops->mass_mult(h->bctx, BLAST_ROWS_ALL, 1, 1u, x, y));
   double *dvh;
   BlastCall(BlastMalloc(h->nx, &dvh));
   BlastCall(h->ops->to_host(h->bctx, h->nx, dv, dvh));
