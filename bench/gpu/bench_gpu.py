@@ -97,20 +97,22 @@ def main():
             sys.stdout.flush()
     if "cpu" in parts:
         print("\nCPU backend on all cores vs one GPU (same problem, same steps):")
-        for (k, n, rp, steps) in [(2, 24, 1, 6), (3, 16, 1, 4)]:
+        ncpu = os.cpu_count() or 1
+        for (k, n, rp, steps) in [(2, 24, 1, 4), (3, 16, 1, 3)]:
             g = run_case(blast, out, "cmp_gpu_q%d" % k, n, k, rp, steps)
-            c1 = run_case(blast, out, "cmp_cpu_threads_q%d" % k, n, k, rp, steps, backend="cpu", threads=16)
-            c2 = run_case(blast, out, "cmp_cpu_ranks_q%d" % k, n, k, rp, steps, ranks=16, threads=1, backend="cpu")
+            c1 = run_case(blast, out, "cmp_cpu_threads_q%d" % k, n, k, rp, steps, backend="cpu", threads=ncpu)
+            c2 = run_case(blast, out, "cmp_cpu_ranks_q%d" % k, n, k, rp, steps, ranks=ncpu, threads=1, backend="cpu")
             for r in (g, c1, c2):
                 if r:
                     res["cpu"].append(r)
             if g and (c1 or c2):
                 best = min(x["step_s"] for x in (c1, c2) if x)
-                print("  Q%d-Q%d %d zones %d H1 dofs: GPU %.1f ms/step, CPU 1x16 thr %s, 16x1 ranks %s -> speedup %.1fx"
-                      % (k, k - 1, g["zones"], g["h1_dofs"], 1e3 * g["step_s"],
-                         "%.1f ms" % (1e3 * c1["step_s"]) if c1 else "-", "%.1f ms" % (1e3 * c2["step_s"]) if c2 else "-",
+                print("  Q%d-Q%d %d zones %d H1 dofs: GPU %.1f ms/step, CPU 1x%d thr %s, %dx1 ranks %s -> speedup %.1fx"
+                      % (k, k - 1, g["zones"], g["h1_dofs"], 1e3 * g["step_s"], ncpu,
+                         "%.1f ms" % (1e3 * c1["step_s"]) if c1 else "-", ncpu, "%.1f ms" % (1e3 * c2["step_s"]) if c2 else "-",
                          best / g["step_s"]))
             sys.stdout.flush()
+            json.dump(res, open(os.path.join(out, "bench.json"), "w"), indent=1)
     if "mps" in parts:
         print("\nRanks sharing one GPU (Q2-Q1, 110592 zones), ms/step:")
         for mps in (0, 1):
@@ -118,7 +120,7 @@ def main():
                 sh(["nvidia-cuda-mps-control", "-d"])
                 time.sleep(2)
             for ranks in (1, 2, 4, 8):
-                r = run_case(blast, out, "mps%d_np%d" % (mps, ranks), 24, 2, 1, 10, ranks=ranks, threads=2)
+                r = run_case(blast, out, "mps%d_np%d" % (mps, ranks), 24, 2, 1, 8, ranks=ranks, threads=2)
                 if r:
                     r["mps"] = mps
                     res["mps"].append(r)
@@ -126,6 +128,7 @@ def main():
                 sys.stdout.flush()
             if mps:
                 subprocess.run(["bash", "-c", "echo quit | nvidia-cuda-mps-control"])
+        json.dump(res, open(os.path.join(out, "bench.json"), "w"), indent=1)
     json.dump(res, open(os.path.join(out, "bench.json"), "w"), indent=1)
 
 if __name__ == "__main__":
