@@ -98,7 +98,7 @@ static void BadValues(void) {
   EXPECT_INPUT(P "[output]\nexact_error = ture\n", "did you mean 'true'?");
   EXPECT_INPUT(P "[solver]\nviscosity = of\n", "did you mean 'on'?");
   EXPECT_INPUT(P "[mesh]\npartitioner = metiss\n", "did you mean 'metis'?");
-  EXPECT_INPUT(P "[solver]\nenergy_solve = CG\n", "did you mean 'cg'?");
+  EXPECT_INPUT(P "[gpu]\nbackend = CUDA\n", "did you mean 'cuda'?");
   // Empty values.
   EXPECT_INPUT(P "[time]\ncfl =\n", "t.ini:4: ", "empty value for [time] cfl");
   EXPECT_INPUT(P "[time]\ncfl = ; comment only\n", "t.ini:4: ", "empty value");
