@@ -362,8 +362,8 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(gpu_spmv),
      .def = "dd",
      .choices = kSpmv,
-     .help = "mass-matrix products on the GPU: dd (double-double rows, bit-for-bit equal to the "
-             "CPU backend) or cusparse (cuSPARSE SpMV)"},
+     .help = "mass-matrix products on the GPU: dd (double-double rows rounded once, as the CPU "
+             "backend sums them) or cusparse (cuSPARSE SpMV, plain double sums)"},
     {.section = "gpu",
      .key = "autotune",
      .type = BLAST_DECK_ENUM,

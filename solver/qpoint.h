@@ -99,30 +99,29 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
   for (int sweep = 0; sweep < 32; sweep++) {
     if (a[0][1] == 0.0 && a[0][2] == 0.0 && a[1][2] == 0.0) break;
     BLAST_UNROLL
-    for (int p = 0; p < 2; p++)
-      BLAST_UNROLL
-      for (int q = p + 1; q < 3; q++) {
-        const double apq = a[p][q];
-        if (fabs(apq) <= 1e-18 * (fabs(a[p][p]) + fabs(a[q][q]))) {
-          a[p][q] = a[q][p] = 0.0;
-          continue;
-        }
-        const double t = BlastJacobiTangent(a[p][p], apq, a[q][q]);
-        const double c = 1.0 / sqrt(1.0 + t * t), s = t * c, tau = s / (1.0 + c);
-        a[p][p] -= t * apq;
-        a[q][q] += t * apq;
+    for (int p = 0; p < 2; p++) BLAST_UNROLL
+    for (int q = p + 1; q < 3; q++) {
+      const double apq = a[p][q];
+      if (fabs(apq) <= 1e-18 * (fabs(a[p][p]) + fabs(a[q][q]))) {
         a[p][q] = a[q][p] = 0.0;
-        const int r = 3 - p - q;  // the third index
-        const double arp = a[r][p], arq = a[r][q];
-        a[r][p] = a[p][r] = arp - s * (arq + tau * arp);
-        a[r][q] = a[q][r] = arq + s * (arp - tau * arq);
-        BLAST_UNROLL
-        for (int i = 0; i < 3; i++) {
-          const double vip = v[i][p], viq = v[i][q];
-          v[i][p] = vip - s * (viq + tau * vip);
-          v[i][q] = viq + s * (vip - tau * viq);
-        }
+        continue;
       }
+      const double t = BlastJacobiTangent(a[p][p], apq, a[q][q]);
+      const double c = 1.0 / sqrt(1.0 + t * t), s = t * c, tau = s / (1.0 + c);
+      a[p][p] -= t * apq;
+      a[q][q] += t * apq;
+      a[p][q] = a[q][p] = 0.0;
+      const int r = 3 - p - q;  // the third index
+      const double arp = a[r][p], arq = a[r][q];
+      a[r][p] = a[p][r] = arp - s * (arq + tau * arp);
+      a[r][q] = a[q][r] = arq + s * (arp - tau * arq);
+      BLAST_UNROLL
+      for (int i = 0; i < 3; i++) {
+        const double vip = v[i][p], viq = v[i][q];
+        v[i][p] = vip - s * (viq + tau * vip);
+        v[i][q] = viq + s * (vip - tau * viq);
+      }
+    }
   }
   // The smallest eigenvalue (ties: lowest index) and its vector, selected without a
   // run-time array index (keeps a and v in registers on GPUs).
@@ -191,6 +190,43 @@ BLAST_HOST_DEVICE static inline double BlastCosSeries(double u) {
   return p;
 }
 
+/// sin(u) for |u| <= pi/4 by its Taylor series (10 terms, truncation < 1e-22).
+BLAST_HOST_DEVICE static inline double BlastSinSeries(double u) {
+  const double z = u * u;
+  double p = -8.22063524662433e-18;
+  p = p * z + 2.8114572543455206e-15;
+  p = p * z + -7.647163731819816e-13;
+  p = p * z + 1.6059043836821613e-10;
+  p = p * z + -2.505210838544172e-08;
+  p = p * z + 2.7557319223985893e-06;
+  p = p * z + -0.0001984126984126984;
+  p = p * z + 0.008333333333333333;
+  p = p * z + -0.16666666666666666;
+  p = p * z + 1;
+  return u * p;
+}
+
+/// cos(x) for |x| < 1e5 from basic IEEE operations only (the same bits on every CPU and
+/// GPU, unlike libm and CUDA's cos): x = k pi/2 + u with pi/2 split in three parts whose
+/// first two have 33 significant bits (k pi/2 exact for |k| < 2^20), then the series.
+BLAST_HOST_DEVICE static inline double BlastCos(double x) {
+  const double two_over_pi = 0.63661977236758134308, p1 = 1.57079632673412561417e+00,
+               p2 = 6.07710050630396597660e-11, p3 = 2.02226624879595063154e-21;
+  const double k = nearbyint(x * two_over_pi);
+  const double u = ((x - k * p1) - k * p2) - k * p3;
+  const int q = (int)(k - 4.0 * floor(k * 0.25));  // k mod 4 in [0, 4)
+  switch (q) {
+    case 0:
+      return BlastCosSeries(u);
+    case 1:
+      return -BlastSinSeries(u);
+    case 2:
+      return -BlastCosSeries(u);
+    default:
+      return BlastSinSeries(u);
+  }
+}
+
 /// Smallest singular value of J (1D: J itself, method spec 5.4).
 BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
   if (dim == 1) return J[0];
@@ -222,7 +258,8 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
   const double q = (S[0] + S[4] + S[8]) / 3.0;
   const double b00 = S[0] - q, b11 = S[4] - q, b22 = S[8] - q;
   const double s01 = S[3], s02 = S[6], s12 = S[7];
-  const double p2 = (b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (s01 * s01 + s02 * s02 + s12 * s12)) / 6.0;
+  const double p2 =
+      (b00 * b00 + b11 * b11 + b22 * b22 + 2.0 * (s01 * s01 + s02 * s02 + s12 * s12)) / 6.0;
   double lmin = q;
   if (p2 > 0.0) {
     const double p = sqrt(p2);
@@ -240,7 +277,9 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(int dim, const double *J) {
 /// 2D Taylor-Green energy source Q(x, y) (method spec 7.2).
 BLAST_HOST_DEVICE static inline double BlastTaylorGreenQ(const double *x) {
   const double pi = 3.14159265358979323846;
-  return 3.0 * pi / 8.0 * (cos(3.0 * pi * x[0]) * cos(pi * x[1]) - cos(pi * x[0]) * cos(3.0 * pi * x[1]));
+  return 3.0 * pi / 8.0 *
+         (BlastCos(3.0 * pi * x[0]) * BlastCos(pi * x[1]) -
+          BlastCos(pi * x[0]) * BlastCos(3.0 * pi * x[1]));
 }
 
 /// Smooth step S(x; eps) of the viscosity switch (method spec 5.3).
@@ -259,11 +298,9 @@ BLAST_HOST_DEVICE static inline double BlastSmoothStep(double x, double eps) {
 /// (unclamped), gamma. Outputs: S = w |J| sigma J^{-T}, *dt_q = cfl/(1/dt) or +inf when
 /// the point does not constrain the step; returns det J (the caller zeroes the step
 /// estimate when it is negative).
-BLAST_HOST_DEVICE static inline double BlastQPointStress(const int dim, const BlastQPointParams *par,
-                                                         const double *J, const double *Gref,
-                                                         const double *J0inv, double R0,
-                                                         double w, double e_hat, double gamma,
-                                                         double *S, double *dt_q) {
+BLAST_HOST_DEVICE static inline double BlastQPointStress(
+    const int dim, const BlastQPointParams *par, const double *J, const double *Gref,
+    const double *J0inv, double R0, double w, double e_hat, double gamma, double *S, double *dt_q) {
   const double det = BlastMatDet(dim, J);
   double invJ[9];
   BlastMatAdjugate(dim, J, invJ);
