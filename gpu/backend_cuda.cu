@@ -171,6 +171,12 @@ typedef struct {
   float tune_time[32];
   cudaEvent_t ev0, ev1;
   char gpu_name[256];
+  // hybrid (split_*): the staging buffer for host zones' E-vectors, the copy event, and
+  // the quadrature update in flight
+  double *stage;
+  size_t stage_n;
+  cudaEvent_t ev_copy;
+  int q_ndev, q_tuning;
 } CudaCtx;
 
 // ---------------------------------------------------------------------------------------
@@ -820,6 +826,7 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCusparse(cusparseSetStream(c->cusparse, c->stream));
   BlastCallCuda(cudaEventCreate(&c->ev0));
   BlastCallCuda(cudaEventCreate(&c->ev1));
+  BlastCallCuda(cudaEventCreateWithFlags(&c->ev_copy, cudaEventDisableTiming));
   DevData *d = &c->dd;
   d->dim = hd->dim, d->nz = hd->nz, d->nqp = hd->nqp, d->nd = hd->h1_nd, d->ne = hd->l2_nd;
   d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
@@ -926,7 +933,7 @@ static int CudaDestroy(void **ctx) {
   void *bufs[] = {d->edof, d->toff, d->tidx, d->qw, d->B, d->G, d->L2B, d->R0, d->J0inv, d->gamma,
                   d->F, d->rE, d->b, d->tg, c->mv_rows, c->y_perm, c->mv_dinv, c->ess_idx, c->dbuf,
                   c->dot_part, c->energy_zone, c->spmv_buf, c->red, c->red_zone, c->red_out,
-                  c->mv_rowptr, c->mv_col, c->mv_val, c->me_inv_blocks};
+                  c->mv_rowptr, c->mv_col, c->mv_val, c->me_inv_blocks, c->stage};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
     void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff, c->halo[w].tpos};
@@ -945,6 +952,7 @@ static int CudaDestroy(void **ctx) {
   BlastCallCublas(cublasDestroy(c->cublas));
   BlastCallCuda(cudaEventDestroy(c->ev0));
   BlastCallCuda(cudaEventDestroy(c->ev1));
+  BlastCallCuda(cudaEventDestroy(c->ev_copy));
   BlastCallCuda(cudaStreamDestroy(c->stream));
   BlastFree(&c->ess_off);
   BlastFree(ctx);
@@ -1035,10 +1043,12 @@ static int CudaDot(void *ctx, size_t n, const double *x, const double *y, double
 // ---------------------------------------------------------------------------------------
 // The operator
 
-static int LaunchQData(CudaCtx *c, QConfig q, const double *x, const double *v, const double *e) {
+// The quadrature kernel on zones [0, nz) and the reduction of its block results.
+static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const double *v, const double *e) {
   QArgs a;
   a.d = c->dd, a.x = x, a.v = v, a.e = e, a.cfg = q;
-  const int blocks = (int)Blocks(c->dd.nz, q.zpb);
+  a.d.nz = nz;
+  const int blocks = (int)Blocks(nz, q.zpb);
   a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
   const size_t smem = QSharedBytes(c, q);
   const int threads = q.zpb * q.tpz;
@@ -1053,27 +1063,34 @@ static int LaunchQData(CudaCtx *c, QConfig q, const double *x, const double *v, 
   return 0;
 }
 
-static int CudaQDataForce(void *ctx, const double *x, const double *v, const double *e,
-                          BlastQDataResult *res) {
-  CudaCtx *c = (CudaCtx *)ctx;
-  nvtxRangePushA("qdata_force");
-  QConfig q = c->qcfg;
-  if (c->tune_active) {  // time each candidate twice (the first run warms up), keep the best
-    q = c->tune_cand[c->tune_index];
-    BlastCallCuda(cudaEventRecord(c->ev0, c->stream));
-  }
-  const DevData *dd = &c->dd;
+// Modeled bytes and flops of the quadrature kernel on nz zones (profile).
+static void QDataModel(const DevData *dd, int nz, double *bytes, double *flops) {
   const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp, nd = dd->nd;
-  const double qbytes = dd->nz * (8.0 * (2 * rows + ne + nqp * (1 + D2) + rows * ne) + 4.0 * nd);
-  const double qflops = dd->nz * nqp * (4.0 * nd * D2 + 2.0 * rows * dd->dim + 2.0 * rows * ne + 2.0 * ne + 400.0);
-  if (!c->tune_active) ProfBegin(c->stream);
-  BlastCall(LaunchQData(c, q, x, v, e));
-  if (!c->tune_active) ProfEnd(c->stream, P_QDATA, qbytes, qflops);
-  if (c->tune_active) {
-    BlastCallCuda(cudaEventRecord(c->ev1, c->stream));
-    BlastCallCuda(cudaEventSynchronize(c->ev1));
-    float ms;
-    BlastCallCuda(cudaEventElapsedTime(&ms, c->ev0, c->ev1));
+  *bytes = nz * (8.0 * (2 * rows + ne + nqp * (1 + D2) + rows * ne) + 4.0 * nd);
+  *flops = nz * nqp * (4.0 * nd * D2 + 2.0 * rows * dd->dim + 2.0 * rows * ne + 2.0 * ne + 400.0);
+}
+
+// Start the quadrature kernel on zones [0, n), n > 0 (the current tuning candidate or the
+// tuned configuration), timed by ev0/ev1, its reduced result copied to red_host. Does not
+// wait.
+static int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
+  const QConfig q = c->tune_active ? c->tune_cand[c->tune_index] : c->qcfg;
+  c->q_ndev = n, c->q_tuning = c->tune_active;
+  BlastCallCuda(cudaEventRecord(c->ev0, c->stream));
+  BlastCall(LaunchQData(c, q, n, x, v, e));
+  BlastCallCuda(cudaEventRecord(c->ev1, c->stream));
+  BlastCallCuda(cudaMemcpyAsync(c->red_host, c->red_out, 3 * sizeof(double), cudaMemcpyDeviceToHost,
+                                c->stream));
+  return 0;
+}
+
+// Wait for QDataStart's kernel: its result and time; advances the autotuning.
+static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  float ms = 0.0f;
+  BlastCallCuda(cudaEventElapsedTime(&ms, c->ev0, c->ev1));
+  *seconds = 1e-3 * ms;
+  if (c->q_tuning) {  // each candidate runs twice (the first warms up); keep the fastest
     if (c->tune_rep == 1) c->tune_time[c->tune_index] = ms;
     if (++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
     if (c->tune_index == c->tune_ncand) {
@@ -1087,29 +1104,57 @@ static int CudaQDataForce(void *ctx, const double *x, const double *v, const dou
         printf("  autotune: k_qdata_force %d zones/block x %d threads/zone (A block %d points): %.3f ms\n",
                c->qcfg.zpb, c->qcfg.tpz, c->qcfg.qb, c->tune_time[best]);
     }
+  } else if (g_prof.on) {
+    double bytes, flops;
+    QDataModel(&c->dd, c->q_ndev, &bytes, &flops);
+    g_prof.ms[P_QDATA] += ms, g_prof.calls[P_QDATA]++, g_prof.bytes[P_QDATA] += bytes;
+    g_prof.flops[P_QDATA] += flops;
   }
-  BlastCallCuda(cudaMemcpyAsync(c->red_host, c->red_out, 3 * sizeof(double), cudaMemcpyDeviceToHost,
-                                c->stream));
-  BlastCallCuda(cudaStreamSynchronize(c->stream));
   res->dt_est = c->red_host[0];
   res->tangled_det = c->red_host[1];
   res->tangled_zone = c->red_host[2] >= (double)INT_MAX ? -1 : (int)c->red_host[2];
+  return 0;
+}
+
+static int CudaQDataForce(void *ctx, const double *x, const double *v, const double *e,
+                          BlastQDataResult *res) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("qdata_force");
+  BlastCall(QDataStart(c, c->dd.nz, x, v, e));
+  double seconds;
+  BlastCall(QDataFinish(c, res, &seconds));
   nvtxRangePop();
+  return 0;
+}
+
+// -F_z 1 of zones [0, n) into rE (kernel 8).
+static int ForceOnes(CudaCtx *c, int n) {
+  if (n <= 0) return 0;
+  DevData d = c->dd;
+  d.nz = n;
+  const double nzr = (double)n * d.rows;
+  ProfBegin(c->stream);
+  k_force_ones<<<GridFor((size_t)n * d.rows), 256, 0, c->stream>>>(d);
+  BlastCheckKernel("k_force_ones");
+  ProfEnd(c->stream, P_FORCE_ONES, 8.0 * nzr * (d.ne + 1), nzr * d.ne);
+  return 0;
+}
+
+// The L-vector of rE summed over each dof's zones (double-double pairs).
+static int GatherRhs(CudaCtx *c, double *rhs) {
+  const double nzr = (double)c->dd.nz * c->dd.rows;
+  ProfBegin(c->stream);
+  k_gather_dd<<<GridFor((size_t)c->dd.nl * c->dd.dim), 256, 0, c->stream>>>(c->dd, rhs);
+  BlastCheckKernel("k_gather_dd");
+  ProfEnd(c->stream, P_GATHER, 12.0 * nzr + 16.0 * c->dd.nl * c->dd.dim, 0.0);
   return 0;
 }
 
 static int CudaMomentumRhs(void *ctx, double *rhs) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("force_ones");
-  const double nzr = (double)c->dd.nz * c->dd.rows;
-  ProfBegin(c->stream);
-  k_force_ones<<<GridFor((size_t)c->dd.nz * c->dd.rows), 256, 0, c->stream>>>(c->dd);
-  BlastCheckKernel("k_force_ones");
-  ProfEnd(c->stream, P_FORCE_ONES, 8.0 * nzr * (c->dd.ne + 1), nzr * c->dd.ne);
-  ProfBegin(c->stream);
-  k_gather_dd<<<GridFor((size_t)c->dd.nl * c->dd.dim), 256, 0, c->stream>>>(c->dd, rhs);
-  BlastCheckKernel("k_gather_dd");
-  ProfEnd(c->stream, P_GATHER, 12.0 * nzr + 16.0 * c->dd.nl * c->dd.dim, 0.0);
+  BlastCall(ForceOnes(c, c->dd.nz));
+  BlastCall(GatherRhs(c, rhs));
   nvtxRangePop();
   return 0;
 }
@@ -1125,14 +1170,22 @@ static int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const doub
   return 0;
 }
 
-static int CudaEnergyRate(void *ctx, const double *v, double *de) {
-  CudaCtx *c = (CudaCtx *)ctx;
-  nvtxRangePushA("energy_rate");
-  const double nzr = (double)c->dd.nz * c->dd.rows, nzne = (double)c->dd.nz * c->dd.ne;
+// b_z = F_z^T v_z (+ source) of zones [0, n) (kernel 10).
+static int ForceT(CudaCtx *c, int n, const double *v) {
+  if (n <= 0) return 0;
+  DevData d = c->dd;
+  d.nz = n;
+  const double nzr = (double)n * d.rows, nzne = (double)n * d.ne;
   ProfBegin(c->stream);
-  k_force_t<<<GridFor((size_t)c->dd.nz * c->dd.ne), 256, 0, c->stream>>>(c->dd, v);
+  k_force_t<<<GridFor((size_t)n * d.ne), 256, 0, c->stream>>>(d, v);
   BlastCheckKernel("k_force_t");
-  ProfEnd(c->stream, P_FORCE_T, 8.0 * nzr * c->dd.ne + 12.0 * nzr + 8.0 * nzne, 2.0 * nzr * c->dd.ne);
+  ProfEnd(c->stream, P_FORCE_T, 8.0 * nzr * d.ne + 12.0 * nzr + 8.0 * nzne, 2.0 * nzr * d.ne);
+  return 0;
+}
+
+// de = M_E^{-1} b for every zone (kernel 11).
+static int MeApply(CudaCtx *c, double *de) {
+  const double nzne = (double)c->dd.nz * c->dd.ne;
   ProfBegin(c->stream);
   if (g_options.spmv_cusparse) {
     BlastCall(SpMV(c, &c->me_inv, c->ve_in, c->dd.b, c->ve_out, de));
@@ -1142,6 +1195,114 @@ static int CudaEnergyRate(void *ctx, const double *v, double *de) {
     BlastCheckKernel("k_me_apply");
   }
   ProfEnd(c->stream, P_ME_APPLY, 8.0 * nzne * (c->dd.ne + 2), 2.0 * nzne * c->dd.ne);
+  return 0;
+}
+
+static int CudaEnergyRate(void *ctx, const double *v, double *de) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("energy_rate");
+  BlastCall(ForceT(c, c->dd.nz, v));
+  BlastCall(MeApply(c, de));
+  nvtxRangePop();
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// CPU+GPU hybrid (solver/hybrid.h): zones [0, ndev) here, the rest on host threads.
+
+// out[(z - z0) * rows + c * nd + a] = u[c * nl + edof[z][a]] for z in [z0, z0 + n).
+__global__ void k_gather_zones(DevData d, int z0, int n, const double *u, double *out) {
+  const size_t tot = (size_t)n * d.rows;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < tot; i += (size_t)gridDim.x * blockDim.x) {
+    const size_t k = i / d.rows;
+    const int r = (int)(i % d.rows), c = r / d.nd, a = r % d.nd;
+    out[i] = u[(size_t)c * d.nl + d.edof[(size_t)(z0 + k) * d.nd + a]];
+  }
+}
+
+static int StageReserve(CudaCtx *c, size_t n) {
+  if (n <= c->stage_n) return 0;
+  BlastCallCuda(cudaFree(c->stage));
+  c->stage = NULL, c->stage_n = 0;
+  BlastCallCuda(cudaMalloc((void **)&c->stage, n * sizeof(double)));
+  c->stage_n = n;
+  return 0;
+}
+
+// E-vectors of h1 for zones [z0, z1) into `host` (pinned), queued on the stream.
+static int GatherZonesAsync(CudaCtx *c, int z0, int z1, const double *h1, double *stage, double *host) {
+  const int n = z1 - z0;
+  if (n <= 0) return 0;
+  const size_t m = (size_t)n * c->dd.rows;
+  k_gather_zones<<<GridFor(m), 256, 0, c->stream>>>(c->dd, z0, n, h1, stage);
+  BlastCheckKernel("k_gather_zones");
+  BlastCallCuda(cudaMemcpyAsync(host, stage, m * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+  return 0;
+}
+
+static int CudaSplitGather(void *ctx, int z0, int z1, const double *h1, double *host) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  if (z1 <= z0) return 0;
+  BlastCall(StageReserve(c, (size_t)(z1 - z0) * c->dd.rows));
+  BlastCall(GatherZonesAsync(c, z0, z1, h1, c->stage, host));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  return 0;
+}
+
+static int CudaSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v, const double *e,
+                               double *host_x, double *host_v, double *host_e) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("qdata_force (split)");
+  const int nz = c->dd.nz, nh = nz - ndev;
+  if (nh > 0) {  // the host zones' inputs first, so that the host can start at once
+    const size_t m = (size_t)nh * c->dd.rows;
+    BlastCall(StageReserve(c, 2 * m));
+    BlastCall(GatherZonesAsync(c, ndev, nz, x, c->stage, host_x));
+    BlastCall(GatherZonesAsync(c, ndev, nz, v, c->stage + m, host_v));
+    BlastCallCuda(cudaMemcpyAsync(host_e, e + (size_t)ndev * c->dd.ne, (size_t)nh * c->dd.ne * sizeof(double),
+                                  cudaMemcpyDeviceToHost, c->stream));
+    BlastCallCuda(cudaEventRecord(c->ev_copy, c->stream));
+  }
+  c->q_ndev = 0, c->q_tuning = 0;
+  if (ndev > 0) BlastCall(QDataStart(c, ndev, x, v, e));
+  if (nh > 0) BlastCallCuda(cudaEventSynchronize(c->ev_copy));
+  nvtxRangePop();
+  return 0;
+}
+
+static int CudaSplitQDataEnd(void *ctx, BlastQDataResult *res, double *seconds, int *tuning) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  *tuning = c->q_tuning;
+  if (c->q_ndev == 0) {
+    res->dt_est = HUGE_VAL, res->tangled_zone = -1, res->tangled_det = 0.0;
+    *seconds = 0.0;
+    return 0;
+  }
+  return QDataFinish(c, res, seconds);
+}
+
+static int CudaSplitMomentumRhs(void *ctx, int ndev, const double *host_rows, double *rhs) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("force_ones (split)");
+  const int nh = c->dd.nz - ndev;
+  BlastCall(ForceOnes(c, ndev));
+  if (nh > 0)
+    BlastCallCuda(cudaMemcpyAsync(c->dd.rE + (size_t)ndev * c->dd.rows, host_rows,
+                                  (size_t)nh * c->dd.rows * sizeof(double), cudaMemcpyHostToDevice, c->stream));
+  BlastCall(GatherRhs(c, rhs));
+  nvtxRangePop();
+  return 0;
+}
+
+static int CudaSplitEnergyRate(void *ctx, int ndev, const double *host_b, const double *v, double *de) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("energy_rate (split)");
+  const int nh = c->dd.nz - ndev;
+  BlastCall(ForceT(c, ndev, v));
+  if (nh > 0)
+    BlastCallCuda(cudaMemcpyAsync(c->dd.b + (size_t)ndev * c->dd.ne, host_b, (size_t)nh * c->dd.ne * sizeof(double),
+                                  cudaMemcpyHostToDevice, c->stream));
+  BlastCall(MeApply(c, de));
   nvtxRangePop();
   return 0;
 }
@@ -1335,4 +1496,9 @@ extern "C" const BlastBackendOps blast_backend_cuda = {
     CudaHaloUnpackDD,
     CudaEnergies,
     CudaSync,
+    CudaSplitQDataBegin,
+    CudaSplitQDataEnd,
+    CudaSplitGather,
+    CudaSplitMomentumRhs,
+    CudaSplitEnergyRate,
 };

@@ -123,6 +123,24 @@ typedef struct BlastBackendOps {
   int (*energies)(void *ctx, const double *v, const double *e, double *ie, double *ke);
   /// Wait for queued work (timing); may be NULL for synchronous backends.
   int (*sync)(void *ctx);
+  // ---- CPU+GPU hybrid (solver/hybrid.h); NULL where unsupported. Zones [0, ndev) stay
+  // on this backend, zones [ndev, nz) are computed by host threads from E-vectors: an H1
+  // field of zone z is stored at host[(z - z0) * dim * h1_nd + c * h1_nd + a], an L2
+  // field at host[(z - z0) * l2_nd + i]. Host buffers come from `host_alloc`. ----
+  /// Copy the host zones' x, v (E-vectors) and e into host memory, then start the
+  /// quadrature data and force matrices of zones [0, ndev); returns once the host copies
+  /// are complete (the backend may still be computing).
+  int (*split_qdata_begin)(void *ctx, int ndev, const double *x, const double *v, const double *e,
+                           double *host_x, double *host_v, double *host_e);
+  /// Wait for the work started by split_qdata_begin: its result, the backend's own time
+  /// for it in seconds, and whether the backend is still tuning its launch parameters.
+  int (*split_qdata_end)(void *ctx, BlastQDataResult *res, double *seconds, int *tuning);
+  /// E-vectors of the H1 field h1 for zones [z0, z1) into host memory.
+  int (*split_gather)(void *ctx, int z0, int z1, const double *h1, double *host);
+  /// momentum_rhs with the rows -F_z 1 of zones [ndev, nz) given (host, zone-blocked).
+  int (*split_momentum_rhs)(void *ctx, int ndev, const double *host_rows, double *rhs);
+  /// energy_rate with b_z = F_z^T v_z (+ source) of zones [ndev, nz) given (host).
+  int (*split_energy_rate)(void *ctx, int ndev, const double *host_b, const double *v, double *de);
 } BlastBackendOps;
 
 /// The CPU (OpenMP) reference backend.

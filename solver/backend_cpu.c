@@ -7,12 +7,13 @@
 
 #include "backend.h"
 #include "blast.h"
+#include "cpu_zones.h"
 #include "ddsum.h"
 #include "problems/problems.h"
 
 enum { kDotChunk = 4096 };
 // Loops shorter than these run on one thread: a fork/join costs more than the work.
-#define BLAST_OMP_MIN_VEC 32768
+#define BLAST_OMP_MIN_VEC   32768
 #define BLAST_OMP_MIN_ZONES 64
 
 typedef struct {
@@ -23,9 +24,11 @@ typedef struct {
   double *rE;       // [nz * rows] zone momentum contributions
   double *partial;  // dot-product chunk sums
   size_t npartial;
-  double *ws;       // per-thread workspace
+  double *ws;  // per-thread workspace
   size_t ws_size;
   int nthreads;
+  BlastQDataResult split_res;  // hybrid tests: this backend's part of the last split update
+  double split_seconds;
 } CpuCtx;
 
 static size_t WorkspaceSize(const BlastHydroData *hd) {
@@ -60,7 +63,9 @@ static int CpuDestroy(void **ctx) {
   return 0;
 }
 
-static int CpuAlloc(void *ctx, size_t n, double **p) { return BlastCalloc(n, p); }
+static int CpuAlloc(void *ctx, size_t n, double **p) {
+  return BlastCalloc(n, p);
+}
 static int CpuFree(void *ctx, double **p) {
   BlastFree(p);
   return 0;
@@ -112,23 +117,16 @@ static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double 
   return 0;
 }
 
-// Quadrature data and force matrix of one zone (method spec sections 5 and 8).
-static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double *v,
-                           const double *e, double *ws, double *dt_min, int *tangled,
-                           double *tangled_det) {
-  const BlastHydroData *hd = &c->hd;
-  const int dim = hd->dim, nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, nl = hd->h1_nl;
-  const int rows = c->rows, d2 = dim * dim;
-  double *xz = ws, *vz = xz + dim * nd, *ez = vz + dim * nd, *S = ez + ne, *A = S + nqp * d2;
-  const int *dof = &hd->h1_edof[(size_t)z * nd];
-  for (int cc = 0; cc < dim; cc++)
-    for (int a = 0; a < nd; a++) {
-      xz[cc * nd + a] = x[(size_t)cc * nl + dof[a]];
-      vz[cc * nd + a] = v[(size_t)cc * nl + dof[a]];
-    }
-  for (int i = 0; i < ne; i++) ez[i] = e[(size_t)z * ne + i];
+// Quadrature data and force matrix of one zone from its E-vectors xz, vz (component-major,
+// dim * h1_nd) and ez (method spec sections 5 and 8). F receives F_z (column-major), tg
+// the Taylor-Green source integrals (or NULL); ws holds nqp d^2 + d h1_nd doubles.
+static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const double *vz,
+                       const double *ez, double *F, double *tg, double *ws, double *dt_min,
+                       int *tangled, double *tangled_det) {
+  const int dim = hd->dim, nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp;
+  const int rows = dim * nd, d2 = dim * dim;
+  double *S = ws, *A = S + nqp * d2;
   const double gamma = hd->zone_gamma[z];
-  double *tg = c->tg ? &c->tg[(size_t)z * ne] : NULL;
   if (tg)
     for (int j = 0; j < ne; j++) tg[j] = 0.0;
   for (int q = 0; q < nqp; q++) {
@@ -146,8 +144,8 @@ static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double
     for (int i = 0; i < ne; i++) eq += ez[i] * hd->l2_B[(size_t)q * ne + i];
     const size_t zq = (size_t)z * nqp + q;
     double dt_q;
-    const double det = BlastQPointStress(dim, &hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2], hd->qp_R0[zq],
-                                         hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
+    const double det = BlastQPointStress(dim, &hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2],
+                                         hd->qp_R0[zq], hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
     if (!(det > 0.0)) {
       if (*tangled < 0) *tangled = z, *tangled_det = det;
       *dt_min = 0.0;
@@ -163,7 +161,6 @@ static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double
     }
   }
   // F_z = A_z B^T with A_(a,c),q = (S_q grad phi_a(q))_c, accumulated point by point.
-  double *F = &c->F[(size_t)z * rows * ne];
   for (int i = 0; i < rows * ne; i++) F[i] = 0.0;
   for (int q = 0; q < nqp; q++) {
     const double *G = &hd->h1_G[(size_t)q * nd * dim], *Sq = &S[q * d2];
@@ -182,45 +179,105 @@ static void ZoneQDataForce(const CpuCtx *c, int z, const double *x, const double
   }
 }
 
-static int CpuQDataForce(void *ctx, const double *x, const double *v, const double *e,
-                         BlastQDataResult *res) {
-  CpuCtx *c = ctx;
-  const int nz = c->hd.nz;
+// E-vector of the H1 field u (component-major L-vector) on zone z.
+static void GatherZone(const BlastHydroData *hd, int z, const double *u, double *uz) {
+  const int nd = hd->h1_nd, nl = hd->h1_nl;
+  const int *dof = &hd->h1_edof[(size_t)z * nd];
+  for (int cc = 0; cc < hd->dim; cc++)
+    for (int a = 0; a < nd; a++) uz[cc * nd + a] = u[(size_t)cc * nl + dof[a]];
+}
+
+// r = -F_z 1 (kernel 8), the same order of terms on every backend.
+static void ZoneForceOnes(int rows, int ne, const double *F, double *r) {
+  for (int i = 0; i < rows; i++) r[i] = 0.0;
+  for (int j = 0; j < ne; j++)
+    for (int i = 0; i < rows; i++) r[i] -= F[(size_t)rows * j + i];
+}
+
+// b = F_z^T v_z (kernel 10) plus the source integrals tg (or NULL).
+static void ZoneForceT(int rows, int ne, const double *F, const double *vz, const double *tg,
+                       double *b) {
+  for (int j = 0; j < ne; j++) {
+    double s = 0.0;
+    for (int i = 0; i < rows; i++) s += F[(size_t)rows * j + i] * vz[i];
+    b[j] = tg ? s + tg[j] : s;
+  }
+}
+
+// de_z = M_E,z^{-1} b_z (kernel 11).
+static void ZoneMinv(int ne, const double *Minv, const double *b, double *de) {
+  for (int i = 0; i < ne; i++) {
+    double s = 0.0;
+    for (int j = 0; j < ne; j++) s += Minv[i + ne * j] * b[j];
+    de[i] = s;
+  }
+}
+
+// Quadrature data of zones [z0, z1): zone z's inputs from L-vectors (xE == NULL) or from
+// E-vectors at (z - z0); F and tg indexed by z - f0.
+typedef struct {
+  const BlastHydroData *hd;
+  const double *x, *v, *e;     // L-vectors and the zone-blocked e (when xE == NULL)
+  const double *xE, *vE, *eE;  // E-vectors of zones [z0, z1)
+  double *F, *tg;
+  int f0;
+} ZoneRange;
+
+static void QDataRange(const ZoneRange *zr, int z0, int z1, double *ws_all, size_t ws_size,
+                       BlastQDataResult *res) {
+  const BlastHydroData *hd = zr->hd;
+  const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd;
   double dt_min = HUGE_VAL, tdet = 0.0;
   int tangled = -1;
-#pragma omp parallel if (nz > BLAST_OMP_MIN_ZONES)
+#pragma omp parallel if (z1 - z0 > BLAST_OMP_MIN_ZONES)
   {
-    double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
+    double *ws = &ws_all[(size_t)omp_get_thread_num() * ws_size];
+    double *xz = ws, *vz = xz + rows, *ez = vz + rows, *kws = ez + ne;
     double my_dt = HUGE_VAL, my_det = 0.0;
     int my_tangled = -1;
 #pragma omp for schedule(static)
-    for (int z = 0; z < nz; z++) ZoneQDataForce(c, z, x, v, e, ws, &my_dt, &my_tangled, &my_det);
+    for (int z = z0; z < z1; z++) {
+      const double *xs = xz, *vs = vz, *es = ez;
+      if (zr->xE) {
+        const size_t k = (size_t)(z - z0);
+        xs = &zr->xE[k * rows], vs = &zr->vE[k * rows], es = &zr->eE[k * ne];
+      } else {
+        GatherZone(hd, z, zr->x, xz);
+        GatherZone(hd, z, zr->v, vz);
+        for (int i = 0; i < ne; i++) ez[i] = zr->e[(size_t)z * ne + i];
+      }
+      const size_t f = (size_t)(z - zr->f0);
+      ZoneKernel(hd, z, xs, vs, es, &zr->F[f * rows * ne], zr->tg ? &zr->tg[f * ne] : NULL, kws,
+                 &my_dt, &my_tangled, &my_det);
+    }
 #pragma omp critical
     {
       if (my_dt < dt_min) dt_min = my_dt;
-      if (my_tangled >= 0 && (tangled < 0 || my_tangled < tangled)) tangled = my_tangled, tdet = my_det;
+      if (my_tangled >= 0 && (tangled < 0 || my_tangled < tangled))
+        tangled = my_tangled, tdet = my_det;
     }
   }
   res->dt_est = dt_min;
   res->tangled_zone = tangled;
   res->tangled_det = tdet;
+}
+
+static int CpuQDataForce(void *ctx, const double *x, const double *v, const double *e,
+                         BlastQDataResult *res) {
+  CpuCtx *c = ctx;
+  const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg, 0};
+  QDataRange(&zr, 0, c->hd.nz, c->ws, c->ws_size, res);
   return 0;
 }
 
-static int CpuMomentumRhs(void *ctx, double *rhs) {
-  CpuCtx *c = ctx;
+// Zone contributions -F_z 1 of zones [0, ndev) (the others are in rE already), then a
+// gather over each dof's zones in a fixed order (no atomics, deterministic).
+static void MomentumGather(CpuCtx *c, int ndev, double *rhs) {
   const BlastHydroData *hd = &c->hd;
   const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
-  // Zone contributions -F_z 1 (kernel 8), then a gather over each dof's zones in a fixed
-  // order (no atomics, deterministic).
-#pragma omp parallel for schedule(static) if (hd->nz > BLAST_OMP_MIN_ZONES)
-  for (int z = 0; z < hd->nz; z++) {
-    const double *F = &c->F[(size_t)z * rows * ne];
-    double *r = &c->rE[(size_t)z * rows];
-    for (int i = 0; i < rows; i++) r[i] = 0.0;
-    for (int j = 0; j < ne; j++)
-      for (int i = 0; i < rows; i++) r[i] -= F[(size_t)rows * j + i];
-  }
+#pragma omp parallel for schedule(static) if (ndev > BLAST_OMP_MIN_ZONES)
+  for (int z = 0; z < ndev; z++)
+    ZoneForceOnes(rows, ne, &c->F[(size_t)z * rows * ne], &c->rE[(size_t)z * rows]);
 #pragma omp parallel for schedule(static) if (nl > BLAST_OMP_MIN_VEC / 8)
   for (int l = 0; l < nl; l++) {
     for (int cc = 0; cc < dim; cc++) {
@@ -234,37 +291,147 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
       rhs[(size_t)(dim + cc) * nl + l] = s.lo;
     }
   }
+}
+
+static int CpuMomentumRhs(void *ctx, double *rhs) {
+  CpuCtx *c = ctx;
+  MomentumGather(c, c->hd.nz, rhs);
   return 0;
 }
 
-static int CpuEnergyRate(void *ctx, const double *v, double *de) {
-  CpuCtx *c = ctx;
+// de = M_E^{-1} b zone by zone; b of zones [0, ndev) from F^T v, the others given.
+static void EnergyRate(CpuCtx *c, int ndev, const double *host_b, const double *v, double *de) {
   const BlastHydroData *hd = &c->hd;
-  const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
-#pragma omp parallel if (hd->nz > BLAST_OMP_MIN_ZONES)
+  const int rows = c->rows, ne = hd->l2_nd, nz = hd->nz;
+#pragma omp parallel if (nz > BLAST_OMP_MIN_ZONES)
   {
     double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
     double *vz = ws, *b = ws + rows;
 #pragma omp for schedule(static)
-    for (int z = 0; z < hd->nz; z++) {
-      const int *dof = &hd->h1_edof[(size_t)z * nd];
-      for (int cc = 0; cc < dim; cc++)
-        for (int a = 0; a < nd; a++) vz[cc * nd + a] = v[(size_t)cc * nl + dof[a]];
-      const double *F = &c->F[(size_t)z * rows * ne];
-      for (int j = 0; j < ne; j++) {  // F_z^T v_z (kernel 10)
-        double s = 0.0;
-        for (int i = 0; i < rows; i++) s += F[(size_t)rows * j + i] * vz[i];
-        b[j] = c->tg ? s + c->tg[(size_t)z * ne + j] : s;
+    for (int z = 0; z < nz; z++) {
+      const double *bz = b;
+      if (z < ndev) {
+        GatherZone(hd, z, v, vz);
+        ZoneForceT(rows, ne, &c->F[(size_t)z * rows * ne], vz,
+                   c->tg ? &c->tg[(size_t)z * ne] : NULL, b);
+      } else {
+        bz = &host_b[(size_t)(z - ndev) * ne];
       }
-      const double *Minv = &hd->me_inv[(size_t)z * ne * ne];
-      for (int i = 0; i < ne; i++) {  // M_E,z^{-1} b (kernel 11)
-        double s = 0.0;
-        for (int j = 0; j < ne; j++) s += Minv[i + ne * j] * b[j];
-        de[(size_t)z * ne + i] = s;
-      }
+      ZoneMinv(ne, &hd->me_inv[(size_t)z * ne * ne], bz, &de[(size_t)z * ne]);
     }
   }
+}
+
+static int CpuEnergyRate(void *ctx, const double *v, double *de) {
+  CpuCtx *c = ctx;
+  EnergyRate(c, c->hd.nz, NULL, v, de);
   return 0;
+}
+
+// ---- hybrid support: this backend as the "device" part (used to test the split) ----
+
+static int CpuSplitGather(void *ctx, int z0, int z1, const double *h1, double *host) {
+  CpuCtx *c = ctx;
+  const int rows = c->rows;
+#pragma omp parallel for schedule(static) if (z1 - z0 > BLAST_OMP_MIN_ZONES)
+  for (int z = z0; z < z1; z++) GatherZone(&c->hd, z, h1, &host[(size_t)(z - z0) * rows]);
+  return 0;
+}
+
+static int CpuSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v,
+                              const double *e, double *host_x, double *host_v, double *host_e) {
+  CpuCtx *c = ctx;
+  const int nz = c->hd.nz, ne = c->hd.l2_nd;
+  BlastCall(CpuSplitGather(ctx, ndev, nz, x, host_x));
+  BlastCall(CpuSplitGather(ctx, ndev, nz, v, host_v));
+  if (nz > ndev) memcpy(host_e, &e[(size_t)ndev * ne], (size_t)(nz - ndev) * ne * sizeof(double));
+  const double t0 = omp_get_wtime();
+  const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg, 0};
+  QDataRange(&zr, 0, ndev, c->ws, c->ws_size, &c->split_res);
+  c->split_seconds = omp_get_wtime() - t0;
+  return 0;
+}
+
+static int CpuSplitQDataEnd(void *ctx, BlastQDataResult *res, double *seconds, int *tuning) {
+  CpuCtx *c = ctx;
+  *res = c->split_res;
+  *seconds = c->split_seconds;
+  *tuning = 0;
+  return 0;
+}
+
+static int CpuSplitMomentumRhs(void *ctx, int ndev, const double *host_rows, double *rhs) {
+  CpuCtx *c = ctx;
+  const size_t nhost = (size_t)(c->hd.nz - ndev) * c->rows;
+  if (nhost) memcpy(&c->rE[(size_t)ndev * c->rows], host_rows, nhost * sizeof(double));
+  MomentumGather(c, ndev, rhs);
+  return 0;
+}
+
+static int CpuSplitEnergyRate(void *ctx, int ndev, const double *host_b, const double *v,
+                              double *de) {
+  EnergyRate(ctx, ndev, host_b, v, de);
+  return 0;
+}
+
+// ---- host zones of the hybrid (cpu_zones.h) ----
+
+struct BlastCpuZones_private {
+  BlastHydroData hd;
+  int rows;
+  double *F, *tg;  // [cap * rows * l2_nd], [cap * l2_nd] (tg when the source is on)
+  int cap;
+  double *ws;
+  size_t ws_size;
+};
+
+int BlastCpuZonesCreate(const BlastHydroData *hd, BlastCpuZones *cz) {
+  BlastCpuZones z;
+  BlastCall(BlastCalloc(1, &z));
+  z->hd = *hd;
+  z->rows = hd->dim * hd->h1_nd;
+  z->ws_size = WorkspaceSize(hd);
+  BlastCall(BlastMalloc(z->ws_size * omp_get_max_threads(), &z->ws));
+  *cz = z;
+  return 0;
+}
+
+int BlastCpuZonesDestroy(BlastCpuZones *cz) {
+  if (!cz || !*cz) return 0;
+  BlastFree(&(*cz)->F);
+  BlastFree(&(*cz)->tg);
+  BlastFree(&(*cz)->ws);
+  BlastFree(cz);
+  return 0;
+}
+
+int BlastCpuZonesQData(BlastCpuZones cz, int z0, int z1, const double *xE, const double *vE,
+                       const double *eE, BlastQDataResult *res) {
+  const int n = z1 - z0, ne = cz->hd.l2_nd;
+  if (n > cz->cap) {
+    BlastCall(BlastRealloc((size_t)n * cz->rows * ne, &cz->F));
+    if (cz->hd.tg_source) BlastCall(BlastRealloc((size_t)n * ne, &cz->tg));
+    cz->cap = n;
+  }
+  const ZoneRange zr = {
+      &cz->hd, NULL, NULL, NULL, xE, vE, eE, cz->F, cz->hd.tg_source ? cz->tg : NULL, z0};
+  QDataRange(&zr, z0, z1, cz->ws, cz->ws_size, res);
+  return 0;
+}
+
+void BlastCpuZonesForceOnes(BlastCpuZones cz, int n, double *rows_out) {
+  const int rows = cz->rows, ne = cz->hd.l2_nd;
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_ZONES)
+  for (int k = 0; k < n; k++)
+    ZoneForceOnes(rows, ne, &cz->F[(size_t)k * rows * ne], &rows_out[(size_t)k * rows]);
+}
+
+void BlastCpuZonesForceT(BlastCpuZones cz, int n, const double *vE, double *b_out) {
+  const int rows = cz->rows, ne = cz->hd.l2_nd;
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_ZONES)
+  for (int k = 0; k < n; k++)
+    ZoneForceT(rows, ne, &cz->F[(size_t)k * rows * ne], &vE[(size_t)k * rows],
+               cz->hd.tg_source ? &cz->tg[(size_t)k * ne] : NULL, &b_out[(size_t)k * ne]);
 }
 
 // Component c of a PCG vector starts at c * h1_next.
@@ -320,7 +487,8 @@ static int CpuZeroEssential(void *ctx, int ncomp, unsigned mask, double *y) {
   const size_t st = (size_t)c->hd.h1_next;
   for (int cc = 0; cc < ncomp; cc++) {
     if (!ACTIVE(mask, cc)) continue;
-    for (int k = c->hd.ess_off[cc]; k < c->hd.ess_off[cc + 1]; k++) y[cc * st + c->hd.ess_idx[k]] = 0.0;
+    for (int k = c->hd.ess_off[cc]; k < c->hd.ess_off[cc + 1]; k++)
+      y[cc * st + c->hd.ess_idx[k]] = 0.0;
   }
   return 0;
 }
@@ -330,7 +498,8 @@ static int CpuAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, c
   CpuCtx *c = ctx;
   const size_t st = (size_t)c->hd.h1_next;
   for (int cc = 0; cc < ncomp; cc++)
-    if (ACTIVE(mask, cc)) BlastCall(CpuAxpby(ctx, c->hd.h1_nown, a[cc], x + cc * st, b[cc], y + cc * st));
+    if (ACTIVE(mask, cc))
+      BlastCall(CpuAxpby(ctx, c->hd.h1_nown, a[cc], x + cc * st, b[cc], y + cc * st));
   return 0;
 }
 
@@ -340,13 +509,14 @@ static int CpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, con
   const size_t st = (size_t)c->hd.h1_next;
   for (int cc = 0; cc < ncomp; cc++) {
     result[2 * cc] = result[2 * cc + 1] = 0.0;
-    if (ACTIVE(mask, cc)) BlastCall(CpuDot(ctx, c->hd.h1_nown, x + cc * st, y + cc * st, &result[2 * cc]));
+    if (ACTIVE(mask, cc))
+      BlastCall(CpuDot(ctx, c->hd.h1_nown, x + cc * st, y + cc * st, &result[2 * cc]));
   }
   return 0;
 }
 
-static int CpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride,
-                       const double *x, double *buf) {
+static int CpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
+                       double *buf) {
   const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
   const int n = reverse ? hi->nrecv : hi->nsend;
   const int *idx = reverse ? hi->recv_idx : hi->send_idx;
@@ -375,10 +545,12 @@ static int CpuHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t st
   const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
   if (!reverse) {
     for (int c = 0; c < ncomp; c++)
-      for (int i = 0; i < hi->nrecv; i++) x[c * stride + hi->recv_idx[i]] = buf[(size_t)c * hi->nrecv + i];
+      for (int i = 0; i < hi->nrecv; i++)
+        x[c * stride + hi->recv_idx[i]] = buf[(size_t)c * hi->nrecv + i];
   } else {  // in list order: an owned dof shared with several ranks adds in rank order
     for (int c = 0; c < ncomp; c++)
-      for (int i = 0; i < hi->nsend; i++) x[c * stride + hi->send_idx[i]] += buf[(size_t)c * hi->nsend + i];
+      for (int i = 0; i < hi->nsend; i++)
+        x[c * stride + hi->send_idx[i]] += buf[(size_t)c * hi->nsend + i];
   }
   return 0;
 }
@@ -400,7 +572,8 @@ static int CpuEnergies(void *ctx, const double *v, const double *e, double *ie, 
       for (int i = 0; i < ne; i++) eq += e[(size_t)z * ne + i] * hd->l2_B[(size_t)q * ne + i];
       for (int cc = 0; cc < dim; cc++) {
         double vq = 0.0;
-        for (int a = 0; a < nd; a++) vq += v[(size_t)cc * nl + dof[a]] * hd->h1_B[(size_t)q * nd + a];
+        for (int a = 0; a < nd; a++)
+          vq += v[(size_t)cc * nl + dof[a]] * hd->h1_B[(size_t)q * nd + a];
         v2 += vq * vq;
       }
       si += R0 * eq;
@@ -444,4 +617,9 @@ const BlastBackendOps blast_backend_cpu = {
     .halo_unpack_dd = CpuHaloUnpackDD,
     .energies = CpuEnergies,
     .sync = NULL,
+    .split_qdata_begin = CpuSplitQDataBegin,
+    .split_qdata_end = CpuSplitQDataEnd,
+    .split_gather = CpuSplitGather,
+    .split_momentum_rhs = CpuSplitMomentumRhs,
+    .split_energy_rate = CpuSplitEnergyRate,
 };

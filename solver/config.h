@@ -46,6 +46,8 @@ typedef enum { BLAST_ENERGY_INVERSE = 0 } BlastEnergySolve;
 
 typedef enum { BLAST_GPU_AUTO = 0, BLAST_GPU_CUDA = 1, BLAST_GPU_CPU = 2 } BlastGpuBackend;
 typedef enum { BLAST_AUTOTUNE_OFF = 0, BLAST_AUTOTUNE_ONLINE = 1, BLAST_AUTOTUNE_CACHED = 2 } BlastAutotune;
+/// CPU+GPU sharing of the zones (solver/hybrid.h).
+typedef enum { BLAST_BALANCE_OFF = 0, BLAST_BALANCE_FIXED = 1, BLAST_BALANCE_AUTO = 2 } BlastBalanceMode;
 
 typedef struct {
   // [problem]
@@ -78,8 +80,13 @@ typedef struct {
   int gpu_backend;   ///< BlastGpuBackend
   int gpu_autotune;  ///< BlastAutotune
   int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
+  // [balance]
+  int balance_mode;            ///< BlastBalanceMode
+  double balance_gpu_fraction; ///< fixed: the GPU's share of the zones; auto: the first guess
+  int balance_period;          ///< auto: steps per sampling period
   // [output]
   char output_dir[BLAST_PATH_MAX];
+  int output_overwrite;  ///< replace an earlier run's results in output_dir (else refuse)
   int print_every;
   int exact_error;  ///< compute errors against the exact solution at the end
   // bookkeeping

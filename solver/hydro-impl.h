@@ -4,6 +4,7 @@
 #define BLAST_HYDRO_IMPL_H
 
 #include "halo.h"
+#include "hybrid.h"
 #include "hydro.h"
 #include "partition.h"
 #include "problems/problems.h"
@@ -22,6 +23,7 @@ struct BlastHydro_private {
   BlastTensorTables *tab;
   const BlastBackendOps *ops;
   void *bctx;
+  BlastHybrid hybrid;  // CPU+GPU sharing of the zone work, or NULL
   BlastHydroData hd;  // host constant data handed to the backend
   // host arrays behind hd (owned)
   double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv;

@@ -557,6 +557,9 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   hd->tg_source = h->prob.tg_source;
   BlastCall(ops->create(hd, &h->bctx));
   void *b = h->bctx;
+  if (cfg->balance_mode != BLAST_BALANCE_OFF)
+    BlastCall(BlastHybridCreate(ops, b, hd, cfg->balance_mode, cfg->balance_gpu_fraction, cfg->balance_period,
+                                &h->hybrid));
   {  // halo buffers in the backend's host memory (pinned for GPUs)
     size_t nbuf = 1;
     for (int w = 0; w < 2; w++) {
@@ -645,6 +648,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
       BlastCall(h->ops->host_free(h->bctx, &h->hbuf_send));
       BlastCall(h->ops->host_free(h->bctx, &h->hbuf_recv));
     }
+    BlastCall(BlastHybridDestroy(&h->hybrid));
     BlastCall(h->ops->destroy(&h->bctx));
   }
   BlastFree(&h->qp_R0);
@@ -680,7 +684,10 @@ int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
   const double t0 = BlastWtime();
   BlastQDataResult res;
-  BlastCall(h->ops->qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
+  if (h->hybrid)
+    BlastCall(BlastHybridQData(h->hybrid, S, S + h->nx, S + 2 * h->nx, &res));
+  else
+    BlastCall(h->ops->qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
   BlastCall(Sync(h));
   h->timers.qdata += BlastWtime() - t0;
   h->timers.qdata_zone_updates += h->space->nz;
@@ -830,7 +837,10 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   const size_t st = (size_t)h->space->h1_next;
   double t0 = BlastWtime();
   // -F.1 from this rank's zones, completed on the owners (+ M_V g on the owned rows).
-  BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
+  if (h->hybrid)
+    BlastCall(BlastHybridMomentumRhs(h->hybrid, h->rhs));
+  else
+    BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
   BlastCall(HaloReverseAddDD(h, BLAST_HALO_L, dim, nl, h->rhs));
   if (h->gravity) BlastCall(h->ops->axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
   BlastCall(Sync(h));
@@ -850,7 +860,10 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
 
 int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
   const double t0 = BlastWtime();
-  BlastCall(h->ops->energy_rate(h->bctx, v, de));
+  if (h->hybrid)
+    BlastCall(BlastHybridEnergyRate(h->hybrid, v, de));
+  else
+    BlastCall(h->ops->energy_rate(h->bctx, v, de));
   BlastCall(Sync(h));
   h->timers.force += BlastWtime() - t0;
   return 0;
@@ -903,3 +916,5 @@ int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e) {
   if (e) BlastCall(h->ops->to_host(h->bctx, h->ne, h->S + 2 * h->nx, e));
   return 0;
 }
+
+void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info) { BlastHybridGetInfo(h->hybrid, info); }

@@ -11,6 +11,7 @@
 
 #include "backend.h"
 #include "config.h"
+#include "hybrid.h"
 #include "mesh.h"
 
 #ifdef __cplusplus
@@ -81,6 +82,8 @@ int BlastHydroENorm(BlastHydro h, double *e_norm);
 int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke);
 /// Initial dt (method spec 10.1) and the total energy at t = 0.
 void BlastHydroGetInitial(BlastHydro h, double *dt0, double *energy0);
+/// The CPU+GPU split (info->active = 0 without a hybrid).
+void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info);
 
 /// Copy the state to host arrays (any may be NULL): positions and velocity as
 /// component-major L-vectors (dim*h1_nl), energy zone-blocked (nz*l2_nd).

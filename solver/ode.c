@@ -157,6 +157,7 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
     BlastCall(BlastHydroUpdateQData(h, h->S));
     double dt_est;
     BlastCall(BlastHydroGlobalDtEstimate(h, &dt_est));
+    if (h->hybrid) BlastCall(BlastHybridStepEnd(h->hybrid));
     h->timers.step += BlastWtime() - t0;
     BlastStepInfo info = {h->ti, h->attempts, 0, 0, 0, h->t, h->dt, dt_used, dt_est, NAN};
     if (dt_est < h->dt) {
