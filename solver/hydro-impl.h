@@ -49,6 +49,7 @@ struct BlastHydro_private {
   double tangled_det;
   double t, dt, dt0, energy0;
   int ti, attempts;
+  int stop_requested;  // end the run after the current accepted step
   BlastHydroTimers timers;
 };
 

@@ -918,3 +918,21 @@ int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e) {
 }
 
 void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info) { BlastHybridGetInfo(h->hybrid, info); }
+
+int BlastHydroSetState(BlastHydro h, const double *x, const double *v, const double *e) {
+  BlastCall(h->ops->from_host(h->bctx, h->nx, x, h->S));
+  BlastCall(h->ops->from_host(h->bctx, h->nx, v, h->S + h->nx));
+  BlastCall(h->ops->from_host(h->bctx, h->ne, e, h->S + 2 * h->nx));
+  h->qdata_current = 0;
+  return 0;
+}
+
+void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int attempts, double dt0,
+                           double energy0) {
+  h->t = t, h->dt = dt, h->ti = steps + 1, h->attempts = attempts;
+  h->dt0 = dt0, h->energy0 = energy0;
+}
+
+void BlastHydroRequestStop(BlastHydro h) { h->stop_requested = 1; }
+
+const BlastSpace *BlastHydroGetSpace(BlastHydro h) { return h->space; }

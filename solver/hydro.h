@@ -13,6 +13,7 @@
 #include "config.h"
 #include "hybrid.h"
 #include "mesh.h"
+#include "space.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -88,6 +89,17 @@ void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info);
 /// Copy the state to host arrays (any may be NULL): positions and velocity as
 /// component-major L-vectors (dim*h1_nl), energy zone-blocked (nz*l2_nd).
 int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e);
+/// Replace the state (host arrays as in BlastHydroGetState, ghosts included).
+int BlastHydroSetState(BlastHydro h, const double *x, const double *v, const double *e);
+/// Replace time, dt, accepted steps and attempts (restart), and the initial dt and energy
+/// the reports refer to.
+void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int attempts, double dt0,
+                           double energy0);
+/// End BlastHydroRun cleanly after the current accepted step (call from the step
+/// callback, on every rank).
+void BlastHydroRequestStop(BlastHydro h);
+/// The finite element spaces (global ids of dofs and zones).
+const BlastSpace *BlastHydroGetSpace(BlastHydro h);
 
 #ifdef __cplusplus
 }

@@ -202,6 +202,7 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
     if (info.report) BlastCall(BlastHydroENorm(h, &info.e_norm));
     if (cb) BlastCall(cb(user, &info));
     h->ti++;
+    if (h->stop_requested) break;
   }
   return 0;
 }

@@ -8,6 +8,10 @@
   compare_runs.py full BLAST OUTDIR REFDIR [--ranks 1]
       The published full-length runs on the GPU against CPU summaries in REFDIR/<deck>.json
       (same steps and |e| within 1e-10), and against the published table (|e| within 1e-9).
+  compare_runs.py hybrid BLAST OUTDIR [--ranks 1,4] [--steps 60]
+      Each shipped deck, shortened, on the GPU alone ([balance] mode = off) and with the
+      CPU+GPU split at gpu_fraction 1.0, 0.7, 0.0 (fixed) and auto (issue 6): same steps
+      and |e| within 1e-12 relative of the GPU-alone run.
 Exit status: 0 when every case passes.
 """
 import json, os, subprocess, sys
@@ -23,7 +27,7 @@ PUBLISHED = {  # method spec 15.1
 def run(blast, n, deck, out, extra):
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     cmd = ["mpirun", "-n", str(n), "--oversubscribe", blast, deck, "output.dir=" + out,
-           "output.print_every=100000"] + extra
+           "output.overwrite=true", "output.print_every=100000"] + extra
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:
         print(p.stdout[-2000:], p.stderr[-2000:])
@@ -86,6 +90,35 @@ def full(blast, outdir, refdir, ranks):
             ok_all = ok_all and ok
     return ok_all
 
+def hybrid(blast, outdir, ranks, steps):
+    splits = [("f1.0", ["balance.mode=fixed", "balance.gpu_fraction=1.0"]),
+              ("f0.7", ["balance.mode=fixed", "balance.gpu_fraction=0.7"]),
+              ("f0.0", ["balance.mode=fixed", "balance.gpu_fraction=0.0"]),
+              ("auto", ["balance.mode=auto", "balance.period=1"])]
+    ok_all = True
+    for n in ranks:
+        for deck in ["sedov2d", "sedov3d", "taylor_green2d", "taylor_green3d", "triple_point2d",
+                     "triple_point3d", "gresho2d", "rayleigh_taylor2d", "sod1d"]:
+            path = os.path.join(INPUTS, deck + ".ini")
+            args = ["time.max_steps=%d" % steps, "gpu.backend=cuda"]
+            r0 = run(blast, n, path, os.path.join(outdir, "%s_np%d_off" % (deck, n)), args + ["balance.mode=off"])
+            for tag, extra in splits:
+                r = run(blast, n, path, os.path.join(outdir, "%s_np%d_%s" % (deck, n, tag)), args + extra)
+                if r0 is None or r is None:
+                    print("FAIL %-20s ranks %d %s: run failed" % (deck, n, tag))
+                    ok_all = False
+                    continue
+                rel = abs(r["e_norm"] - r0["e_norm"]) / abs(r0["e_norm"])
+                ok = r["steps"] == r0["steps"] and r["step_attempts"] == r0["step_attempts"] and rel <= 1e-12
+                ok_all = ok_all and ok
+                b = r.get("balance", {})
+                print("%s %-20s ranks %d %s steps %d/%d |e| %.16e gpu-only %.16e rel %.2e gpu share %s-%s (%s)"
+                      % ("PASS" if ok else "FAIL", deck, n, tag, r["steps"], r0["steps"], r["e_norm"],
+                         r0["e_norm"], rel, b.get("gpu_fraction_min"), b.get("gpu_fraction_max"),
+                         b.get("phase")))
+                sys.stdout.flush()
+    return ok_all
+
 if __name__ == "__main__":
     a = sys.argv[1:]
     def opt(name, default):
@@ -99,6 +132,8 @@ if __name__ == "__main__":
     steps = int(opt("--steps", "60"))
     if a[0] == "short":
         ok = short(a[1], a[2], ranks, steps)
+    elif a[0] == "hybrid":
+        ok = hybrid(a[1], a[2], ranks, steps)
     elif a[0] == "full":
         ok = full(a[1], a[2], a[3] if len(a) > 3 else None, ranks)
     else:

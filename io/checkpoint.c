@@ -1,0 +1,512 @@
+// Checkpoint and restart through parallel HDF5 (checkpoint.h).
+#define _POSIX_C_SOURCE 200809L  // open_memstream, readdir
+
+#include "checkpoint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "blast_hdf5.h"
+#include "blast_mpi.h"
+#include "problems/problems.h"
+
+// ---------------------------------------------------------------------------------------
+// Order-independent checksums: the sum (mod 2^64) of a mixed hash of every (index, value)
+// pair, so each rank hashes the entries it owns and the sum is the same on any partition.
+
+static uint64_t Mix64(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static uint64_t HashEntry(uint64_t index, double value) {
+  uint64_t bits;
+  memcpy(&bits, &value, sizeof bits);
+  return Mix64(Mix64(index) ^ bits);
+}
+
+// ---------------------------------------------------------------------------------------
+// What this rank owns, in global coordinates.
+
+typedef struct {
+  int dim, nown, nl, nz, ne;
+  int64_t h1_global, zones_global;
+  const int64_t *h1_gid, *zone_gid;
+} Layout;
+
+static Layout GetLayout(BlastHydro h) {
+  const BlastSpace *s = BlastHydroGetSpace(h);
+  Layout L = {s->dim,        s->h1_nown,   s->h1_nl,  s->nz,      s->l2_nd,
+              s->h1_nglobal, s->nz_global, s->h1_gid, s->zone_gid};
+  return L;
+}
+
+// Element selection of n points (row, col) in a 2D dataset; an empty selection if n = 0.
+static int SelectPoints(hid_t fspace, size_t n, const hsize_t *coords) {
+  if (n == 0)
+    BlastCallHDF5(H5Sselect_none(fspace));
+  else
+    BlastCallHDF5(H5Sselect_elements(fspace, H5S_SELECT_SET, n, coords));
+  return 0;
+}
+
+// Collective write (read) of n doubles at the given points of a [rows][cols] dataset.
+static int Points(hid_t dset, int write, size_t n, const hsize_t *coords, double *buf) {
+  hid_t fspace = H5Dget_space(dset);
+  BlastCallHDF5(fspace);
+  BlastCall(SelectPoints(fspace, n, coords));
+  const hsize_t mdim = n ? n : 1;
+  hid_t mspace = H5Screate_simple(1, &mdim, NULL);
+  BlastCallHDF5(mspace);
+  if (!n) BlastCallHDF5(H5Sselect_none(mspace));
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  BlastCallHDF5(dxpl);
+  BlastCallHDF5(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+  double dummy = 0.0;
+  if (write)
+    BlastCallHDF5(H5Dwrite(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, n ? buf : &dummy));
+  else
+    BlastCallHDF5(H5Dread(dset, H5T_NATIVE_DOUBLE, mspace, fspace, dxpl, n ? buf : &dummy));
+  BlastCallHDF5(H5Pclose(dxpl));
+  BlastCallHDF5(H5Sclose(mspace));
+  BlastCallHDF5(H5Sclose(fspace));
+  return 0;
+}
+
+// Coordinates and values of an H1 field's entries: L-dofs [0, n) of every component.
+static int H1Coords(const Layout *L, int n, hsize_t **coords) {
+  BlastCall(BlastMalloc((size_t)2 * L->dim * (n ? n : 1), coords));
+  for (int c = 0; c < L->dim; c++)
+    for (int i = 0; i < n; i++) {
+      (*coords)[2 * ((size_t)c * n + i)] = (hsize_t)c;
+      (*coords)[2 * ((size_t)c * n + i) + 1] = (hsize_t)L->h1_gid[i];
+    }
+  return 0;
+}
+
+static int ZoneCoords(const Layout *L, hsize_t **coords) {
+  BlastCall(BlastMalloc((size_t)2 * L->ne * (L->nz ? L->nz : 1), coords));
+  for (int z = 0; z < L->nz; z++)
+    for (int j = 0; j < L->ne; j++) {
+      (*coords)[2 * ((size_t)z * L->ne + j)] = (hsize_t)L->zone_gid[z];
+      (*coords)[2 * ((size_t)z * L->ne + j) + 1] = (hsize_t)j;
+    }
+  return 0;
+}
+
+// Checksum of the owned entries (coords/values as above, n entries), summed over ranks.
+static int Checksum(MPI_Comm comm, size_t n, const hsize_t *coords, const double *vals,
+                    hsize_t ncols, uint64_t *sum) {
+  uint64_t loc = 0;
+  for (size_t i = 0; i < n; i++)
+    loc += HashEntry(coords[2 * i] * ncols + coords[2 * i + 1], vals[i]);
+  BlastCallMPI(MPI_Allreduce(&loc, sum, 1, MPI_UINT64_T, MPI_SUM, comm));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Attributes (collective: the same value on every rank)
+
+static int AttrWrite(hid_t obj, const char *name, hid_t type, const void *v) {
+  hid_t sp = H5Screate(H5S_SCALAR);
+  BlastCallHDF5(sp);
+  hid_t a = H5Acreate2(obj, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+  BlastCallHDF5(a);
+  BlastCallHDF5(H5Awrite(a, type, v));
+  BlastCallHDF5(H5Aclose(a));
+  BlastCallHDF5(H5Sclose(sp));
+  return 0;
+}
+
+static int AttrString(hid_t obj, const char *name, const char *v) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  BlastCallHDF5(t);
+  BlastCallHDF5(H5Tset_size(t, strlen(v) + 1));
+  BlastCall(AttrWrite(obj, name, t, v));
+  BlastCallHDF5(H5Tclose(t));
+  return 0;
+}
+
+// Read a scalar attribute; 1 if present and read, 0 if absent.
+static int AttrRead(hid_t obj, const char *name, hid_t type, void *v, int *found) {
+  *found = 0;
+  htri_t ex = H5Aexists(obj, name);
+  BlastCallHDF5(ex);
+  if (!ex) return 0;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  BlastCallHDF5(a);
+  BlastCallHDF5(H5Aread(a, type, v));
+  BlastCallHDF5(H5Aclose(a));
+  *found = 1;
+  return 0;
+}
+
+static int AttrReadString(hid_t obj, const char *name, char *v, size_t n) {
+  v[0] = 0;
+  htri_t ex = H5Aexists(obj, name);
+  BlastCallHDF5(ex);
+  if (!ex) return 0;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  BlastCallHDF5(a);
+  hid_t t = H5Aget_type(a);
+  BlastCallHDF5(t);
+  const size_t len = H5Tget_size(t);
+  if (H5Tget_class(t) == H5T_STRING && len < n) {
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    BlastCallHDF5(mt);
+    BlastCallHDF5(H5Tset_size(mt, len));
+    BlastCallHDF5(H5Aread(a, mt, v));
+    BlastCallHDF5(H5Tclose(mt));
+    v[len < n ? len : n - 1] = 0;
+  }
+  BlastCallHDF5(H5Tclose(t));
+  BlastCallHDF5(H5Aclose(a));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+
+static int MakeDirs(const char *dir) {
+  char buf[BLAST_PATH_MAX];
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+    BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+  return 0;
+}
+
+static int IsCheckpointName(const char *name) {
+  int step, n = 0;
+  return sscanf(name, "chk_%8d.h5%n", &step, &n) == 1 && n == (int)strlen(name) &&
+         strlen(name) == 15;
+}
+
+static int CompareNames(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// Remove all but the newest `keep` checkpoints (by step, from the zero-padded names).
+static int Prune(const char *dir, int keep) {
+  DIR *d = opendir(dir);
+  BlastCheck(d, BLAST_ERR_IO, "cannot list %s: %s", dir, strerror(errno));
+  char **names = NULL;
+  int n = 0, cap = 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    if (!IsCheckpointName(de->d_name)) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      if (BlastRealloc(cap, &names)) {
+        closedir(d);
+        return BlastErrorTrace(__FILE__, __LINE__, __func__, BLAST_ERR_MEM);
+      }
+    }
+    names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, CompareNames);
+  int ierr = 0;
+  for (int i = 0; i < n - keep; i++) {
+    char path[BLAST_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (remove(path) != 0 && !ierr)
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                             "cannot remove old checkpoint %s: %s", path, strerror(errno));
+  }
+  for (int i = 0; i < n; i++) free(names[i]);
+  BlastFree(&names);
+  return ierr;
+}
+
+static int CreateField(hid_t f, const char *name, hsize_t rows, hsize_t cols, hid_t *dset) {
+  const hsize_t dims[2] = {rows, cols};
+  hid_t sp = H5Screate_simple(2, dims, NULL);
+  BlastCallHDF5(sp);
+  *dset = H5Dcreate2(f, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  BlastCallHDF5(*dset);
+  BlastCallHDF5(H5Sclose(sp));
+  return 0;
+}
+
+// Write one field: n owned entries at coords; its checksum as an attribute.
+static int WriteField(MPI_Comm comm, hid_t f, const char *name, hsize_t rows, hsize_t cols,
+                      size_t n, const hsize_t *coords, double *vals) {
+  hid_t dset = -1;
+  BlastCall(CreateField(f, name, rows, cols, &dset));
+  BlastCall(Points(dset, 1, n, coords, vals));
+  uint64_t sum;
+  BlastCall(Checksum(comm, n, coords, vals, cols, &sum));
+  BlastCall(AttrWrite(dset, "checksum", H5T_NATIVE_UINT64, &sum));
+  BlastCallHDF5(H5Dclose(dset));
+  return 0;
+}
+
+static int WriteDeck(hid_t f, int rank, const char *text) {
+  const hsize_t len = strlen(text) + 1;
+  hid_t sp = H5Screate_simple(1, &len, NULL);
+  BlastCallHDF5(sp);
+  hid_t d = H5Dcreate2(f, "deck", H5T_NATIVE_CHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  BlastCallHDF5(d);
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  BlastCallHDF5(dxpl);
+  BlastCallHDF5(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+  hid_t ms = H5Screate_simple(1, &len, NULL);
+  BlastCallHDF5(ms);
+  if (rank) {  // rank 0 writes the text, the others take part with nothing
+    BlastCallHDF5(H5Sselect_none(sp));
+    BlastCallHDF5(H5Sselect_none(ms));
+  }
+  BlastCallHDF5(H5Dwrite(d, H5T_NATIVE_CHAR, ms, sp, dxpl, text));
+  BlastCallHDF5(H5Sclose(ms));
+  BlastCallHDF5(H5Pclose(dxpl));
+  BlastCallHDF5(H5Dclose(d));
+  BlastCallHDF5(H5Sclose(sp));
+  return 0;
+}
+
+int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, int steps,
+                         double gpu_fraction, const char *dir, int keep, const char *deck_text,
+                         const char *build, char *path, size_t npath) {
+  int rank;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastHDF5Quiet();
+  const Layout L = GetLayout(h);
+  const BlastHydroShape shape = BlastHydroGetShape(h);
+  if (!rank) BlastCall(MakeDirs(dir));
+  BlastCallMPI(MPI_Barrier(comm));
+  char tmp[BLAST_PATH_MAX + 48];
+  snprintf(path, npath, "%s/chk_%08d.h5", dir, steps);
+  snprintf(tmp, sizeof tmp, "%s/.chk_%08d.h5.tmp", dir, steps);
+
+  double *x = NULL, *v = NULL, *e = NULL, *buf = NULL;
+  hsize_t *hc = NULL, *zc = NULL;
+  BlastCall(BlastMalloc((size_t)L.dim * L.nl + 1, &x));
+  BlastCall(BlastMalloc((size_t)L.dim * L.nl + 1, &v));
+  BlastCall(BlastMalloc((size_t)L.nz * L.ne + 1, &e));
+  BlastCall(BlastMalloc((size_t)L.dim * L.nown + 1, &buf));
+  BlastCall(BlastHydroGetState(h, x, v, e));
+  BlastCall(H1Coords(&L, L.nown, &hc));
+  BlastCall(ZoneCoords(&L, &zc));
+
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  BlastCallHDF5(fapl);
+  BlastCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  BlastCallHDF5(f);
+  BlastCallHDF5(H5Pclose(fapl));
+  // Owned entries of x and v in (component, gid) order of H1Coords.
+  const double *fields[2] = {x, v};
+  const char *names[2] = {"x", "v"};
+  for (int k = 0; k < 2; k++) {
+    for (int c = 0; c < L.dim; c++)
+      for (int i = 0; i < L.nown; i++)
+        buf[(size_t)c * L.nown + i] = fields[k][(size_t)c * L.nl + i];
+    BlastCall(WriteField(comm, f, names[k], (hsize_t)L.dim, (hsize_t)L.h1_global,
+                         (size_t)L.dim * L.nown, hc, buf));
+  }
+  BlastCall(
+      WriteField(comm, f, "e", (hsize_t)L.zones_global, (hsize_t)L.ne, (size_t)L.nz * L.ne, zc, e));
+  BlastCall(WriteDeck(f, rank, deck_text ? deck_text : ""));
+  double t, dt, dt0, energy0;
+  int nsteps, attempts;
+  BlastHydroGetProgress(h, &t, &dt, &nsteps, &attempts);
+  BlastHydroGetInitial(h, &dt0, &energy0);
+  const int fmt = BLAST_CHECKPOINT_FORMAT, dim = shape.dim, k = shape.k, m = shape.m, ne = L.ne;
+  const long long zg = (long long)L.zones_global, hg = (long long)L.h1_global;
+  BlastCall(AttrWrite(f, "format_version", H5T_NATIVE_INT, &fmt));
+  BlastCall(AttrString(f, "build", build ? build : ""));
+  BlastCall(AttrString(f, "problem", BlastProblemName(cfg->problem)));
+  BlastCall(AttrWrite(f, "dim", H5T_NATIVE_INT, &dim));
+  BlastCall(AttrWrite(f, "order_kinematic", H5T_NATIVE_INT, &k));
+  BlastCall(AttrWrite(f, "order_thermo", H5T_NATIVE_INT, &m));
+  BlastCall(AttrWrite(f, "l2_nd", H5T_NATIVE_INT, &ne));
+  BlastCall(AttrWrite(f, "zones_global", H5T_NATIVE_LLONG, &zg));
+  BlastCall(AttrWrite(f, "h1_global", H5T_NATIVE_LLONG, &hg));
+  BlastCall(AttrWrite(f, "t", H5T_NATIVE_DOUBLE, &t));
+  BlastCall(AttrWrite(f, "dt", H5T_NATIVE_DOUBLE, &dt));
+  BlastCall(AttrWrite(f, "dt_initial", H5T_NATIVE_DOUBLE, &dt0));
+  BlastCall(AttrWrite(f, "energy_initial", H5T_NATIVE_DOUBLE, &energy0));
+  BlastCall(AttrWrite(f, "steps", H5T_NATIVE_INT, &steps));
+  BlastCall(AttrWrite(f, "step_attempts", H5T_NATIVE_INT, &attempts));
+  BlastCall(AttrWrite(f, "gpu_fraction", H5T_NATIVE_DOUBLE, &gpu_fraction));
+  BlastCallHDF5(H5Fclose(f));
+  BlastFree(&x), BlastFree(&v), BlastFree(&e), BlastFree(&buf), BlastFree(&hc), BlastFree(&zc);
+  // Every rank has closed the file: publish it under its final name, then prune.
+  BlastCallMPI(MPI_Barrier(comm));
+  int ierr = 0;
+  if (!rank) {
+    if (rename(tmp, path) != 0)
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                             "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+    else if (keep > 0)
+      ierr = Prune(dir, keep);
+  }
+  BlastCallAgree(comm, 0, ierr);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Restart
+
+#define BadCheckpoint(...) BlastError(BLAST_ERR_INPUT, __VA_ARGS__)
+
+static int ReadField(MPI_Comm comm, hid_t f, const char *path, const char *name, hsize_t rows,
+                     hsize_t cols, size_t n, const hsize_t *coords, double *vals, size_t nown) {
+  htri_t ex = H5Lexists(f, name, H5P_DEFAULT);
+  BlastCallHDF5(ex);
+  if (!ex) BadCheckpoint("checkpoint %s: the dataset /%s is missing", path, name);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  BlastCallHDF5(d);
+  hid_t sp = H5Dget_space(d);
+  BlastCallHDF5(sp);
+  hsize_t dims[2] = {0, 0};
+  const int nd = H5Sget_simple_extent_ndims(sp);
+  if (nd == 2) H5Sget_simple_extent_dims(sp, dims, NULL);
+  BlastCallHDF5(H5Sclose(sp));
+  if (nd != 2 || dims[0] != rows || dims[1] != cols)
+    BadCheckpoint("checkpoint %s: /%s has shape [%llu][%llu], this run needs [%llu][%llu]", path,
+                  name, (unsigned long long)dims[0], (unsigned long long)dims[1],
+                  (unsigned long long)rows, (unsigned long long)cols);
+  BlastCall(Points(d, 0, n, coords, vals));
+  uint64_t stored = 0, sum;
+  int found;
+  BlastCall(AttrRead(d, "checksum", H5T_NATIVE_UINT64, &stored, &found));
+  BlastCallHDF5(H5Dclose(d));
+  BlastCall(Checksum(comm, nown, coords, vals, cols, &sum));
+  if (!found || sum != stored)
+    BadCheckpoint("checkpoint %s: /%s is corrupted (checksum %s)", path, name,
+                  found ? "mismatch" : "missing");
+  return 0;
+}
+
+static int CheckInt(hid_t f, const char *path, const char *name, long long want, const char *what) {
+  long long v = 0;
+  int found;
+  BlastCall(AttrRead(f, name, H5T_NATIVE_LLONG, &v, &found));
+  if (!found) BadCheckpoint("checkpoint %s: attribute %s is missing", path, name);
+  if (v != want)
+    BadCheckpoint("checkpoint %s is from a different %s: %s = %lld, this run has %lld", path, what,
+                  name, v, want);
+  return 0;
+}
+
+static int ReadDouble(hid_t f, const char *path, const char *name, double *v) {
+  int found;
+  BlastCall(AttrRead(f, name, H5T_NATIVE_DOUBLE, v, &found));
+  if (!found) BadCheckpoint("checkpoint %s: attribute %s is missing", path, name);
+  if (!isfinite(*v)) BadCheckpoint("checkpoint %s: attribute %s is not finite", path, name);
+  return 0;
+}
+
+int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, const char *path) {
+  BlastHDF5Quiet();
+  const Layout L = GetLayout(h);
+  const BlastHydroShape shape = BlastHydroGetShape(h);
+  FILE *probe = fopen(path, "rb");
+  if (!probe) BadCheckpoint("cannot open checkpoint %s: %s", path, strerror(errno));
+  fclose(probe);
+  if (H5Fis_hdf5(path) <= 0)
+    BadCheckpoint("checkpoint %s is not a readable HDF5 file (truncated or damaged?)", path);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  BlastCallHDF5(fapl);
+  BlastCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+  H5Pclose(fapl);
+  if (f < 0) BadCheckpoint("checkpoint %s cannot be opened as HDF5 (truncated or damaged?)", path);
+  int ierr = 0;
+  double *x = NULL, *v = NULL, *e = NULL, *buf = NULL;
+  hsize_t *zc = NULL;
+  do {
+    long long fmt = 0;
+    int found;
+    if ((ierr = AttrRead(f, "format_version", H5T_NATIVE_LLONG, &fmt, &found))) break;
+    if (!found || fmt != BLAST_CHECKPOINT_FORMAT) {
+      ierr = BlastErrorRaise(
+          __FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+          "checkpoint %s has format version %lld%s, this blast_gpu reads version %d", path, fmt,
+          found ? "" : " (attribute missing: not a blast_gpu checkpoint?)",
+          BLAST_CHECKPOINT_FORMAT);
+      break;
+    }
+    char problem[64];
+    if ((ierr = AttrReadString(f, "problem", problem, sizeof problem))) break;
+    if (strcmp(problem, BlastProblemName(cfg->problem))) {
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                             "checkpoint %s is from a different problem: '%s', this run is '%s'",
+                             path, problem, BlastProblemName(cfg->problem));
+      break;
+    }
+    if ((ierr = CheckInt(f, path, "dim", shape.dim, "dimension"))) break;
+    if ((ierr = CheckInt(f, path, "order_kinematic", shape.k, "kinematic order"))) break;
+    if ((ierr = CheckInt(f, path, "order_thermo", shape.m, "thermodynamic order"))) break;
+    if ((ierr = CheckInt(f, path, "zones_global", L.zones_global, "mesh (zone count)"))) break;
+    if ((ierr = CheckInt(f, path, "h1_global", L.h1_global, "mesh (H1 dof count)"))) break;
+    double t, dt, dt0, energy0;
+    long long steps = 0, attempts = 0;
+    if ((ierr = ReadDouble(f, path, "t", &t)) || (ierr = ReadDouble(f, path, "dt", &dt)) ||
+        (ierr = ReadDouble(f, path, "dt_initial", &dt0)) ||
+        (ierr = ReadDouble(f, path, "energy_initial", &energy0)))
+      break;
+    if ((ierr = AttrRead(f, "steps", H5T_NATIVE_LLONG, &steps, &found))) break;
+    if ((ierr = AttrRead(f, "step_attempts", H5T_NATIVE_LLONG, &attempts, &found))) break;
+    if (steps < 0 || attempts < steps || !(dt > 0)) {
+      ierr =
+          BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                          "checkpoint %s: inconsistent counters (steps %lld, attempts %lld, dt %g)",
+                          path, steps, attempts, dt);
+      break;
+    }
+    if ((ierr = BlastMalloc((size_t)L.dim * L.nl + 1, &x)) ||
+        (ierr = BlastMalloc((size_t)L.dim * L.nl + 1, &v)) ||
+        (ierr = BlastMalloc((size_t)L.nz * L.ne + 1, &e)) ||
+        (ierr = BlastMalloc((size_t)L.dim * L.nl + 1, &buf)) || (ierr = ZoneCoords(&L, &zc)))
+      break;
+    // H1 fields: all L-dofs (owned and ghosts) are read; the checksum covers the owned
+    // ones (each dof is owned by exactly one rank), read first.
+    double *fields[2] = {x, v};
+    const char *names[2] = {"x", "v"};
+    for (int k = 0; k < 2 && !ierr; k++) {
+      hsize_t *oc = NULL;
+      if ((ierr = BlastMalloc((size_t)2 * L.dim * (L.nl ? L.nl : 1), &oc))) break;
+      size_t p = 0;
+      for (int c = 0; c < L.dim; c++)
+        for (int i = 0; i < L.nown; i++, p++)
+          oc[2 * p] = (hsize_t)c, oc[2 * p + 1] = (hsize_t)L.h1_gid[i];
+      for (int c = 0; c < L.dim; c++)
+        for (int i = L.nown; i < L.nl; i++, p++)
+          oc[2 * p] = (hsize_t)c, oc[2 * p + 1] = (hsize_t)L.h1_gid[i];
+      ierr = ReadField(comm, f, path, names[k], (hsize_t)L.dim, (hsize_t)L.h1_global, p, oc, buf,
+                       (size_t)L.dim * L.nown);
+      BlastFree(&oc);
+      if (ierr) break;
+      p = 0;
+      for (int c = 0; c < L.dim; c++)
+        for (int i = 0; i < L.nown; i++, p++) fields[k][(size_t)c * L.nl + i] = buf[p];
+      for (int c = 0; c < L.dim; c++)
+        for (int i = L.nown; i < L.nl; i++, p++) fields[k][(size_t)c * L.nl + i] = buf[p];
+    }
+    if (ierr) break;
+    if ((ierr = ReadField(comm, f, path, "e", (hsize_t)L.zones_global, (hsize_t)L.ne,
+                          (size_t)L.nz * L.ne, zc, e, (size_t)L.nz * L.ne)))
+      break;
+    if ((ierr = BlastHydroSetState(h, x, v, e))) break;
+    BlastHydroSetProgress(h, t, dt, (int)steps, (int)attempts, dt0, energy0);
+  } while (0);
+  H5Fclose(f);
+  BlastFree(&x), BlastFree(&v), BlastFree(&e), BlastFree(&buf), BlastFree(&zc);
+  return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
+}
