@@ -36,6 +36,7 @@ struct BlastHydro_private {
   int hbuf_backend;               // allocated by the backend (host_alloc)
   double *gravity;  // [h1_nown] M_V g (y component) on owned rows, backend memory, or NULL
   double h0, volume0;
+  double *x0_host;  // initial positions (L-vector, host), for output
   BlastHydroShape shape;
   // state and work vectors (backend memory)
   size_t nx, ne, nstate;  // sizes of the x (= v) block, the e block, the state

@@ -450,6 +450,8 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   BlastCall(CanonicalPositions(h, xext));
   for (int c = 0; c < dim; c++)
     memcpy(&x0[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
+  BlastCall(BlastMalloc(h->nx + 1, &h->x0_host));  // kept for output (initial geometry)
+  memcpy(h->x0_host, x0, sizeof(double) * h->nx);
   BlastCall(BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv));
   BlastCall(BlastMalloc((size_t)s->nz_ext * nqp, &wdetJ0));
   BlastCall(InitialGeometry(h, xext, wdetJ0));
@@ -652,6 +654,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
     BlastCall(h->ops->destroy(&h->bctx));
   }
   BlastFree(&h->qp_R0);
+  BlastFree(&h->x0_host);
   BlastFree(&h->qp_J0inv);
   BlastFree(&h->zone_gamma);
   BlastFree(&h->me_inv);
@@ -936,3 +939,8 @@ void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int att
 void BlastHydroRequestStop(BlastHydro h) { h->stop_requested = 1; }
 
 const BlastSpace *BlastHydroGetSpace(BlastHydro h) { return h->space; }
+
+const double *BlastHydroGetInitialPositions(BlastHydro h) { return h->x0_host; }
+const BlastTensorTables *BlastHydroGetTables(BlastHydro h) { return h->tab; }
+const BlastProblem *BlastHydroGetProblem(BlastHydro h) { return &h->prob; }
+BlastMesh BlastHydroGetMesh(BlastHydro h) { return h->mesh; }

@@ -14,6 +14,8 @@
 #include "hybrid.h"
 #include "mesh.h"
 #include "space.h"
+#include "problems/problems.h"
+#include "fe/fe.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -100,6 +102,14 @@ void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int att
 void BlastHydroRequestStop(BlastHydro h);
 /// The finite element spaces (global ids of dofs and zones).
 const BlastSpace *BlastHydroGetSpace(BlastHydro h);
+/// Initial positions (host L-vector as in BlastHydroGetState), for output.
+const double *BlastHydroGetInitialPositions(BlastHydro h);
+/// Basis tables of the spaces (fe.h: BlastH1BasisEval, BlastL2BasisEval at any point).
+const BlastTensorTables *BlastHydroGetTables(BlastHydro h);
+/// The problem (rho0, gamma, e0 as functions of the initial position).
+const BlastProblem *BlastHydroGetProblem(BlastHydro h);
+/// The (serially refined) mesh the spaces are built on (zone attributes = materials).
+BlastMesh BlastHydroGetMesh(BlastHydro h);
 
 #ifdef __cplusplus
 }
