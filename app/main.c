@@ -16,12 +16,30 @@
 #include "blast_mpi.h"
 #include "cli.h"
 #include "diagnostics.h"
+#include "energy.h"
 #include "hydro.h"
 #include "meshio.h"
+#include "outdir.h"
 #include "report.h"
 
+// What a run holds. Run() frees it on success; Finish() on the error paths, so that a
+// failed run also ends with every object freed (clean under LeakSanitizer and valgrind).
+typedef struct {
+  BlastMesh mesh;
+  BlastHydro h;
+  BlastEnergy meter;
+} RunState;
+
+// Free what an interrupted run holds (errors of the frees are not reported: the run's own
+// error has been printed already).
+static void RunStateFree(RunState *rs) {
+  BlastEnergyDestroy(&rs->meter);
+  BlastHydroDestroy(&rs->h);
+  BlastMeshDestroy(&rs->mesh);
+}
+
 // Report an error according to how far it is known across ranks, and end the process.
-static int Finish(int ierr) {
+static int Finish(int ierr, RunState *rs) {
   if (!ierr) {
     MPI_Finalize();
     return 0;
@@ -41,6 +59,8 @@ static int Finish(int ierr) {
       MPI_Abort(MPI_COMM_WORLD, BlastExitCode(ierr));
       return BlastExitCode(ierr);
   }
+  // Every rank stops here together: freeing is safe (and local).
+  RunStateFree(rs);
   MPI_Finalize();
   return BlastExitCode(ierr);
 }
@@ -79,25 +99,6 @@ static int OnStep(void *user, const BlastStepInfo *info) {
   if (hook->fault.rank == hook->rank && hook->fault.step == info->step && !info->rejected)
     BlastCall(InjectFault("a time step"));
   return BlastReportStep(hook->progress, info);
-}
-
-// mkdir -p; errors name the path.
-static int MakeDirs(const char *dir) {
-  char path[BLAST_PATH_MAX];
-  snprintf(path, sizeof path, "%s", dir);
-  for (char *p = path + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(path, 0777) && errno != EEXIST)
-      BlastError(BLAST_ERR_IO, "cannot create output directory '%s': %s", path, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(path, 0777) && errno != EEXIST)
-    BlastError(BLAST_ERR_IO, "cannot create output directory '%s': %s", path, strerror(errno));
-  struct stat st;
-  BlastCheck(stat(path, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO,
-             "output path '%s' exists and is not a directory", path);
-  return 0;
 }
 
 // The backend table for this rank: CUDA when built with it, asked for (or auto) and a
@@ -162,7 +163,7 @@ static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
   return 0;
 }
 
-static int Run(int argc, char **argv) {
+static int Run(int argc, char **argv, RunState *rs) {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
@@ -171,20 +172,26 @@ static int Run(int argc, char **argv) {
   memset(&cfg, 0, sizeof cfg);
   BlastCall(BlastCliParse(comm, argc, argv, &cfg, &action));
   if (action == BLAST_CLI_EXIT) return 0;
+  // Before the expensive setup: an unusable output directory costs seconds, not a run.
+  BlastCall(BlastOutdirCheck(comm, cfg.output_dir, cfg.output_overwrite));
   const double wall0 = MPI_Wtime();
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
 
-  BlastMesh mesh = NULL;
-  BlastCallAgree(comm, 1, BuildMesh(&cfg, &mesh));
+  BlastCallAgree(comm, 1, BuildMesh(&cfg, &rs->mesh));
   const BlastBackendOps *ops = NULL;
   char backend[400];
   BlastCallAgree(comm, 1, SelectBackend(comm, &cfg, &ops, backend, sizeof backend));
-  BlastHydro h = NULL;
-  BlastCallAgree(comm, 0, BlastHydroCreate(&cfg, mesh, comm, ops, &h));
+  // CPU-only runs use OpenMP on all zones: there is nothing to share them with.
+  if (ops == &blast_backend_cpu) cfg.balance_mode = BLAST_BALANCE_OFF;
+  BlastCallAgree(comm, 0, BlastHydroCreate(&cfg, rs->mesh, comm, ops, &rs->h));
+  BlastHydro h = rs->h;
   const FaultPlan fault = ParseFault();
   if (fault.rank == rank && fault.step < 0) BlastCall(InjectFault("setup"));
   // Output directory only once the input is known to be good: bad input writes nothing.
-  BlastCallAgree(comm, 1, rank ? 0 : MakeDirs(cfg.output_dir));
+  int replaced = 0;
+  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, cfg.output_overwrite, &replaced));
+  if (!rank && replaced)
+    printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg.output_dir);
 
   BlastHydroShape shape = BlastHydroGetShape(h);
   double dt0, energy0, e_norm0;
@@ -204,11 +211,16 @@ static int Run(int argc, char **argv) {
 
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
   StepHook hook = {&progress, fault, rank};
+  // Energy of the time steps: GPUs (NVML) when this rank runs on one, CPUs (RAPL) always.
+  BlastEnergyReport energy;
+  BlastCall(BlastEnergyStart(comm, strcmp(ops->name, "cpu") != 0, NULL, &rs->meter));
   BlastCall(BlastHydroRun(h, OnStep, &hook));
+  BlastCall(BlastEnergyStop(rs->meter, &energy));
+  BlastCall(BlastEnergyDestroy(&rs->meter));
 
   BlastRunSummary sum;
   BlastCall(BlastReportCollect(comm, h, MPI_Wtime() - wall0, setup, ops->name, &sum));
-  sum.dt0 = dt0, sum.e_norm0 = e_norm0;
+  sum.dt0 = dt0, sum.e_norm0 = e_norm0, sum.hw_energy = energy;
   if (cfg.exact_error) BlastCall(BlastDiagnosticsExactErrors(h, &sum.sedov_density_l2,
                                                               &sum.vel_err_linf, &sum.vel_err_l1,
                                                               &sum.vel_err_l2));
@@ -217,8 +229,8 @@ static int Run(int argc, char **argv) {
     BlastCall(BlastReportWriteJson(cfg.output_dir, &cfg, &sum));
     printf("\n  summary written to %s/summary.json\n", cfg.output_dir);
   }
-  BlastCall(BlastHydroDestroy(&h));
-  BlastCall(BlastMeshDestroy(&mesh));
+  BlastCall(BlastHydroDestroy(&rs->h));
+  BlastCall(BlastMeshDestroy(&rs->mesh));
   return 0;
 }
 
@@ -230,5 +242,6 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   BlastErrorSetRank(rank);
-  return Finish(Run(argc, argv));
+  RunState rs = {NULL, NULL, NULL};
+  return Finish(Run(argc, argv, &rs), &rs);
 }

@@ -43,6 +43,12 @@ void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape 
             s->partitioner == BLAST_PARTITION_BLOCK ? "block" : "METIS", (long long)s->zones_min,
             (long long)s->zones_max, s->imbalance, (long long)s->edge_cut,
             (long long)s->shared_dofs, s->neighbors_min, s->neighbors_max);
+  if (cfg->balance_mode == BLAST_BALANCE_FIXED)
+    fprintf(out, "  CPU+GPU split  fixed: the GPU computes %.1f%% of each rank's zones, OpenMP threads the rest\n",
+            100.0 * cfg->balance_gpu_fraction);
+  else if (cfg->balance_mode == BLAST_BALANCE_AUTO)
+    fprintf(out, "  CPU+GPU split  auto: first share %.1f%% on the GPU, rebalanced every %d steps\n",
+            100.0 * cfg->balance_gpu_fraction, cfg->balance_period);
   fprintf(out, "  run            t_final %g, cg_tol %g, cg_max_iter %d\n", cfg->t_final, cfg->cg_tol,
           cfg->cg_max_iter);
   fprintf(out, "  initial        dt %.6e, |e| %.10e, total energy %.10e\n\n", dt0, e_norm0, energy0);
@@ -65,9 +71,12 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   const double wall = MPI_Wtime() - p->wall0;
   const double left = info->t > 0 ? wall * (p->t_final - info->t) / info->t : 0.0;
   const double dE = (ie + ke - p->energy0) / (p->energy0 != 0.0 ? fabs(p->energy0) : 1.0);
-  fprintf(p->out,
-          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s\n",
+  fprintf(p->out, "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s",
           info->step, info->t, info->dt, info->e_norm, dE, wall, left);
+  BlastBalanceInfo bal;
+  BlastHydroGetBalance(p->hydro, &bal);
+  if (bal.active) fprintf(p->out, ", gpu %.1f%% (%s)", 100.0 * bal.gpu_fraction, BlastBalancePhaseName(bal.phase));
+  fprintf(p->out, "\n");
   fflush(p->out);
   return 0;
 }
@@ -107,12 +116,46 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   sum->fom0 = T4 > 0 ? 1e-6 * sum->attempts * (h1 + l2) / T4 : 0.0;
   sum->sedov_density_l2 = NAN;
   sum->vel_err_linf = sum->vel_err_l1 = sum->vel_err_l2 = NAN;
+  BlastHydroGetBalance(h, &sum->balance);
+  {
+    const BlastBalanceInfo *b = &sum->balance;
+    double fr[2] = {b->active ? b->gpu_fraction : 1.0, b->active ? -b->gpu_fraction : -1.0}, frr[2];
+    BlastCallMPI(MPI_Allreduce(fr, frr, 2, MPI_DOUBLE, MPI_MIN, comm));
+    sum->gpu_fraction_min = frr[0], sum->gpu_fraction_max = -frr[1];
+    int cp[2] = {b->converged_period, -b->converged_period}, cpr[2];
+    BlastCallMPI(MPI_Allreduce(cp, cpr, 2, MPI_INT, MPI_MAX, comm));
+    sum->converged_period_max = -cpr[1] < 0 ? -1 : cpr[0];  // -1 if any rank has not converged
+  }
+  BlastEnergyReport *en = &sum->hw_energy;  // not measured unless main sets it
+  en->seconds = en->gpu_joules = en->cpu_package_joules = en->dram_joules = NAN;
+  en->total_joules = en->average_watts = NAN;
   return 0;
 }
 
 static void Row(FILE *out, const char *name, double tmax, double tmin, double total) {
   fprintf(out, "  %-34s %10.3f %10.3f %6.1f%%\n", name, tmax, tmin,
           total > 0 ? 100.0 * tmax / total : 0.0);
+}
+
+// One line: the energy of the time steps and its parts, or why it was not measured.
+static void ReportEnergy(FILE *out, const BlastRunSummary *s) {
+  const BlastEnergyReport *e = &s->hw_energy;
+  if (isnan(e->total_joules)) {
+    fprintf(out, "  energy (time steps): not measured");
+    for (int i = 0; i < e->nunavailable; i++)
+      fprintf(out, "%s%s", i ? "; " : " (", e->unavailable[i]);
+    fprintf(out, "%s\n", e->nunavailable ? ")" : "");
+    return;
+  }
+  fprintf(out, "  energy (time steps): %.4g J", e->total_joules);
+  const char *sep = " =";
+  if (!isnan(e->gpu_joules)) fprintf(out, "%s GPU %.4g J", sep, e->gpu_joules), sep = " +";
+  if (!isnan(e->cpu_package_joules))
+    fprintf(out, "%s CPU packages %.4g J", sep, e->cpu_package_joules), sep = " +";
+  if (!isnan(e->dram_joules)) fprintf(out, "%s DRAM %.4g J", sep, e->dram_joules);
+  fprintf(out, " in %.3f s, %.4g W, %.4g J per zone-step%s\n", e->seconds, e->average_watts,
+          BlastEnergyPerZoneStep(e, (long long)s->shape.zones, s->attempts),
+          e->nunavailable ? " (partial: see summary.json)" : "");
 }
 
 void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
@@ -137,6 +180,18 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   Row(out, "time steps (all of the above + RK)", s->t_step, s->t_step_min, s->wall);
   Row(out, "setup", s->setup_wall, s->setup_wall, s->wall);
   fprintf(out, "  %-34s %10.3f\n", "wall", s->wall);
+  ReportEnergy(out, s);
+  if (s->balance.active) {
+    const BlastBalanceInfo *b = &s->balance;
+    fprintf(out, "  CPU+GPU split (%s): GPU share %.1f%%", b->mode == BLAST_BALANCE_AUTO ? "auto" : "fixed",
+            100.0 * s->gpu_fraction_min);
+    if (s->gpu_fraction_max != s->gpu_fraction_min) fprintf(out, "-%.1f%% over ranks", 100.0 * s->gpu_fraction_max);
+    fprintf(out, ", %s", BlastBalancePhaseName(b->phase));
+    if (b->mode == BLAST_BALANCE_AUTO)
+      fprintf(out, s->converged_period_max >= 0 ? ", converged in %d periods" : ", not converged (%d periods)",
+              s->converged_period_max >= 0 ? s->converged_period_max : b->periods);
+    fprintf(out, "; rank 0 compute GPU %.3f s, CPU threads %.3f s\n", b->dev_seconds, b->host_seconds);
+  }
   if (s->cg_unconverged)
     fprintf(out, "  warning: %lld PCG solves stopped at cg_max_iter without converging\n",
             s->cg_unconverged);
@@ -148,11 +203,78 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   fflush(out);
 }
 
+// A JSON string literal (quotes, backslashes and control characters escaped).
+static void JsonString(FILE *f, const char *v) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void JsonStrings(FILE *f, const char *key, int n, const char (*v)[BLAST_ENERGY_NOTE_LEN]) {
+  fprintf(f, "\"%s\": [", key);
+  for (int i = 0; i < n; i++) {
+    if (i) fprintf(f, ", ");
+    JsonString(f, v[i]);
+  }
+  fprintf(f, "]");
+}
+
+// "energy": {...} of the time-stepping loop; null where not measured.
+static void JsonEnergy(FILE *f, const BlastRunSummary *s) {
+  const BlastEnergyReport *e = &s->hw_energy;
+  const struct {
+    const char *key;
+    double v;
+  } num[] = {{"gpu_joules", e->gpu_joules},
+             {"cpu_package_joules", e->cpu_package_joules},
+             {"dram_joules", e->dram_joules},
+             {"total_joules", e->total_joules},
+             {"average_watts", e->average_watts},
+             {"joules_per_zone_step",
+              BlastEnergyPerZoneStep(e, (long long)s->shape.zones, s->attempts)},
+             {"seconds", e->seconds}};
+  fprintf(f, "  \"energy\": {");
+  for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+    if (isfinite(num[i].v))
+      fprintf(f, "\"%s\": %.9g, ", num[i].key, num[i].v);
+    else
+      fprintf(f, "\"%s\": null, ", num[i].key);
+  }
+  fprintf(f, "\"gpus\": %d, \"cpu_packages\": %d, \"dram_domains\": %d, \"nodes\": %d,\n    ",
+          e->gpus, e->cpu_packages, e->dram_domains, e->nodes);
+  JsonStrings(f, "sources", e->nsources, e->sources);
+  fprintf(f, ",\n    ");
+  JsonStrings(f, "unavailable", e->nunavailable, e->unavailable);
+  fprintf(f, "}\n");
+}
+
 static void JsonNumber(FILE *f, const char *key, double v, int comma) {
   if (isfinite(v))
     fprintf(f, "  \"%s\": %.17g%s\n", key, v, comma ? "," : "");
   else
     fprintf(f, "  \"%s\": null%s\n", key, comma ? "," : "");
+}
+
+// "balance": the CPU+GPU split ({"mode": "off"} without one).
+static void JsonBalance(FILE *f, const BlastRunSummary *s) {
+  const BlastBalanceInfo *b = &s->balance;
+  if (!b->active) {
+    fprintf(f, "  \"balance\": {\"mode\": \"off\"},\n");
+    return;
+  }
+  fprintf(f,
+          "  \"balance\": {\"mode\": \"%s\", \"phase\": \"%s\", \"gpu_fraction_min\": %.6g, "
+          "\"gpu_fraction_max\": %.6g, \"periods\": %d, \"converged_period\": %d, "
+          "\"gpu_seconds_rank0\": %.6g, \"cpu_seconds_rank0\": %.6g},\n",
+          b->mode == BLAST_BALANCE_AUTO ? "auto" : "fixed", BlastBalancePhaseName(b->phase), s->gpu_fraction_min,
+          s->gpu_fraction_max, b->periods, s->converged_period_max, b->dev_seconds, b->host_seconds);
 }
 
 int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *s) {
@@ -191,8 +313,10 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   JsonNumber(f, "sedov_density_l2_error", s->sedov_density_l2, 1);
   JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);
   fprintf(f, "  \"fom\": {\"cg_h1\": %.6g, \"forces\": %.6g, \"update_quad_data\": %.6g, "
-             "\"major_kernels\": %.6g, \"fom0\": %.6g}\n",
+             "\"major_kernels\": %.6g, \"fom0\": %.6g},\n",
           s->fom_cg, s->fom_force, s->fom_qdata, s->fom_total, s->fom0);
+  JsonBalance(f, s);
+  JsonEnergy(f, s);
   fprintf(f, "}\n");
   const int werr = ferror(f);
   const int cerr = fclose(f);

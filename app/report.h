@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "energy.h"
 #include "hydro.h"
 
 /// Everything the final summary reports, reduced over ranks.
@@ -27,6 +28,12 @@ typedef struct {
   // exact-solution errors (NAN when not computed)
   double sedov_density_l2;
   double vel_err_linf, vel_err_l1, vel_err_l2;
+  // CPU+GPU split (balance.active = 0 without a hybrid): rank 0's state, and over ranks
+  BlastBalanceInfo balance;
+  double gpu_fraction_min, gpu_fraction_max;
+  int converged_period_max;  ///< -1 if some rank has not converged
+  // energy the hardware used during the time steps (set by main after BlastReportCollect)
+  BlastEnergyReport hw_energy;
 } BlastRunSummary;
 
 /// State of the progress reporter (rank 0 prints).

@@ -42,6 +42,8 @@ static const BlastDeckChoice kEnergySolves[] = {{"inverse", BLAST_ENERGY_INVERSE
 static const BlastDeckChoice kGpuBackends[] = {
     {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
 static const BlastDeckChoice kSpmv[] = {{"dd", 0}, {"cusparse", 1}, {NULL, 0}};
+static const BlastDeckChoice kBalance[] = {
+    {"off", BLAST_BALANCE_OFF}, {"fixed", BLAST_BALANCE_FIXED}, {"auto", BLAST_BALANCE_AUTO}, {NULL, 0}};
 static const BlastDeckChoice kAutotune[] = {{"off", BLAST_AUTOTUNE_OFF},
                                             {"online", BLAST_AUTOTUNE_ONLINE},
                                             {"cached", BLAST_AUTOTUNE_CACHED},
@@ -372,6 +374,34 @@ static const BlastDeckKey kSchema[] = {
      .choices = kAutotune,
      .help = "kernel launch parameters: off (defaults), online (time the candidates during the "
              "first steps, keep the fastest, save them), cached (reuse saved choices, tune if none)"},
+    // [balance]
+    {.section = "balance",
+     .key = "mode",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(balance_mode),
+     .def = "off",
+     .choices = kBalance,
+     .help = "CPU+GPU hybrid: off (the GPU computes every zone), fixed (the GPU takes "
+             "gpu_fraction of each rank's zones, OpenMP threads the rest), auto (the split moves "
+             "until both finish together); ignored with the CPU backend"},
+    {.section = "balance",
+     .key = "gpu_fraction",
+     .type = BLAST_DECK_REAL,
+     .offset = F(balance_gpu_fraction),
+     .def = "0.9",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 0,
+     .max = 1,
+     .help = "fixed: the GPU's share of the zones; auto: the first split tried"},
+    {.section = "balance",
+     .key = "period",
+     .type = BLAST_DECK_INT,
+     .offset = F(balance_period),
+     .def = "2",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 1,
+     .max = 100000,
+     .help = "auto: time steps per sampling period (the split changes between periods)"},
     // [output]
     {.section = "output",
      .key = "dir",
@@ -381,6 +411,13 @@ static const BlastDeckKey kSchema[] = {
      .def_help = "out/<deck file name without extension>",
      .resolve = ResolveOutputDir,
      .help = "output directory, relative to the current directory"},
+    {.section = "output",
+     .key = "overwrite",
+     .type = BLAST_DECK_BOOL,
+     .offset = F(output_overwrite),
+     .def = "false",
+     .help = "replace the results of an earlier run in [output] dir (false: a directory "
+             "holding a summary.json stops the run at start-up, exit code 2)"},
     {.section = "output",
      .key = "print_every",
      .type = BLAST_DECK_INT,

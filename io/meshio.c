@@ -192,6 +192,19 @@ static int ParseDouble(const char *s, double *v) {
   return 1;
 }
 
+// Counts read from the file size the arrays, so a corrupt count must not make the reader
+// allocate more than the rest of the file can fill: a count larger than that fails at the
+// end of the file anyway (with the same message), not in malloc.
+static int LinesLeft(const Reader *r) {
+  return r->nlines - r->cur;
+}
+static size_t TokensLeft(const Reader *r) {
+  return r->cur < r->nlines ? r->ntok - (size_t)r->lines[r->cur].first : 0;
+}
+static size_t AtMost(size_t n, size_t left) {
+  return n < left ? n : left;
+}
+
 static int NextLine(Reader *r, const char *expected, const Line **line) {
   if (r->cur >= r->nlines)
     ReadFail(r, r->eof_line, "unexpected end of file (expected %s)", expected);
@@ -334,7 +347,6 @@ static int ReadVertices(Reader *r, MeshData *m) {
   BlastCall(ExpectKeyword(r, "vertices", "after 'boundary'"));
   BlastCall(ReadIntLine(r, "the number of vertices", 1, INT_MAX / 3, &m->nverts));
   const int dim = m->dim, nv = m->nverts;
-  BlastCall(BlastMalloc((size_t)nv * dim, &m->coords));
   const Line *l = NULL;
   char text[96];
   BlastCall(NextLine(r, "the space dimension or 'nodes'", &l));
@@ -354,7 +366,9 @@ static int ReadVertices(Reader *r, MeshData *m) {
                vdim, dim, dim);
     BlastCall(ReadKeyInt(r, "Ordering:", 0, 1, &ordering));
     // nv*dim numbers, any number per line. byNODES: all x, then all y, ...; byVDIM: x y z.
+    // Fewer numbers left in the file than that: the loop fails before the end, no storage.
     size_t count = 0, total = (size_t)nv * dim;
+    if (total <= TokensLeft(r)) BlastCall(BlastMalloc(total, &m->coords));
     while (count < total) {
       char what[96];
       snprintf(what, sizeof what, "node value %zu of %zu (%d vertices x VDim %d)", count + 1, total,
@@ -370,7 +384,7 @@ static int ReadVertices(Reader *r, MeshData *m) {
                    Tok(r, l, i));
         size_t v = ordering == 0 ? count % nv : count / dim;
         int c = ordering == 0 ? (int)(count / nv) : (int)(count % dim);
-        m->coords[v * dim + c] = x;
+        if (m->coords) m->coords[v * dim + c] = x;
       }
     }
   } else {
@@ -384,6 +398,7 @@ static int ReadVertices(Reader *r, MeshData *m) {
                "vertex space dimension %d differs from the mesh dimension %d (expected %d; "
                "surface meshes are not supported)",
                sdim, dim, dim);
+    BlastCall(BlastMalloc(AtMost((size_t)nv, (size_t)LinesLeft(r)) * dim, &m->coords));
     for (int v = 0; v < nv; v++) {
       char what[96];
       snprintf(what, sizeof what, "the coordinates of vertex %d of %d", v, nv);
@@ -418,16 +433,18 @@ static int ParseMesh(Reader *r, MeshData *m) {
   const int dim = m->dim, nc = 1 << dim, nf = 1 << (dim - 1);
   BlastCall(ExpectKeyword(r, "elements", "after 'dimension'"));
   BlastCall(ReadIntLine(r, "the number of elements", 1, INT_MAX / 8, &m->nzones));
-  BlastCall(BlastMalloc((size_t)m->nzones * nc, &m->zone_verts));
-  BlastCall(BlastMalloc(m->nzones, &m->zone_attr));
-  BlastCall(BlastMalloc(m->nzones, &m->zone_line));
+  const size_t zcap = AtMost((size_t)m->nzones, (size_t)LinesLeft(r));
+  BlastCall(BlastMalloc(zcap * nc, &m->zone_verts));
+  BlastCall(BlastMalloc(zcap, &m->zone_attr));
+  BlastCall(BlastMalloc(zcap, &m->zone_line));
   BlastCall(ReadElementLines(r, dim, dim, "element", m->nzones, m->zone_verts, m->zone_attr,
                              m->zone_line));
   BlastCall(ExpectKeyword(r, "boundary", "after the elements"));
   BlastCall(ReadIntLine(r, "the number of boundary elements", 0, INT_MAX / 4, &m->nbdr));
-  BlastCall(BlastMalloc((size_t)m->nbdr * nf + 1, &m->bdr_verts));
-  BlastCall(BlastMalloc(m->nbdr + 1, &m->bdr_attr));
-  BlastCall(BlastMalloc(m->nbdr + 1, &m->bdr_line));
+  const size_t bcap = AtMost((size_t)m->nbdr, (size_t)LinesLeft(r));
+  BlastCall(BlastMalloc(bcap * nf + 1, &m->bdr_verts));
+  BlastCall(BlastMalloc(bcap + 1, &m->bdr_attr));
+  BlastCall(BlastMalloc(bcap + 1, &m->bdr_line));
   BlastCall(ReadElementLines(r, dim, dim - 1, "boundary element", m->nbdr, m->bdr_verts,
                              m->bdr_attr, m->bdr_line));
   BlastCall(ReadVertices(r, m));
@@ -485,27 +502,44 @@ static void FreeMeshData(MeshData *m) {
   BlastFree(&m->bdr_line);
 }
 
-int BlastMeshRead(const char *path, BlastMesh *mesh) {
-  BlastCheck(path && mesh, BLAST_ERR_ARG, "NULL argument");
-  Reader r = {0};
+// Parse the text in r->buf (len bytes, NUL-terminated; freed here) into a mesh.
+static int ReadFromBuffer(Reader *r, size_t len, BlastMesh *mesh) {
   MeshData d = {0};
   BlastMesh m = NULL;
-  size_t len = 0;
-  r.path = path;
-  BlastCall(ReadWholeFile(path, &r.buf, &len));
-  int ierr = Tokenize(&r, len);
-  if (!ierr) ierr = ParseMesh(&r, &d);
+  int ierr = Tokenize(r, len);
+  if (!ierr) ierr = ParseMesh(r, &d);
   if (!ierr)
     ierr = BlastMeshCreate(d.dim, d.nverts, d.coords, d.nzones, d.zone_verts, d.zone_attr, d.nbdr,
                            d.bdr_verts, d.bdr_attr, &m);
-  if (!ierr) ierr = CheckMesh(&r, &d, m);
+  if (!ierr) ierr = CheckMesh(r, &d, m);
   FreeMeshData(&d);
-  BlastFree(&r.buf);
-  BlastFree(&r.tok);
-  BlastFree(&r.lines);
+  BlastFree(&r->buf);
+  BlastFree(&r->tok);
+  BlastFree(&r->lines);
   if (ierr) BlastMeshDestroy(&m);
   BlastCall(ierr);
   *mesh = m;
+  return 0;
+}
+
+int BlastMeshRead(const char *path, BlastMesh *mesh) {
+  BlastCheck(path && mesh, BLAST_ERR_ARG, "NULL argument");
+  Reader r = {0};
+  size_t len = 0;
+  r.path = path;
+  BlastCall(ReadWholeFile(path, &r.buf, &len));
+  BlastCall(ReadFromBuffer(&r, len, mesh));
+  return 0;
+}
+
+int BlastMeshReadBuffer(const char *name, const char *text, size_t len, BlastMesh *mesh) {
+  BlastCheck(name && (text || !len) && mesh, BLAST_ERR_ARG, "NULL argument");
+  Reader r = {0};
+  r.path = name;
+  BlastCall(BlastMalloc(len + 1, &r.buf));
+  if (len) memcpy(r.buf, text, len);
+  r.buf[len] = '\0';
+  BlastCall(ReadFromBuffer(&r, len, mesh));
   return 0;
 }
 

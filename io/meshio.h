@@ -8,6 +8,8 @@
 #ifndef BLAST_MESHIO_H
 #define BLAST_MESHIO_H
 
+#include <stddef.h>
+
 #include "mesh.h"
 
 #ifdef __cplusplus
@@ -27,6 +29,11 @@ extern "C" {
 ///         unsupported (triangles, tets, prisms, curved nodes) or inverted input, with a
 ///         message "path:LINE: what is wrong (what was expected)"; BLAST_ERR_MEM.
 int BlastMeshRead(const char *path, BlastMesh *mesh);
+
+/// @brief As BlastMeshRead, for mesh text held in memory (fuzzers, tests): `len` bytes of
+/// `text` (no terminating NUL needed), named `name` in messages in place of the path.
+/// @return as BlastMeshRead (no file errors); BLAST_ERR_ARG for NULL arguments.
+int BlastMeshReadBuffer(const char *name, const char *text, size_t len, BlastMesh *mesh);
 
 /// @brief Write a mesh as MFEM mesh v1.0 text with explicit vertices (readable by
 /// BlastMeshRead and by MFEM; coordinates with 17 significant digits, so a round trip is

@@ -1,6 +1,7 @@
 // The Lagrangian operator: setup of the constant data (method spec 3.3, 3.4, 5.1, 5.5, 6,
 // 11) and the rate function with its momentum PCG (7.1, 7.3) and energy update (7.2).
 #include <math.h>
+#include <stdio.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,11 +399,10 @@ static int BuildHalos(BlastHydro h) {
   return 0;
 }
 
-int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
-                     const BlastBackendOps *ops, BlastHydro *hydro) {
-  BlastHydro h;
-  BlastCall(BlastCalloc(1, &h));
-  h->dd_op = MPI_OP_NULL, h->dd_type = MPI_DATATYPE_NULL;
+// Fill the zeroed object h. BlastHydroCreate destroys h when this fails, so whatever h
+// holds at that point is freed (temporaries of this function are freed here).
+static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
+                      const BlastBackendOps *ops) {
   h->comm = comm;
   BlastCallMPI(MPI_Comm_rank(comm, &h->rank));
   BlastCallMPI(MPI_Comm_size(comm, &h->nranks));
@@ -419,11 +419,13 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   if (h->nranks > 1) {
     int *xadj, *adjncy;
     BlastCall(BlastTopologyDualGraph(h->topo, &xadj, &adjncy));
-    BlastCall(BlastMalloc(BlastMeshNumZones(mesh), &h->part));
-    BlastCall(BlastPartitionGraph(comm, cfg->partitioner, BlastMeshNumZones(mesh), xadj, adjncy,
-                                  h->nranks, h->part, &h->pstats));
+    int ierr = BlastMalloc(BlastMeshNumZones(mesh), &h->part);
+    if (!ierr)
+      ierr = BlastPartitionGraph(comm, cfg->partitioner, BlastMeshNumZones(mesh), xadj, adjncy,
+                                 h->nranks, h->part, &h->pstats);
     BlastFree(&xadj);
     BlastFree(&adjncy);
+    BlastCall(ierr);
   } else {
     const int nzm = BlastMeshNumZones(mesh);
     h->pstats = (BlastPartStats){1, nzm, nzm, 1.0, 0};
@@ -634,6 +636,27 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
   h->t = 0.0;
   h->ti = 1;
   h->attempts = 0;
+  return 0;
+}
+
+int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
+                     const BlastBackendOps *ops, BlastHydro *hydro) {
+  BlastHydro h;
+  BlastCall(BlastCalloc(1, &h));
+  h->dd_op = MPI_OP_NULL, h->dd_type = MPI_DATATYPE_NULL;
+  const int ierr = HydroSetup(h, cfg, mesh, comm, ops);
+  if (ierr) {
+    // Keep the setup's error: destroying a half-built object only frees memory.
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+    const BlastCollective level = BlastErrorCollective();
+    if (BlastHydroDestroy(&h)) {
+      BlastErrorRaise(__FILE__, __LINE__, __func__, ierr, "%s", msg);
+      BlastErrorSetCollective(level);
+    }
+    BlastFree(&h);
+    BlastCall(ierr);
+  }
   *hydro = h;
   return 0;
 }

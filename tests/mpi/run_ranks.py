@@ -25,7 +25,8 @@ def independence(blast, mpiexec, outdir, deck, rest):
     results = {}
     for n in ranks:
         out = os.path.join(outdir, "np%s" % n)
-        p = mpirun(mpiexec, int(n), [blast, deck, "output.dir=" + out, "output.print_every=100000"] + overrides)
+        p = mpirun(mpiexec, int(n), [blast, deck, "output.dir=" + out, "output.overwrite=true",
+                                     "output.print_every=100000"] + overrides)
         if p.returncode != 0:
             print(p.stdout[-3000:], p.stderr[-3000:])
             sys.exit("FAIL: %s ranks exited with %d" % (n, p.returncode))
@@ -46,7 +47,8 @@ def independence(blast, mpiexec, outdir, deck, rest):
 
 def expect_fail(blast, mpiexec, outdir, n, code, regex, deck, overrides):
     try:
-        p = mpirun(mpiexec, int(n), [blast, deck, "output.dir=" + outdir] + overrides, timeout=120)
+        p = mpirun(mpiexec, int(n), [blast, deck, "output.dir=" + outdir, "output.overwrite=true"] + overrides,
+                   timeout=120)
     except subprocess.TimeoutExpired:
         sys.exit("FAIL: the job hung (no exit within 120 s)")
     print("exit code", p.returncode)
