@@ -1,0 +1,669 @@
+// Visualization dumps: sub-cells of the high-order zones in parallel HDF5, one XDMF time
+// series (viz.h).
+#define _POSIX_C_SOURCE 200809L  // readdir
+
+#include "viz.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "blast_hdf5.h"
+#include "blast_mpi.h"
+#include "problems/problems.h"
+
+enum { VIZ_MAX_REFINE = 64 };
+
+/// One dump of the time series (identical on every rank).
+typedef struct {
+  int number, step, dim, ncv;  // ncv: vertices per cell
+  double t;
+  long long nvert, ncell;
+} VizEntry;
+
+struct BlastViz_private {
+  MPI_Comm comm;
+  int rank, size;
+  BlastHydro h;
+  char dir[BLAST_PATH_MAX];
+  char last[BLAST_PATH_MAX + 32];
+  int dim, refine, np1;  // np1 = refine + 1 vertices per direction and zone
+  int nvz, ncz, ncv;     // vertices, cells per zone; vertices per cell
+  int h1_nd, l2_nd;
+  double *B, *G, *L;  // H1 values, H1 reference gradients, L2 values at the zone's vertices
+  double *Bc;         // H1 values at the zone center
+  int *cellv;         // [ncz*ncv] zone-local vertex of each sub-cell corner (VTK order)
+  VizEntry *entries;
+  int count, cap;
+};
+
+// ---------------------------------------------------------------------------------------
+// Reference tables
+
+// 1D H1 basis at x; exactly the Kronecker delta where x is a node, so that sub-cell
+// vertices on GLL nodes (the zone corners always) reproduce the nodal positions bit for bit.
+static void H1Values1D(const BlastTensorTables *t, double x, double *phi, double *dphi) {
+  const int n = t->k + 1;
+  BlastLagrange1D(n, t->h1_nodes, x, phi, dphi);
+  for (int a = 0; a < n; a++)
+    if (x == t->h1_nodes[a]) {
+      for (int b = 0; b < n; b++) phi[b] = b == a ? 1.0 : 0.0;
+      break;
+    }
+}
+
+static int BuildTables(BlastViz v, const BlastTensorTables *t) {
+  const int dim = v->dim, np1 = v->np1, n = t->k + 1, nm = t->m + 1;
+  double phi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1],
+      dphi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1];
+  double psi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1];
+  for (int i = 0; i < np1; i++) {
+    const double x = (double)i / v->refine;
+    H1Values1D(t, x, phi[i], dphi[i]);
+    BlastBernstein1D(t->m, x, psi[i], NULL);
+  }
+  BlastCall(BlastMalloc((size_t)v->nvz * v->h1_nd, &v->B));
+  BlastCall(BlastMalloc((size_t)v->nvz * v->h1_nd * dim, &v->G));
+  BlastCall(BlastMalloc((size_t)v->nvz * v->l2_nd, &v->L));
+  BlastCall(BlastMalloc(v->h1_nd, &v->Bc));
+  for (int p = 0; p < v->nvz; p++) {
+    const int ip[3] = {p % np1, (p / np1) % np1, p / (np1 * np1)};
+    for (int a = 0; a < v->h1_nd; a++) {
+      const int ia[3] = {a % n, (a / n) % n, a / (n * n)};
+      double val = 1.0;
+      for (int g = 0; g < dim; g++) val *= phi[ip[g]][ia[g]];
+      v->B[(size_t)p * v->h1_nd + a] = val;
+      for (int g = 0; g < dim; g++) {
+        double d = 1.0;
+        for (int hh = 0; hh < dim; hh++) d *= hh == g ? dphi[ip[hh]][ia[hh]] : phi[ip[hh]][ia[hh]];
+        v->G[((size_t)p * v->h1_nd + a) * dim + g] = d;
+      }
+    }
+    for (int j = 0; j < v->l2_nd; j++) {
+      const int ij[3] = {j % nm, (j / nm) % nm, j / (nm * nm)};
+      double val = 1.0;
+      for (int g = 0; g < dim; g++) val *= psi[ip[g]][ij[g]];
+      v->L[(size_t)p * v->l2_nd + j] = val;
+    }
+  }
+  const double center[3] = {0.5, 0.5, 0.5};
+  BlastH1BasisEval(t, center, v->Bc, NULL);
+  // Sub-cell corners: segment 0-1; quadrilateral counter-clockwise; hexahedron the bottom
+  // face counter-clockwise, then the top face (VTK_HEXAHEDRON, XDMF Hexahedron).
+  static const int quad[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  BlastCall(BlastMalloc((size_t)v->ncz * v->ncv, &v->cellv));
+  const int r = v->refine;
+  for (int c = 0; c < v->ncz; c++) {
+    const int ic[3] = {c % r, (c / r) % r, c / (r * r)};
+    for (int q = 0; q < v->ncv; q++) {
+      int off[3] = {0, 0, 0};
+      if (dim == 1)
+        off[0] = q;
+      else
+        off[0] = quad[q % 4][0], off[1] = quad[q % 4][1], off[2] = q / 4;
+      int vid = 0;
+      for (int g = dim - 1; g >= 0; g--) vid = vid * np1 + ic[g] + off[g];
+      v->cellv[(size_t)c * v->ncv + q] = vid;
+    }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Point values
+
+static double Det(int dim, const double *J) {  // J[c*dim + g] = dx_c / dxi_g
+  if (dim == 1) return J[0];
+  if (dim == 2) return J[0] * J[3] - J[1] * J[2];
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+typedef struct {
+  double *coords, *vel, *rho, *e, *p, *cs;  // [nv*3], [nv*3], [nv] x4
+  int64_t *topo, *zid;                      // [nc*ncv], [nc]
+  int *mat, *rank;                          // [nc]
+} VizFields;
+
+// All fields of this rank's vertices and cells; vertex ids start at voff.
+static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
+  const BlastSpace *s = BlastHydroGetSpace(v->h);
+  const BlastProblem *prob = BlastHydroGetProblem(v->h);
+  const double *x0 = BlastHydroGetInitialPositions(v->h);
+  const int *attr = BlastMeshZoneAttr(BlastHydroGetMesh(v->h));
+  const int dim = v->dim, nd = v->h1_nd, ne = v->l2_nd, nl = s->h1_nl, nz = s->nz;
+  double *x = NULL, *vel = NULL, *e = NULL;
+  BlastCall(BlastMalloc((size_t)dim * nl + 1, &x));
+  BlastCall(BlastMalloc((size_t)dim * nl + 1, &vel));
+  BlastCall(BlastMalloc((size_t)nz * ne + 1, &e));
+  BlastCall(BlastHydroGetState(v->h, x, vel, e));
+  int ierr = 0;
+#pragma omp parallel
+  {
+    double *zx = NULL, *zx0 = NULL, *zv = NULL;
+    int lerr = BlastMalloc((size_t)3 * nd, &zx);
+    if (!lerr) lerr = BlastMalloc((size_t)3 * nd, &zx0);
+    if (!lerr) lerr = BlastMalloc((size_t)3 * nd, &zv);
+#pragma omp for schedule(static)
+    for (int z = 0; z < nz; z++) {
+      if (lerr) continue;
+      for (int a = 0; a < nd; a++) {
+        const int l = s->h1_edof[(size_t)z * nd + a];
+        for (int c = 0; c < dim; c++) {
+          zx[a * dim + c] = x[(size_t)c * nl + l];
+          zx0[a * dim + c] = x0[(size_t)c * nl + l];
+          zv[a * dim + c] = vel[(size_t)c * nl + l];
+        }
+      }
+      // Material data of the zone: gamma at its center (as the solver), rho0 at the initial
+      // position moved a hair towards the center (zone faces on material interfaces).
+      double Xc[3] = {0, 0, 0};
+      for (int a = 0; a < nd; a++)
+        for (int c = 0; c < dim; c++) Xc[c] += v->Bc[a] * zx0[a * dim + c];
+      const double gamma = BlastProblemGamma(prob, Xc);
+      for (int p = 0; p < v->nvz; p++) {
+        const double *B = &v->B[(size_t)p * nd], *G = &v->G[(size_t)p * nd * dim];
+        double X[3] = {0, 0, 0}, X0[3] = {0, 0, 0}, V[3] = {0, 0, 0}, J[9] = {0}, J0[9] = {0};
+        for (int a = 0; a < nd; a++)
+          for (int c = 0; c < dim; c++) {
+            X[c] += B[a] * zx[a * dim + c];
+            X0[c] += B[a] * zx0[a * dim + c];
+            V[c] += B[a] * zv[a * dim + c];
+            for (int g = 0; g < dim; g++) {
+              J[c * dim + g] += zx[a * dim + c] * G[a * dim + g];
+              J0[c * dim + g] += zx0[a * dim + c] * G[a * dim + g];
+            }
+          }
+        double ev = 0.0;
+        for (int j = 0; j < ne; j++) ev += v->L[(size_t)p * ne + j] * e[(size_t)z * ne + j];
+        double Xin[3] = {0, 0, 0};
+        for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
+        const double detJ = Det(dim, J), detJ0 = Det(dim, J0);
+        const double rho = detJ != 0.0 ? BlastProblemRho0(prob, Xin) * (detJ0 / detJ) : NAN;
+        const double pr = (gamma - 1.0) * rho * ev;
+        const size_t vi = (size_t)z * v->nvz + p;
+        for (int c = 0; c < 3; c++) {
+          F->coords[3 * vi + c] = c < dim ? X[c] : 0.0;
+          F->vel[3 * vi + c] = c < dim ? V[c] : 0.0;
+        }
+        F->rho[vi] = rho;
+        F->e[vi] = ev;
+        F->p[vi] = pr;
+        F->cs[vi] = pr > 0.0 && rho > 0.0 ? sqrt(gamma * pr / rho) : 0.0;
+      }
+      for (int c = 0; c < v->ncz; c++) {
+        const size_t ci = (size_t)z * v->ncz + c;
+        for (int q = 0; q < v->ncv; q++)
+          F->topo[ci * v->ncv + q] = voff + (int64_t)z * v->nvz + v->cellv[(size_t)c * v->ncv + q];
+        F->mat[ci] = attr[s->zone_macro[z]];
+        F->rank[ci] = v->rank;
+        F->zid[ci] = s->zone_gid[z];
+      }
+    }
+    BlastFree(&zx), BlastFree(&zx0), BlastFree(&zv);
+    if (lerr) {
+#pragma omp atomic write
+      ierr = lerr;
+    }
+  }
+  BlastFree(&x), BlastFree(&vel), BlastFree(&e);
+  BlastCall(ierr);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// HDF5
+
+// Collective write of rows [row0, row0 + nrows) of a [rows][cols] dataset (cols = 0: 1D).
+static int WriteBlock(hid_t f, const char *name, hid_t ftype, hid_t mtype, hsize_t rows,
+                      hsize_t cols, hsize_t row0, hsize_t nrows, const void *buf) {
+  const int nd = cols ? 2 : 1;
+  const hsize_t dims[2] = {rows, cols}, start[2] = {row0, 0}, count[2] = {nrows, cols};
+  hid_t fs = H5Screate_simple(nd, dims, NULL);
+  BlastCallHDF5(fs);
+  hid_t d = H5Dcreate2(f, name, ftype, fs, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  BlastCallHDF5(d);
+  const hsize_t mcount[2] = {nrows ? nrows : 1, cols};
+  hid_t ms = H5Screate_simple(nd, mcount, NULL);
+  BlastCallHDF5(ms);
+  if (nrows) {
+    BlastCallHDF5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
+  } else {
+    BlastCallHDF5(H5Sselect_none(fs));
+    BlastCallHDF5(H5Sselect_none(ms));
+  }
+  hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+  BlastCallHDF5(dxpl);
+  BlastCallHDF5(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+  const double dummy[8] = {0};
+  BlastCallHDF5(H5Dwrite(d, mtype, ms, fs, dxpl, nrows ? buf : (const void *)dummy));
+  BlastCallHDF5(H5Pclose(dxpl));
+  BlastCallHDF5(H5Sclose(ms));
+  BlastCallHDF5(H5Dclose(d));
+  BlastCallHDF5(H5Sclose(fs));
+  return 0;
+}
+
+static int AttrWrite(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val) {
+  hid_t sp = H5Screate(H5S_SCALAR);
+  BlastCallHDF5(sp);
+  hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+  BlastCallHDF5(a);
+  BlastCallHDF5(H5Awrite(a, mtype, val));
+  BlastCallHDF5(H5Aclose(a));
+  BlastCallHDF5(H5Sclose(sp));
+  return 0;
+}
+
+static int AttrInt(hid_t obj, const char *name, long long val) {
+  return AttrWrite(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &val);
+}
+
+static int AttrString(hid_t obj, const char *name, const char *val) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  BlastCallHDF5(t);
+  BlastCallHDF5(H5Tset_size(t, strlen(val) + 1));
+  BlastCall(AttrWrite(obj, name, t, t, val));
+  BlastCallHDF5(H5Tclose(t));
+  return 0;
+}
+
+// Write this rank's block of every dataset and the attributes into the new file `path`.
+static int WriteFile(BlastViz v, const char *path, int step, double t, const VizFields *F,
+                     int64_t voff, int64_t coff, int64_t nv, int64_t nc, int64_t nvg, int64_t ncg) {
+  const BlastSpace *s = BlastHydroGetSpace(v->h);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  BlastCallHDF5(fapl);
+  BlastCallHDF5(H5Pset_fapl_mpio(fapl, v->comm, MPI_INFO_NULL));
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  BlastCallHDF5(f);
+  BlastCallHDF5(H5Pclose(fapl));
+  const hid_t F64 = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
+  const hsize_t V = (hsize_t)nvg, C = (hsize_t)ncg, v0 = (hsize_t)voff, c0 = (hsize_t)coff;
+  const hsize_t mv = (hsize_t)nv, mc = (hsize_t)nc;
+  BlastCall(WriteBlock(f, "coordinates", F64, D, V, 3, v0, mv, F->coords));
+  BlastCall(WriteBlock(f, "topology", H5T_STD_I64LE, H5T_NATIVE_INT64, C, (hsize_t)v->ncv, c0, mc,
+                       F->topo));
+  BlastCall(WriteBlock(f, "density", F64, D, V, 0, v0, mv, F->rho));
+  BlastCall(WriteBlock(f, "velocity", F64, D, V, 3, v0, mv, F->vel));
+  BlastCall(WriteBlock(f, "specific_internal_energy", F64, D, V, 0, v0, mv, F->e));
+  BlastCall(WriteBlock(f, "pressure", F64, D, V, 0, v0, mv, F->p));
+  BlastCall(WriteBlock(f, "sound_speed", F64, D, V, 0, v0, mv, F->cs));
+  BlastCall(WriteBlock(f, "material", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->mat));
+  BlastCall(WriteBlock(f, "rank", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->rank));
+  BlastCall(WriteBlock(f, "zone", H5T_STD_I64LE, H5T_NATIVE_INT64, C, 0, c0, mc, F->zid));
+  BlastCall(AttrWrite(f, "time", F64, D, &t));
+  BlastCall(AttrInt(f, "step", step));
+  BlastCall(AttrInt(f, "dim", v->dim));
+  BlastCall(AttrInt(f, "order_kinematic", s->k));
+  BlastCall(AttrInt(f, "order_thermo", s->m));
+  BlastCall(AttrInt(f, "refine", v->refine));
+  BlastCall(AttrInt(f, "zones_global", s->nz_global));
+  BlastCall(AttrInt(f, "ranks", v->size));
+  BlastCall(AttrInt(f, "format_version", BLAST_VIZ_FORMAT));
+  BlastCall(AttrString(f, "problem", BlastProblemName(BlastHydroGetProblem(v->h)->id)));
+  BlastCallHDF5(H5Fclose(f));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Files (rank 0)
+
+static int MakeDirs(const char *dir) {
+  char buf[BLAST_PATH_MAX];
+  BlastCheck(strlen(dir) < sizeof buf, BLAST_ERR_IO, "output path too long: %s", dir);
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *q = buf + 1;; q++) {
+    const char ch = *q;
+    if (ch != '/' && ch != 0) continue;
+    *q = 0;
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+    *q = ch;
+    if (!ch) break;
+  }
+  struct stat st;
+  BlastCheck(stat(dir, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO, "%s is not a directory",
+             dir);
+  return 0;
+}
+
+static void DumpName(const BlastViz v, int number, char *path, size_t n) {
+  snprintf(path, n, "%s/viz_%06d.h5", v->dir, number);
+}
+
+// The number of a dump file name ("viz_000012.h5" -> 12), -1 for other names.
+static int DumpNumber(const char *name) {
+  int number = -1, len = 0;
+  if (sscanf(name, "viz_%9d.h5%n", &number, &len) != 1 || len != (int)strlen(name) || number < 0)
+    return -1;
+  char canon[32];
+  snprintf(canon, sizeof canon, "viz_%06d.h5", number);
+  return strcmp(canon, name) ? -1 : number;
+}
+
+static int AppendEntry(BlastViz v, const VizEntry *e) {
+  if (v->count == v->cap) {
+    v->cap = v->cap ? 2 * v->cap : 16;
+    BlastCall(BlastRealloc(v->cap, &v->entries));
+  }
+  v->entries[v->count++] = *e;
+  return 0;
+}
+
+// Read time, step and shapes of an existing dump; 0 if it is not a usable dump.
+static int ProbeDump(const char *path, int number, VizEntry *e) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+  }
+  long long step = -1, dim = 0;
+  double t = NAN;
+  hsize_t cdims[2] = {0, 0}, tdims[2] = {0, 0};
+  int ok = 1;
+  const char *anames[3] = {"time", "step", "dim"};
+  void *avals[3] = {&t, &step, &dim};
+  const hid_t atypes[3] = {H5T_NATIVE_DOUBLE, H5T_NATIVE_LLONG, H5T_NATIVE_LLONG};
+  for (int i = 0; i < 3 && ok; i++) {
+    hid_t a = H5Aopen(f, anames[i], H5P_DEFAULT);
+    ok = a >= 0 && H5Aread(a, atypes[i], avals[i]) >= 0;
+    if (a >= 0) H5Aclose(a);
+  }
+  const char *dnames[2] = {"coordinates", "topology"};
+  hsize_t *dd[2] = {cdims, tdims};
+  for (int i = 0; i < 2 && ok; i++) {
+    hid_t d = H5Dopen2(f, dnames[i], H5P_DEFAULT);
+    hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+    ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2 &&
+         H5Sget_simple_extent_dims(sp, dd[i], NULL) == 2;
+    if (sp >= 0) H5Sclose(sp);
+    if (d >= 0) H5Dclose(d);
+  }
+  H5Fclose(f);
+  H5Eclear2(H5E_DEFAULT);
+  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 || tdims[1] != (1u << dim)) return 0;
+  *e = (VizEntry){number, (int)step,           (int)dim,           (int)tdims[1],
+                  t,      (long long)cdims[0], (long long)tdims[0]};
+  return 1;
+}
+
+static int CompareInts(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+// Keep the dumps 0, 1, ... of dir (consecutive, readable, step <= `step`) as the start of
+// the time series; delete the others and stale temporary files.
+static int ScanDir(BlastViz v, int step) {
+  BlastCall(MakeDirs(v->dir));
+  DIR *d = opendir(v->dir);
+  BlastCheck(d, BLAST_ERR_IO, "cannot list %s: %s", v->dir, strerror(errno));
+  int *numbers = NULL, n = 0, cap = 0, ierr = 0;
+  for (struct dirent *de; (de = readdir(d)) && !ierr;) {
+    const size_t len = strlen(de->d_name);
+    if (!strncmp(de->d_name, ".viz_", 5) && len > 8 && !strcmp(de->d_name + len - 4, ".tmp")) {
+      char path[BLAST_PATH_MAX + 300];
+      snprintf(path, sizeof path, "%s/%s", v->dir, de->d_name);
+      remove(path);  // left by a crash during a write
+      continue;
+    }
+    const int number = DumpNumber(de->d_name);
+    if (number < 0) continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      ierr = BlastRealloc(cap, &numbers);
+    }
+    if (!ierr) numbers[n++] = number;
+  }
+  closedir(d);
+  if (ierr) {
+    BlastFree(&numbers);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
+  }
+  if (n) qsort(numbers, n, sizeof *numbers, CompareInts);
+  int keep = 1;
+  for (int i = 0; i < n && !ierr; i++) {
+    char path[BLAST_PATH_MAX + 32];
+    DumpName(v, numbers[i], path, sizeof path);
+    VizEntry e;
+    keep = keep && numbers[i] == i && ProbeDump(path, numbers[i], &e) && e.step <= step &&
+           (!v->count ||
+            (e.step >= v->entries[v->count - 1].step && e.t >= v->entries[v->count - 1].t));
+    if (keep)
+      ierr = AppendEntry(v, &e);
+    else if (remove(path) != 0)
+      ierr =
+          BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                          "cannot remove stale visualization dump %s: %s", path, strerror(errno));
+  }
+  BlastFree(&numbers);
+  return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
+}
+
+static void DataItem(FILE *fp, const char *file, const char *dset, long long rows, int cols,
+                     const char *type, int precision) {
+  if (cols)
+    fprintf(fp,
+            "          <DataItem Dimensions=\"%lld %d\" NumberType=\"%s\" Precision=\"%d\" "
+            "Format=\"HDF\">%s:/%s</DataItem>\n",
+            rows, cols, type, precision, file, dset);
+  else
+    fprintf(fp,
+            "          <DataItem Dimensions=\"%lld\" NumberType=\"%s\" Precision=\"%d\" "
+            "Format=\"HDF\">%s:/%s</DataItem>\n",
+            rows, type, precision, file, dset);
+}
+
+// Rewrite <dir>/blast.xdmf with every entry (temporary file, then rename).
+static int WriteXdmf(BlastViz v) {
+  char path[BLAST_PATH_MAX + 32], tmp[BLAST_PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/blast.xdmf", v->dir);
+  snprintf(tmp, sizeof tmp, "%s/.viz_blast.xdmf.tmp", v->dir);
+  FILE *fp = fopen(tmp, "w");
+  BlastCheck(fp, BLAST_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(fp,
+          "<?xml version=\"1.0\" ?>\n"
+          "<Xdmf Version=\"3.0\">\n"
+          "  <Domain>\n"
+          "    <Grid Name=\"blast_gpu\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  static const struct {
+    const char *name, *type;
+    int cell, vector;
+  } fields[] = {{"density", "Float", 0, 0},
+                {"velocity", "Float", 0, 1},
+                {"specific_internal_energy", "Float", 0, 0},
+                {"pressure", "Float", 0, 0},
+                {"sound_speed", "Float", 0, 0},
+                {"material", "Int", 1, 0},
+                {"rank", "Int", 1, 0},
+                {"zone", "Int", 1, 0}};
+  for (int i = 0; i < v->count; i++) {
+    const VizEntry *e = &v->entries[i];
+    char file[32];
+    snprintf(file, sizeof file, "viz_%06d.h5", e->number);
+    fprintf(fp, "      <Grid Name=\"step_%d\" GridType=\"Uniform\">\n", e->step);
+    fprintf(fp, "        <Time Value=\"%.17g\"/>\n", e->t);
+    if (e->dim == 1)  // XDMF has no segment type: 2-node polylines
+      fprintf(fp,
+              "        <Topology TopologyType=\"Polyline\" NodesPerElement=\"2\" "
+              "NumberOfElements=\"%lld\">\n",
+              e->ncell);
+    else
+      fprintf(fp, "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\">\n",
+              e->dim == 2 ? "Quadrilateral" : "Hexahedron", e->ncell);
+    DataItem(fp, file, "topology", e->ncell, e->ncv, "Int", 8);
+    fprintf(fp, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
+    DataItem(fp, file, "coordinates", e->nvert, 3, "Float", 8);
+    fprintf(fp, "        </Geometry>\n");
+    for (size_t k = 0; k < sizeof fields / sizeof *fields; k++) {
+      const int cell = fields[k].cell;
+      fprintf(fp, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n",
+              fields[k].name, fields[k].vector ? "Vector" : "Scalar", cell ? "Cell" : "Node");
+      const int prec = !strcmp(fields[k].type, "Float") || !strcmp(fields[k].name, "zone") ? 8 : 4;
+      DataItem(fp, file, fields[k].name, cell ? e->ncell : e->nvert, fields[k].vector ? 3 : 0,
+               fields[k].type, prec);
+      fprintf(fp, "        </Attribute>\n");
+    }
+    fprintf(fp, "      </Grid>\n");
+  }
+  fprintf(fp, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+  const int bad = ferror(fp);
+  if (fclose(fp) != 0 || bad) {
+    remove(tmp);
+    BlastError(BLAST_ERR_IO, "cannot write %s (disk full?)", tmp);
+  }
+  BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
+             strerror(errno));
+  return 0;
+}
+
+// Rank 0 after the dump's file is complete: publish it, record it, rewrite the XDMF.
+static int Publish(BlastViz v, const char *tmp, const char *path, const VizEntry *e) {
+  BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
+             strerror(errno));
+  if (v->count && v->entries[v->count - 1].number == e->number)
+    v->entries[v->count - 1] = *e;
+  else
+    BlastCall(AppendEntry(v, e));
+  BlastCall(WriteXdmf(v));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+
+// Tables, then rank 0 continues the dumps already in dir (a restart) and everyone learns them.
+static int Setup(BlastViz v) {
+  const MPI_Comm comm = v->comm;
+  int ierr = BuildTables(v, BlastHydroGetTables(v->h));
+  double t, dt;
+  int steps, attempts;
+  BlastHydroGetProgress(v->h, &t, &dt, &steps, &attempts);
+  if (!ierr && !v->rank) {
+    ierr = ScanDir(v, steps);
+    char path[BLAST_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/blast.xdmf", v->dir);
+    if (!ierr && v->count) ierr = WriteXdmf(v);
+    if (!ierr && !v->count && remove(path) != 0 && errno != ENOENT)
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO, "cannot remove %s: %s",
+                             path, strerror(errno));
+  }
+  BlastCallAgree(comm, 0, ierr);
+  BlastCallMPI(MPI_Bcast(&v->count, 1, MPI_INT, 0, comm));
+  if (v->rank && v->count) {
+    v->cap = v->count;
+    BlastCall(BlastMalloc(v->cap, &v->entries));
+  }
+  if (v->count)
+    BlastCallMPI(MPI_Bcast(v->entries, (int)(v->count * sizeof(VizEntry)), MPI_BYTE, 0, comm));
+  if (v->count) DumpName(v, v->entries[v->count - 1].number, v->last, sizeof v->last);
+  return 0;
+}
+
+int BlastVizCreate(MPI_Comm comm, BlastHydro h, const char *dir, int refine, BlastViz *viz) {
+  BlastCheck(viz && h && dir, BLAST_ERR_ARG, "NULL argument");
+  *viz = NULL;
+  BlastCheck(refine >= 1 && refine <= VIZ_MAX_REFINE, BLAST_ERR_ARG,
+             "visualization refinement %d out of range [1, %d]", refine, VIZ_MAX_REFINE);
+  BlastCheck(strlen(dir) + 1 < BLAST_PATH_MAX, BLAST_ERR_ARG, "visualization path too long: %s",
+             dir);
+  BlastHDF5Quiet();
+  const BlastSpace *s = BlastHydroGetSpace(h);
+  int rank, size;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastCallMPI(MPI_Comm_size(comm, &size));
+  struct BlastViz_private *v;
+  BlastCall(BlastCalloc(1, &v));
+  v->comm = comm;
+  v->rank = rank;
+  v->size = size;
+  v->h = h;
+  snprintf(v->dir, sizeof v->dir, "%s", dir);
+  v->dim = s->dim;
+  v->refine = refine;
+  v->np1 = refine + 1;
+  v->nvz = v->ncz = 1;
+  for (int g = 0; g < v->dim; g++) v->nvz *= v->np1, v->ncz *= refine;
+  v->ncv = 1 << v->dim;
+  v->h1_nd = s->h1_nd;
+  v->l2_nd = s->l2_nd;
+  const int ierr = Setup(v);
+  if (ierr) {
+    BlastVizDestroy(&v);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
+  }
+  *viz = v;
+  return 0;
+}
+int BlastVizWrite(BlastViz v, int step, double t) {
+  BlastCheck(v, BLAST_ERR_ARG, "NULL visualization object");
+  const BlastSpace *s = BlastHydroGetSpace(v->h);
+  const int64_t nv = (int64_t)s->nz * v->nvz, nc = (int64_t)s->nz * v->ncz;
+  int64_t voff = 0, coff = 0, nvg = 0, ncg = 0;
+  BlastCallMPI(MPI_Exscan(&nv, &voff, 1, MPI_INT64_T, MPI_SUM, v->comm));
+  BlastCallMPI(MPI_Exscan(&nc, &coff, 1, MPI_INT64_T, MPI_SUM, v->comm));
+  if (!v->rank) voff = coff = 0;  // MPI_Exscan leaves rank 0's result undefined
+  BlastCallMPI(MPI_Allreduce(&nv, &nvg, 1, MPI_INT64_T, MPI_SUM, v->comm));
+  BlastCallMPI(MPI_Allreduce(&nc, &ncg, 1, MPI_INT64_T, MPI_SUM, v->comm));
+
+  const int replace = v->count && v->entries[v->count - 1].step == step;
+  const int number = replace ? v->entries[v->count - 1].number : v->count;
+  char path[BLAST_PATH_MAX + 32], tmp[BLAST_PATH_MAX + 32];
+  DumpName(v, number, path, sizeof path);
+  snprintf(tmp, sizeof tmp, "%s/.viz_%06d.h5.tmp", v->dir, number);
+
+  VizFields F = {0};
+  const size_t mv = (size_t)nv + 1, mc = (size_t)nc + 1;
+  BlastCall(BlastMalloc(3 * mv, &F.coords));
+  BlastCall(BlastMalloc(3 * mv, &F.vel));
+  BlastCall(BlastMalloc(mv, &F.rho));
+  BlastCall(BlastMalloc(mv, &F.e));
+  BlastCall(BlastMalloc(mv, &F.p));
+  BlastCall(BlastMalloc(mv, &F.cs));
+  BlastCall(BlastMalloc(mc * v->ncv, &F.topo));
+  BlastCall(BlastMalloc(mc, &F.zid));
+  BlastCall(BlastMalloc(mc, &F.mat));
+  BlastCall(BlastMalloc(mc, &F.rank));
+  // Agreed before the collective file creation, so that no rank waits for a failed one.
+  int ierr = BlastAgree(v->comm, ComputeFields(v, voff, &F), 0);
+  if (!ierr)
+    ierr = BlastAgree(v->comm, WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg), 0);
+  BlastFree(&F.coords), BlastFree(&F.vel), BlastFree(&F.rho), BlastFree(&F.e);
+  BlastFree(&F.p), BlastFree(&F.cs), BlastFree(&F.topo), BlastFree(&F.zid);
+  BlastFree(&F.mat), BlastFree(&F.rank);
+  BlastCall(ierr);
+  // Every rank has closed the file: rank 0 publishes it and the time series.
+  const VizEntry e = {number, step, v->dim, v->ncv, t, (long long)nvg, (long long)ncg};
+  if (!v->rank) ierr = Publish(v, tmp, path, &e);
+  BlastCallAgree(v->comm, 0, ierr);
+  if (v->rank) {
+    if (replace)
+      v->entries[v->count - 1] = e;
+    else
+      BlastCall(AppendEntry(v, &e));
+  }
+  snprintf(v->last, sizeof v->last, "%s", path);
+  return 0;
+}
+
+int BlastVizCount(BlastViz viz) {
+  return viz ? viz->count : 0;
+}
+
+const char *BlastVizLastPath(BlastViz viz) {
+  return viz ? viz->last : "";
+}
+
+int BlastVizDestroy(BlastViz *viz) {
+  if (!viz || !*viz) return 0;
+  BlastViz v = *viz;
+  BlastFree(&v->B), BlastFree(&v->G), BlastFree(&v->L), BlastFree(&v->Bc);
+  BlastFree(&v->cellv), BlastFree(&v->entries);
+  BlastFree(viz);
+  return 0;
+}
