@@ -1,8 +1,13 @@
 // blast_gpu entry point: MPI/OpenMP start-up, command line, mesh, the run, reports, and
 // the error exit policy.
+#define _POSIX_C_SOURCE 200809L  // sigaction, open_memstream, readdir
+
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <mpi.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +19,16 @@
 #include "blast_cuda.h"
 #endif
 #include "blast_mpi.h"
+#include "checkpoint.h"
 #include "cli.h"
+#include "deck.h"
 #include "diagnostics.h"
 #include "energy.h"
 #include "hydro.h"
 #include "meshio.h"
 #include "outdir.h"
 #include "report.h"
+#include "viz.h"
 
 // What a run holds. Run() frees it on success; Finish() on the error paths, so that a
 // failed run also ends with every object freed (clean under LeakSanitizer and valgrind).
@@ -28,11 +36,16 @@ typedef struct {
   BlastMesh mesh;
   BlastHydro h;
   BlastEnergy meter;
+  BlastViz viz;
+  char *deck_text;  // the resolved deck, stored in checkpoints
 } RunState;
 
 // Free what an interrupted run holds (errors of the frees are not reported: the run's own
 // error has been printed already).
 static void RunStateFree(RunState *rs) {
+  BlastVizDestroy(&rs->viz);
+  free(rs->deck_text);
+  rs->deck_text = NULL;
   BlastEnergyDestroy(&rs->meter);
   BlastHydroDestroy(&rs->h);
   BlastMeshDestroy(&rs->mesh);
@@ -66,39 +79,252 @@ static int Finish(int ierr, RunState *rs) {
 }
 
 // Fault injection for testing failure handling (documented in docs/robustness.md):
-// BLAST_FAULT_INJECT="<rank>:setup" or "<rank>:step:<n>" makes that rank alone fail there.
+// BLAST_FAULT_INJECT="<rank>:setup" or "<rank>:step:<n>" makes that rank alone fail there;
+// "<rank>:nan:<n>[:<field>]" or "<rank>:inf:<n>[:<field>]" (n >= 2) makes step n of that
+// rank produce a NaN or Inf in one entry of <field> (energy, the default, or position_x,
+// ..., velocity_z), which the solver's check must report. A value not of these forms is
+// an error on every rank.
+enum { kFaultError = 0, kFaultValue = 1 };
 typedef struct {
-  int rank, step;  // step -1: at setup
+  int rank, step;      // step -1: at setup
+  int kind;            // kFaultError: an error on that rank; kFaultValue: a non-finite value
+  int quantity, comp;  // kFaultValue: BlastHydroPoisonForTest's arguments
+  double value;
 } FaultPlan;
 
+static const char *g_fault_invalid = NULL;  // the BLAST_FAULT_INJECT text not understood
+
 static FaultPlan ParseFault(void) {
-  FaultPlan f = {-1, -1};
+  FaultPlan f = {-1, -1, kFaultError, 0, 0, 0.0};
   const char *env = getenv("BLAST_FAULT_INJECT");
   if (!env) return f;
-  int r, n;
-  if (sscanf(env, "%d:step:%d", &r, &n) == 2)
+  static const char *const kFields[] = {"energy",     "position_x", "position_y", "position_z",
+                                        "velocity_x", "velocity_y", "velocity_z"};
+  char kind[8] = "", field[16] = "energy";
+  int r, n, end = -1, end2 = -1;
+  if (sscanf(env, "%d:step:%d%n", &r, &n, &end) == 2 && env[end] == '\0') {
     f.rank = r, f.step = n;
-  else if (sscanf(env, "%d:setup", &r) == 1)
+    return f;
+  }
+  if (sscanf(env, "%d:setup%n", &r, &end) == 1 && end > 0 && env[end] == '\0') {
     f.rank = r;
+    return f;
+  }
+  if (sscanf(env, "%d:%3[a-z]:%d%n:%15[a-z_]%n", &r, kind, &n, &end, field, &end2) >= 3 &&
+      (!strcmp(kind, "nan") || !strcmp(kind, "inf")) && n >= 2 &&
+      (env[end] == '\0' || (end2 > 0 && env[end2] == '\0'))) {
+    for (int i = 0; i < 7; i++) {
+      if (strcmp(field, kFields[i])) continue;
+      f.rank = r, f.step = n, f.kind = kFaultValue;
+      f.quantity = i == 0 ? 2 : i <= 3 ? 0 : 1;
+      f.comp = i == 0 ? 0 : (i - 1) % 3;
+      f.value = kind[0] == 'n' ? NAN : HUGE_VAL;
+      return f;
+    }
+  }
+  // Not understood: every rank fails "at setup" with the explanation (InjectFault).
+  g_fault_invalid = env;
+  MPI_Comm_rank(MPI_COMM_WORLD, &f.rank);
   return f;
 }
 
 static int InjectFault(const char *where) {
+  // The environment may differ between ranks: abort rather than wait for the others.
+  BlastCheck(!g_fault_invalid, BLAST_ERR_INPUT,
+             "BLAST_FAULT_INJECT=\"%s\" is not understood: use <rank>:setup, <rank>:step:<n>, or "
+             "<rank>:nan:<n>[:<field>] / <rank>:inf:<n>[:<field>] with n >= 2 and field one of "
+             "energy, position_x, position_y, position_z, velocity_x, velocity_y, velocity_z "
+             "(docs/robustness.md)",
+             g_fault_invalid);
   BlastError(BLAST_ERR_INTERNAL, "injected fault (BLAST_FAULT_INJECT) during %s on this rank only",
              where);
 }
+
+// The fault planned for an accepted step of this rank, if any: an error now, or a
+// non-finite value written by the next step (so that step n reports it).
+static int InjectStepFault(const FaultPlan *f, int rank, BlastHydro h, const BlastStepInfo *info) {
+  if (f->rank != rank || info->rejected) return 0;
+  if (f->kind == kFaultError && f->step == info->step) BlastCall(InjectFault("a time step"));
+  if (f->kind == kFaultValue && f->step == info->step + 1)
+    BlastCall(BlastHydroPoisonForTest(h, f->quantity, f->comp, f->value));
+  return 0;
+}
+
+// Signals: SIGTERM and SIGUSR1 (what batch systems send ahead of the time limit) ask for
+// a checkpoint and a clean stop after the current step; the handler only sets a flag.
+static volatile sig_atomic_t g_signal = 0;
+static void OnSignal(int sig) { g_signal = sig; }
+
+static int InstallSignals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  BlastCheck(sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGUSR1, &sa, NULL) == 0,
+             BLAST_ERR_INTERNAL, "cannot install the SIGTERM/SIGUSR1 handlers: %s",
+             strerror(errno));
+  return 0;
+}
+
+static const char *SignalName(int sig) {
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
+}
+
+// Checkpoint bookkeeping of a run.
+typedef struct {
+  int on;              // some checkpoint trigger is set (steps, wall_interval, at_end)
+  int count;           // written by this run
+  int last_step;       // accepted steps of the newest one (-1: none written by this run)
+  double seconds;      // wall time spent writing
+  double wall_last;    // MPI_Wtime of the newest one (or of the start of the run)
+  char path[BLAST_PATH_MAX + 32];
+} Checkpoints;
 
 typedef struct {
   BlastProgress *progress;
   FaultPlan fault;
   int rank;
+  MPI_Comm comm;
+  const BlastConfig *cfg;
+  BlastHydro h;
+  BlastViz viz;
+  double viz_next_t;  // the next multiple of viz_dt to dump at
+  Checkpoints *chk;
+  int chk_due;   // this accepted step asked for a checkpoint (and stopped BlastHydroRun)
+  int signal;    // the signal that stops the run (0: none)
+  int last;      // the step was the run's last
 } StepHook;
+
+// The first multiple of viz_dt above t (t itself excluded).
+static double NextVizTime(double t, double viz_dt) {
+  double n = floor(t / viz_dt) + 1.0;
+  while (n * viz_dt <= t) n += 1.0;
+  return n * viz_dt;
+}
 
 static int OnStep(void *user, const BlastStepInfo *info) {
   StepHook *hook = user;
-  if (hook->fault.rank == hook->rank && hook->fault.step == info->step && !info->rejected)
-    BlastCall(InjectFault("a time step"));
-  return BlastReportStep(hook->progress, info);
+  const BlastConfig *cfg = hook->cfg;
+  BlastCall(InjectStepFault(&hook->fault, hook->rank, hook->h, info));
+  BlastCall(BlastReportStep(hook->progress, info));
+  if (info->rejected) return 0;
+  hook->last = info->last;
+  // Visualization (t and step are the same on every rank: the decision is collective).
+  if (hook->viz) {
+    int due = info->last;
+    if (cfg->viz_steps > 0 && info->step % cfg->viz_steps == 0) due = 1;
+    if (cfg->viz_dt > 0 && info->t >= hook->viz_next_t) {
+      due = 1;
+      hook->viz_next_t = NextVizTime(info->t, cfg->viz_dt);
+    }
+    if (due) BlastCall(BlastVizWrite(hook->viz, info->step, info->t));
+  }
+  // Checkpoint triggers. Signals and wall time differ between ranks: one reduction makes
+  // the decision the same everywhere.
+  int local[2] = {(int)g_signal, 0}, any[2];
+  if (cfg->checkpoint_wall_interval > 0 &&
+      MPI_Wtime() - hook->chk->wall_last >= cfg->checkpoint_wall_interval)
+    local[1] = 1;
+  BlastCallMPI(MPI_Allreduce(local, any, 2, MPI_INT, MPI_MAX, hook->comm));
+  int due = any[1] || (cfg->checkpoint_steps > 0 && info->step % cfg->checkpoint_steps == 0);
+  if (any[0]) hook->signal = any[0], due = 1;
+  if (due) {
+    hook->chk_due = 1;
+    BlastHydroRequestStop(hook->h);
+  }
+  return 0;
+}
+
+// Write a checkpoint of h's current state into [checkpoint] dir (keeping the newest
+// [checkpoint] keep) and say so on rank 0.
+static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, Checkpoints *chk,
+                           const char *why) {
+  int rank, steps;
+  double t;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastHydroGetProgress(rs->h, &t, NULL, &steps, NULL);
+  BlastBalanceInfo b;
+  BlastHydroGetBalance(rs->h, &b);
+  const double t0 = MPI_Wtime();
+  BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, b.active ? b.gpu_fraction : 1.0,
+                                 cfg->checkpoint_dir, cfg->checkpoint_keep, rs->deck_text,
+                                 BLAST_VERSION " (" BLAST_GIT ")", chk->path, sizeof chk->path));
+  const double dt = MPI_Wtime() - t0;
+  chk->seconds += dt;
+  chk->count++;
+  chk->last_step = steps;
+  chk->wall_last = MPI_Wtime();
+  if (!rank) {
+    struct stat st;
+    const double mb = stat(chk->path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
+    printf("  checkpoint (%s) at step %d, t = %.9g: %s (%.1f MB in %.3f s, %.0f MB/s)\n", why, steps,
+           t, chk->path, mb, dt, dt > 0 ? mb / dt : 0.0);
+    fflush(stdout);
+  }
+  return 0;
+}
+
+// The time loop: BlastHydroRun, stopped by OnStep whenever a checkpoint is due, which is
+// written here (after the step is complete), then continued unless a signal stopped it.
+static int TimeLoop(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, StepHook *hook) {
+  for (;;) {
+    hook->chk_due = 0;
+    BlastCall(BlastHydroRun(rs->h, OnStep, hook));
+    if (!hook->chk_due) break;  // the run reached its end
+    BlastCall(WriteCheckpoint(comm, rs, cfg, hook->chk,
+                              hook->signal ? SignalName(hook->signal) : "periodic"));
+    if (hook->signal || hook->last) break;
+  }
+  int steps;
+  BlastHydroGetProgress(rs->h, NULL, NULL, &steps, NULL);
+  if (!hook->signal && cfg->checkpoint_at_end && hook->chk->last_step != steps)
+    BlastCall(WriteCheckpoint(comm, rs, cfg, hook->chk, "end of run"));
+  return 0;
+}
+
+// Checkpoints left in `dir` by an earlier run: the file names chk_<step>.h5 (as written by
+// BlastCheckpointWrite). `after` >= 0: count only those of later steps; `remove_them`:
+// delete them. Rank 0 looks; the outcome is shared.
+static int OldCheckpoints(MPI_Comm comm, const char *dir, int after, int remove_them, int *count) {
+  int rank;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  int res[2] = {0, 0};  // count, errno of a failed removal
+  if (!rank) {
+    DIR *d = opendir(dir);
+    for (struct dirent *de; d && (de = readdir(d));) {
+      int step;
+      char tail[8] = "";
+      if (sscanf(de->d_name, "chk_%d.%7s", &step, tail) != 2 || strcmp(tail, "h5")) continue;
+      if (after >= 0 && step <= after) continue;
+      res[0]++;
+      if (remove_them) {
+        char path[BLAST_PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (remove(path) != 0 && !res[1]) res[1] = errno;
+      }
+    }
+    if (d) closedir(d);
+  }
+  BlastCallMPI(MPI_Bcast(res, 2, MPI_INT, 0, comm));
+  if (res[1]) {
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                    "cannot remove the earlier checkpoints in %s: %s", dir, strerror(res[1]));
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_IO;
+  }
+  *count = res[0];
+  return 0;
+}
+
+// The resolved deck as text (stored in checkpoints).
+static int DeckText(const BlastConfig *cfg, char **text) {
+  size_t len = 0;
+  FILE *f = open_memstream(text, &len);
+  BlastCheck(f, BLAST_ERR_MEM, "open_memstream failed: %s", strerror(errno));
+  const int ierr = BlastDeckWrite(cfg, f);
+  fclose(f);
+  BlastCall(ierr);
+  return 0;
 }
 
 // The backend table for this rank: CUDA when built with it, asked for (or auto) and a
@@ -163,6 +389,19 @@ static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
   return 0;
 }
 
+// Write the checkpoint of the last good state after a numerical failure that every rank
+// saw (the hydro object then holds the last accepted state), keeping the failure's error.
+static void CheckpointAfterFailure(MPI_Comm comm, RunState *rs, const BlastConfig *cfg,
+                                   Checkpoints *chk, int rank) {
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+  if (WriteCheckpoint(comm, rs, cfg, chk, "last good state before the failure")) {
+    if (!rank) fprintf(stderr, "blast_gpu: the final checkpoint failed too: %s\n", BlastErrorMessage());
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC, "%s", msg);
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+  }
+}
+
 static int Run(int argc, char **argv, RunState *rs) {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank;
@@ -172,8 +411,23 @@ static int Run(int argc, char **argv, RunState *rs) {
   memset(&cfg, 0, sizeof cfg);
   BlastCall(BlastCliParse(comm, argc, argv, &cfg, &action));
   if (action == BLAST_CLI_EXIT) return 0;
-  // Before the expensive setup: an unusable output directory costs seconds, not a run.
-  BlastCall(BlastOutdirCheck(comm, cfg.output_dir, cfg.output_overwrite));
+  const int restart = cfg.checkpoint_restart[0] != 0;
+  // Before the expensive setup: an unusable output directory costs seconds, not a run. A
+  // restart continues the run whose results are in the directory.
+  const int replace = cfg.output_overwrite || restart;
+  BlastCall(BlastOutdirCheck(comm, cfg.output_dir, replace));
+  int old_chk = 0;
+  BlastCall(OldCheckpoints(comm, cfg.checkpoint_dir, -1, 0, &old_chk));
+  if (old_chk && !replace) {
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                    "%s holds %d checkpoint(s) of an earlier run: continue it with --restart "
+                    "%s/chk_<step>.h5, or set [output] overwrite = true to start afresh (removes "
+                    "them), or choose another [checkpoint] dir",
+                    cfg.checkpoint_dir, old_chk, cfg.checkpoint_dir);
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_INPUT;
+  }
+  BlastCall(InstallSignals());
   const double wall0 = MPI_Wtime();
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
 
@@ -187,11 +441,30 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastHydro h = rs->h;
   const FaultPlan fault = ParseFault();
   if (fault.rank == rank && fault.step < 0) BlastCall(InjectFault("setup"));
+  BlastCall(DeckText(&cfg, &rs->deck_text));
+  // A bad checkpoint is bad input: refused before anything is written.
+  int restart_steps = 0;
+  double read_seconds = 0.0;
+  if (restart) {
+    const double t0 = MPI_Wtime();
+    BlastCall(BlastCheckpointRead(comm, h, &cfg, cfg.checkpoint_restart));
+    read_seconds = MPI_Wtime() - t0;
+    BlastHydroGetProgress(h, NULL, NULL, &restart_steps, NULL);
+  }
   // Output directory only once the input is known to be good: bad input writes nothing.
   int replaced = 0;
-  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, cfg.output_overwrite, &replaced));
-  if (!rank && replaced)
+  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, replace, &replaced));
+  if (!rank && replaced && !restart)
     printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg.output_dir);
+  // Checkpoints of an earlier run (fresh start with overwrite), or of steps beyond the one
+  // a restart continues from (they belong to a run that is being redone).
+  if (old_chk) {
+    int removed = 0;
+    BlastCall(OldCheckpoints(comm, cfg.checkpoint_dir, restart ? restart_steps : -1, 1, &removed));
+    if (!rank && removed)
+      printf("  (removed %d checkpoint(s) %s in %s)\n", removed,
+             restart ? "of later steps than the restart" : "of the earlier run", cfg.checkpoint_dir);
+  }
 
   BlastHydroShape shape = BlastHydroGetShape(h);
   double dt0, energy0, e_norm0;
@@ -207,20 +480,54 @@ static int Run(int argc, char **argv, RunState *rs) {
              all / 1073741824.0, all / 1024.0 / (double)shape.zones);
   }
 #endif
+  double t_start;
+  BlastHydroGetProgress(h, &t_start, NULL, NULL, NULL);
+  if (!rank && restart) {
+    struct stat st;
+    const double mb = stat(cfg.checkpoint_restart, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
+    printf("  restarted from %s: step %d, t = %.9g (%.1f MB read and checked in %.3f s, %.0f MB/s)\n\n",
+           cfg.checkpoint_restart, restart_steps, t_start, mb, read_seconds,
+           read_seconds > 0 ? mb / read_seconds : 0.0);
+  }
+  // Visualization: a dump of the initial (or restarted) state, then as the deck says.
+  char viz_dir[BLAST_PATH_MAX + 8] = "", viz_series[BLAST_PATH_MAX + 32] = "";
+  if (cfg.viz_refine > 0 && (cfg.viz_steps > 0 || cfg.viz_dt > 0)) {
+    snprintf(viz_dir, sizeof viz_dir, "%s/viz", cfg.output_dir);
+    snprintf(viz_series, sizeof viz_series, "%s/blast.xdmf", viz_dir);
+    BlastCall(BlastVizCreate(comm, h, viz_dir, cfg.viz_refine, &rs->viz));
+    BlastCall(BlastVizWrite(rs->viz, restart_steps, t_start));
+  }
   const double setup = MPI_Wtime() - wall0;
 
+  Checkpoints chk = {0};
+  chk.on = cfg.checkpoint_steps > 0 || cfg.checkpoint_wall_interval > 0 || cfg.checkpoint_at_end;
+  chk.last_step = -1;
+  chk.wall_last = MPI_Wtime();
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
-  StepHook hook = {&progress, fault, rank};
+  StepHook hook = {&progress, fault, rank, comm, &cfg, h, rs->viz,
+                   cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt) : 0.0, &chk, 0, 0, 0};
   // Energy of the time steps: GPUs (NVML) when this rank runs on one, CPUs (RAPL) always.
   BlastEnergyReport energy;
   BlastCall(BlastEnergyStart(comm, strcmp(ops->name, "cpu") != 0, NULL, &rs->meter));
-  BlastCall(BlastHydroRun(h, OnStep, &hook));
+  const int ierr = TimeLoop(comm, rs, &cfg, &hook);
+  if (ierr == BLAST_ERR_NUMERIC && BlastErrorCollective() == BLAST_COLLECTIVE_SAME && chk.on)
+    CheckpointAfterFailure(comm, rs, &cfg, &chk, rank);
+  BlastCall(ierr);
   BlastCall(BlastEnergyStop(rs->meter, &energy));
   BlastCall(BlastEnergyDestroy(&rs->meter));
 
   BlastRunSummary sum;
   BlastCall(BlastReportCollect(comm, h, MPI_Wtime() - wall0, setup, ops->name, &sum));
   sum.dt0 = dt0, sum.e_norm0 = e_norm0, sum.hw_energy = energy;
+  sum.completed = !hook.signal;
+  sum.stopped_by = hook.signal ? SignalName(hook.signal) : "";
+  sum.restart_from = cfg.checkpoint_restart;
+  sum.restart_steps = restart_steps;
+  sum.checkpoint = chk.count ? chk.path : "";
+  sum.checkpoints = chk.count;
+  sum.checkpoint_seconds = chk.seconds;
+  sum.viz = rs->viz ? viz_series : "";
+  sum.viz_dumps = rs->viz ? BlastVizCount(rs->viz) : 0;
   if (cfg.exact_error) BlastCall(BlastDiagnosticsExactErrors(h, &sum.sedov_density_l2,
                                                               &sum.vel_err_linf, &sum.vel_err_l1,
                                                               &sum.vel_err_l2));
@@ -228,7 +535,13 @@ static int Run(int argc, char **argv, RunState *rs) {
     BlastReportSummary(stdout, &sum);
     BlastCall(BlastReportWriteJson(cfg.output_dir, &cfg, &sum));
     printf("\n  summary written to %s/summary.json\n", cfg.output_dir);
+    if (hook.signal)
+      printf("  stopped by %s: continue with\n    blast_gpu %s --restart %s\n",
+             SignalName(hook.signal), cfg.deck_path, chk.path);
   }
+  BlastCall(BlastVizDestroy(&rs->viz));
+  free(rs->deck_text);
+  rs->deck_text = NULL;
   BlastCall(BlastHydroDestroy(&rs->h));
   BlastCall(BlastMeshDestroy(&rs->mesh));
   return 0;
@@ -242,6 +555,6 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   BlastErrorSetRank(rank);
-  RunState rs = {NULL, NULL, NULL};
+  RunState rs = {NULL, NULL, NULL, NULL, NULL};
   return Finish(Run(argc, argv, &rs), &rs);
 }

@@ -162,6 +162,16 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   fprintf(out, "\n== Summary ==\n");
   fprintf(out, "  steps %d (attempts %d, repeated %d), t = %.6g, dt = %.6f\n", s->steps, s->attempts,
           s->rejected, s->t, s->dt);
+  if (!s->completed)
+    fprintf(out, "  STOPPED EARLY by %s at t = %.9g (t_final not reached)\n",
+            s->stopped_by && s->stopped_by[0] ? s->stopped_by : "request", s->t);
+  if (s->restart_from && s->restart_from[0])
+    fprintf(out, "  continued from %s (after step %d)\n", s->restart_from, s->restart_steps);
+  if (s->checkpoint && s->checkpoint[0])
+    fprintf(out, "  checkpoints: %d written (%.3f s), newest %s\n", s->checkpoints,
+            s->checkpoint_seconds, s->checkpoint);
+  if (s->viz && s->viz[0])
+    fprintf(out, "  visualization: %d dumps in %s\n", s->viz_dumps, s->viz);
   fprintf(out, "  |e| = %.10e\n", s->e_norm);
   fprintf(out, "  energy: internal %.10e, kinetic %.10e, total %.10e\n", s->ie, s->ke, s->energy);
   fprintf(out, "  energy change: %.3e (relative %.3e) from %.10e\n", s->energy - s->energy0,
@@ -288,6 +298,17 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   fprintf(f, "  \"deck\": \"%s\",\n", cfg->deck_path);
   fprintf(f, "  \"dim\": %d,\n  \"order_kinematic\": %d,\n  \"order_thermo\": %d,\n", s->shape.dim,
           s->shape.k, s->shape.m);
+  fprintf(f, "  \"completed\": %s,\n  \"stopped_by\": ", s->completed ? "true" : "false");
+  JsonString(f, s->stopped_by ? s->stopped_by : "");
+  fprintf(f, ",\n  \"restart_from\": ");
+  JsonString(f, s->restart_from ? s->restart_from : "");
+  fprintf(f, ",\n  \"restart_steps\": %d,\n  \"checkpoint\": ", s->restart_steps);
+  JsonString(f, s->checkpoint ? s->checkpoint : "");
+  fprintf(f, ",\n  \"checkpoints_written\": %d,\n", s->checkpoints);
+  JsonNumber(f, "checkpoint_seconds", s->checkpoint_seconds, 1);
+  fprintf(f, "  \"viz\": ");
+  JsonString(f, s->viz ? s->viz : "");
+  fprintf(f, ",\n  \"viz_dumps\": %d,\n", s->viz_dumps);
   fprintf(f, "  \"steps\": %d,\n  \"step_attempts\": %d,\n  \"steps_repeated\": %d,\n", s->steps,
           s->attempts, s->rejected);
   JsonNumber(f, "t", s->t, 1);

@@ -34,6 +34,16 @@ typedef struct {
   int converged_period_max;  ///< -1 if some rank has not converged
   // energy the hardware used during the time steps (set by main after BlastReportCollect)
   BlastEnergyReport hw_energy;
+  // how the run went (set by main): reached t_final / max_steps, or stopped early
+  int completed;            ///< 1: ran to its end; 0: stopped (signal) before it
+  const char *stopped_by;   ///< "" or the signal's name ("SIGTERM", "SIGUSR1")
+  const char *restart_from; ///< "" or the checkpoint this run continued from
+  int restart_steps;        ///< accepted steps done before the restart (0 without one)
+  const char *checkpoint;   ///< "" or the newest checkpoint this run wrote
+  int checkpoints;          ///< checkpoints written by this run
+  double checkpoint_seconds;///< wall time spent writing them
+  const char *viz;          ///< "" or the XDMF time series of the dumps
+  int viz_dumps;            ///< dumps in that series
 } BlastRunSummary;
 
 /// State of the progress reporter (rank 0 prints).

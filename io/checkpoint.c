@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,17 @@ static int WriteDeck(hid_t f, int rank, const char *text) {
   return 0;
 }
 
+// Test hook (docs/robustness.md): BLAST_TEST_KILL_IN_CHECKPOINT=<steps> kills this
+// process with SIGKILL in the middle of writing the checkpoint of that step (the file is
+// open, /x written, the rest not), as a node failure would.
+static void KillForTest(int steps) {
+  const char *env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
+  if (env && atoi(env) == steps) {
+    fflush(stdout);
+    raise(SIGKILL);
+  }
+}
+
 int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, int steps,
                          double gpu_fraction, const char *dir, int keep, const char *deck_text,
                          const char *build, char *path, size_t npath) {
@@ -317,6 +329,7 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
         buf[(size_t)c * L.nown + i] = fields[k][(size_t)c * L.nl + i];
     BlastCall(WriteField(comm, f, names[k], (hsize_t)L.dim, (hsize_t)L.h1_global,
                          (size_t)L.dim * L.nown, hc, buf));
+    if (k == 0) KillForTest(steps);
   }
   BlastCall(
       WriteField(comm, f, "e", (hsize_t)L.zones_global, (hsize_t)L.ne, (size_t)L.nz * L.ne, zc, e));

@@ -1037,6 +1037,8 @@ static const struct {
     {"--help", "-h", "print this help (options and every deck key) and exit"},
     {"--version", NULL, "print the version and exit"},
     {"--print-deck", NULL, "print the resolved deck (deck and overrides) as INI and exit"},
+    {"--restart", NULL, "PATH: continue the run from the checkpoint file PATH (the same as the "
+                        "override checkpoint.restart=PATH)"},
 };
 
 int BlastDeckParseArgs(int argc, char **argv, BlastDeckArgs *args) {
@@ -1056,6 +1058,18 @@ int BlastDeckParseArgs(int argc, char **argv, BlastDeckArgs *args) {
         args->version = 1;
       } else if (!strcmp(a, "--print-deck")) {
         args->print_deck = 1;
+      } else if (!strcmp(a, "--restart") || !strncmp(a, "--restart=", 10)) {
+        const char *path = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+        BlastCheck(path && path[0], BLAST_ERR_INPUT,
+                   "command line argument %d: --restart needs a checkpoint file (--restart PATH)",
+                   i);
+        BlastCheck(!args->restart, BLAST_ERR_INPUT,
+                   "command line argument %d: --restart is given twice", i);
+        const size_t n = strlen(path) + sizeof "checkpoint.restart=";
+        BlastCall(BlastMalloc(n, &args->restart));
+        snprintf(args->restart, n, "checkpoint.restart=%s", path);
+        args->overrides[args->noverrides] = args->restart;
+        args->argnos[args->noverrides++] = i;
       } else {
         Suggestion sg;
         SuggestInit(&sg, a);
@@ -1086,6 +1100,7 @@ void BlastDeckArgsFree(BlastDeckArgs *args) {
   if (!args) return;
   BlastFree(&args->overrides);
   BlastFree(&args->argnos);
+  BlastFree(&args->restart);
   args->noverrides = 0;
 }
 
@@ -1240,7 +1255,7 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
     char src[96];
     Excerpt(cfg->deck_path, strnlen(cfg->deck_path, sizeof cfg->deck_path), src, sizeof src);
     fprintf(out, "; blast_gpu deck, resolved from %s\n", src[0] ? src : "(no file)");
-    fprintf(out, "; every key is listed; '; default' marks the built-in defaults\n");
+    fprintf(out, "; every key is listed; '; default' marks the built-in defaults (where it fits)\n");
   }
   for (int i = 0; i < s->nsections; i++) {
     if (out) fprintf(out, "\n[%s]\n", s->sections[i]);
@@ -1260,7 +1275,12 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
       }
       BlastCheck(Writable(K, value), BLAST_ERR_ARG,
                  "[%s] %s = '%.60s' cannot be written as a deck line", K->section, K->key, value);
-      if (out) fprintf(out, "%s = %s%s\n", K->key, value, IsDefault(K, cfg) ? "  ; default" : "");
+      // The marker is a comment: left out where it would make the line too long to be
+      // read back (a derived default such as [checkpoint] dir can fill the line).
+      static const char kMarker[] = "  ; default";
+      const int mark = IsDefault(K, cfg) &&
+                       strlen(K->key) + 3 + strlen(value) + sizeof kMarker - 1 <= (size_t)kMaxEchoLine;
+      if (out) fprintf(out, "%s = %s%s\n", K->key, value, mark ? kMarker : "");
     }
   }
   return 0;

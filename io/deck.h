@@ -145,6 +145,7 @@ typedef struct {
   int noverrides;
   char **overrides;  ///< the overrides (pointers into argv)
   int *argnos;       ///< their positions in argv
+  char *restart;     ///< "checkpoint.restart=PATH" made from --restart PATH (one of overrides)
 } BlastDeckArgs;
 
 /// Split argv (options may appear anywhere; `--` ends them). Errors: BLAST_ERR_INPUT for

@@ -132,6 +132,25 @@ static int ResolveOutputDir(BlastConfig *cfg, const BlastDeckResolveInfo *info) 
   return 0;
 }
 
+// Default checkpoint directory: <output dir>/checkpoints ([output] dir is resolved first:
+// it comes earlier in the table).
+static int ResolveCheckpointDir(BlastConfig *cfg, const BlastDeckResolveInfo *info) {
+  if (cfg->checkpoint_dir[0]) return 0;
+  const int n = snprintf(cfg->checkpoint_dir, sizeof cfg->checkpoint_dir, "%s/checkpoints",
+                         cfg->output_dir);
+  BlastCheck(n > 0 && (size_t)n < sizeof cfg->checkpoint_dir, BLAST_ERR_INPUT,
+             "%s: default [checkpoint] dir: '%s/checkpoints' is too long", info->where,
+             cfg->output_dir);
+  return 0;
+}
+
+// viz_refine = -1 means the kinematic order k.
+static int ResolveVizRefine(BlastConfig *cfg, const BlastDeckResolveInfo *info) {
+  (void)info;
+  if (cfg->viz_refine == -1) cfg->viz_refine = cfg->order_kinematic;
+  return 0;
+}
+
 // ---------------------------------------------------------------------------------------
 // The table
 
@@ -432,6 +451,84 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(exact_error),
      .def = "false",
      .help = "compute the error against the exact solution at the end"},
+    {.section = "output",
+     .key = "viz_steps",
+     .type = BLAST_DECK_INT,
+     .offset = F(viz_steps),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN,
+     .min = 0,
+     .help = "visualization dump (XDMF + HDF5 in <dir>/viz) every N accepted steps, and at the "
+             "start and the end (0: not by steps)"},
+    {.section = "output",
+     .key = "viz_dt",
+     .type = BLAST_DECK_REAL,
+     .offset = F(viz_dt),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN,
+     .min = 0,
+     .help = "visualization dump each time t passes a multiple of viz_dt, and at the start and "
+             "the end (0: not by time)"},
+    {.section = "output",
+     .key = "viz_refine",
+     .type = BLAST_DECK_INT,
+     .offset = F(viz_refine),
+     .def = "-1",
+     .bounds = BLAST_DECK_MIN | BLAST_DECK_MAX,
+     .min = 0,
+     .max = 64,
+     .has_special = 1,
+     .special = -1,
+     .special_help = "order_kinematic",
+     .resolve = ResolveVizRefine,
+     .help = "linear sub-cells per direction of each zone in the dumps (0: no dumps)"},
+    // [checkpoint]
+    {.section = "checkpoint",
+     .key = "dir",
+     .type = BLAST_DECK_STRING,
+     .offset = F(checkpoint_dir),
+     .size = STR_SIZE(checkpoint_dir),
+     .def_help = "<[output] dir>/checkpoints",
+     .resolve = ResolveCheckpointDir,
+     .help = "checkpoint directory (files chk_<step>.h5), relative to the current directory"},
+    {.section = "checkpoint",
+     .key = "steps",
+     .type = BLAST_DECK_INT,
+     .offset = F(checkpoint_steps),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN,
+     .min = 0,
+     .help = "write a checkpoint every N accepted steps (0: not by steps)"},
+    {.section = "checkpoint",
+     .key = "wall_interval",
+     .type = BLAST_DECK_REAL,
+     .offset = F(checkpoint_wall_interval),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN,
+     .min = 0,
+     .help = "write a checkpoint when this many seconds of wall time have passed since the last "
+             "one (0: not by time)"},
+    {.section = "checkpoint",
+     .key = "keep",
+     .type = BLAST_DECK_INT,
+     .offset = F(checkpoint_keep),
+     .def = "2",
+     .bounds = BLAST_DECK_MIN,
+     .min = 1,
+     .help = "checkpoints kept in dir (older ones are removed after each write)"},
+    {.section = "checkpoint",
+     .key = "at_end",
+     .type = BLAST_DECK_BOOL,
+     .offset = F(checkpoint_at_end),
+     .def = "true",
+     .help = "write a checkpoint when the run ends: at t_final, at max_steps, on SIGTERM or "
+             "SIGUSR1, and of the last good state when a numerical failure stops the run"},
+    {.section = "checkpoint",
+     .key = "restart",
+     .type = BLAST_DECK_STRING,
+     .offset = F(checkpoint_restart),
+     .size = STR_SIZE(checkpoint_restart),
+     .help = "continue the run from this checkpoint file (same as --restart PATH)"},
 };
 
 #undef F

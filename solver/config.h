@@ -89,6 +89,16 @@ typedef struct {
   int output_overwrite;  ///< replace an earlier run's results in output_dir (else refuse)
   int print_every;
   int exact_error;  ///< compute errors against the exact solution at the end
+  int viz_steps;    ///< visualization dump every N accepted steps (0 = off)
+  double viz_dt;    ///< visualization dump every viz_dt of simulated time (0 = off)
+  int viz_refine;   ///< sub-cells per direction and zone (0 = no dumps)
+  // [checkpoint]
+  char checkpoint_dir[BLAST_PATH_MAX];  ///< resolved ("" never: <output_dir>/checkpoints)
+  int checkpoint_steps;                 ///< every N accepted steps (0 = off)
+  double checkpoint_wall_interval;      ///< every so many seconds of wall time (0 = off)
+  int checkpoint_keep;                  ///< checkpoints kept in checkpoint_dir
+  int checkpoint_at_end;                ///< write one when the run ends (also on a fault)
+  char checkpoint_restart[BLAST_PATH_MAX];  ///< checkpoint to continue from ("" = none)
   // bookkeeping
   char deck_path[BLAST_PATH_MAX];  ///< the deck as given ("" = none)
 } BlastConfig;

@@ -52,6 +52,18 @@ struct BlastHydro_private {
   int ti, attempts;
   int stop_requested;  // end the run after the current accepted step
   BlastHydroTimers timers;
+  // A velocity solve that hit cg_max_iter (set by the PCG, reported by the time loop with
+  // the step): components that failed (bit c), iterations, their relative residual.
+  struct {
+    unsigned comps;
+    int iters;
+    double residual[3];
+  } cg_fail;
+  // Test hook (BlastHydroPoisonForTest): written into the state after the next attempt.
+  struct {
+    int armed, quantity, comp;
+    double value;
+  } poison;
 };
 
 /// f(S) -> k (method spec 9, "Mult"): rates of x, v, e; marks the quadrature data stale.

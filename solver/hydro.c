@@ -808,7 +808,7 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
   const double tol = h->cfg.cg_tol;
   const unsigned all = (1u << ncomp) - 1u;
-  double nu[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3], neg[3];
+  double nu[3], nu0[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3], neg[3];
   BlastCall(o->zero_essential(ctx, ncomp, all, b));
   for (int c = 0; c < ncomp; c++) {
     BlastCall(o->set(ctx, n, 0.0, x + c * st));
@@ -819,6 +819,7 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   BlastCall(GlobalDotMulti(h, ncomp, all, z, r, nu));
   unsigned mask = 0;
   for (int c = 0; c < ncomp; c++) {
+    nu0[c] = nu[c];
     theta[c] = fmax(nu[c] * tol * tol, 0.0);
     h->timers.cg_solves++;
     if (nu[c] > theta[c]) mask |= 1u << c;
@@ -834,7 +835,7 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
     BlastCall(o->axpby_multi(ctx, ncomp, mask, neg, Ad, one, r));
     BlastCall(o->jacobi(ctx, ncomp, mask, r, z));
     BlastCall(GlobalDotMulti(h, ncomp, mask, r, z, betanu));
-    unsigned next = mask;
+    unsigned next = mask, failed = 0;
     for (int c = 0; c < ncomp; c++) {
       if (!((mask >> c) & 1u)) continue;
       h->timers.cg_iter++;
@@ -842,8 +843,22 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
         next &= ~(1u << c);
       } else if (i + 1 > h->cfg.cg_max_iter) {
         h->timers.cg_unconverged++;
-        next &= ~(1u << c);
+        failed |= 1u << c;
+        h->cg_fail.residual[c] = sqrt(betanu[c] / nu0[c]);
       }
+    }
+    // Unlike the reference, which carries on with the unconverged iterate, this is an
+    // error: the dots are global, so every rank stops here together. The time loop
+    // reports it with the step (BlastHydroRun).
+    if (failed) {
+      int c = 0;
+      while (!((failed >> c) & 1u)) c++;
+      h->cg_fail.comps = failed;
+      h->cg_fail.iters = i;
+      BlastError(BLAST_ERR_NUMERIC,
+                 "the velocity solve (Jacobi-PCG, component %c) did not converge in [solver] "
+                 "cg_max_iter = %d iterations: relative residual %.3e, cg_tol = %.3e",
+                 "xyz"[c], h->cfg.cg_max_iter, h->cg_fail.residual[c], tol);
     }
     mask = next;
     if (!mask) break;
@@ -960,6 +975,17 @@ void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int att
 }
 
 void BlastHydroRequestStop(BlastHydro h) { h->stop_requested = 1; }
+
+int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value) {
+  BlastCheck(quantity >= 0 && quantity <= 2, BLAST_ERR_ARG,
+             "BlastHydroPoisonForTest: quantity %d is not 0 (position), 1 (velocity) or 2 (energy)",
+             quantity);
+  BlastCheck(quantity == 2 || (comp >= 0 && comp < h->space->dim), BLAST_ERR_ARG,
+             "BlastHydroPoisonForTest: component %d of a %dD run", comp, h->space->dim);
+  h->poison.armed = 1, h->poison.quantity = quantity, h->poison.comp = comp;
+  h->poison.value = value;
+  return 0;
+}
 
 const BlastSpace *BlastHydroGetSpace(BlastHydro h) { return h->space; }
 

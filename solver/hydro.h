@@ -73,6 +73,18 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
 int BlastHydroDestroy(BlastHydro *hydro);
 
 /// Run the time loop to t_final (or max_steps attempts). Collective.
+///
+/// Every attempt is checked before it is accepted or rejected: a non-finite (NaN or Inf)
+/// position, velocity or energy anywhere, or a non-finite time-step estimate, ends the run
+/// at once; so do a velocity solve that reaches [solver] cg_max_iter and a time-step
+/// collapse (dt below [time] dt_min after repeated rejections, as with a tangled mesh,
+/// det J <= 0). These return BLAST_ERR_NUMERIC, marked BLAST_COLLECTIVE_SAME (every rank
+/// returns the same message, naming step, attempt, time and, where there is one, the
+/// rank, global zone id and quantity), and leave `h` at the LAST ACCEPTED state: the
+/// state, time, accepted-step count, dt and attempt count are those right after the last
+/// accepted step (or at the call, if none was accepted), so the caller can write a final
+/// checkpoint of the last good state (BlastHydroGetState, BlastHydroGetProgress).
+/// Other errors (MPI, a callback's) leave the state undefined.
 int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user);
 
 BlastHydroShape BlastHydroGetShape(BlastHydro h);
@@ -100,6 +112,13 @@ void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int att
 /// End BlastHydroRun cleanly after the current accepted step (call from the step
 /// callback, on every rank).
 void BlastHydroRequestStop(BlastHydro h);
+/// Test hook for fault injection (BLAST_FAULT_INJECT=<rank>:nan:<step>, docs/robustness.md),
+/// never called by a normal run: the next step attempt on this rank ends with `value`
+/// (NaN, Inf) written into one entry of its new state, as if the step had computed it, so
+/// that the attempt's check finds it. `quantity` 0 position, 1 velocity (component `comp`
+/// < dim), 2 energy; the entry is that of the rank's middle L-dof, or the first energy
+/// coefficient of its middle zone. Errors: BLAST_ERR_ARG for a bad quantity or component.
+int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value);
 /// The finite element spaces (global ids of dofs and zones).
 const BlastSpace *BlastHydroGetSpace(BlastHydro h);
 /// Initial positions (host L-vector as in BlastHydroGetState), for output.
