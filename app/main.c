@@ -257,7 +257,7 @@ static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, 
   if (!rank) {
     struct stat st;
     const double mb = stat(chk->path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
-    printf("  checkpoint (%s) at step %d, t = %.9g: %s (%.1f MB in %.3f s, %.0f MB/s)\n", why, steps,
+    printf("  checkpoint (%s) at step %d, t = %.9g: %s (%.3g MB in %.3f s, %.0f MB/s)\n", why, steps,
            t, chk->path, mb, dt, dt > 0 ? mb / dt : 0.0);
     fflush(stdout);
   }
@@ -485,7 +485,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (!rank && restart) {
     struct stat st;
     const double mb = stat(cfg.checkpoint_restart, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
-    printf("  restarted from %s: step %d, t = %.9g (%.1f MB read and checked in %.3f s, %.0f MB/s)\n\n",
+    printf("  restarted from %s: step %d, t = %.9g (%.3g MB read and checked in %.3f s, %.0f MB/s)\n\n",
            cfg.checkpoint_restart, restart_steps, t_start, mb, read_seconds,
            read_seconds > 0 ? mb / read_seconds : 0.0);
   }

@@ -1278,8 +1278,9 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
       // The marker is a comment: left out where it would make the line too long to be
       // read back (a derived default such as [checkpoint] dir can fill the line).
       static const char kMarker[] = "  ; default";
-      const int mark = IsDefault(K, cfg) &&
-                       strlen(K->key) + 3 + strlen(value) + sizeof kMarker - 1 <= (size_t)kMaxEchoLine;
+      const int mark =
+          IsDefault(K, cfg) &&
+          strlen(K->key) + 3 + strlen(value) + sizeof kMarker - 1 <= (size_t)kMaxEchoLine;
       if (out) fprintf(out, "%s = %s%s\n", K->key, value, mark ? kMarker : "");
     }
   }

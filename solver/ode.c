@@ -146,12 +146,14 @@ static int Step(BlastHydro h, double dt) {
 // Global lowest zone id with a non-positive Jacobian in this attempt (or -1), its det J
 // and the rank that holds it.
 static int TangledZone(BlastHydro h, long long *zone, double *det, int *rank) {
-  long long mine = h->tangled_zone >= 0 ? (long long)h->space->zone_gid[h->tangled_zone] : LLONG_MAX;
+  long long mine =
+      h->tangled_zone >= 0 ? (long long)h->space->zone_gid[h->tangled_zone] : LLONG_MAX;
   long long first;
   BlastCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_LONG_LONG, MPI_MIN, h->comm));
   // The holder contributes its det J <= 0 and its rank, the others 0 and INT_MAX.
   const int holder = mine == first && first != LLONG_MAX;
-  double loc[2] = {holder ? h->tangled_det : 0.0, holder ? (double)h->rank : (double)INT_MAX}, all[2];
+  double loc[2] = {holder ? h->tangled_det : 0.0, holder ? (double)h->rank : (double)INT_MAX},
+         all[2];
   BlastCallMPI(MPI_Allreduce(loc, all, 2, MPI_DOUBLE, MPI_MIN, h->comm));
   *zone = first == LLONG_MAX ? -1 : first;
   *det = all[0];
@@ -177,7 +179,16 @@ static int CheckAttempt(BlastHydro h, double *dt_est, int *state_bad, int *dt_ba
 }
 
 // What one rank found in a state that failed CheckAttempt (gathered on every rank).
-enum { kFoundCount, kFoundQuantity, kFoundComp, kFoundZone, kFoundDof, kFoundValue, kFoundNanDt, kFoundN };
+enum {
+  kFoundCount,
+  kFoundQuantity,
+  kFoundComp,
+  kFoundZone,
+  kFoundDof,
+  kFoundValue,
+  kFoundNanDt,
+  kFoundN
+};
 
 // The first non-finite entry of this rank's state in the order positions, velocity,
 // energy: quantity (0, 1, 2), component (vector component, or the energy coefficient in
@@ -298,8 +309,8 @@ static int ReportNonFinite(BlastHydro h, double t_old, double dt_used, const Las
                     "dt = %.3e: on rank %d (%d of %d rank(s)), with a finite state. The run "
                     "stops at the last accepted state (%d steps, t = %.9g). Check the problem "
                     "data (gamma, densities, energies) and [time] cfl",
-                    step, attempt, t_old, dt_used, nan_dt_rank, nan_dt_ranks, h->nranks,
-                    steps_done, t_old);
+                    step, attempt, t_old, dt_used, nan_dt_rank, nan_dt_ranks, h->nranks, steps_done,
+                    t_old);
   }
   BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
   return BLAST_ERR_NUMERIC;

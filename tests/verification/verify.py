@@ -12,7 +12,8 @@ or from hand derivations stated next to the check; never from earlier runs.
   conserve   DECK [k=v...]  total energy conserved to --tol relative (RK2Avg)
   converge   DECK           Sedov density error decreasing over --elements levels
   threads    DECK [k=v...]  identical results for every --threads count
-  failure    --case C       tangled mesh, dt collapse, inverted zone: exit code, message
+  failure    --case C       tangled mesh, dt collapse, inverted zone, non-finite value,
+                            CG limit: exit code, message
   table      DIR...         markdown table of finished published runs (for the docs)
 
 Common options: --blast EXE, --inputs DIR (the shipped decks), --work DIR, and
@@ -71,10 +72,10 @@ def check_printed(name, printed, want, tol=1e-12):
 class Run:
     """One blast_gpu run in a fresh output directory."""
 
-    def __init__(self, args, deck, outdir, overrides=(), threads=1, timeout=None):
+    def __init__(self, args, deck, outdir, overrides=(), threads=1, timeout=None, env=None):
         shutil.rmtree(outdir, ignore_errors=True)
         os.makedirs(os.path.dirname(outdir), exist_ok=True)
-        env = dict(os.environ)
+        env = dict(os.environ, **(env or {}))
         env["OMP_NUM_THREADS"] = str(threads)
         self.outdir = outdir
         self.cmd = [args.blast, deck, "output.dir=" + outdir] + list(overrides)
@@ -300,15 +301,21 @@ def cmd_failure(args):
         check(run.rc == 3, "exit code %d, expected 3 (numerical failure)" % run.rc)
         check(count(run.err, "blast_gpu: error") == 1, "stderr has one error message")
         m = re.search(r"time step collapse at step (\d+) \(attempt (\d+)\), t = (\S+): the mesh "
-                      r"is tangled, zone (\d+) has det J = (\S+),", run.err)
-        if check(m is not None, "the message names step, attempt, time and zone: %r"
-                 % run.err.splitlines()[:1]):
-            step, t, zone, det = int(m.group(1)), float(m.group(3)), int(m.group(4)), float(m.group(5))
+                      r"is tangled, zone (\d+) \(global id, on rank (\d+)\) has det J = (\S+),"
+                      r".* The run stops at the last accepted state \((\d+) steps, t = (\S+)\)",
+                      run.err)
+        if check(m is not None, "the message names step, attempt, time, zone, rank and the last "
+                 "accepted state: %r" % run.err.splitlines()[:1]):
+            step, t, zone, det = int(m.group(1)), float(m.group(3)), int(m.group(4)), float(m.group(6))
             check(count(run.err, "tangled") == 1, "the tangle is reported once")
             check(0.75 < t < 10.0 and step > 339, "t = %g and step %d lie past run 1's end "
                   "(t = 0.75, step 339) and before t_final" % (t, step))
             check(0 <= zone < 16, "zone %d is one of the 16 zones (2x2 refined once)" % zone)
+            check(0 <= int(m.group(5)) < args.ranks, "rank %s is one of the %d ranks"
+                  % (m.group(5), args.ranks))
             check(det <= 0.0, "det J = %g <= 0" % det)
+            check(int(m.group(7)) == step - 1 and m.group(8) == m.group(3),
+                  "the last accepted state is step %d at t = %s" % (step - 1, m.group(3)))
         check(run.summary is None, "no summary.json after the failure")
     elif c == "dt_min":
         # Spec 15.4, run 1: steps 1-6 are accepted with dt_used1, step 7 is rejected and
@@ -322,13 +329,16 @@ def cmd_failure(args):
         check(count(run.err, "blast_gpu: error") == 1, "stderr has one error message")
         check(count(run.err, "time step collapse") == 1, "the collapse is reported once")
         m = re.search(r"time step collapse at step (\d+) \(attempt \d+\), t = (\S+): dt = (\S+) "
-                      r"fell below dt_min = (\S+)", run.err)
+                      r"fell below dt_min = (\S+) .* The run stops at the last accepted state "
+                      r"\((\d+) steps, t = (\S+)\)", run.err)
         if check(m is not None, "the message names step, time, dt and dt_min: %r"
                  % run.err.splitlines()[:1]):
             check(int(m.group(1)) == r["step"], "step %s, expected %d" % (m.group(1), r["step"]))
             check_printed("t", m.group(2), r["steps_before"] * dt1, 1e-12)
             check_printed("dt", m.group(3), r["dt_retry"], 1e-12)
             check_printed("dt_min", m.group(4), dt_min, 1e-12)
+            check(int(m.group(5)) == r["step"] - 1 and m.group(6) == m.group(2),
+                  "the last accepted state is step %d at t = %s" % (r["step"] - 1, m.group(2)))
             check("tangled" not in run.err, "not reported as a tangled mesh")
         check(run.summary is None, "no summary.json after the failure")
     elif c == "inverted_mesh":
@@ -343,8 +353,83 @@ def cmd_failure(args):
         check("inverted_zone.mesh" in first and re.search(r"\bzone 2\b", first) is not None,
               "the message names the file and zone 2: %r" % first)
         check(not os.path.exists(out), "bad input wrote nothing (no %s)" % out)
+    elif c == "nonfinite":
+        failure_nonfinite(args)
+    elif c == "cg_limit":
+        failure_cg_limit(args)
     else:
         check(False, "unknown failure case %s" % c)
+
+
+def reference_after(args, deck, attempts, overrides=()):
+    """summary.json of `deck` stopped after `attempts` step attempts (the state a failure
+    at the next attempt must report). As in the reference, max_steps = N makes N + 1
+    attempts (the limit is tested before the attempt is counted)."""
+    run = Run(args, deck_path(args, deck), os.path.join(args.work, "reference"),
+              ["time.max_steps=%d" % (attempts - 1), "output.print_every=%d" % QUIET] + list(overrides))
+    run.ok()
+    if run.summary:
+        check(run.summary["step_attempts"] == attempts and run.summary["steps"] == attempts,
+              "the reference made %d attempts, all accepted" % attempts)
+    return run.summary
+
+
+def failure_nonfinite(args):
+    # BLAST_FAULT_INJECT makes the last rank's step 5 produce a NaN in the y velocity
+    # (docs/robustness.md); Sedov 2D has no rejection before step 5, so that step starts
+    # from the state of 4 attempts.
+    ref = reference_after(args, "sedov2d", 4)
+    last = args.ranks - 1
+    run = Run(args, deck_path(args, "sedov2d"), os.path.join(args.work, "run"),
+              ["output.print_every=%d" % QUIET], env={"BLAST_FAULT_INJECT": "%d:nan:5:velocity_y" % last},
+              timeout=120)
+    check(run.rc == 3, "exit code %d, expected 3 (numerical failure)" % run.rc)
+    check(count(run.err, "blast_gpu: error") == 1, "stderr has one error message")
+    m = re.search(r"non-finite velocity \(y component, value (\S+)\) at step (\d+) \(attempt (\d+)\), "
+                  r"t = (\S+), dt = (\S+): on rank (\d+) in zone (\d+) \(global id; H1 dof (\d+)\); "
+                  r"1 non-finite value\(s\) on 1 of (\d+) rank\(s\)\. The run stops at the last accepted "
+                  r"state \((\d+) steps, t = (\S+)\)", run.err)
+    if check(m is not None, "the message names quantity, component, step, time, rank, zone and the "
+             "last accepted state: %r" % run.err.splitlines()[:1]) and ref:
+        check(m.group(1) in ("nan", "-nan"), "value %s is a NaN" % m.group(1))
+        check(m.group(2) == "5" and m.group(3) == "5", "step %s (attempt %s), expected 5 (5)"
+              % (m.group(2), m.group(3)))
+        check_printed("t", m.group(4), ref["t"], 1e-15)
+        check_printed("dt", m.group(5), ref["dt"], 1e-15)
+        check(int(m.group(6)) == last, "rank %s, expected %d (the injected one)" % (m.group(6), last))
+        check(0 <= int(m.group(7)) < ref["zones"], "zone %s is one of the %d zones"
+              % (m.group(7), ref["zones"]))
+        check(int(m.group(9)) == args.ranks, "%s ranks, expected %d" % (m.group(9), args.ranks))
+        check(m.group(10) == "4" and m.group(11) == m.group(4),
+              "the last accepted state is step 4 at t = %s" % m.group(4))
+    check("tangled" not in run.err and "collapse" not in run.err,
+          "reported as a non-finite value, not as a tangle or a dt collapse")
+    check(run.summary is None, "no summary.json after the failure")
+
+
+def failure_cg_limit(args):
+    # Sedov 2D with [solver] cg_max_iter = 17: the solves of steps 1-6 need at most 17
+    # iterations, one of step 7 needs more (found by trial: 16 fails at step 2, 19 never).
+    ref = reference_after(args, "sedov2d", 6)
+    run = Run(args, deck_path(args, "sedov2d"), os.path.join(args.work, "run"),
+              ["solver.cg_max_iter=17", "output.print_every=%d" % QUIET], timeout=120)
+    check(run.rc == 3, "exit code %d, expected 3 (numerical failure)" % run.rc)
+    check(count(run.err, "blast_gpu: error") == 1, "stderr has one error message")
+    m = re.search(r"the velocity solve did not converge at step (\d+) \(attempt (\d+)\), t = (\S+), "
+                  r"dt = (\S+): component\(s\) ([xyz, ]+) reached \[solver\] cg_max_iter = 17 "
+                  r"iterations with relative residual\(s\) (\S+?),? .*above \[solver\] cg_tol = (\S+)\. "
+                  r"Raise cg_max_iter .* The run stops at the last accepted state \((\d+) steps, "
+                  r"t = (\S+)\)", run.err)
+    if check(m is not None, "the message names step, time, components, limit, residual, tolerance "
+             "and the last accepted state: %r" % run.err.splitlines()[:1]) and ref:
+        check(m.group(1) == "7" and m.group(2) == "7", "step %s (attempt %s), expected 7 (7)"
+              % (m.group(1), m.group(2)))
+        check_printed("t", m.group(3), ref["t"], 1e-15)
+        check(float(m.group(6)) > float(m.group(7)) == 1e-8,
+              "residual %s above cg_tol %s (the deck's 1e-8)" % (m.group(6), m.group(7)))
+        check(m.group(8) == "6" and m.group(9) == m.group(3),
+              "the last accepted state is step 6 at t = %s" % m.group(3))
+    check(run.summary is None, "no summary.json after the failure")
 
 
 def resolve_deck(args, deck):
@@ -404,7 +489,8 @@ def main():
     p.add_argument("deck")
     p.add_argument("set", nargs="*")
     p = sub.add_parser("failure")
-    p.add_argument("--case", required=True, choices=["tangled", "dt_min", "inverted_mesh"])
+    p.add_argument("--case", required=True,
+                   choices=["tangled", "dt_min", "inverted_mesh", "nonfinite", "cg_limit"])
     p = sub.add_parser("table")
     p.add_argument("dirs", nargs="+", help="output directories of published runs")
     args = ap.parse_args()
