@@ -30,6 +30,11 @@
 
 #include <mpi.h>
 
+#include "blast.h"
+extern "C" {
+#include "blast_mpi.h"
+}
+
 #include "backend.h"
 #include "blast_cuda.h"
 #include "ddsum.h"
@@ -99,6 +104,9 @@ static void ProfEnd(cudaStream_t s, int k, double bytes, double flops) {
 }
 
 static size_t g_mem_used = 0;  // device bytes taken by the backend's data
+static size_t g_mem_free0 = 0;     // free device bytes when the backend was created
+static size_t g_mem_estimate = 0;  // BlastCudaMemoryEstimate of this rank
+static size_t g_mem_in_use = 0;    // ... and what the device lost since, at the first update
 extern "C" size_t BlastCudaMemoryUsed(void) { return g_mem_used; }
 
 // ---------------------------------------------------------------------------------------
@@ -802,11 +810,64 @@ static void CacheStore(CudaCtx *c, QConfig q, float ms) {
   fclose(f);
 }
 
+// Before allocating anything: the ranks that share this GPU add up their estimated needs
+// (BlastCudaMemoryEstimate) and compare them with the memory free once all their CUDA
+// contexts exist; if it does not fit, every rank stops with the numbers and the layouts
+// that would fit, instead of a cudaMalloc failure halfway through the setup.
+// Collective over MPI_COMM_WORLD (every rank creates its backend in the setup).
+static int CheckMemory(const BlastHydroData *hd) {
+  int ierr = 0, dev = -1, rank = 0;
+  MPI_Comm node = MPI_COMM_NULL, gpu = MPI_COMM_NULL;
+  BlastCallMPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  cudaError_t st = cudaGetDevice(&dev);
+  if (st != cudaSuccess) {
+    ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaGetDevice(&dev)",
+                          cudaGetErrorString(st));
+    dev = -1;
+  }
+  BlastCallMPI(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  BlastCallMPI(MPI_Comm_split(node, dev < 0 ? MPI_UNDEFINED : dev, rank, &gpu));
+  if (gpu != MPI_COMM_NULL) {
+    BlastCallMPI(MPI_Barrier(gpu));  // every rank of this GPU has its context
+    size_t fr = 0, tot = 0;
+    if (!ierr && (st = cudaMemGetInfo(&fr, &tot)) != cudaSuccess)
+      ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaMemGetInfo(&fr, &tot)",
+                            cudaGetErrorString(st));
+    BlastCudaMemorySizes sz;
+    BlastCudaMemorySizesOf(hd, &sz);
+    g_mem_estimate = BlastCudaMemoryEstimate(&sz);
+    double mine[3] = {(double)g_mem_estimate, (double)hd->nz, 1.0}, sum[3];
+    double fmin[2] = {ierr ? 0.0 : (double)fr, ierr ? 0.0 : (double)tot}, lo[2];
+    BlastCallMPI(MPI_Allreduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, gpu));
+    BlastCallMPI(MPI_Allreduce(fmin, lo, 2, MPI_DOUBLE, MPI_MIN, gpu));
+    BlastCallMPI(MPI_Comm_free(&gpu));
+    if (!ierr && sum[0] > lo[0]) {
+      BlastCudaShortfall m;
+      memset(&m, 0, sizeof m);
+      m.device = dev, m.ranks = (int)sum[2], m.dim = hd->dim, m.zones = (long long)sum[1];
+      m.need = sum[0], m.free = lo[0], m.total = (double)tot;
+      cudaDeviceProp prop;
+      if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+        snprintf(m.gpu_name, sizeof m.gpu_name, "%s", prop.name);
+      else
+        snprintf(m.gpu_name, sizeof m.gpu_name, "unknown model"), cudaGetLastError();
+      char msg[1500];
+      BlastCudaMemoryAdvice(msg, sizeof msg, &m);
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_MEM, "%s", msg);
+    }
+  }
+  BlastCallMPI(MPI_Comm_free(&node));
+  return BlastAgree(MPI_COMM_WORLD, ierr, 1);
+}
+
 static int CudaCreate(const BlastHydroData *hd, void **ctx) {
+  BlastCall(CheckMemory(hd));
   CudaCtx *c;
   BlastCall(BlastCalloc(1, &c));
   size_t free0 = 0, total = 0;
   BlastCallCuda(cudaMemGetInfo(&free0, &total));
+  g_mem_free0 = free0;
   g_prof.on = getenv("BLAST_GPU_PROFILE") && atoi(getenv("BLAST_GPU_PROFILE")) > 0;
   if (g_prof.on) {
     BlastCallCuda(cudaEventCreate(&g_prof.e0));
@@ -910,8 +971,13 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   return 0;
 }
 
-static void ProfilePrint(void) {
+static void ProfilePrint(int nranks) {
   if (!g_prof.on) return;
+  if (nranks == 1 && g_mem_in_use)  // one rank only: others' allocations would count
+    printf(
+        "\n  GPU memory: %.3f GiB taken by the backend's data and the front end's vectors "
+        "(at the first update), %.3f GiB estimated before allocating\n",
+        g_mem_in_use / 1073741824.0, g_mem_estimate / 1073741824.0);
   printf("\n  GPU kernel profile (modeled bytes and flops):\n");
   printf("  %-24s %8s %10s %10s %10s %10s\n", "kernel", "calls", "total ms", "ms/call", "GB/s", "GFLOP/s");
   for (int k = 0; k < P_NPROF; k++) {
@@ -928,7 +994,9 @@ static int CudaDestroy(void **ctx) {
   CudaCtx *c = (CudaCtx *)*ctx;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) ProfilePrint();
+  int nranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (rank == 0) ProfilePrint(nranks);
   DevData *d = &c->dd;
   void *bufs[] = {d->edof, d->toff, d->tidx, d->qw, d->B, d->G, d->L2B, d->R0, d->J0inv, d->gamma,
                   d->F, d->rE, d->b, d->tg, c->mv_rows, c->y_perm, c->mv_dinv, c->ess_idx, c->dbuf,
@@ -1119,6 +1187,11 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
 static int CudaQDataForce(void *ctx, const double *x, const double *v, const double *e,
                           BlastQDataResult *res) {
   CudaCtx *c = (CudaCtx *)ctx;
+  if (!g_mem_in_use) {  // the first update, in the setup: every buffer exists now
+    size_t fr = 0, tot = 0;
+    BlastCallCuda(cudaMemGetInfo(&fr, &tot));
+    g_mem_in_use = g_mem_free0 > fr ? g_mem_free0 - fr : 1;
+  }
   nvtxRangePushA("qdata_force");
   BlastCall(QDataStart(c, c->dd.nz, x, v, e));
   double seconds;

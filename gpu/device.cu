@@ -1,12 +1,52 @@
 // Device selection and CUDA error conversion.
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blast_cuda.h"
 
+extern "C" {
+const char *blast_cuda_last_kernel = NULL;
+int blast_cuda_sync = 0;
+}
+
+// Errors of a kernel's execution: reported by whichever call synchronizes next.
+static int IsExecutionError(int status) {
+  switch (status) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorECCUncorrectable:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 extern "C" int BlastCudaError(const char *file, int line, const char *func, int status,
                               const char *call, const char *what) {
+  if (status == cudaErrorMemoryAllocation) {
+    size_t fr = 0, tot = 0;
+    if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) fr = tot = 0, cudaGetLastError();
+    return BlastErrorRaise(file, line, func, BLAST_ERR_MEM,
+                           "%s failed: %s (CUDA error %d): the GPU has %.2f GiB free of %.2f "
+                           "GiB; use fewer ranks per GPU with more GPUs, or a smaller mesh "
+                           "(nvidia-smi shows what else holds GPU memory)",
+                           call, what, status, fr / 1073741824.0, tot / 1073741824.0);
+  }
+  if (IsExecutionError(status) && strncmp(call, "kernel ", 7) != 0 && blast_cuda_last_kernel)
+    return BlastErrorRaise(file, line, func, BLAST_ERR_CUDA,
+                           "%s failed: %s (CUDA error %d), raised by a kernel that ran before "
+                           "this call, most likely the last one launched: %s (rerun with "
+                           "BLAST_CUDA_SYNC=1 to check every kernel as it ends)",
+                           call, what, status, blast_cuda_last_kernel);
   return BlastErrorRaise(file, line, func, BLAST_ERR_CUDA, "%s failed: %s (CUDA error %d)", call,
                          what, status);
 }
@@ -18,6 +58,8 @@ extern "C" int BlastCudaSelectDevice(int node_rank, BlastGpuInfo *info) {
              "no usable CUDA device (%s); run with [gpu] backend = cpu, or check "
              "CUDA_VISIBLE_DEVICES and the driver",
              err == cudaSuccess ? "0 devices visible" : cudaGetErrorString(err));
+  const char *sync = getenv("BLAST_CUDA_SYNC");
+  blast_cuda_sync = sync && atoi(sync) > 0;
   int dev = node_rank % count;
   BlastCallCuda(cudaSetDevice(dev));
   cudaDeviceProp prop;

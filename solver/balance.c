@@ -8,9 +8,13 @@
 enum {
   kBaselinePeriods = 2,    // device-only periods averaged for the baseline
   kImbalancedPeriods = 3,  // converged periods in a row above kImbalance before a new search
-  kJudgePeriods = 3        // converged periods averaged before judging against the baseline
+  kJudgePeriods = 3,       // converged periods averaged before judging against the baseline
+  kMaxSearch = 8           // a search that has not converged after this many periods stops
 };
-static const double kConverged = 0.01;    // a step below this ends the search
+// A step below 1 % of the zones ends the search, and below 5 % of the smaller side's
+// share when that is less (a fast GPU leaves the host a few per cent of the zones, where
+// a 1 % step is a 20-30 % change of the host's work and of the imbalance); at least one zone.
+static const double kConverged = 0.01, kConvergedSide = 0.05;
 static const double kBalanced = 0.03;     // ... and so does an imbalance below this
 static const double kMinSpread = 0.005;   // fit a line only through points this spread out
 static const double kImbalance = 0.10;    // re-search above this (twice in a row)
@@ -63,6 +67,12 @@ static void NewSearch(BlastBalancer *b) {
   b->sn = b->sf = b->sg = b->sff = b->sfg = 0.0;
 }
 
+static double StepTolerance(const BlastBalancer *b, double f) {
+  const double side = f < 1.0 - f ? f : 1.0 - f;
+  const double tol = kConvergedSide * side < kConverged ? kConvergedSide * side : kConverged;
+  return tol > b->min_share ? tol : b->min_share;
+}
+
 double BlastBalancerUpdate(BlastBalancer *b, double f_used, double t_dev, double t_host,
                            double wall) {
   b->periods++;
@@ -84,15 +94,20 @@ double BlastBalancerUpdate(BlastBalancer *b, double f_used, double t_dev, double
   const double lo = b->min_share, hi = 1.0 - b->min_share;
   const double m = t_dev > t_host ? t_dev : t_host;
   if (b->phase == BLAST_BALANCE_PHASE_CONVERGED) {
-    if (b->base_wall > 0.0 && wall > kClearlyWorse * b->base_wall) {
-      b->phase = BLAST_BALANCE_PHASE_DISABLED;
-      return b->f = 1.0;
-    }
-    b->judge_wall += wall, b->judge_n++;
-    if (b->judge_n == kJudgePeriods && b->base_wall > 0.0 &&
-        b->judge_wall / b->judge_n > kNotFaster * b->base_wall) {
-      b->phase = BLAST_BALANCE_PHASE_DISABLED;
-      return b->f = 1.0;
+    // Judged once, on the first periods after convergence; later a single slow period
+    // (a host thread preempted) must not end the hybrid for good: lasting changes are
+    // caught by the imbalance test below and searched again (and judged again).
+    if (b->judge_n < kJudgePeriods) {
+      if (b->base_wall > 0.0 && wall > kClearlyWorse * b->base_wall) {
+        b->phase = BLAST_BALANCE_PHASE_DISABLED;
+        return b->f = 1.0;
+      }
+      b->judge_wall += wall, b->judge_n++;
+      if (b->judge_n == kJudgePeriods && b->base_wall > 0.0 &&
+          b->judge_wall / b->judge_n > kNotFaster * b->base_wall) {
+        b->phase = BLAST_BALANCE_PHASE_DISABLED;
+        return b->f = 1.0;
+      }
     }
     b->imbalanced = m > 0.0 && fabs(t_dev - t_host) > kImbalance * m ? b->imbalanced + 1 : 0;
     if (b->imbalanced < kImbalancedPeriods) return b->f;
@@ -105,7 +120,8 @@ double BlastBalancerUpdate(BlastBalancer *b, double f_used, double t_dev, double
     return b->f = 1.0;
   }
   const double next = Clamp(target, lo, hi);
-  if (fabs(next - f_used) < kConverged || (m > 0.0 && fabs(t_dev - t_host) < kBalanced * m)) {
+  if (fabs(next - f_used) < StepTolerance(b, f_used) ||
+      (m > 0.0 && fabs(t_dev - t_host) < kBalanced * m) || b->sn >= kMaxSearch) {
     b->phase = BLAST_BALANCE_PHASE_CONVERGED;
     if (b->converged_period < 0) b->converged_period = b->periods;
     b->judge_wall = wall, b->judge_n = 1;

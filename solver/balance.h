@@ -10,12 +10,15 @@
 ///     solves t_d(f) = t_h(f) on the least-squares line through the search's points
 ///     (exact for costs affine in the zone count; noise averages out), or from the
 ///     proportional model t_d ~ f, t_h ~ 1 - f while there is one point. Converged when the step is
-///     below 1 % or the two sides differ by less than 3 %;
+///     below 5 % of the smaller side's share (at least one zone), or the two sides differ by
+///     less than 3 %, or after 8 search periods;
 ///  3. converged: f is held; it is searched again only after three periods in a row with
 ///     more than 10 % imbalance (no reaction to noisy periods);
 ///  4. disabled: when the hybrid's wall time per call, averaged over the first three
-///     converged periods, exceeds the device-only one by 2 % (any period by 20 %), or the
-///     host's share would be below one zone: f = 1 for the rest of the run.
+///     converged periods, exceeds the device-only one by 2 % (any of those periods by
+///     20 %), or the host's share would be below one zone: f = 1 for the rest of the run.
+///     Later periods are not judged one by one (a single slow period is noise); a lasting
+///     change shows as imbalance and starts a new search, judged again once converged.
 #ifndef BLAST_BALANCE_H
 #define BLAST_BALANCE_H
 

@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "blast.h"
 #include "config.h"
@@ -19,6 +21,7 @@ struct BlastHybrid_private {
   double *hx, *hv, *he, *hrows, *hb;
   int cap;
   int mode, period, attempts;
+  int trace;  // BLAST_BALANCE_TRACE=1: one line per sampling period on stderr
   BlastBalancer bal;
   // the current period
   double acc_dev, acc_host, acc_wall;
@@ -44,6 +47,8 @@ int BlastHybridCreate(const BlastBackendOps *ops, void *ctx, const BlastHydroDat
   hy->ops = ops, hy->ctx = ctx;
   hy->nz = hd->nz, hy->rows = hd->dim * hd->h1_nd, hy->ne = hd->l2_nd;
   hy->mode = mode, hy->period = period > 0 ? period : 1;
+  const char *trace = getenv("BLAST_BALANCE_TRACE");
+  hy->trace = trace && atoi(trace) > 0;
   BlastCall(BlastCpuZonesCreate(hd, &hy->cz));
   BlastBalancerInit(&hy->bal, mode, f0, hd->nz);
   hy->ndev = hy->ndev_next = NdevOf(hy, hy->bal.f);
@@ -135,9 +140,17 @@ int BlastHybridStepEnd(BlastHybrid hy) {
   if (++hy->attempts % hy->period) return 0;
   if (hy->acc_calls > 0 && !hy->acc_tuning) {  // periods with autotuning runs do not count
     const double n = hy->acc_calls;
-    const double f = BlastBalancerUpdate(&hy->bal, (double)hy->ndev / hy->nz, hy->acc_dev / n,
-                                         hy->acc_host / n, hy->acc_wall / n);
+    const double f_used = (double)hy->ndev / hy->nz;
+    const double f =
+        BlastBalancerUpdate(&hy->bal, f_used, hy->acc_dev / n, hy->acc_host / n, hy->acc_wall / n);
     hy->ndev_next = NdevOf(hy, f);
+    if (hy->trace)
+      fprintf(stderr,
+              "balance: period %d share %.4f: per call device %.3f ms, host %.3f ms, wall %.3f "
+              "ms (baseline %.3f ms) -> share %.4f, %s\n",
+              hy->bal.periods, f_used, 1e3 * hy->acc_dev / n, 1e3 * hy->acc_host / n,
+              1e3 * hy->acc_wall / n, 1e3 * hy->bal.base_wall, (double)hy->ndev_next / hy->nz,
+              BlastBalancePhaseName(hy->bal.phase));
   }
   hy->acc_dev = hy->acc_host = hy->acc_wall = 0.0;
   hy->acc_calls = hy->acc_tuning = 0;

@@ -2,6 +2,7 @@
 // vector f(S0) (quadrature data, corner forces, momentum PCG, energy update) and |e|
 // after N steps, for 2D/3D, orders 1-4 and several problems. Prints PASS/FAIL per case.
 // Usage: test_gpu_vs_cpu [steps]
+#include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +55,10 @@ int main(int argc, char **argv) {
     if (cases[i].problem == 4) cfg.ode_solver = BLAST_ODE_RK2AVG;
     const char *file = cases[i].problem == 3
                            ? (cases[i].dim == 2 ? "rectangle01_quad.mesh" : "box01_hex.mesh")
-                           : cases[i].problem == 7 ? "rt2D.mesh"
-                           : cases[i].problem == 4 ? "square_gresho.mesh"
-                           : cases[i].dim == 2 ? "square01_quad.mesh" : "cube01_hex.mesh";
+                       : cases[i].problem == 7 ? "rt2D.mesh"
+                       : cases[i].problem == 4 ? "square_gresho.mesh"
+                       : cases[i].dim == 2     ? "square01_quad.mesh"
+                                               : "cube01_hex.mesh";
     char path[512];
     snprintf(path, sizeof path, "%s/%s", BLAST_MESH_DIR, file);
     BlastMesh m0 = NULL, mesh = NULL;
@@ -64,15 +66,28 @@ int main(int argc, char **argv) {
     TEST_CALL(BlastMeshRefine(m0, cases[i].rs, &mesh));
     BlastHydro hc = NULL, hg = NULL;
     TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &hc));
+    size_t free0 = 0, free1 = 0, total = 0;
+    TEST_ASSERT(cudaMemGetInfo(&free0, &total) == cudaSuccess, "cudaMemGetInfo");
     TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cuda, &hg));
+    TEST_ASSERT(cudaMemGetInfo(&free1, &total) == cudaSuccess, "cudaMemGetInfo");
     if (!hc || !hg) continue;
+    {  // the memory model (checked before allocating) bounds what the setup took
+      BlastCudaMemorySizes ms;
+      BlastCudaMemorySizesOf(&hg->hd, &ms);
+      const double est = (double)BlastCudaMemoryEstimate(&ms), used = (double)free0 - (double)free1;
+      printf("     device memory: %.1f MiB taken by the setup, %.1f MiB estimated\n",
+             used / 1048576.0, est / 1048576.0);
+      TEST_ASSERT(used <= est, "case %zu: setup took %.1f MiB, more than the estimate %.1f MiB", i,
+                  used / 1048576.0, est / 1048576.0);
+    }
     double *kc, *kg;
     TEST_CALL(BlastMalloc(hc->nstate, &kc));
     TEST_CALL(BlastMalloc(hg->nstate, &kg));
     TEST_CALL(Rates(hc, kc));
     TEST_CALL(Rates(hg, kg));
     double maxd = 0.0, maxv = 0.0;
-    for (size_t j = 0; j < hc->nstate; j++) maxd = fmax(maxd, fabs(kc[j] - kg[j])), maxv = fmax(maxv, fabs(kc[j]));
+    for (size_t j = 0; j < hc->nstate; j++)
+      maxd = fmax(maxd, fabs(kc[j] - kg[j])), maxv = fmax(maxv, fabs(kc[j]));
     const double rate_diff = maxd / maxv;
     double ec = 0.0, eg = 0.0;
     int sc = 0, sg = -1;
@@ -83,11 +98,13 @@ int main(int argc, char **argv) {
     const double t2 = MPI_Wtime();
     const double e_diff = fabs(ec - eg) / ec;
     const int ok = rate_diff <= 1e-12 && e_diff <= 1e-10 && sc == sg;
-    printf("%-4s p=%d %dD Q%d-Q%d zones %-6lld rates %.2e  |e| cpu %.16e gpu %.16e rel %.2e  steps %d/%d  "
-           "cpu %.2fs gpu %.2fs  %s\n",
-           ok ? "PASS" : "FAIL", cases[i].problem, cases[i].dim, cases[i].k, cases[i].k - 1,
-           (long long)hc->shape.zones, rate_diff, ec, eg, e_diff, sc, sg, t1 - t0, t2 - t1,
-           ok ? "" : "<--");
+    printf(
+        "%-4s p=%d %dD Q%d-Q%d zones %-6lld rates %.2e  |e| cpu %.16e gpu %.16e rel %.2e  steps "
+        "%d/%d  "
+        "cpu %.2fs gpu %.2fs  %s\n",
+        ok ? "PASS" : "FAIL", cases[i].problem, cases[i].dim, cases[i].k, cases[i].k - 1,
+        (long long)hc->shape.zones, rate_diff, ec, eg, e_diff, sc, sg, t1 - t0, t2 - t1,
+        ok ? "" : "<--");
     TEST_ASSERT(ok, "case %zu differs", i);
     BlastFree(&kc);
     BlastFree(&kg);

@@ -116,6 +116,24 @@ static void BalancerTests(void) {
                 "costly hybrid: phase %s, final share %.4f (want disabled, 1)",
                 BlastBalancePhaseName(b.phase), f[kPeriods - 1]);
   }
+  // One slow host period long after convergence (a preempted thread: 30 % over the
+  // device-only time) neither disables the hybrid nor moves the split (seen on an H200
+  // node, 3D Q4-Q3: a period at 1.24x the baseline ended a hybrid that was 7 % faster).
+  {
+    const CostModel m = {1.0, 12.0, 0.0, 0.0, 0.0, 0.0};
+    BlastBalancer b;
+    BlastBalancerInit(&b, BLAST_BALANCE_AUTO, 0.9, kNz);
+    double f_conv = -1.0;
+    for (int p = 0; p < kPeriods; p++) {
+      const double f = round(b.f * kNz) / kNz;
+      const double td = f * m.dev_all, th = (1 - f) * m.host_all * (p == 20 ? 1.5 : 1.0);
+      BlastBalancerUpdate(&b, f, td, th, td > th ? td : th);
+      if (p == 15) f_conv = b.f;
+    }
+    TEST_ASSERT(b.phase == BLAST_BALANCE_PHASE_CONVERGED && b.f == f_conv && f_conv < 1.0,
+                "one slow period: phase %s, share %.4f (was %.4f)", BlastBalancePhaseName(b.phase),
+                b.f, f_conv);
+  }
   // A host too slow for even one zone: device alone.
   {
     const CostModel m = {1.0, 1e7, 0.0, 0.0, 0.0, 0.0};

@@ -1,0 +1,102 @@
+// Device memory model of the CUDA backend and the advice printed when a GPU is too small
+// (blast_cuda.h). Host code only, so that it is tested without a GPU.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "blast_cuda.h"
+
+void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s) {
+  memset(s, 0, sizeof *s);
+  s->dim = hd->dim, s->nz = hd->nz, s->nqp = hd->nqp, s->h1_nd = hd->h1_nd, s->l2_nd = hd->l2_nd;
+  s->h1_nl = hd->h1_nl, s->h1_nown = hd->h1_nown, s->h1_next = hd->h1_next;
+  s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] : 0;
+  s->ess = hd->ess_off ? hd->ess_off[hd->dim] : 0;
+  for (int w = 0; w < 2; w++)
+    s->halo_send[w] = hd->halo[w].nsend, s->halo_recv[w] = hd->halo[w].nrecv;
+  s->tg_source = hd->tg_source;
+}
+
+// Every buffer CudaCreate (backend_cuda.cu) allocates, and the state, Runge-Kutta and PCG
+// vectors the front end allocates through the backend (hydro.c), with their lengths.
+size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
+  const double dim = s->dim, nz = s->nz, nqp = s->nqp, nd = s->h1_nd, ne = s->l2_nd;
+  const double nl = s->h1_nl, nown = s->h1_nown, next = s->h1_next, nnz = (double)s->mv_nnz;
+  const double rows = dim * nd;
+  double ints = 0.0, dbls = 0.0;
+  // zone maps and basis tables
+  ints += 2.0 * nz * nd + nl + 1.0;                    // edof, tidx, toff
+  dbls += nqp * (1.0 + nd + nd * dim + ne);            // weights, B, G, L2 B
+  dbls += nz * nqp * (1.0 + dim * dim) + nz;           // rho0|J0|w, J0^{-1}, gamma
+  dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
+  // scalar mass matrix: interior/boundary CSR copies (cuSPARSE) and the full rows
+  ints += (nown + 2.0) + nnz + (nown + 1.0) + nnz + nown;
+  dbls += 2.0 * nnz + 2.0 * nown + 1.0;  // values twice, D^{-1}, permuted y
+  // M_E^{-1}: CSR (cuSPARSE) and dense zone blocks
+  ints += nz * ne + 1.0 + nz * ne * ne;
+  dbls += 2.0 * nz * ne * ne;
+  // essential dofs, halos, buffers, reductions
+  ints += s->ess;
+  double dbuf = 1.0;
+  for (int w = 0; w < 2; w++) {
+    const double m = s->halo_send[w] > s->halo_recv[w] ? s->halo_send[w] : s->halo_recv[w];
+    ints += s->halo_send[w] + s->halo_recv[w] + 3.0 * s->halo_send[w] + 1.0;
+    if (2.0 * dim * m > dbuf) dbuf = 2.0 * dim * m;
+  }
+  dbls += dbuf + 6.0 * 256 + (2.0 * nz + 2.0) + 2.0 * (nz + 1.0) + 4.0;
+  ints += nz + 1.0;
+  dbls += nown + nz * ne;  // cuSPARSE SpMV work buffer (bound)
+  // the front end: 6 state-sized vectors, the double-double rhs, 6 PCG vectors, gravity
+  const double nx = dim * nl, nstate = 2.0 * nx + nz * ne;
+  dbls += 6.0 * nstate + 2.0 * nx + 6.0 * (dim * next + 1.0) + nown + 1.0;
+  const double bytes = 4.0 * ints + 8.0 * dbls;
+  // cudaMalloc rounds large buffers up to 2 MiB pages (~70 buffers), cuBLAS/cuSPARSE
+  // handles take their own workspace: a fixed allowance per rank.
+  return (size_t)(bytes + (double)BLAST_CUDA_MEMORY_FIXED);
+}
+
+static double GiB(double b) {
+  return b / 1073741824.0;
+}
+
+void BlastCudaMemoryAdvice(char *msg, size_t n, const BlastCudaShortfall *m) {
+  const double per_zone =
+      m->zones > 0 ? (m->need - m->ranks * (double)BLAST_CUDA_MEMORY_FIXED) / m->zones : 0.0;
+  const int scale = 1 << (m->dim > 0 ? m->dim : 3);  // zones per refinement level
+  // GPUs the mesh needs (with the memory now free on this one), and the zones that fit.
+  const int gpus = m->free > 0.0 ? (int)ceil(m->need / m->free) : 0;
+  long long fit =
+      per_zone > 0.0
+          ? (long long)((m->free - m->ranks * (double)BLAST_CUDA_MEMORY_FIXED) / per_zone)
+          : 0;
+  if (fit < 0) fit = 0;
+  size_t k = 0;
+#define ADD(...) (k += (size_t)snprintf(msg + (k < n ? k : n), k < n ? n - k : 0, __VA_ARGS__))
+  ADD("not enough memory on GPU %d (%s): the %d rank%s on it need%s about %.2f GiB "
+      "(%lld zones, %.1f KB per zone, estimated before allocating), but only %.2f GiB of "
+      "%.2f GiB is free",
+      m->device, m->gpu_name, m->ranks, m->ranks == 1 ? "" : "s", m->ranks == 1 ? "s" : "",
+      GiB(m->need), m->zones, per_zone / 1024.0, GiB(m->free), GiB(m->total));
+  if (m->free < 0.8 * m->total)
+    ADD(" (%.2f GiB is held by CUDA contexts or other processes; nvidia-smi lists them)",
+        GiB(m->total - m->free));
+  ADD(". Options: ");
+  if (m->ranks > 1 && gpus <= m->ranks) {
+    const int per_gpu = gpus > 0 ? (m->ranks + gpus - 1) / gpus : 1;
+    ADD("fewer ranks per GPU with more GPUs (this mesh needs at least %d GPUs with %.2f GiB "
+        "free each: at most %d of these %d ranks per GPU, e.g. more nodes or more GPUs per "
+        "node)",
+        gpus, GiB(m->free), per_gpu, m->ranks);
+  } else {
+    ADD("more GPUs (this mesh needs at least %d GPUs with %.2f GiB free each: run %d or more "
+        "ranks, one per GPU)",
+        gpus, GiB(m->free), gpus);
+  }
+  ADD("; or a smaller mesh (about %lld zones fit on this GPU: one level less of [mesh] "
+      "refine_parallel or refine_serial divides the zones by %d)",
+      fit, scale);
+  if (m->ranks > 1)
+    ADD("; each rank also holds a CUDA context of its own (several hundred MiB without MPS)");
+  ADD(".");
+#undef ADD
+}
