@@ -9,6 +9,8 @@ Every comparison is against an uninterrupted run of the same deck on 2 ranks (A)
   - restart 1 -> 3 ranks and 4 -> 2 ranks (re-partitioned) agree with A to 1e-12 relative;
   - SIGKILL in the middle of a checkpoint write (test hook BLAST_TEST_KILL_IN_CHECKPOINT)
     leaves the previous checkpoint intact: the restart from it ends bitwise as A;
+  - a NaN injected mid-run (BLAST_FAULT_INJECT) stops it with exit 3 and a checkpoint of the
+    last good state, whose restart ends bitwise as A;
   - SIGTERM to the ranks (as Slurm sends it) and SIGUSR1 to mpirun (forwarded) stop the run
     after a final checkpoint (exit 0, summary "completed": false); its restart ends bitwise
     as A;
@@ -143,6 +145,20 @@ def main():
           "D: previous checkpoint intact, the interrupted one not published (%s)" % names)
     run(2, SEDOV2D, path("D"), "--restart", path("D", "checkpoints", "chk_%08d.h5" % S))
     same_bits(final_chk(path("D")), ref, "restart after SIGKILL during a checkpoint write")
+
+    # A numerical failure (NaN injected into rank 1's state at step 2S) with checkpointing
+    # on: exit 3, a checkpoint of the last good state, and its restart ends bitwise as A.
+    env = dict(ENV, BLAST_FAULT_INJECT="1:nan:%d" % (2 * S))
+    p = run(2, SEDOV2D, path("N"), env=env, expect=None)
+    names = sorted(f for f in os.listdir(path("N", "checkpoints")) if f.startswith("chk_"))
+    check(p.returncode == 3 and len(names) == 1 and "non-finite" in p.stderr,
+          "N: NaN stops the run with exit %d and one checkpoint %s" % (p.returncode, names))
+    if len(names) == 1:
+        last_good = path("N", "checkpoints", names[0])
+        _, attrs = fields(last_good)
+        check(0 < attrs["steps"] < 2 * S + 1, "N: the checkpoint is of an accepted step before the fault (%d)" % attrs["steps"])
+        run(2, SEDOV2D, path("N"), "--restart", last_good)
+        same_bits(final_chk(path("N")), ref, "restart from the last good state after a NaN")
 
     # SIGTERM to the ranks, SIGUSR1 to mpirun.
     for sig, tag, to_mpirun in ((signal.SIGTERM, "E", False), (signal.SIGUSR1, "F", True)):
