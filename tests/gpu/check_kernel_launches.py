@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+"""Every kernel launch in gpu/*.cu is followed (within 8 lines) by BlastCheckKernel("<its
+name>"), so that every CUDA error names its kernel (issue 9). usage: check_kernel_launches.py GPU_DIR"""
+import glob
+import os
+import re
+import sys
+
+launch = re.compile(r"\b(\w+)\s*(?:<[^<>;]*>)?\s*<<<")
+bad, n = [], 0
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.cu"))):
+    lines = open(path).read().split("\n")
+    for i, line in enumerate(lines):
+        m = launch.search(line)
+        if not m or line.lstrip().startswith("//"):
+            continue
+        n += 1
+        names = re.findall(r'BlastCheckKernel\("([^"]+)"\)', "\n".join(lines[i:i + 8]))
+        if not any(name.split("(")[0] == m.group(1) for name in names):
+            bad.append("%s:%d: launch of %s without BlastCheckKernel(\"%s\") after it" %
+                       (os.path.basename(path), i + 1, m.group(1), m.group(1)))
+print("%d kernel launches checked" % n)
+for b in bad:
+    print("FAIL " + b)
+print("check_kernel_launches: %s" % ("FAIL" if bad or n == 0 else "PASS"))
+sys.exit(1 if bad or n == 0 else 0)
