@@ -18,7 +18,7 @@ static const double kConverged = 0.01, kConvergedSide = 0.05;
 static const double kBalanced = 0.03;     // ... and so does an imbalance below this
 static const double kMinSpread = 0.005;   // fit a line only through points this spread out
 static const double kImbalance = 0.10;    // re-search above this (twice in a row)
-static const double kNotFaster = 1.02;    // give up when slower than the device alone by this
+static const double kNotFaster = 1.0;     // give up unless faster than the device alone
 static const double kClearlyWorse = 1.2;  // ... or at once by this
 
 void BlastBalancerInit(BlastBalancer *b, int mode, double f0, int nz) {

@@ -15,8 +15,8 @@
 ///  3. converged: f is held; it is searched again only after three periods in a row with
 ///     more than 10 % imbalance (no reaction to noisy periods);
 ///  4. disabled: when the hybrid's wall time per call, averaged over the first three
-///     converged periods, exceeds the device-only one by 2 % (any of those periods by
-///     20 %), or the host's share would be below one zone: f = 1 for the rest of the run.
+///     converged periods, is not below the device-only one (any of those periods 20 %
+///     above it), or the host's share would be below one zone: f = 1 for the rest of the run.
 ///     Later periods are not judged one by one (a single slow period is noise); a lasting
 ///     change shows as imbalance and starts a new search, judged again once converged.
 #ifndef BLAST_BALANCE_H
