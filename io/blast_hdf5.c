@@ -1,8 +1,14 @@
-// HDF5 error checks (blast_hdf5.h).
+// HDF5 error checks, attribute writers and directory creation (blast_hdf5.h).
+#define _POSIX_C_SOURCE 200809L  // mkdir
+
 #include "blast_hdf5.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"  // BLAST_PATH_MAX
 
 void BlastHDF5Quiet(void) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -25,4 +31,41 @@ int BlastHDF5Error(const char *file, int line, const char *func, const char *cal
   H5Eclear2(H5E_DEFAULT);
   return BlastErrorRaise(file, line, func, BLAST_ERR_HDF5, "HDF5 call failed: %s%s%s", call,
                          in.msg[0] ? ": " : "", in.msg);
+}
+
+int BlastHDF5AttrWrite(hid_t obj, const char *name, hid_t file_type, hid_t mem_type,
+                       const void *value) {
+  hid_t sp = H5Screate(H5S_SCALAR);
+  BlastCallHDF5(sp);
+  hid_t a = H5Acreate2(obj, name, file_type, sp, H5P_DEFAULT, H5P_DEFAULT);
+  BlastCallHDF5(a);
+  BlastCallHDF5(H5Awrite(a, mem_type, value));
+  BlastCallHDF5(H5Aclose(a));
+  BlastCallHDF5(H5Sclose(sp));
+  return 0;
+}
+
+int BlastHDF5AttrString(hid_t obj, const char *name, const char *value) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  BlastCallHDF5(t);
+  BlastCallHDF5(H5Tset_size(t, strlen(value) + 1));
+  BlastCall(BlastHDF5AttrWrite(obj, name, t, t, value));
+  BlastCallHDF5(H5Tclose(t));
+  return 0;
+}
+
+int BlastMakeDirs(const char *dir) {
+  char buf[BLAST_PATH_MAX];
+  BlastCheck(strlen(dir) < sizeof buf, BLAST_ERR_IO, "output path too long: %s", dir);
+  snprintf(buf, sizeof buf, "%s", dir);
+  for (char *q = buf + 1;; q++) {
+    const char ch = *q;
+    if (ch != '/' && ch != 0) continue;
+    *q = 0;
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+    *q = ch;
+    if (!ch) break;
+  }
+  return 0;
 }

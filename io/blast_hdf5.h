@@ -13,6 +13,17 @@
 void BlastHDF5Quiet(void);
 int BlastHDF5Error(const char *file, int line, const char *func, const char *call);
 
+/// Write the scalar attribute `name` of `obj`: stored as `file_type`, `value` read as
+/// `mem_type`. Collective where `obj` is in a parallel file (the same value on every rank).
+int BlastHDF5AttrWrite(hid_t obj, const char *name, hid_t file_type, hid_t mem_type,
+                       const void *value);
+/// Write the string attribute `name` of `obj` (fixed length, NUL included).
+int BlastHDF5AttrString(hid_t obj, const char *name, const char *value);
+
+/// mkdir -p `dir` (mode 0755) for the HDF5 outputs. Errors: BLAST_ERR_IO (path too long,
+/// a directory that cannot be created).
+int BlastMakeDirs(const char *dir);
+
 #define BlastCallHDF5(...)                                                                    \
   do {                                                                                        \
     if ((__VA_ARGS__) < 0) return BlastHDF5Error(__FILE__, __LINE__, __func__, #__VA_ARGS__); \

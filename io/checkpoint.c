@@ -59,7 +59,7 @@ static Layout GetLayout(BlastHydro h) {
 
 typedef struct {
   hsize_t rows, cols;
-  int axis;   // 0: blocks of rows, 1: blocks of columns
+  int axis;  // 0: blocks of rows, 1: blocks of columns
   int nranks;
 } Split;
 
@@ -265,28 +265,11 @@ static int ZoneCoords(const Layout *L, hsize_t **coords) {
   return 0;
 }
 
-
 // ---------------------------------------------------------------------------------------
 // Attributes (collective: the same value on every rank)
 
 static int AttrWrite(hid_t obj, const char *name, hid_t type, const void *v) {
-  hid_t sp = H5Screate(H5S_SCALAR);
-  BlastCallHDF5(sp);
-  hid_t a = H5Acreate2(obj, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-  BlastCallHDF5(a);
-  BlastCallHDF5(H5Awrite(a, type, v));
-  BlastCallHDF5(H5Aclose(a));
-  BlastCallHDF5(H5Sclose(sp));
-  return 0;
-}
-
-static int AttrString(hid_t obj, const char *name, const char *v) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  BlastCallHDF5(t);
-  BlastCallHDF5(H5Tset_size(t, strlen(v) + 1));
-  BlastCall(AttrWrite(obj, name, t, v));
-  BlastCallHDF5(H5Tclose(t));
-  return 0;
+  return BlastHDF5AttrWrite(obj, name, type, type, v);
 }
 
 // Read a scalar attribute; 1 if present and read, 0 if absent.
@@ -328,21 +311,6 @@ static int AttrReadString(hid_t obj, const char *name, char *v, size_t n) {
 
 // ---------------------------------------------------------------------------------------
 // Files
-
-static int MakeDirs(const char *dir) {
-  char buf[BLAST_PATH_MAX];
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-      BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-    BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
-  return 0;
-}
 
 static int IsCheckpointName(const char *name) {
   int step, n = 0;
@@ -450,7 +418,7 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
   BlastHDF5Quiet();
   const Layout L = GetLayout(h);
   const BlastHydroShape shape = BlastHydroGetShape(h);
-  if (!rank) BlastCall(MakeDirs(dir));
+  if (!rank) BlastCall(BlastMakeDirs(dir));
   BlastCallMPI(MPI_Barrier(comm));
   char tmp[BLAST_PATH_MAX + 48];
   snprintf(path, npath, "%s/chk_%08d.h5", dir, steps);
@@ -493,8 +461,8 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
   const int fmt = BLAST_CHECKPOINT_FORMAT, dim = shape.dim, k = shape.k, m = shape.m, ne = L.ne;
   const long long zg = (long long)L.zones_global, hg = (long long)L.h1_global;
   BlastCall(AttrWrite(f, "format_version", H5T_NATIVE_INT, &fmt));
-  BlastCall(AttrString(f, "build", build ? build : ""));
-  BlastCall(AttrString(f, "problem", BlastProblemName(cfg->problem)));
+  BlastCall(BlastHDF5AttrString(f, "build", build ? build : ""));
+  BlastCall(BlastHDF5AttrString(f, "problem", BlastProblemName(cfg->problem)));
   BlastCall(AttrWrite(f, "dim", H5T_NATIVE_INT, &dim));
   BlastCall(AttrWrite(f, "order_kinematic", H5T_NATIVE_INT, &k));
   BlastCall(AttrWrite(f, "order_thermo", H5T_NATIVE_INT, &m));

@@ -249,28 +249,8 @@ static int WriteBlock(hid_t f, const char *name, hid_t ftype, hid_t mtype, hsize
   return 0;
 }
 
-static int AttrWrite(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val) {
-  hid_t sp = H5Screate(H5S_SCALAR);
-  BlastCallHDF5(sp);
-  hid_t a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
-  BlastCallHDF5(a);
-  BlastCallHDF5(H5Awrite(a, mtype, val));
-  BlastCallHDF5(H5Aclose(a));
-  BlastCallHDF5(H5Sclose(sp));
-  return 0;
-}
-
 static int AttrInt(hid_t obj, const char *name, long long val) {
-  return AttrWrite(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &val);
-}
-
-static int AttrString(hid_t obj, const char *name, const char *val) {
-  hid_t t = H5Tcopy(H5T_C_S1);
-  BlastCallHDF5(t);
-  BlastCallHDF5(H5Tset_size(t, strlen(val) + 1));
-  BlastCall(AttrWrite(obj, name, t, t, val));
-  BlastCallHDF5(H5Tclose(t));
-  return 0;
+  return BlastHDF5AttrWrite(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &val);
 }
 
 // Write this rank's block of every dataset and the attributes into the new file `path`.
@@ -297,7 +277,7 @@ static int WriteFile(BlastViz v, const char *path, int step, double t, const Viz
   BlastCall(WriteBlock(f, "material", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->mat));
   BlastCall(WriteBlock(f, "rank", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->rank));
   BlastCall(WriteBlock(f, "zone", H5T_STD_I64LE, H5T_NATIVE_INT64, C, 0, c0, mc, F->zid));
-  BlastCall(AttrWrite(f, "time", F64, D, &t));
+  BlastCall(BlastHDF5AttrWrite(f, "time", F64, D, &t));
   BlastCall(AttrInt(f, "step", step));
   BlastCall(AttrInt(f, "dim", v->dim));
   BlastCall(AttrInt(f, "order_kinematic", s->k));
@@ -306,32 +286,13 @@ static int WriteFile(BlastViz v, const char *path, int step, double t, const Viz
   BlastCall(AttrInt(f, "zones_global", s->nz_global));
   BlastCall(AttrInt(f, "ranks", v->size));
   BlastCall(AttrInt(f, "format_version", BLAST_VIZ_FORMAT));
-  BlastCall(AttrString(f, "problem", BlastProblemName(BlastHydroGetProblem(v->h)->id)));
+  BlastCall(BlastHDF5AttrString(f, "problem", BlastProblemName(BlastHydroGetProblem(v->h)->id)));
   BlastCallHDF5(H5Fclose(f));
   return 0;
 }
 
 // ---------------------------------------------------------------------------------------
 // Files (rank 0)
-
-static int MakeDirs(const char *dir) {
-  char buf[BLAST_PATH_MAX];
-  BlastCheck(strlen(dir) < sizeof buf, BLAST_ERR_IO, "output path too long: %s", dir);
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *q = buf + 1;; q++) {
-    const char ch = *q;
-    if (ch != '/' && ch != 0) continue;
-    *q = 0;
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-      BlastError(BLAST_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
-    *q = ch;
-    if (!ch) break;
-  }
-  struct stat st;
-  BlastCheck(stat(dir, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO, "%s is not a directory",
-             dir);
-  return 0;
-}
 
 static void DumpName(const BlastViz v, int number, char *path, size_t n) {
   snprintf(path, n, "%s/viz_%06d.h5", v->dir, number);
@@ -401,7 +362,10 @@ static int CompareInts(const void *a, const void *b) {
 // Keep the dumps 0, 1, ... of dir (consecutive, readable, step <= `step`) as the start of
 // the time series; delete the others and stale temporary files.
 static int ScanDir(BlastViz v, int step) {
-  BlastCall(MakeDirs(v->dir));
+  BlastCall(BlastMakeDirs(v->dir));
+  struct stat st;
+  BlastCheck(stat(v->dir, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO, "%s is not a directory",
+             v->dir);
   DIR *d = opendir(v->dir);
   BlastCheck(d, BLAST_ERR_IO, "cannot list %s: %s", v->dir, strerror(errno));
   int *numbers = NULL, n = 0, cap = 0, ierr = 0;

@@ -20,29 +20,10 @@ import argparse
 import os
 import sys
 
-try:
-    import numpy as np
-    import h5py
-    import matplotlib
-except ImportError:  # e.g. a pyenv/conda python3 first on PATH: try Debian's
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("BLAST_PLOT_REEXEC"):
-        os.environ["BLAST_PLOT_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("plot_lineout.py needs numpy, h5py and matplotlib "
-             "(apt-get install python3-numpy python3-h5py python3-matplotlib)")
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from blastviz_common import dumps_of, plot_modules  # noqa: E402
 
-
-def dumps_of(path):
-    """Dump files of a dump, an XDMF time series or a viz folder (in time order)."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "blast.xdmf")
-    if not path.endswith(".xdmf"):
-        return [path]
-    import xml.etree.ElementTree as ET
-    files = [d.text.strip().split(":")[0] for d in ET.parse(path).getroot().iter("DataItem")
-             if d.text and d.text.strip().endswith(":/coordinates")]
-    return [os.path.join(os.path.dirname(path), f) for f in files]
+np, h5py, matplotlib = plot_modules("plot_lineout.py")
 
 
 def point(text, dim_pad=3):

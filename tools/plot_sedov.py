@@ -26,17 +26,10 @@ import argparse
 import os
 import sys
 
-try:
-    import numpy as np
-    import h5py
-    import matplotlib
-except ImportError:  # e.g. a pyenv/conda python3 first on PATH: try Debian's
-    if os.path.exists("/usr/bin/python3") and os.path.realpath(sys.executable) != os.path.realpath(
-            "/usr/bin/python3") and not os.environ.get("BLAST_PLOT_REEXEC"):
-        os.environ["BLAST_PLOT_REEXEC"] = "1"
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("plot_sedov.py needs numpy, h5py and matplotlib "
-             "(apt-get install python3-numpy python3-h5py python3-matplotlib)")
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from blastviz_common import newest_dump, plot_modules  # noqa: E402
+
+np, h5py, matplotlib = plot_modules("plot_sedov.py")
 
 
 class SedovExact:
@@ -129,20 +122,6 @@ class SedovExact:
         return rho
 
 
-def resolve_dump(path):
-    """A dump file from a dump, an XDMF time series (its newest dump) or their folder."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "blast.xdmf")
-    if path.endswith(".xdmf"):
-        import xml.etree.ElementTree as ET
-        items = [d.text.strip() for d in ET.parse(path).getroot().iter("DataItem")
-                 if d.text and d.text.strip().endswith(":/coordinates")]
-        if not items:
-            sys.exit("%s lists no dump" % path)
-        return os.path.join(os.path.dirname(path), items[-1].split(":")[0])
-    return path
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("input", help="viz_NNNNNN.h5, blast.xdmf or the viz folder")
@@ -153,7 +132,7 @@ def main():
     ap.add_argument("--origin", default="0,0,0", help="blast point x,y,z (default 0,0,0)")
     ap.add_argument("--title", help="plot title")
     args = ap.parse_args()
-    dump = resolve_dump(args.input)
+    dump = newest_dump(args.input)
     with h5py.File(dump, "r") as f:
         X = f["coordinates"][...]
         rho = f["density"][...]

@@ -61,6 +61,20 @@ static void RecordFree(Record *r) {
   free(r->x), free(r->v), free(r->e);
 }
 
+// A CPU hydro object of cfg on mesh, recorded in r (NULL, r untouched, if it fails).
+static BlastHydro CreateRecorded(const BlastConfig *cfg, BlastMesh mesh, Record *r) {
+  BlastHydro h = NULL;
+  TEST_CALL(BlastHydroCreate(cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  if (h) RecordInit(r, h);
+  return h;
+}
+
+// Frees r and destroys its hydro object.
+static void DestroyRecorded(Record *r) {
+  RecordFree(r);
+  BlastHydroDestroy(&r->h);
+}
+
 // 1 if every rank holds the same message as rank 0.
 static int SameMessageEverywhere(const char *msg) {
   char buf[2048];
@@ -130,11 +144,9 @@ static void TestNonFinite(BlastMesh mesh, const Final *ref, int quantity, int co
                           const char *what) {
   BlastConfig cfg;
   SedovConfig(&cfg);
-  BlastHydro h = NULL;
-  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
-  if (!h) return;
   Record r;
-  RecordInit(&r, h);
+  BlastHydro h = CreateRecorded(&cfg, mesh, &r);
+  if (!h) return;
   r.poison_step = 3, r.quantity = quantity, r.comp = comp, r.value = value;
   const int ierr = BlastHydroRun(h, OnStep, &r);
   char name[64];
@@ -150,19 +162,16 @@ static void TestNonFinite(BlastMesh mesh, const Final *ref, int quantity, int co
               "reference at %d %d %.17g %.17g %.17g",
               name, f.steps, f.attempts, f.t, f.dt, f.e_norm, ref->steps, ref->attempts, ref->t,
               ref->dt, ref->e_norm);
-  RecordFree(&r);
-  BlastHydroDestroy(&h);
+  DestroyRecorded(&r);
 }
 
 // The message names rank and zone: checked on the message itself before it is cleared.
 static void TestNonFiniteMessage(BlastMesh mesh) {
   BlastConfig cfg;
   SedovConfig(&cfg);
-  BlastHydro h = NULL;
-  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
-  if (!h) return;
   Record r;
-  RecordInit(&r, h);
+  BlastHydro h = CreateRecorded(&cfg, mesh, &r);
+  if (!h) return;
   r.poison_step = 2, r.quantity = 1, r.comp = 1, r.value = NAN;
   const int ierr = BlastHydroRun(h, OnStep, &r);
   TEST_ASSERT(ierr == BLAST_ERR_NUMERIC, "returned %d", ierr);
@@ -179,8 +188,7 @@ static void TestNonFiniteMessage(BlastMesh mesh) {
   TEST_ASSERT(strstr(BlastErrorMessage(), want) != NULL, "message lacks \"%s\": %s", want,
               BlastErrorMessage());
   BlastErrorClear();
-  RecordFree(&r);
-  BlastHydroDestroy(&h);
+  DestroyRecorded(&r);
 }
 
 // The smallest cg_max_iter that the run does not survive, as long as the failure comes
@@ -192,11 +200,9 @@ static void TestCgLimit(BlastMesh mesh, int ode_solver) {
     SedovConfig(&cfg);
     cfg.ode_solver = ode_solver;
     cfg.cg_max_iter = it;
-    BlastHydro h = NULL;
-    TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
-    if (!h) return;
     Record r;
-    RecordInit(&r, h);
+    BlastHydro h = CreateRecorded(&cfg, mesh, &r);
+    if (!h) return;
     const int ierr = BlastHydroRun(h, OnStep, &r);
     tried++;
     if (ierr && r.step >= 1) {
@@ -210,8 +216,7 @@ static void TestCgLimit(BlastMesh mesh, int ode_solver) {
       // At step 1: the last accepted state is the initial one.
       CheckFailure("cg at step 1", ierr, h, &r, "the velocity solve did not converge");
     }
-    RecordFree(&r);
-    BlastHydroDestroy(&h);
+    DestroyRecorded(&r);
     if (!ierr) break;  // converges from here on
   }
   TEST_ASSERT(failed_late, "no cg_max_iter in 1..%d failed after step 1", tried);
@@ -221,29 +226,24 @@ static void TestCgLimit(BlastMesh mesh, int ode_solver) {
 static void TestDtCollapse(BlastMesh mesh) {
   BlastConfig cfg;
   SedovConfig(&cfg);
-  BlastHydro h = NULL;
-  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
-  if (!h) return;
   Record r;
-  RecordInit(&r, h);
+  BlastHydro h = CreateRecorded(&cfg, mesh, &r);
+  if (!h) return;
   TEST_CALL(BlastHydroRun(h, OnStep, &r));
   const int rej_step = r.rej_step;
   const double rej_dt = r.rej_dt;
-  RecordFree(&r);
-  BlastHydroDestroy(&h);
+  DestroyRecorded(&r);
   TEST_ASSERT(rej_step >= 2, "the Sedov run has a rejection after step 1 (first at step %d)",
               rej_step);
   if (rej_step < 2) return;
   cfg.dt_min = 0.9 * rej_dt;
-  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  h = CreateRecorded(&cfg, mesh, &r);
   if (!h) return;
-  RecordInit(&r, h);
   const int ierr = BlastHydroRun(h, OnStep, &r);
   TEST_ASSERT(r.step == rej_step - 1, "the collapse comes at step %d, after step %d", rej_step,
               r.step);
   CheckFailure("dt collapse", ierr, h, &r, "fell below dt_min");
-  RecordFree(&r);
-  BlastHydroDestroy(&h);
+  DestroyRecorded(&r);
 }
 
 int main(int argc, char **argv) {
