@@ -1032,13 +1032,13 @@ int BlastDeckLoad(MPI_Comm comm, const char *path, int noverrides, char **overri
 static const char kUsage[] = "usage: blast_gpu [options] deck.ini [section.key=value ...]";
 
 static const struct {
-  const char *name, *alias, *help;
+  const char *name, *alias, *arg, *help;
 } kOptions[] = {
-    {"--help", "-h", "print this help (options and every deck key) and exit"},
-    {"--version", NULL, "print the version and exit"},
-    {"--print-deck", NULL, "print the resolved deck (deck and overrides) as INI and exit"},
-    {"--restart", NULL, "PATH: continue the run from the checkpoint file PATH (the same as the "
-                        "override checkpoint.restart=PATH)"},
+    {"--help", "-h", NULL, "print this help (options and every deck key) and exit"},
+    {"--version", NULL, NULL, "print the version and exit"},
+    {"--print-deck", NULL, NULL, "print the resolved deck (deck and overrides) as INI and exit"},
+    {"--restart", NULL, "PATH",
+     "continue the run from the checkpoint file PATH (the same as checkpoint.restart=PATH)"},
 };
 
 int BlastDeckParseArgs(int argc, char **argv, BlastDeckArgs *args) {
@@ -1115,13 +1115,15 @@ void BlastDeckPrintHelp(FILE *out) {
           kUsage);
   for (size_t o = 0; o < sizeof kOptions / sizeof kOptions[0]; o++) {
     char names[64];
-    snprintf(names, sizeof names, "%s%s%s", kOptions[o].alias ? kOptions[o].alias : "",
-             kOptions[o].alias ? ", " : "", kOptions[o].name);
+    snprintf(names, sizeof names, "%s%s%s%s%s", kOptions[o].alias ? kOptions[o].alias : "",
+             kOptions[o].alias ? ", " : "", kOptions[o].name, kOptions[o].arg ? " " : "",
+             kOptions[o].arg ? kOptions[o].arg : "");
     fprintf(out, "  %-18s %s\n", names, kOptions[o].help);
   }
   fprintf(out,
-          "\nexit codes: 0 success, 2 bad input (deck, command line, mesh), 3 numerical "
-          "failure, 1 other errors\n\ndeck keys:\n");
+          "\nexit codes: 0 success (also a clean stop after a checkpoint on SIGTERM or SIGUSR1), "
+          "2 bad input (deck, command line, mesh, checkpoint), 3 numerical failure, 1 other "
+          "errors\n\ndeck keys:\n");
   for (int i = 0; i < s->nsections; i++) {
     fprintf(out, "\n[%s]\n", s->sections[i]);
     for (int k = 0; k < s->nkeys; k++) {
