@@ -328,6 +328,10 @@ def main(argv):
     env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # the order energy.c assumes
 
     common = list(args.overrides)
+    # Scaling runs measure time per step: no end-of-run checkpoint (hundreds of MB at 10^6
+    # zones per run) unless the overrides ask for checkpoints.
+    if not any(o.startswith("checkpoint.") for o in args.overrides):
+        common.append("checkpoint.at_end=false")
     if args.steps > 0:
         common.append("time.max_steps=%d" % (args.steps - 1))  # max_steps = N: N+1 attempts
     if args.backend:

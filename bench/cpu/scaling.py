@@ -21,7 +21,8 @@ def run(blast, out, tag, ranks, elems, steps):
     sx = [e / max(elems) for e in elems]  # keep zones cubical
     cmd = ["mpirun", "-n", str(ranks), "--oversubscribe", "--bind-to", "core", blast, DECK,
            "mesh.elements=%d %d %d" % elems, "mesh.size=%g %g %g" % tuple(sx), "time.max_steps=%d" % (steps - 1),
-           "output.print_every=100000", "output.dir=" + d, "output.overwrite=true", "gpu.backend=cpu"]
+           "output.print_every=100000", "output.dir=" + d, "output.overwrite=true", "checkpoint.at_end=false",
+           "gpu.backend=cpu"]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if p.returncode != 0:

@@ -70,7 +70,8 @@ def run_case(args, case):
     shutil.rmtree(out, ignore_errors=True)
     cmd = [args.blast, os.path.join(HERE, "sedov3d_box.ini"), "fem.order_kinematic=%d" % k,
            "fem.order_thermo=%d" % m, "mesh.elements=%d %d %d" % (zones, zones, zones),
-           "time.max_steps=%d" % (attempts - 1), "output.print_every=1", "output.dir=" + out]
+           "time.max_steps=%d" % (attempts - 1), "output.print_every=1", "output.dir=" + out,
+           "checkpoint.at_end=false"]
     if args.ranks > 1:
         cmd = ["mpirun", "-n", str(args.ranks)] + cmd
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
