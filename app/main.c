@@ -243,10 +243,16 @@ static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, 
   double t;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   BlastHydroGetProgress(rs->h, &t, NULL, &steps, NULL);
+  // The CPU+GPU split differs between ranks; the file holds one value (attributes are
+  // collective): the mean, where a restarted auto search starts on every rank.
   BlastBalanceInfo b;
   BlastHydroGetBalance(rs->h, &b);
+  int nranks;
+  BlastCallMPI(MPI_Comm_size(comm, &nranks));
+  double fraction = b.active ? b.gpu_fraction : 1.0, fsum;
+  BlastCallMPI(MPI_Allreduce(&fraction, &fsum, 1, MPI_DOUBLE, MPI_SUM, comm));
   const double t0 = MPI_Wtime();
-  BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, b.active ? b.gpu_fraction : 1.0,
+  BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, fsum / nranks,
                                  cfg->checkpoint_dir, cfg->checkpoint_keep, rs->deck_text,
                                  BLAST_VERSION " (" BLAST_GIT ")", chk->path, sizeof chk->path));
   const double dt = MPI_Wtime() - t0;

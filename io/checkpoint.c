@@ -636,6 +636,10 @@ int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, con
       break;
     if ((ierr = BlastHydroSetState(h, x, v, e))) break;
     BlastHydroSetProgress(h, t, dt, (int)steps, (int)attempts, dt0, energy0);
+    // The balancer's split (mean over the ranks that wrote it): where an auto search starts.
+    double gpu_fraction = 1.0;
+    if ((ierr = AttrRead(f, "gpu_fraction", H5T_NATIVE_DOUBLE, &gpu_fraction, &found))) break;
+    if (found) BlastHydroSeedBalance(h, gpu_fraction);
   } while (0);
   H5Fclose(f);
   BlastFree(&x), BlastFree(&v), BlastFree(&e), BlastFree(&buf), BlastFree(&zc);

@@ -157,6 +157,14 @@ int BlastHybridStepEnd(BlastHybrid hy) {
   return 0;
 }
 
+void BlastHybridSeed(BlastHybrid hy, double f) {
+  if (!hy || hy->mode != BLAST_BALANCE_AUTO || hy->bal.phase != BLAST_BALANCE_PHASE_BASELINE ||
+      !(f > 0.0 && f < 1.0))
+    return;
+  const double lo = hy->bal.min_share, hi = 1.0 - hy->bal.min_share;
+  hy->bal.f_start = f < lo ? lo : f > hi ? hi : f;
+}
+
 void BlastHybridGetInfo(BlastHybrid hy, BlastBalanceInfo *info) {
   *info = (BlastBalanceInfo){0};
   if (!hy) return;

@@ -45,6 +45,10 @@ int BlastHybridEnergyRate(BlastHybrid hy, const double *v, double *de);
 /// force actions that use it).
 int BlastHybridStepEnd(BlastHybrid hy);
 void BlastHybridGetInfo(BlastHybrid hy, BlastBalanceInfo *info);
+/// Auto mode, before the search began: the first split to try after the baseline (e.g. the
+/// split of the run a checkpoint came from). Ignored in fixed mode, later, or for f outside
+/// (0, 1).
+void BlastHybridSeed(BlastHybrid hy, double f);
 
 #ifdef __cplusplus
 }

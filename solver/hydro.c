@@ -959,6 +959,9 @@ int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e) {
 }
 
 void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info) { BlastHybridGetInfo(h->hybrid, info); }
+void BlastHydroSeedBalance(BlastHydro h, double gpu_fraction) {
+  BlastHybridSeed(h->hybrid, gpu_fraction);
+}
 
 int BlastHydroSetState(BlastHydro h, const double *x, const double *v, const double *e) {
   BlastCall(h->ops->from_host(h->bctx, h->nx, x, h->S));

@@ -99,6 +99,9 @@ int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke);
 void BlastHydroGetInitial(BlastHydro h, double *dt0, double *energy0);
 /// The CPU+GPU split (info->active = 0 without a hybrid).
 void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info);
+/// Auto balance: start the search from this split (restart: the checkpointed one). No
+/// effect without a hybrid, in fixed mode, or once the search began.
+void BlastHydroSeedBalance(BlastHydro h, double gpu_fraction);
 
 /// Copy the state to host arrays (any may be NULL): positions and velocity as
 /// component-major L-vectors (dim*h1_nl), energy zone-blocked (nz*l2_nd).

@@ -220,6 +220,51 @@ static int Run(const Case *c, BlastMesh mesh, int mode, double f, int period, St
   return 0;
 }
 
+// A restart seeds the auto search with the checkpointed split (BlastHydroSeedBalance):
+// the first period after the baseline runs at that split; fixed mode ignores it.
+typedef struct {
+  BlastHydro h;
+  int n;
+  double f[16];
+} SplitLog;
+
+static int LogSplit(void *user, const BlastStepInfo *info) {
+  SplitLog *l = user;
+  BlastBalanceInfo b;
+  BlastHydroGetBalance(l->h, &b);
+  if (!info->rejected && l->n < 16) l->f[l->n++] = b.gpu_fraction;
+  return 0;
+}
+
+static void SeedTests(void) {
+  BlastMesh mesh;
+  TEST_CALL(TestUnitBoxMesh(2, 4, &mesh));  // 16 zones: 0.625 = 10 zones, 0.75 = 12
+  BlastConfig cfg;
+  RegressionConfig(&cfg, BLAST_PROBLEM_SEDOV);
+  cfg.order_kinematic = 2, cfg.order_thermo = 1, cfg.cg_tol = 1e-10;
+  cfg.balance_period = 1, cfg.balance_gpu_fraction = 0.75, cfg.max_steps = 5;
+  const int modes[] = {BLAST_BALANCE_AUTO, BLAST_BALANCE_FIXED};
+  for (int i = 0; i < 2; i++) {
+    cfg.balance_mode = modes[i];
+    SplitLog log = {NULL, 0, {0}};
+    TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &log.h));
+    if (!log.h) continue;
+    BlastHydroSeedBalance(log.h, 0.625);
+    TEST_CALL(BlastHydroRun(log.h, LogSplit, &log));
+    int seen_seed = 0, seen_deck = 0;
+    for (int k = 0; k < log.n; k++) seen_seed |= log.f[k] == 0.625, seen_deck |= log.f[k] == 0.75;
+    printf("seeded 0.625, %s mode, deck 0.75: splits per step", i ? "fixed" : "auto");
+    for (int k = 0; k < log.n; k++) printf(" %.4f", log.f[k]);
+    printf("\n");
+    if (modes[i] == BLAST_BALANCE_AUTO)
+      TEST_ASSERT(seen_seed && !seen_deck, "auto: the search did not start from the seed");
+    else
+      TEST_ASSERT(seen_deck && !seen_seed, "fixed: the seed must be ignored");
+    BlastHydroDestroy(&log.h);
+  }
+  BlastMeshDestroy(&mesh);
+}
+
 static void SplitTests(void) {
   const Case cases[] = {
       {"sedov 2D Q2-Q1", 2, 4, BLAST_PROBLEM_SEDOV, 2, 30},
@@ -267,6 +312,7 @@ static void SplitTests(void) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   BalancerTests();
+  SeedTests();
   SplitTests();
   int r = BlastTestFinish("test_hybrid");
   MPI_Finalize();
