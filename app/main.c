@@ -288,8 +288,7 @@ static int TimeLoop(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, StepHoo
   return 0;
 }
 
-// Checkpoints left in `dir` by an earlier run: the file names chk_<step>.h5 (as written by
-// BlastCheckpointWrite). `after` >= 0: count only those of later steps; `remove_them`:
+// Checkpoints left in `dir` by an earlier run (names as BlastCheckpointStepOf reads them). `after` >= 0: count only those of later steps; `remove_them`:
 // delete them. Rank 0 looks; the outcome is shared.
 static int OldCheckpoints(MPI_Comm comm, const char *dir, int after, int remove_them, int *count) {
   int rank;
@@ -298,10 +297,8 @@ static int OldCheckpoints(MPI_Comm comm, const char *dir, int after, int remove_
   if (!rank) {
     DIR *d = opendir(dir);
     for (struct dirent *de; d && (de = readdir(d));) {
-      int step;
-      char tail[8] = "";
-      if (sscanf(de->d_name, "chk_%d.%7s", &step, tail) != 2 || strcmp(tail, "h5")) continue;
-      if (after >= 0 && step <= after) continue;
+      const int step = BlastCheckpointStepOf(de->d_name);
+      if (step < 0 || (after >= 0 && step <= after)) continue;
       res[0]++;
       if (remove_them) {
         char path[BLAST_PATH_MAX + 300];

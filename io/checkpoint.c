@@ -108,8 +108,8 @@ static void RouteFree(Route *rt) {
 
 static int RouteCreate(MPI_Comm comm, const Split *s, size_t n, const hsize_t *coords, Route *rt) {
   int rank, p = s->nranks;
+  memset(rt, 0, sizeof *rt);  // RouteFree is safe whatever fails below
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
-  memset(rt, 0, sizeof *rt);
   SplitBlock(s, rank, rt->start, rt->count);
   int *dest = NULL;
   int64_t *send_off = NULL;
@@ -312,10 +312,11 @@ static int AttrReadString(hid_t obj, const char *name, char *v, size_t n) {
 // ---------------------------------------------------------------------------------------
 // Files
 
-static int IsCheckpointName(const char *name) {
+int BlastCheckpointStepOf(const char *name) {
   int step, n = 0;
-  return sscanf(name, "chk_%8d.h5%n", &step, &n) == 1 && n == (int)strlen(name) &&
-         strlen(name) == 15;
+  const int ok = sscanf(name, "chk_%8d.h5%n", &step, &n) == 1 && n == (int)strlen(name) &&
+                 strlen(name) == 15 && step >= 0;
+  return ok ? step : -1;
 }
 
 static int CompareNames(const void *a, const void *b) {
@@ -329,7 +330,7 @@ static int Prune(const char *dir, int keep) {
   char **names = NULL;
   int n = 0, cap = 0;
   for (struct dirent *de; (de = readdir(d));) {
-    if (!IsCheckpointName(de->d_name)) continue;
+    if (BlastCheckpointStepOf(de->d_name) < 0) continue;
     if (n == cap) {
       cap = cap ? 2 * cap : 16;
       if (BlastRealloc(cap, &names)) {

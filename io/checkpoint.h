@@ -34,6 +34,9 @@ enum { BLAST_CHECKPOINT_FORMAT = 1 };
 int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, int steps,
                          double gpu_fraction, const char *dir, int keep, const char *deck_text,
                          const char *build, char *path, size_t npath);
+/// The step of a checkpoint file name as BlastCheckpointWrite makes it (chk_<8 digits>.h5),
+/// or -1 for any other name.
+int BlastCheckpointStepOf(const char *name);
 /// Read the checkpoint `path` into h (state, time, dt, counters) after checking that it
 /// belongs to this run: format version, problem, dimension, orders, mesh and space sizes,
 /// dataset shapes and checksums. Errors: BLAST_ERR_INPUT naming the file and the reason.
