@@ -5,14 +5,12 @@
 #include <stdio.h>
 
 #include "blast.h"
+#include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
 #include "deck.h"
 
 #ifndef BLAST_VERSION
 #define BLAST_VERSION "unknown"
-#endif
-#ifndef BLAST_GIT
-#define BLAST_GIT "unknown"
 #endif
 
 static int ParseArgs(MPI_Comm comm, int argc, char **argv, int rank, BlastConfig *cfg,

@@ -18,6 +18,7 @@
 #ifdef BLAST_HAVE_CUDA
 #include "blast_cuda.h"
 #endif
+#include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
 #include "checkpoint.h"
 #include "cli.h"
