@@ -185,6 +185,7 @@ typedef struct {
   size_t stage_n;
   cudaEvent_t ev_copy;
   int q_ndev, q_tuning;
+  int spmm_lanes;  // lanes per mass-matrix row in k_spmm_dd (4, 8, 16, 32)
 } CudaCtx;
 
 // ---------------------------------------------------------------------------------------
@@ -437,18 +438,22 @@ __global__ void k_force_t(DevData d, const double *v) {
   }
 }
 
-// Mass-matrix rows in double-double for up to 3 components at once, one warp per row:
-// the row is read once for all components, and the rounded sums do not depend on the
-// order, so they equal the CPU backend's bit for bit. Component c of x and y starts at
-// c * st; only components in `mask` are computed.
+// Mass-matrix rows in double-double for up to 3 components at once, L lanes per row (L =
+// 4, 8, 16 or 32; a row has 27-125 entries in 3D Q2): the row is read once for all
+// components, and the rounded sums almost never depend on the order (ddsum.h), so they
+// equal the CPU backend's bit for bit for any L but in rare last-bit cases. Component c of x and y starts at c * st; only
+// components in `mask` are computed. Every lane of a warp reaches the shuffles (rows past
+// the end sum nothing and write nothing).
+template <int L>
 __global__ void k_spmm_dd(int nrows, const int *rows, const int *rowptr, const int *col, const double *val,
                           int ncomp, unsigned mask, size_t st, const double *x, double *y) {
-  const int lane = threadIdx.x & 31;
-  const int w = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-  if (w >= nrows) return;
-  const int row = rows[w];
+  const int lane = threadIdx.x & (L - 1);
+  const int w = (int)(((size_t)blockIdx.x * blockDim.x + threadIdx.x) / L);
+  const bool ok = w < nrows;
+  const int row = ok ? rows[w] : 0;
+  const int k1 = ok ? rowptr[row + 1] : 0;
   BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-  for (int k = rowptr[row] + lane; k < rowptr[row + 1]; k += 32) {
+  for (int k = (ok ? rowptr[row] : 0) + lane; k < k1; k += L) {
     const double v = val[k];
     const int j = col[k];
 #pragma unroll
@@ -458,13 +463,14 @@ __global__ void k_spmm_dd(int nrows, const int *rows, const int *rowptr, const i
 #pragma unroll
   for (int c = 0; c < 3; c++) {
     if (c >= ncomp || !((mask >> c) & 1u)) continue;
-    for (int off = 16; off > 0; off >>= 1) {
-      const double hi = __shfl_down_sync(0xffffffffu, acc[c].hi, off);
-      const double lo = __shfl_down_sync(0xffffffffu, acc[c].lo, off);
+#pragma unroll
+    for (int off = L / 2; off > 0; off >>= 1) {
+      const double hi = __shfl_down_sync(0xffffffffu, acc[c].hi, off, L);
+      const double lo = __shfl_down_sync(0xffffffffu, acc[c].lo, off, L);
       BlastDDAddDD(&acc[c], hi, lo);
     }
     BlastDDNormalize(&acc[c]);
-    if (lane == 0) y[c * st + row] = acc[c].hi;
+    if (ok && lane == 0) y[c * st + row] = acc[c].hi;
   }
 }
 
@@ -863,6 +869,17 @@ static int CheckMemory(const BlastHydroData *hd) {
 
 static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(CheckMemory(hd));
+  // Lanes per mass-matrix row: 8 for rows of up to 128 entries on average (Q1-Q3 in 3D;
+  // 3D Q2-Q1 on the H200: 8 lanes take 0.60 of the time of 32, 4 lanes 0.59), 32 for longer
+  // rows (not measured). BLAST_SPMM_LANES overrides, for benchmarks.
+  const double row_nnz = hd->h1_nown ? (double)hd->mv_rowptr[hd->h1_nown] / hd->h1_nown : 0.0;
+  int spmm_lanes = row_nnz <= 128.0 ? 8 : 32;
+  const char *lanes_env = getenv("BLAST_SPMM_LANES");
+  if (lanes_env && *lanes_env) {
+    spmm_lanes = atoi(lanes_env);
+    BlastCheck(spmm_lanes == 4 || spmm_lanes == 8 || spmm_lanes == 16 || spmm_lanes == 32, BLAST_ERR_INPUT,
+               "BLAST_SPMM_LANES=%s: must be 4, 8, 16 or 32", lanes_env);
+  }
   CudaCtx *c;
   BlastCall(BlastCalloc(1, &c));
   size_t free0 = 0, total = 0;
@@ -874,6 +891,7 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
     BlastCallCuda(cudaEventCreate(&g_prof.e1));
   }
   c->hd = *hd;
+  c->spmm_lanes = spmm_lanes;
   int dev;
   BlastCallCuda(cudaGetDevice(&dev));
   cudaDeviceProp prop;
@@ -1391,9 +1409,15 @@ static int CudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const dou
       int nact = 0;
       for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
       ProfBegin(c->stream);
-      k_spmm_dd<<<(int)Blocks((size_t)(r1 - r0) * 32, 256), 256, 0, c->stream>>>(
+      typedef void (*Spmm)(int, const int *, const int *, const int *, const double *, int, unsigned, size_t,
+                           const double *, double *);
+      const Spmm k_spmm_dd_l = c->spmm_lanes == 4    ? k_spmm_dd<4>
+                               : c->spmm_lanes == 8  ? k_spmm_dd<8>
+                               : c->spmm_lanes == 16 ? k_spmm_dd<16>
+                                                     : k_spmm_dd<32>;
+      k_spmm_dd_l<<<(int)Blocks((size_t)(r1 - r0) * c->spmm_lanes, 256), 256, 0, c->stream>>>(
           r1 - r0, c->mv_rows + r0, c->mv_rowptr, c->mv_col, c->mv_val, ncomp, mask, st, x, y);
-      BlastCheckKernel("k_spmm_dd");
+      BlastCheckKernel("k_spmm_dd_l");
       const double nnz = (double)c->hd.mv_rowptr[c->dd.nown] * (r1 - r0) / (c->dd.nown ? c->dd.nown : 1);
       ProfEnd(c->stream, P_SPMV, 12.0 * nnz + 16.0 * (r1 - r0) * nact, 2.0 * nnz * nact);
     }
