@@ -289,8 +289,8 @@ static int TimeLoop(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, StepHoo
   return 0;
 }
 
-// Checkpoints left in `dir` by an earlier run (names as BlastCheckpointStepOf reads them). `after` >= 0: count only those of later steps; `remove_them`:
-// delete them. Rank 0 looks; the outcome is shared.
+// Checkpoints left in `dir` by an earlier run (names as BlastCheckpointStepOf reads them).
+// `after` >= 0: count only those of later steps; `remove_them`: delete them. Rank 0 looks; the outcome is shared.
 static int OldCheckpoints(MPI_Comm comm, const char *dir, int after, int remove_them, int *count) {
   int rank;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));

@@ -441,9 +441,9 @@ __global__ void k_force_t(DevData d, const double *v) {
 // Mass-matrix rows in double-double for up to 3 components at once, L lanes per row (L =
 // 4, 8, 16 or 32; a row has 27-125 entries in 3D Q2): the row is read once for all
 // components, and the rounded sums almost never depend on the order (ddsum.h), so they
-// equal the CPU backend's bit for bit for any L but in rare last-bit cases. Component c of x and y starts at c * st; only
-// components in `mask` are computed. Every lane of a warp reaches the shuffles (rows past
-// the end sum nothing and write nothing).
+// equal the CPU backend's bit for bit for any L but in rare last-bit cases. Component c
+// of x and y starts at c * st; only components in `mask` are computed. Every lane of a
+// warp reaches the shuffles (rows past the end sum nothing and write nothing).
 template <int L>
 __global__ void k_spmm_dd(int nrows, const int *rows, const int *rowptr, const int *col, const double *val,
                           int ncomp, unsigned mask, size_t st, const double *x, double *y) {

@@ -67,5 +67,8 @@ int BlastMakeDirs(const char *dir) {
     *q = ch;
     if (!ch) break;
   }
+  struct stat st;
+  BlastCheck(stat(dir, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO, "%s is not a directory",
+             dir);
   return 0;
 }

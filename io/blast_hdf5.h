@@ -21,7 +21,7 @@ int BlastHDF5AttrWrite(hid_t obj, const char *name, hid_t file_type, hid_t mem_t
 int BlastHDF5AttrString(hid_t obj, const char *name, const char *value);
 
 /// mkdir -p `dir` (mode 0755) for the HDF5 outputs. Errors: BLAST_ERR_IO (path too long,
-/// a directory that cannot be created).
+/// a directory that cannot be created, `dir` exists and is not a directory).
 int BlastMakeDirs(const char *dir);
 
 #define BlastCallHDF5(...)                                                                    \

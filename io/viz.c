@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "blast_hdf5.h"
 #include "blast_mpi.h"
@@ -363,9 +362,6 @@ static int CompareInts(const void *a, const void *b) {
 // the time series; delete the others and stale temporary files.
 static int ScanDir(BlastViz v, int step) {
   BlastCall(BlastMakeDirs(v->dir));
-  struct stat st;
-  BlastCheck(stat(v->dir, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO, "%s is not a directory",
-             v->dir);
   DIR *d = opendir(v->dir);
   BlastCheck(d, BLAST_ERR_IO, "cannot list %s: %s", v->dir, strerror(errno));
   int *numbers = NULL, n = 0, cap = 0, ierr = 0;

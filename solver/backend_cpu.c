@@ -437,9 +437,10 @@ void BlastCpuZonesForceT(BlastCpuZones cz, int n, const double *vE, double *b_ou
 // Component c of a PCG vector starts at c * h1_next.
 #define ACTIVE(mask, c) (((mask) >> (c)) & 1u)
 
-// Three components of a compensated sum side by side (the fourth lane is unused): the
-// same operations as BlastDDAdd, BlastDDAddDD and BlastDDNormalize on each lane, so the
-// same bits, in a third of the instructions (GCC/Clang vector extension; no contraction
+// The components' compensated row sums side by side in one 4-wide vector (lanes past
+// ncomp repeat component 0 and are not stored): the same operations as BlastDDAdd,
+// BlastDDAddDD and BlastDDNormalize on each lane, so the same bits as one sum per
+// component, in a third of the instructions (GCC/Clang vector extension; no contraction
 // into fused multiply-adds under -std=c11).
 typedef double BlastV4 __attribute__((vector_size(4 * sizeof(double))));
 
@@ -449,15 +450,18 @@ static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
   *hi = s;
 }
 
-// All nc = 2 or 3 components of rows [r0, r1) of the mass matrix (the common case of CG;
-// with nc = 2 the third lane repeats component 0 and is not stored).
-static void MassMultAll(const BlastHydroData *hd, int nc, int r0, int r1, const double *x,
-                        double *y) {
+static int CpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
+  CpuCtx *c = ctx;
+  const BlastHydroData *hd = &c->hd;
   const size_t st = (size_t)hd->h1_next;
-  const double *x1 = x + st, *x2 = nc == 3 ? x + 2 * st : x;
+  const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
+  const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : hd->h1_nown;
+  const double *x1 = ncomp > 1 ? x + st : x, *x2 = ncomp > 2 ? x + 2 * st : x;
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
     const int i = hd->mv_rows[r], k0 = hd->mv_rowptr[i], k1 = hd->mv_rowptr[i + 1];
+    // Two independent chains hide the additions' latency; the row is read once for all
+    // components, and the sums rounded once give the same bits in any order (the GPU's).
     BlastV4 h0 = {0, 0, 0, 0}, l0 = h0, h1 = h0, l1 = h0;
     int k = k0;
     for (; k + 1 < k1; k += 2) {
@@ -475,41 +479,8 @@ static void MassMultAll(const BlastHydroData *hd, int nc, int r0, int r1, const 
     const BlastV4 s = h0 + h1, bb = s - h0;
     l0 += (h0 - (s - bb)) + (h1 - bb) + l1;
     const BlastV4 out = s + l0;
-    y[i] = out[0], y[st + i] = out[1];
-    if (nc == 3) y[2 * st + i] = out[2];
-  }
-}
-
-static int CpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
-  CpuCtx *c = ctx;
-  const BlastHydroData *hd = &c->hd;
-  const size_t st = (size_t)hd->h1_next;
-  const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
-  const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : hd->h1_nown;
-  if ((ncomp == 3 && (mask & 7u) == 7u) || (ncomp == 2 && (mask & 3u) == 3u)) {
-    MassMultAll(hd, ncomp, r0, r1, x, y);
-    return 0;
-  }
-#pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
-  for (int r = r0; r < r1; r++) {
-    const int i = hd->mv_rows[r], k0 = hd->mv_rowptr[i], k1 = hd->mv_rowptr[i + 1];
-    // Compensated sums rounded once: the same bits as any other summation order (the
-    // GPU's). Two independent chains hide the additions' latency; the row is read once
-    // for all components.
-    for (int cc = 0; cc < ncomp; cc++) {
-      if (!ACTIVE(mask, cc)) continue;
-      const double *xc = x + cc * st;
-      BlastDD s0 = {0.0, 0.0}, s1 = {0.0, 0.0};
-      int k = k0;
-      for (; k + 1 < k1; k += 2) {
-        BlastDDAdd(&s0, hd->mv_val[k] * xc[hd->mv_col[k]]);
-        BlastDDAdd(&s1, hd->mv_val[k + 1] * xc[hd->mv_col[k + 1]]);
-      }
-      if (k < k1) BlastDDAdd(&s0, hd->mv_val[k] * xc[hd->mv_col[k]]);
-      BlastDDAddDD(&s0, s1.hi, s1.lo);
-      BlastDDNormalize(&s0);
-      y[cc * st + i] = s0.hi;
-    }
+    for (int cc = 0; cc < ncomp; cc++)
+      if (ACTIVE(mask, cc)) y[cc * st + i] = out[cc];
   }
   return 0;
 }

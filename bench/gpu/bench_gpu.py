@@ -29,8 +29,8 @@ def run_case(blast, out, tag, n, k, rp, steps, ranks=1, threads=16, backend="cud
     args = ["mpirun", "-n", str(ranks), "--oversubscribe", "--bind-to", "none", blast, DECK,
             "mesh.elements=%d %d %d" % (n, n, n), "mesh.refine_parallel=%d" % rp,
             "fem.order_kinematic=%d" % k, "fem.order_thermo=%d" % (k - 1), "time.max_steps=%d" % (steps - 1),
-            "output.print_every=100000", "output.dir=" + d, "output.overwrite=true", "checkpoint.at_end=false", "gpu.backend=" + backend,
-            "gpu.autotune=" + autotune] + list(extra)
+            "output.print_every=100000", "output.dir=" + d, "output.overwrite=true", "checkpoint.at_end=false",
+            "gpu.backend=" + backend, "gpu.autotune=" + autotune] + list(extra)
     e = {"OMP_NUM_THREADS": str(threads)}
     e.update(env or {})
     p, wall = sh(args, e)
