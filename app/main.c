@@ -360,7 +360,9 @@ static int SelectBackend(MPI_Comm comm, const BlastConfig *cfg, const BlastBacke
   memset(&opt, 0, sizeof opt);
   opt.autotune = cfg->gpu_autotune;
   opt.spmv_cusparse = cfg->gpu_spmv;
-  opt.verbose = rank == 0;
+  // BLAST_AUTOTUNE_TRACE=1 also prints each candidate's time (rank 0).
+  const char *trace = getenv("BLAST_AUTOTUNE_TRACE");
+  opt.verbose = rank == 0 ? (trace && trace[0] == '1' ? 2 : 1) : 0;
   BlastCudaSetOptions(&opt);
   *ops = &blast_backend_cuda;
   const int per_gpu = (node_size + ndev - 1) / ndev;

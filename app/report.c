@@ -93,11 +93,12 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   BlastCall(BlastHydroNorms(h, &sum->e_norm, &sum->ie, &sum->ke));
   sum->energy = sum->ie + sum->ke;
   BlastHydroGetInitial(h, NULL, &sum->energy0);
-  double loc[4] = {tm->qdata, tm->force, tm->cg, tm->step}, mx[4], mn[4];
-  BlastCallMPI(MPI_Allreduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, comm));
-  BlastCallMPI(MPI_Allreduce(loc, mn, 4, MPI_DOUBLE, MPI_MIN, comm));
+  double loc[5] = {tm->qdata, tm->force, tm->cg, tm->step, tm->cg_wait}, mx[5], mn[5];
+  BlastCallMPI(MPI_Allreduce(loc, mx, 5, MPI_DOUBLE, MPI_MAX, comm));
+  BlastCallMPI(MPI_Allreduce(loc, mn, 5, MPI_DOUBLE, MPI_MIN, comm));
   sum->t_qdata = mx[0], sum->t_force = mx[1], sum->t_cg = mx[2], sum->t_step = mx[3];
   sum->t_qdata_min = mn[0], sum->t_force_min = mn[1], sum->t_cg_min = mn[2], sum->t_step_min = mn[3];
+  sum->t_cg_wait = mx[4], sum->t_cg_wait_min = mn[4];
   // Every rank takes part in each CG iteration: the counts agree; updates are summed.
   long long cnt[2] = {(long long)tm->qdata_zone_updates, (long long)tm->cg_unconverged}, tot[2];
   BlastCallMPI(MPI_Allreduce(cnt, tot, 2, MPI_LONG_LONG, MPI_SUM, comm));
@@ -187,6 +188,8 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   char cg[64];
   snprintf(cg, sizeof cg, "CG (H1), %lld iterations", s->cg_iter);
   Row(out, cg, s->t_cg, s->t_cg_min, s->wall);
+  if (s->shape.ranks > 1)
+    Row(out, "  of which halo waits + dot reductions", s->t_cg_wait, s->t_cg_wait_min, s->wall);
   Row(out, "time steps (all of the above + RK)", s->t_step, s->t_step_min, s->wall);
   Row(out, "setup", s->setup_wall, s->setup_wall, s->wall);
   fprintf(out, "  %-34s %10.3f\n", "wall", s->wall);
@@ -327,9 +330,13 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
           s->shape.threads, s->backend);
   JsonNumber(f, "wall_seconds", s->wall, 1);
   JsonNumber(f, "setup_seconds", s->setup_wall, 1);
-  fprintf(f, "  \"timing\": {\"qdata_force_max\": %.6g, \"force_actions_max\": %.6g, "
-             "\"cg_max\": %.6g, \"steps_max\": %.6g},\n",
-          s->t_qdata, s->t_force, s->t_cg, s->t_step);
+  fprintf(f,
+          "  \"timing\": {\"qdata_force_max\": %.6g, \"force_actions_max\": %.6g, "
+          "\"cg_max\": %.6g, \"steps_max\": %.6g, \"qdata_force_min\": %.6g, "
+          "\"force_actions_min\": %.6g, \"cg_min\": %.6g, \"steps_min\": %.6g, "
+          "\"cg_wait_max\": %.6g, \"cg_wait_min\": %.6g},\n",
+          s->t_qdata, s->t_force, s->t_cg, s->t_step, s->t_qdata_min, s->t_force_min, s->t_cg_min,
+          s->t_step_min, s->t_cg_wait, s->t_cg_wait_min);
   fprintf(f, "  \"cg_iterations\": %lld,\n  \"cg_unconverged\": %lld,\n", s->cg_iter, s->cg_unconverged);
   JsonNumber(f, "sedov_density_l2_error", s->sedov_density_l2, 1);
   JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);

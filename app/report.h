@@ -22,6 +22,7 @@ typedef struct {
   // timings: max over ranks (and min for imbalance)
   double t_qdata, t_force, t_cg, t_step;
   double t_qdata_min, t_force_min, t_cg_min, t_step_min;
+  double t_cg_wait, t_cg_wait_min;  ///< part of the CG in halo waits and dot reductions
   long long cg_iter, cg_unconverged, qdata_zone_updates;
   // figures of merit as defined by the reference implementation
   double fom_cg, fom_force, fom_qdata, fom_total, fom0;

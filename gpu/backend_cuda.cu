@@ -67,7 +67,7 @@ static int CusparseError(const char *file, int line, const char *func, cusparseS
       return CusparseError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);              \
   } while (0)
 
-enum { kDotBlocks = 256, kDotThreads = 256, kMaxAcc = 12 };
+enum { kDotBlocks = 256, kDotThreads = 256, kTileR = 3, kTileJ = 4 };
 
 static BlastGpuOptions g_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0};
 
@@ -141,7 +141,12 @@ typedef struct {
   int zpb;  // zones per block
   int tpz;  // threads per zone
   int qb;   // quadrature points per A block
+  int reg;  // register cap: index into kQRegCap (0: none)
 } QConfig;
+
+// Register caps of the quadrature kernel's variants: fewer registers let more warps share
+// an SM, at the price of spills (the tuner decides).
+static const int kQRegCap[3] = {255, 128, 96};
 
 typedef struct {
   BlastHydroData hd;
@@ -175,8 +180,8 @@ typedef struct {
   QConfig qcfg;
   // autotuning state
   int tune_active, tune_index, tune_ncand, tune_rep;
-  QConfig tune_cand[32];
-  float tune_time[32];
+  QConfig tune_cand[160];
+  float tune_time[160];
   cudaEvent_t ev0, ev1;
   char gpu_name[256];
   // hybrid (split_*): the staging buffer for host zones' E-vectors, the copy event, and
@@ -251,8 +256,8 @@ typedef struct {
   int *blk_zone;
 } QArgs;
 
-template <int DIM>
-__global__ void k_qdata_force(QArgs p) {
+template <int DIM, int MAXREG>
+__global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   extern __shared__ double sm[];
   const DevData &d = p.d;
   const int D2 = DIM * DIM, nd = d.nd, ne = d.ne, nqp = d.nqp, rows = d.rows, tpz = p.cfg.tpz;
@@ -316,42 +321,62 @@ __global__ void k_qdata_force(QArgs p) {
       d.tg[(size_t)z * ne + j] = s;
     }
   }
-  // F_z = A_z B^T; each thread owns entries idx = t + (pass*kMaxAcc + k)*tpz, summed over
-  // the points in ascending order as the CPU backend does.
-  const int nent = rows * ne;
-  const int npass = (nent + tpz * kMaxAcc - 1) / (tpz * kMaxAcc);
+  // F_z = A_z B^T in register tiles of kTileR rows x kTileJ columns per thread, so that
+  // each A and B value loaded serves several products; every entry is summed over the
+  // points in ascending order, as the CPU backend does. Tiles are done in passes of tpz,
+  // A (for qb points at a time) recomputed per pass.
+  const int nent = rows * ne, trows = (rows + kTileR - 1) / kTileR;
+  const int ntile = trows * ((ne + kTileJ - 1) / kTileJ);
+  const int npass = (ntile + tpz - 1) / tpz;
   for (int pass = 0; pass < npass; pass++) {
-    double acc[kMaxAcc];
-    for (int k = 0; k < kMaxAcc; k++) acc[k] = 0.0;
+    const int tile = t + pass * tpz;
+    const bool mine = active && tile < ntile;
+    const int r0 = (tile % trows) * kTileR, j0 = (tile / trows) * kTileJ;
+    double acc[kTileR][kTileJ];
+#pragma unroll
+    for (int i = 0; i < kTileR; i++)
+#pragma unroll
+      for (int k = 0; k < kTileJ; k++) acc[i][k] = 0.0;
     for (int q0 = 0; q0 < nqp; q0 += qb) {
       const int nq = qb < nqp - q0 ? qb : nqp - q0;
       __syncthreads();
-      if (active)
-        for (int idx = t; idx < rows * nq; idx += tpz) {
-          const int r = idx % rows, qq = idx / rows, c = r / nd, a = r % nd, q = q0 + qq;
+      if (active) {
+        // entries idx = qq * rows + r, stepped by tpz without integer divisions
+        int r = t % rows, qq = t / rows;
+        for (; qq < nq;) {
+          const int c = (r >= nd) + (DIM > 2 && r >= 2 * nd), a = r - c * nd, q = q0 + qq;
           const double *Sq = &S[q * D2], *G = &d.G[((size_t)q * nd + a) * DIM];
           double s = 0.0;
+#pragma unroll
           for (int g = 0; g < DIM; g++) s += Sq[c + DIM * g] * G[g];
           A[qq * rows + r] = s;
+          r += tpz;
+          while (r >= rows) r -= rows, qq++;
         }
+      }
       __syncthreads();
-      if (active) {
+      if (mine) {
+        for (int qq = 0; qq < nq; qq++) {
+          const double *Lq = &d.L2B[(size_t)(q0 + qq) * ne], *Aq = &A[qq * rows];
+          double av[kTileR], bv[kTileJ];
 #pragma unroll
-        for (int k = 0; k < kMaxAcc; k++) {
-          const int idx = t + (pass * kMaxAcc + k) * tpz;
-          if (idx < nent) {
-            const int r = idx % rows, j = idx / rows;
-            for (int qq = 0; qq < nq; qq++) acc[k] += A[qq * rows + r] * d.L2B[(size_t)(q0 + qq) * ne + j];
-          }
+          for (int i = 0; i < kTileR; i++) av[i] = r0 + i < rows ? Aq[r0 + i] : 0.0;
+#pragma unroll
+          for (int k = 0; k < kTileJ; k++) bv[k] = j0 + k < ne ? Lq[j0 + k] : 0.0;
+#pragma unroll
+          for (int i = 0; i < kTileR; i++)
+#pragma unroll
+            for (int k = 0; k < kTileJ; k++) acc[i][k] += av[i] * bv[k];
         }
       }
     }
-    if (active) {
+    if (mine) {
 #pragma unroll
-      for (int k = 0; k < kMaxAcc; k++) {
-        const int idx = t + (pass * kMaxAcc + k) * tpz;
-        if (idx < nent) d.F[(size_t)z * nent + idx] = acc[k];
-      }
+      for (int i = 0; i < kTileR; i++)
+#pragma unroll
+        for (int k = 0; k < kTileJ; k++)
+          if (r0 + i < rows && j0 + k < ne)
+            d.F[(size_t)z * nent + (size_t)(j0 + k) * rows + r0 + i] = acc[i][k];
     }
   }
   // Block minimum of the dt estimate and the lowest tangled zone (reuses shared memory).
@@ -729,36 +754,53 @@ static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
   return bytes > red ? bytes : red;
 }
 
-// A launch configuration that fits the device's shared memory (qb shrinks to fit).
+// A launch configuration that fits the device's shared memory (qb, if 0 the number of
+// points, shrinks to fit).
 static int QConfigFit(const CudaCtx *c, QConfig *q, size_t limit) {
   const DevData *d = &c->dd;
-  q->qb = d->nqp;
+  if (q->qb <= 0 || q->qb > d->nqp) q->qb = d->nqp;
   while (q->qb > 1 && QSharedBytes(c, *q) > limit) q->qb = (q->qb + 1) / 2;
   return QSharedBytes(c, *q) <= limit && q->zpb * q->tpz <= 1024;
 }
 
 static size_t g_smem_limit = 0;
 
-static const void *QKernel(int dim) {
-  return dim == 1 ? (const void *)k_qdata_force<1>
-                  : dim == 2 ? (const void *)k_qdata_force<2> : (const void *)k_qdata_force<3>;
+static const void *QKernel(int dim, int reg) {
+  static const void *const k[3][3] = {
+      {(const void *)k_qdata_force<1, 255>, (const void *)k_qdata_force<1, 128>,
+       (const void *)k_qdata_force<1, 96>},
+      {(const void *)k_qdata_force<2, 255>, (const void *)k_qdata_force<2, 128>,
+       (const void *)k_qdata_force<2, 96>},
+      {(const void *)k_qdata_force<3, 255>, (const void *)k_qdata_force<3, 128>,
+       (const void *)k_qdata_force<3, 96>}};
+  return k[dim - 1][reg];
 }
 
 // Candidate launch configurations: the block must fit the kernel's register-limited
-// thread count and the shared memory.
+// thread count and the shared memory. Fewer points per A block (qb) take less shared
+// memory per zone, so more zones share an SM, at the price of more block barriers.
 static int TuneCandidates(CudaCtx *c) {
   const DevData *d = &c->dd;
-  cudaFuncAttributes attr;
-  BlastCallCuda(cudaFuncGetAttributes(&attr, QKernel(d->dim)));
-  const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
+  cudaFuncAttributes attr[3];
+  for (int g = 0; g < 3; g++) BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
+  const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256}, qbs[] = {0, 16, 8};
   c->tune_ncand = 0;
-  for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++) {
-      QConfig q = {zpbs[i], tpzs[j], 0};
-      if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
-      if (q.zpb * q.tpz > attr.maxThreadsPerBlock) continue;
-      if (QConfigFit(c, &q, g_smem_limit)) c->tune_cand[c->tune_ncand++] = q;
-    }
+  for (int g = 0; g < 3; g++)
+    for (int i = 0; i < 4; i++)
+      for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++) {
+          QConfig q = {zpbs[i], tpzs[j], qbs[k], g};
+          if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
+          if (q.zpb * q.tpz > attr[g].maxThreadsPerBlock) continue;
+          if (g > 0 && attr[g].numRegs >= attr[g - 1].numRegs) continue;  // the cap changes nothing
+          if (q.qb >= d->nqp) continue;  // the same as qb = 0 (all points)
+          if (!QConfigFit(c, &q, g_smem_limit)) continue;
+          int dup = 0;  // qb shrunk to the same value as another candidate's
+          for (int m = 0; m < c->tune_ncand; m++)
+            dup |= c->tune_cand[m].zpb == q.zpb && c->tune_cand[m].tpz == q.tpz &&
+                   c->tune_cand[m].qb == q.qb && c->tune_cand[m].reg == q.reg;
+          if (!dup) c->tune_cand[c->tune_ncand++] = q;
+        }
   BlastCheck(c->tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
              "no launch configuration of the quadrature kernel fits the GPU's shared memory for "
              "order %d in %dD",
@@ -783,7 +825,7 @@ static void CachePath(char *path, size_t n) {
 }
 
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|dim=%d|k=%d|m=%d|nqp=%d", c->gpu_name, c->dd.dim, c->dd.qpar.order_k,
+  snprintf(key, n, "%s|v2|dim=%d|k=%d|m=%d|nqp=%d", c->gpu_name, c->dd.dim, c->dd.qpar.order_k,
            c->hd.l2_nd, c->dd.nqp);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
@@ -800,7 +842,9 @@ static int CacheLookup(CudaCtx *c, QConfig *q) {
   while (fgets(line, sizeof line, f)) {
     char k[400];
     QConfig t;
-    if (sscanf(line, "%399s %d %d %d", k, &t.zpb, &t.tpz, &t.qb) == 4 && !strcmp(k, key)) *q = t, found = 1;
+    if (sscanf(line, "%399s %d %d %d %d", k, &t.zpb, &t.tpz, &t.qb, &t.reg) == 5 &&
+        !strcmp(k, key) && t.reg >= 0 && t.reg < 3)
+      *q = t, found = 1;
   }
   fclose(f);
   return found && QConfigFit(c, q, g_smem_limit);
@@ -812,7 +856,7 @@ static void CacheStore(CudaCtx *c, QConfig q, float ms) {
   CacheKey(c, key, sizeof key);
   FILE *f = fopen(path, "a");  // best effort: a missing cache only costs tuning time
   if (!f) return;
-  fprintf(f, "%s %d %d %d %.6f\n", key, q.zpb, q.tpz, q.qb, ms);
+  fprintf(f, "%s %d %d %d %d %.6f\n", key, q.zpb, q.tpz, q.qb, q.reg, ms);
   fclose(f);
 }
 
@@ -966,12 +1010,23 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaMalloc(&c->spmv_buf, sz ? sz : 1));
   // The quadrature kernel's launch configuration: cached, tuned online, or a default.
   for (int dimk = 1; dimk <= 3; dimk++)
-    BlastCallCuda(cudaFuncSetAttribute(QKernel(dimk), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)g_smem_limit));
+    for (int g = 0; g < 3; g++)
+      BlastCallCuda(cudaFuncSetAttribute(
+          QKernel(dimk, g), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g_smem_limit));
   BlastCall(TuneCandidates(c));
+  // Default (autotune off, nothing cached): 1 zone per block, a thread per point up to
+  // 256, A in blocks of 16 points (the tuned choice on an H200 for 3D Q2-Q1), or the
+  // nearest candidate.
   c->qcfg = c->tune_cand[0];
-  for (int i = 0; i < c->tune_ncand; i++)  // default: 1 zone per block, 64 threads if possible
-    if (c->tune_cand[i].zpb == 1 && c->tune_cand[i].tpz == 64) c->qcfg = c->tune_cand[i];
+  {
+    const int tpz = c->dd.nqp <= 64 ? 64 : c->dd.nqp <= 128 ? 128 : 256;
+    int score = -1;
+    for (int i = 0; i < c->tune_ncand; i++) {
+      const QConfig *q = &c->tune_cand[i];
+      const int sc = 8 * (q->reg == 0) + 4 * (q->zpb == 1) + 2 * (q->tpz == tpz) + (q->qb == 16);
+      if (sc > score) score = sc, c->qcfg = *q;
+    }
+  }
   int cached = 0;
   if (g_options.autotune == BLAST_AUTOTUNE_CACHED) cached = CacheLookup(c, &c->qcfg);
   c->tune_active = g_options.autotune != BLAST_AUTOTUNE_OFF && !cached;
@@ -1138,11 +1193,9 @@ static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const dou
   a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
   const size_t smem = QSharedBytes(c, q);
   const int threads = q.zpb * q.tpz;
-  switch (c->dd.dim) {
-    case 1: k_qdata_force<1><<<blocks, threads, smem, c->stream>>>(a); break;
-    case 2: k_qdata_force<2><<<blocks, threads, smem, c->stream>>>(a); break;
-    default: k_qdata_force<3><<<blocks, threads, smem, c->stream>>>(a); break;
-  }
+  void *args[] = {&a};
+  BlastCallCuda(cudaLaunchKernel(QKernel(c->dd.dim, q.reg), dim3(blocks), dim3(threads), args, smem,
+                                 c->stream));
   BlastCheckKernel("k_qdata_force");
   k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
   BlastCheckKernel("k_reduce_min");
@@ -1177,8 +1230,22 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
   BlastCallCuda(cudaEventElapsedTime(&ms, c->ev0, c->ev1));
   *seconds = 1e-3 * ms;
   if (c->q_tuning) {  // each candidate runs twice (the first warms up); keep the fastest
-    if (c->tune_rep == 1) c->tune_time[c->tune_index] = ms;
-    if (++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
+    // A candidate whose first call is 1.3x slower than the best so far is not repeated.
+    float best_ms = HUGE_VALF;
+    for (int i = 0; i < c->tune_index; i++) best_ms = fminf(best_ms, c->tune_time[i]);
+    const int skip = c->tune_rep == 0 && ms > 1.3f * best_ms;
+    if (c->tune_rep == 1 || skip) {
+      c->tune_time[c->tune_index] = ms;
+      if (g_options.verbose > 1) {
+        const QConfig *t = &c->tune_cand[c->tune_index];
+        printf(
+            "  autotune: candidate %d/%d: %d zones/block x %d threads/zone, A block %d points, "
+            "registers <= %d: %.3f ms%s\n",
+            c->tune_index + 1, c->tune_ncand, t->zpb, t->tpz, t->qb, kQRegCap[t->reg], ms,
+            skip ? " (first call, not repeated)" : "");
+      }
+    }
+    if (skip || ++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
     if (c->tune_index == c->tune_ncand) {
       int best = 0;
       for (int i = 1; i < c->tune_ncand; i++)
@@ -1187,8 +1254,11 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
       c->tune_active = 0;
       CacheStore(c, c->qcfg, c->tune_time[best]);
       if (g_options.verbose)
-        printf("  autotune: k_qdata_force %d zones/block x %d threads/zone (A block %d points): %.3f ms\n",
-               c->qcfg.zpb, c->qcfg.tpz, c->qcfg.qb, c->tune_time[best]);
+        printf(
+            "  autotune: k_qdata_force %d zones/block x %d threads/zone (A block %d points, "
+            "registers <= "
+            "%d): %.3f ms\n",
+            c->qcfg.zpb, c->qcfg.tpz, c->qcfg.qb, kQRegCap[c->qcfg.reg], c->tune_time[best]);
     }
   } else if (g_prof.on) {
     double bytes, flops;

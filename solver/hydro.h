@@ -28,6 +28,8 @@ typedef struct {
   double qdata;         ///< quadrature data + zone force matrices F_z
   double force;         ///< force actions: -F.1 assembly and F^T v
   double cg;            ///< momentum PCG solves
+  double cg_wait;       ///< part of `cg` in halo waits and global dot reductions (messages
+                        ///< plus waiting for slower ranks)
   double energy;        ///< M_E^{-1} application (included in `force` action call)
   double step;          ///< whole RK steps including the end-of-step estimate
   int64_t cg_iter;      ///< PCG iterations summed over all component solves
