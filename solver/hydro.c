@@ -755,7 +755,7 @@ static int HaloForwardBegin(BlastHydro h, int which, int ncomp, size_t stride, c
 static int HaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
   const double t0 = BlastWtime();
   BlastCall(BlastHaloWait(h->halo[which]));
-  h->timers.cg_wait += BlastWtime() - t0;  // both callers are inside the velocity solve
+  if (h->nranks > 1) h->timers.cg_wait += BlastWtime() - t0;  // both callers are in the CG
   BlastCall(h->ops->halo_unpack(h->bctx, which, 0, ncomp, stride, h->hbuf_recv, x));
   return 0;
 }

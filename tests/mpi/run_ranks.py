@@ -41,9 +41,19 @@ def independence(blast, mpiexec, outdir, deck, rest):
         line = "%-3s ranks: steps %d attempts %d dt %.15e |e| %.16e rel diff %.2e" % (
             n, r["steps"], r["step_attempts"], r["dt"], r["e_norm"], rel)
         bad = r["steps"] != ref["steps"] or r["step_attempts"] != ref["step_attempts"] or not same_dt or rel > 1e-12
+        # timings over ranks: 0 <= min <= max per phase; the CG's waits are part of the CG
+        # (of each rank's, so the largest wait is at most the largest CG time), none on 1 rank
+        t = r["timing"]
+        for k in ("qdata_force", "force_actions", "cg", "steps", "cg_wait"):
+            if not 0 <= t[k + "_min"] <= t[k + "_max"]:
+                line += "   timing %s min %g max %g" % (k, t[k + "_min"], t[k + "_max"])
+                bad = True
+        if t["cg_wait_max"] > t["cg_max"] or (int(n) == 1 and t["cg_wait_max"] != 0):
+            line += "   cg_wait %g outside the CG time %g" % (t["cg_wait_max"], t["cg_max"])
+            bad = True
         print(line + ("   <-- FAIL" if bad else ""))
         ok = ok and not bad
-    sys.exit(0 if ok else "FAIL: results depend on the rank count")
+    sys.exit(0 if ok else "FAIL: results depend on the rank count, or the timings are inconsistent")
 
 def expect_fail(blast, mpiexec, outdir, n, code, regex, deck, overrides):
     try:
