@@ -265,7 +265,8 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   const int zl = threadIdx.x / tpz, t = threadIdx.x % tpz;
   const int z = blockIdx.x * p.cfg.zpb + zl;
   const bool active = zl < p.cfg.zpb && z < d.nz;
-  const int per_zone = 2 * rows + ne + nqp * D2 + rows * qb;
+  // A holds rows x qb entries, or first the nqp source weights of the Taylor-Green source
+  const int per_zone = 2 * rows + ne + nqp * D2 + (rows * qb > nqp ? rows * qb : nqp);
   double *xz = sm + (size_t)zl * per_zone, *vz = xz + rows, *ez = vz + rows, *S = ez + ne;
   double *A = S + nqp * D2;
   if (active) {
@@ -748,7 +749,8 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
 
 static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
   const DevData *d = &c->dd;
-  const size_t per_zone = 2 * (size_t)d->rows + d->ne + (size_t)d->nqp * d->dim * d->dim + (size_t)d->rows * q.qb;
+  const size_t asize = (size_t)d->rows * q.qb > (size_t)d->nqp ? (size_t)d->rows * q.qb : (size_t)d->nqp;
+  const size_t per_zone = 2 * (size_t)d->rows + d->ne + (size_t)d->nqp * d->dim * d->dim + asize;  // as the kernel
   size_t bytes = per_zone * q.zpb * sizeof(double);
   const size_t red = 3 * (size_t)q.zpb * q.tpz * sizeof(double);  // final reduction
   return bytes > red ? bytes : red;
