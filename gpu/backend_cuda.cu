@@ -256,6 +256,12 @@ typedef struct {
   int *blk_zone;
 } QArgs;
 
+// Doubles of shared memory per zone of k_qdata_force: x, v (rows each), e (ne), S (nqp d^2)
+// and the A block (rows x qb), which first holds the nqp Taylor-Green source weights.
+__host__ __device__ static inline int QZoneDoubles(int rows, int ne, int nqp, int dim, int qb) {
+  return 2 * rows + ne + nqp * dim * dim + (rows * qb > nqp ? rows * qb : nqp);
+}
+
 template <int DIM, int MAXREG>
 __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   extern __shared__ double sm[];
@@ -265,8 +271,7 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   const int zl = threadIdx.x / tpz, t = threadIdx.x % tpz;
   const int z = blockIdx.x * p.cfg.zpb + zl;
   const bool active = zl < p.cfg.zpb && z < d.nz;
-  // A holds rows x qb entries, or first the nqp source weights of the Taylor-Green source
-  const int per_zone = 2 * rows + ne + nqp * D2 + (rows * qb > nqp ? rows * qb : nqp);
+  const int per_zone = QZoneDoubles(rows, ne, nqp, DIM, qb);
   double *xz = sm + (size_t)zl * per_zone, *vz = xz + rows, *ez = vz + rows, *S = ez + ne;
   double *A = S + nqp * D2;
   if (active) {
@@ -749,9 +754,8 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
 
 static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
   const DevData *d = &c->dd;
-  const size_t asize = (size_t)d->rows * q.qb > (size_t)d->nqp ? (size_t)d->rows * q.qb : (size_t)d->nqp;
-  const size_t per_zone = 2 * (size_t)d->rows + d->ne + (size_t)d->nqp * d->dim * d->dim + asize;  // as the kernel
-  size_t bytes = per_zone * q.zpb * sizeof(double);
+  size_t bytes =
+      (size_t)QZoneDoubles(d->rows, d->ne, d->nqp, d->dim, q.qb) * q.zpb * sizeof(double);
   const size_t red = 3 * (size_t)q.zpb * q.tpz * sizeof(double);  // final reduction
   return bytes > red ? bytes : red;
 }
@@ -1225,6 +1229,14 @@ static int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const
   return 0;
 }
 
+// The fastest of the first n tuning candidates (-1 if n = 0).
+static int TuneBest(const CudaCtx *c, int n) {
+  int best = n > 0 ? 0 : -1;
+  for (int i = 1; i < n; i++)
+    if (c->tune_time[i] < c->tune_time[best]) best = i;
+  return best;
+}
+
 // Wait for QDataStart's kernel: its result and time; advances the autotuning.
 static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
   BlastCallCuda(cudaStreamSynchronize(c->stream));
@@ -1233,9 +1245,8 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
   *seconds = 1e-3 * ms;
   if (c->q_tuning) {  // each candidate runs twice (the first warms up); keep the fastest
     // A candidate whose first call is 1.3x slower than the best so far is not repeated.
-    float best_ms = HUGE_VALF;
-    for (int i = 0; i < c->tune_index; i++) best_ms = fminf(best_ms, c->tune_time[i]);
-    const int skip = c->tune_rep == 0 && ms > 1.3f * best_ms;
+    const int sofar = TuneBest(c, c->tune_index);
+    const int skip = c->tune_rep == 0 && sofar >= 0 && ms > 1.3f * c->tune_time[sofar];
     if (c->tune_rep == 1 || skip) {
       c->tune_time[c->tune_index] = ms;
       if (g_options.verbose > 1) {
@@ -1249,9 +1260,7 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
     }
     if (skip || ++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
     if (c->tune_index == c->tune_ncand) {
-      int best = 0;
-      for (int i = 1; i < c->tune_ncand; i++)
-        if (c->tune_time[i] < c->tune_time[best]) best = i;
+      const int best = TuneBest(c, c->tune_ncand);
       c->qcfg = c->tune_cand[best];
       c->tune_active = 0;
       CacheStore(c, c->qcfg, c->tune_time[best]);
