@@ -37,6 +37,7 @@ extern "C" {
 
 #include "backend.h"
 #include "blast_cuda.h"
+#include "sell.h"
 #include "ddsum.h"
 #include "problems/problems.h"
 #include "qpoint.h"
@@ -136,6 +137,8 @@ typedef struct {
   int *target, *toff, *tpos;
 } DevHalo;
 
+enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
+
 // Launch configuration of the fused quadrature kernel (autotuned).
 typedef struct {
   int zpb;  // zones per block
@@ -158,10 +161,21 @@ typedef struct {
   cusparseDnVecDescr_t vx_int, vy_int, vx_bnd, vy_bnd, ve_in, ve_out;
   void *spmv_buf;
   size_t spmv_buf_size;
-  int *mv_rows;    // [nown] row order: interior rows then boundary rows
-  int *mv_rowptr, *mv_col;  // the whole owned-row matrix (double-double kernel)
-  double *mv_val, *me_inv_blocks;
-  double *y_perm;  // [nown] SpMV output in that order
+  int *mv_rows;    // [nown] row order: interior rows then boundary rows (cuSPARSE only)
+  double *y_perm;  // [nown] cuSPARSE SpMV output in that order
+  // the mass matrix in sliced ELLPACK (sell.h) for the double-double kernel
+  int *sell_row, *sell_len, *sell_col;
+  long long *sell_off;
+  double *sell_val;
+  int sell_slots, sell_slots_int;
+  double *xil;            // [3 next] x with components side by side
+  const double *xil_src;  // the vector xil holds
+  // mass-matrix kernel variant (kSpmmCand) and its online tuning: candidate spmm_tune,
+  // repeat spmm_rep, the timed call in flight between ev_s0 and ev_s1
+  int spmm_cand, spmm_tune, spmm_rep, spmm_pending;
+  float spmm_time[kSpmmMaxCand];
+  cudaEvent_t ev_s0, ev_s1;
+  double *me_inv_blocks;
   double *mv_dinv;
   int *ess_off, *ess_idx;  // host offsets, device indices
   int ess_n[4];
@@ -190,7 +204,7 @@ typedef struct {
   size_t stage_n;
   cudaEvent_t ev_copy;
   int q_ndev, q_tuning;
-  int spmm_lanes;  // lanes per mass-matrix row in k_spmm_dd (4, 8, 16, 32)
+  int sell_sigma;  // rows ordered by length within windows of this many (0: all)
 } CudaCtx;
 
 // ---------------------------------------------------------------------------------------
@@ -469,40 +483,74 @@ __global__ void k_force_t(DevData d, const double *v) {
   }
 }
 
-// Mass-matrix rows in double-double for up to 3 components at once, L lanes per row (L =
-// 4, 8, 16 or 32; a row has 27-125 entries in 3D Q2): the row is read once for all
-// components, and the rounded sums almost never depend on the order (ddsum.h), so they
-// equal the CPU backend's bit for bit for any L but in rare last-bit cases. Component c
-// of x and y starts at c * st; only components in `mask` are computed. Every lane of a
-// warp reaches the shuffles (rows past the end sum nothing and write nothing).
-template <int L>
-__global__ void k_spmm_dd(int nrows, const int *rows, const int *rowptr, const int *col, const double *val,
-                          int ncomp, unsigned mask, size_t st, const double *x, double *y) {
-  const int lane = threadIdx.x & (L - 1);
-  const int w = (int)(((size_t)blockIdx.x * blockDim.x + threadIdx.x) / L);
-  const bool ok = w < nrows;
-  const int row = ok ? rows[w] : 0;
-  const int k1 = ok ? rowptr[row + 1] : 0;
-  BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-  for (int k = (ok ? rowptr[row] : 0) + lane; k < k1; k += L) {
-    const double v = val[k];
-    const int j = col[k];
+// Mass-matrix rows in double-double for up to 3 components at once, in sliced ELLPACK
+// (sell.h): a thread per row slot, the warp's 32 rows read side by side (coalesced), each
+// row summed in the order of its entries, the row read once for all components. The
+// rounded sums almost never depend on the order (ddsum.h), so they equal the CPU
+// backend's bit for bit but in rare last-bit cases. Component c of x and y starts at
+// c * st; only components in `mask` are computed. Slots [t0, t1), t0 a multiple of 32.
+// IL: x with its NCOMP components side by side (x[j * NCOMP + c]), one gather per entry.
+// Variants for the tuner: at least MINB blocks of 256 threads per SM (4: at most 64
+// registers, 6: 40), UNR entries per unrolled loop step.
+template <int NCOMP, bool IL, int MINB, int UNR>
+__global__ void __launch_bounds__(256, MINB)
+    k_spmm_sell(int t0, int t1, const int *srow, const int *slen, const long long *soff,
+                const int *col, const double *val, unsigned mask, size_t st, const double *x,
+                double *y) {
+  const int t = t0 + (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t >= t1) return;
+  const int row = srow[t];
+  if (row < 0) return;
+  const int len = slen[t];
+  const long long base = soff[t >> 5] + (t & 31);
+  const double *v = val + base;
+  const int *cl = col + base;
+  BlastDD acc[NCOMP];
 #pragma unroll
-    for (int c = 0; c < 3; c++)
-      if (c < ncomp && ((mask >> c) & 1u)) BlastDDAdd(&acc[c], __dmul_rn(v, __ldg(&x[c * st + j])));
+  for (int c = 0; c < NCOMP; c++) acc[c].hi = 0.0, acc[c].lo = 0.0;
+#pragma unroll UNR
+  for (int k = 0; k < len; k++) {
+    const double a = __ldg(v + 32 * k);
+    const int j = __ldg(cl + 32 * k);
+#pragma unroll
+    for (int c = 0; c < NCOMP; c++)
+      if ((mask >> c) & 1u)
+        BlastDDAdd(&acc[c], __dmul_rn(a, __ldg(IL ? &x[(size_t)j * NCOMP + c] : &x[c * st + j])));
   }
 #pragma unroll
-  for (int c = 0; c < 3; c++) {
-    if (c >= ncomp || !((mask >> c) & 1u)) continue;
-#pragma unroll
-    for (int off = L / 2; off > 0; off >>= 1) {
-      const double hi = __shfl_down_sync(0xffffffffu, acc[c].hi, off, L);
-      const double lo = __shfl_down_sync(0xffffffffu, acc[c].lo, off, L);
-      BlastDDAddDD(&acc[c], hi, lo);
-    }
+  for (int c = 0; c < NCOMP; c++) {
+    if (!((mask >> c) & 1u)) continue;
     BlastDDNormalize(&acc[c]);
-    if (ok && lane == 0) y[c * st + row] = acc[c].hi;
+    y[c * st + row] = acc[c].hi;
   }
+}
+
+// xil[i * ncomp + c] = x[c * st + i] for i in [n0, n1): components side by side.
+__global__ void k_interleave(int n0, int n1, int ncomp, size_t st, const double *x, double *xil) {
+  for (int i = n0 + blockIdx.x * blockDim.x + threadIdx.x; i < n1; i += gridDim.x * blockDim.x)
+    for (int c = 0; c < ncomp; c++) xil[(size_t)i * ncomp + c] = x[c * st + i];
+}
+
+// Variants of the mass-matrix kernel the tuner times (threads per block, MINB, UNR). The
+// first is the default: the fastest on an H200 for 3D Q2-Q1 at 110 592 and 884 736 zones
+// (docs/performance.md). Blocks of 256 threads hold 8 slices of a sigma window, rows of all
+// lengths, and keep their SM slot until the longest row is done.
+typedef struct {
+  int threads, minb, unr;
+} SpmmCand;
+static const SpmmCand kSpmmCand[] = {{128, 4, 8}, {64, 1, 4}, {128, 1, 4}, {256, 1, 4}, {64, 4, 4},
+                                     {128, 4, 4}, {64, 6, 4}, {128, 6, 4}, {64, 1, 8},  {64, 4, 8}};
+enum { kSpmmNCand = sizeof kSpmmCand / sizeof *kSpmmCand, kSpmmReps = 3 };
+static_assert((int)kSpmmNCand <= (int)kSpmmMaxCand, "kSpmmMaxCand");
+
+typedef void (*SpmmKernel)(int, int, const int *, const int *, const long long *, const int *,
+                           const double *, unsigned, size_t, const double *, double *);
+template <int NCOMP, bool IL>
+static SpmmKernel SpmmPick(const SpmmCand *k) {
+  if (k->minb == 6) return k_spmm_sell<NCOMP, IL, 6, 4>;
+  if (k->minb == 4)
+    return k->unr == 8 ? k_spmm_sell<NCOMP, IL, 4, 8> : k_spmm_sell<NCOMP, IL, 4, 4>;
+  return k->unr == 8 ? k_spmm_sell<NCOMP, IL, 1, 8> : k_spmm_sell<NCOMP, IL, 1, 4>;
 }
 
 typedef struct {
@@ -663,11 +711,27 @@ static int FreeCsr(DevCsr *m) {
   return 0;
 }
 
-// Mass-matrix rows split into interior rows and boundary rows (each a CSR of its own, in
-// the order of hd->mv_rows) so that the interior product overlaps the halo exchange.
+// The mass matrix in sliced ELLPACK for the double-double kernel, interior rows' slices
+// first so that the interior product overlaps the halo exchange; with `[gpu] spmv =
+// cusparse` instead interior and boundary rows as CSR matrices of their own (in the order
+// of hd->mv_rows).
 static int UploadMass(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   const int nown = hd->h1_nown, ni = hd->mv_ninterior;
+  BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
+  if (!g_options.spmv_cusparse) {
+    BlastSell s;
+    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->mv_rowptr, hd->mv_col, hd->mv_val,
+                              c->sell_sigma, &s);
+    if (!ierr) ierr = DevUpload(s.row, (size_t)s.nslots, &c->sell_row);
+    if (!ierr) ierr = DevUpload(s.len, (size_t)s.nslots, &c->sell_len);
+    if (!ierr) ierr = DevUpload(s.off, (size_t)s.nslots / BLAST_SELL_C + 1, &c->sell_off);
+    if (!ierr) ierr = DevUpload(s.col, (size_t)s.nnz, &c->sell_col);
+    if (!ierr) ierr = DevUpload(s.val, (size_t)s.nnz, &c->sell_val);
+    c->sell_slots = s.nslots, c->sell_slots_int = s.nslots_interior;
+    BlastSellFree(&s);
+    return ierr;
+  }
   for (int part = 0; part < 2; part++) {
     const int r0 = part ? ni : 0, r1 = part ? nown : ni, n = r1 - r0;
     int *rp, *col;
@@ -689,18 +753,17 @@ static int UploadMass(CudaCtx *c) {
     BlastFree(&val);
   }
   BlastCall(DevUpload(hd->mv_rows, (size_t)nown, &c->mv_rows));
-  BlastCall(DevUpload(hd->mv_rowptr, (size_t)nown + 1, &c->mv_rowptr));
-  BlastCall(DevUpload(hd->mv_col, (size_t)hd->mv_rowptr[nown], &c->mv_col));
-  BlastCall(DevUpload(hd->mv_val, (size_t)hd->mv_rowptr[nown], &c->mv_val));
-  BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
   BlastCallCuda(cudaMalloc((void **)&c->y_perm, ((size_t)nown + 1) * sizeof(double)));
   return 0;
 }
 
-// Block-diagonal CSR of the zone inverses of M_E (kernel 11).
+// The zone inverses of M_E (kernel 11): dense blocks, or with `[gpu] spmv = cusparse` a
+// block-diagonal CSR matrix.
 static int UploadMassEInverse(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   const int ne = hd->l2_nd, n = hd->nz * ne;
+  if (!g_options.spmv_cusparse)
+    return DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
   int *rp, *col;
   double *val;
   BlastCall(BlastMalloc(n + 1, &rp));
@@ -713,7 +776,6 @@ static int UploadMassEInverse(CudaCtx *c) {
       rp[z * ne + i + 1] = k;
     }
   BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
-  BlastCall(DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks));
   BlastFree(&rp);
   BlastFree(&col);
   BlastFree(&val);
@@ -892,6 +954,7 @@ static int CheckMemory(const BlastHydroData *hd) {
                             cudaGetErrorString(st));
     BlastCudaMemorySizes sz;
     BlastCudaMemorySizesOf(hd, &sz);
+    sz.cusparse = g_options.spmv_cusparse;
     g_mem_estimate = BlastCudaMemoryEstimate(&sz);
     double mine[3] = {(double)g_mem_estimate, (double)hd->nz, 1.0}, sum[3];
     double fmin[2] = {ierr ? 0.0 : (double)fr, ierr ? 0.0 : (double)tot}, lo[2];
@@ -917,18 +980,50 @@ static int CheckMemory(const BlastHydroData *hd) {
   return BlastAgree(MPI_COMM_WORLD, ierr, 1);
 }
 
+// cuSPARSE's dense-vector descriptors (rebound to the actual pointers on every SpMV) and
+// one work buffer for the largest SpMV (`[gpu] spmv = cusparse` only).
+static int CusparseSetup(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int64_t next = hd->h1_next > 0 ? hd->h1_next : 1, nzne = (int64_t)hd->nz * hd->l2_nd;
+  BlastCallCusparse(cusparseCreateDnVec(&c->vx_int, next, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vy_int, c->mv_int.nrows > 0 ? c->mv_int.nrows : 1,
+                                        c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vx_bnd, next, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vy_bnd, c->mv_bnd.nrows > 0 ? c->mv_bnd.nrows : 1,
+                                        c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->ve_in, nzne, c->dd.b, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->ve_out, nzne, c->dd.b, CUDA_R_64F));
+  size_t sz = 0;
+  const double one = 1.0, zero = 0.0;
+  const DevCsr *mats[3] = {&c->mv_int, &c->mv_bnd, &c->me_inv};
+  cusparseDnVecDescr_t xs[3] = {c->vx_int, c->vx_bnd, c->ve_in},
+                       ys[3] = {c->vy_int, c->vy_bnd, c->ve_out};
+  for (int i = 0; i < 3; i++) {
+    if (mats[i]->nrows == 0) continue;
+    size_t s = 0;
+    BlastCallCusparse(cusparseSpMV_bufferSize(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                              mats[i]->mat, xs[i], &zero, ys[i], CUDA_R_64F,
+                                              CUSPARSE_SPMV_CSR_ALG2, &s));
+    if (s > sz) sz = s;
+  }
+  c->spmv_buf_size = sz;
+  BlastCallCuda(cudaMalloc(&c->spmv_buf, sz ? sz : 1));
+  return 0;
+}
+
 static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(CheckMemory(hd));
-  // Lanes per mass-matrix row: 8 for rows of up to 128 entries on average (Q1-Q3 in 3D;
-  // 3D Q2-Q1 on the H200: 8 lanes take 0.60 of the time of 32, 4 lanes 0.59), 32 for longer
-  // rows (not measured). BLAST_SPMM_LANES overrides, for benchmarks.
-  const double row_nnz = hd->h1_nown ? (double)hd->mv_rowptr[hd->h1_nown] / hd->h1_nown : 0.0;
-  int spmm_lanes = row_nnz <= 128.0 ? 8 : 32;
-  const char *lanes_env = getenv("BLAST_SPMM_LANES");
-  if (lanes_env && *lanes_env) {
-    spmm_lanes = atoi(lanes_env);
-    BlastCheck(spmm_lanes == 4 || spmm_lanes == 8 || spmm_lanes == 16 || spmm_lanes == 32, BLAST_ERR_INPUT,
-               "BLAST_SPMM_LANES=%s: must be 4, 8, 16 or 32", lanes_env);
+  // Mass-matrix rows ordered by length within windows of sigma rows (sell.h; 0: the whole
+  // interior or boundary part). BLAST_SELL_SIGMA overrides, for benchmarks.
+  int sell_sigma = BLAST_SELL_SIGMA_DEFAULT;
+  const char *sigma_env = getenv("BLAST_SELL_SIGMA");
+  if (sigma_env && *sigma_env) {
+    char *end = NULL;
+    const long v = strtol(sigma_env, &end, 10);
+    BlastCheck(*end == '\0' && v >= 0 && v <= (1L << 30) && v % BLAST_SELL_C == 0, BLAST_ERR_INPUT,
+               "BLAST_SELL_SIGMA=%s: must be 0 or a positive multiple of %d", sigma_env,
+               BLAST_SELL_C);
+    sell_sigma = (int)v;
   }
   CudaCtx *c;
   BlastCall(BlastCalloc(1, &c));
@@ -941,7 +1036,8 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
     BlastCallCuda(cudaEventCreate(&g_prof.e1));
   }
   c->hd = *hd;
-  c->spmm_lanes = spmm_lanes;
+  c->sell_sigma = sell_sigma;
+  BlastCallCuda(cudaMalloc((void **)&c->xil, 3 * ((size_t)hd->h1_next + 1) * sizeof(double)));
   int dev;
   BlastCallCuda(cudaGetDevice(&dev));
   cudaDeviceProp prop;
@@ -956,6 +1052,8 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaEventCreate(&c->ev0));
   BlastCallCuda(cudaEventCreate(&c->ev1));
   BlastCallCuda(cudaEventCreateWithFlags(&c->ev_copy, cudaEventDisableTiming));
+  BlastCallCuda(cudaEventCreate(&c->ev_s0));
+  BlastCallCuda(cudaEventCreate(&c->ev_s1));
   DevData *d = &c->dd;
   d->dim = hd->dim, d->nz = hd->nz, d->nqp = hd->nqp, d->nd = hd->h1_nd, d->ne = hd->l2_nd;
   d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
@@ -993,27 +1091,7 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
-  // Dense vector descriptors are rebound to the actual pointers on every SpMV.
-  BlastCallCusparse(cusparseCreateDnVec(&c->vx_int, hd->h1_next > 0 ? hd->h1_next : 1, c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->vy_int, c->mv_int.nrows > 0 ? c->mv_int.nrows : 1, c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->vx_bnd, hd->h1_next > 0 ? hd->h1_next : 1, c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->vy_bnd, c->mv_bnd.nrows > 0 ? c->mv_bnd.nrows : 1, c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->ve_in, (int64_t)nz * ne, d->b, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->ve_out, (int64_t)nz * ne, d->b, CUDA_R_64F));
-  // One work buffer for the largest SpMV.
-  size_t sz = 0;
-  const double one = 1.0, zero = 0.0;
-  const DevCsr *mats[3] = {&c->mv_int, &c->mv_bnd, &c->me_inv};
-  cusparseDnVecDescr_t xs[3] = {c->vx_int, c->vx_bnd, c->ve_in}, ys[3] = {c->vy_int, c->vy_bnd, c->ve_out};
-  for (int i = 0; i < 3; i++) {
-    if (mats[i]->nrows == 0) continue;
-    size_t s = 0;
-    BlastCallCusparse(cusparseSpMV_bufferSize(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mats[i]->mat,
-                                              xs[i], &zero, ys[i], CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, &s));
-    if (s > sz) sz = s;
-  }
-  c->spmv_buf_size = sz;
-  BlastCallCuda(cudaMalloc(&c->spmv_buf, sz ? sz : 1));
+  if (g_options.spmv_cusparse) BlastCall(CusparseSetup(c));
   // The quadrature kernel's launch configuration: cached, tuned online, or a default.
   for (int dimk = 1; dimk <= 3; dimk++)
     for (int g = 0; g < 3; g++)
@@ -1037,6 +1115,7 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   if (g_options.autotune == BLAST_AUTOTUNE_CACHED) cached = CacheLookup(c, &c->qcfg);
   c->tune_active = g_options.autotune != BLAST_AUTOTUNE_OFF && !cached;
   c->tune_index = 0, c->tune_rep = 0;
+  c->spmm_cand = 0, c->spmm_tune = g_options.autotune == BLAST_AUTOTUNE_OFF ? (int)kSpmmNCand : 0;
   const int maxblocks = (int)Blocks(nz, 1);  // zpb >= 1
   c->nred = maxblocks + 1;
   BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
@@ -1077,10 +1156,15 @@ static int CudaDestroy(void **ctx) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (rank == 0) ProfilePrint(nranks);
   DevData *d = &c->dd;
-  void *bufs[] = {d->edof, d->toff, d->tidx, d->qw, d->B, d->G, d->L2B, d->R0, d->J0inv, d->gamma,
-                  d->F, d->rE, d->b, d->tg, c->mv_rows, c->y_perm, c->mv_dinv, c->ess_idx, c->dbuf,
-                  c->dot_part, c->energy_zone, c->spmv_buf, c->red, c->red_zone, c->red_out,
-                  c->mv_rowptr, c->mv_col, c->mv_val, c->me_inv_blocks, c->stage};
+  void *bufs[] = {d->edof,        d->toff,     d->tidx,     d->qw,
+                  d->B,           d->G,        d->L2B,      d->R0,
+                  d->J0inv,       d->gamma,    d->F,        d->rE,
+                  d->b,           d->tg,       c->mv_rows,  c->y_perm,
+                  c->mv_dinv,     c->ess_idx,  c->dbuf,     c->dot_part,
+                  c->energy_zone, c->spmv_buf, c->red,      c->red_zone,
+                  c->red_out,     c->sell_row, c->sell_len, c->sell_off,
+                  c->sell_col,    c->sell_val, c->xil,      c->me_inv_blocks,
+                  c->stage};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
     void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff, c->halo[w].tpos};
@@ -1100,6 +1184,8 @@ static int CudaDestroy(void **ctx) {
   BlastCallCuda(cudaEventDestroy(c->ev0));
   BlastCallCuda(cudaEventDestroy(c->ev1));
   BlastCallCuda(cudaEventDestroy(c->ev_copy));
+  BlastCallCuda(cudaEventDestroy(c->ev_s0));
+  BlastCallCuda(cudaEventDestroy(c->ev_s1));
   BlastCallCuda(cudaStreamDestroy(c->stream));
   BlastFree(&c->ess_off);
   BlastFree(ctx);
@@ -1479,32 +1565,85 @@ static int CudaSplitEnergyRate(void *ctx, int ndev, const double *host_b, const 
   return 0;
 }
 
+// The tuner (gpu.autotune = online or cached): the interior products with 3 components
+// of the first CG iterations run each candidate kSpmmReps times; the fastest (least time
+// of its repeats) is kept for the run. Every candidate gives the same bits (a thread per
+// row, entries in their stored order).
+static int SpmmTuneCollect(CudaCtx *c) {
+  if (!c->spmm_pending) return 0;
+  c->spmm_pending = 0;
+  BlastCallCuda(cudaEventSynchronize(c->ev_s1));
+  float ms = 0.0f;
+  BlastCallCuda(cudaEventElapsedTime(&ms, c->ev_s0, c->ev_s1));
+  float *t = &c->spmm_time[c->spmm_tune];
+  if (c->spmm_rep == 0 || ms < *t) *t = ms;
+  if (++c->spmm_rep < kSpmmReps) return 0;
+  c->spmm_rep = 0;
+  if (g_options.verbose > 1) {
+    const SpmmCand *k = &kSpmmCand[c->spmm_tune];
+    printf(
+        "  autotune: mass-matrix candidate %d/%d: %d threads/block, >= %d blocks/SM, unroll %d: "
+        "%.3f ms\n",
+        c->spmm_tune + 1, (int)kSpmmNCand, k->threads, k->minb, k->unr, *t);
+  }
+  if (++c->spmm_tune < kSpmmNCand) return 0;
+  int best = 0;
+  for (int i = 1; i < kSpmmNCand; i++)
+    if (c->spmm_time[i] < c->spmm_time[best]) best = i;
+  c->spmm_cand = best;
+  if (g_options.verbose) {
+    const SpmmCand *k = &kSpmmCand[best];
+    printf("  autotune: mass-matrix kernel %d threads/block, >= %d blocks/SM, unroll %d: %.3f ms\n",
+           k->threads, k->minb, k->unr, c->spmm_time[best]);
+  }
+  return 0;
+}
+
 static int CudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("mass_spmm");
-  const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
   const size_t st = (size_t)c->dd.next;
   if (!g_options.spmv_cusparse) {
-    const int r0 = rows == BLAST_ROWS_BOUNDARY ? ni : 0, r1 = rows == BLAST_ROWS_INTERIOR ? ni : ni + nb;
-    if (r1 > r0) {
+    const int t0 = rows == BLAST_ROWS_BOUNDARY ? c->sell_slots_int : 0;
+    const int t1 = rows == BLAST_ROWS_INTERIOR ? c->sell_slots_int : c->sell_slots;
+    if (t1 > t0 && ncomp > 0) {
       int nact = 0;
       for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
       ProfBegin(c->stream);
-      typedef void (*Spmm)(int, const int *, const int *, const int *, const double *, int, unsigned, size_t,
-                           const double *, double *);
-      const Spmm k_spmm_dd_l = c->spmm_lanes == 4    ? k_spmm_dd<4>
-                               : c->spmm_lanes == 8  ? k_spmm_dd<8>
-                               : c->spmm_lanes == 16 ? k_spmm_dd<16>
-                                                     : k_spmm_dd<32>;
-      k_spmm_dd_l<<<(int)Blocks((size_t)(r1 - r0) * c->spmm_lanes, 256), 256, 0, c->stream>>>(
-          r1 - r0, c->mv_rows + r0, c->mv_rowptr, c->mv_col, c->mv_val, ncomp, mask, st, x, y);
-      BlastCheckKernel("k_spmm_dd_l");
-      const double nnz = (double)c->hd.mv_rowptr[c->dd.nown] * (r1 - r0) / (c->dd.nown ? c->dd.nown : 1);
-      ProfEnd(c->stream, P_SPMV, 12.0 * nnz + 16.0 * (r1 - r0) * nact, 2.0 * nnz * nact);
+      BlastCall(SpmmTuneCollect(c));
+      const int timed = c->spmm_tune < kSpmmNCand && ncomp == 3 && rows == BLAST_ROWS_INTERIOR;
+      const SpmmCand *k = &kSpmmCand[timed ? c->spmm_tune : c->spmm_cand];
+      const double *xs = x;
+      SpmmKernel k_spmm = SpmmPick<1, false>(k);
+      if (ncomp > 1) {  // components side by side: one gather per entry instead of ncomp
+        const int n0 = rows == BLAST_ROWS_BOUNDARY && c->xil_src == x ? c->dd.nown : 0;
+        const int n1 = rows == BLAST_ROWS_INTERIOR ? c->dd.nown : c->dd.next;
+        k_interleave<<<GridFor((size_t)(n1 - n0)), 256, 0, c->stream>>>(n0, n1, ncomp, st, x,
+                                                                        c->xil);
+        BlastCheckKernel("k_interleave");
+        c->xil_src = x, xs = c->xil;
+        k_spmm = ncomp == 2 ? SpmmPick<2, true>(k) : SpmmPick<3, true>(k);
+      }
+      if (timed) BlastCallCuda(cudaEventRecord(c->ev_s0, c->stream));
+      k_spmm<<<(int)Blocks((size_t)(t1 - t0), k->threads), k->threads, 0, c->stream>>>(
+          t0, t1, c->sell_row, c->sell_len, c->sell_off, c->sell_col, c->sell_val, mask, st, xs, y);
+      BlastCheckKernel("k_spmm");
+      if (timed) {
+        BlastCallCuda(cudaEventRecord(c->ev_s1, c->stream));
+        c->spmm_pending = 1;
+      }
+      // bytes and flops of the rows (padding not counted), by the owned rows' average
+      const int ni = c->hd.mv_ninterior, nrows = rows == BLAST_ROWS_ALL        ? c->dd.nown
+                                                 : rows == BLAST_ROWS_INTERIOR ? ni
+                                                                               : c->dd.nown - ni;
+      const double nnz =
+          (double)c->hd.mv_rowptr[c->dd.nown] * nrows / (c->dd.nown ? c->dd.nown : 1);
+      ProfEnd(c->stream, P_SPMV, 12.0 * nnz + 16.0 * nrows * nact, 2.0 * nnz * nact);
     }
     nvtxRangePop();
     return 0;
   }
+  const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
   for (int k = 0; k < ncomp; k++) {  // cuSPARSE: one SpMV per component
     if (!((mask >> k) & 1u)) continue;
     if (rows != BLAST_ROWS_BOUNDARY && ni) {

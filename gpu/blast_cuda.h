@@ -37,6 +37,8 @@ size_t BlastCudaMemoryUsed(void);
 typedef struct {
   int dim, nz, nqp, h1_nd, l2_nd, h1_nl, h1_nown, h1_next;
   long long mv_nnz;  ///< non-zeros of the owned rows of the scalar H1 mass matrix
+  long long mv_sell_nnz;  ///< its stored entries in sliced ELLPACK, padding included (0: mv_nnz)
+  int cusparse;           ///< `[gpu] spmv = cusparse`: CSR copies for cuSPARSE instead
   long long ess;     ///< constrained owned dofs, all components
   int halo_send[2], halo_recv[2];
   int tg_source;

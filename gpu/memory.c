@@ -5,12 +5,21 @@
 #include <string.h>
 
 #include "blast_cuda.h"
+#include "sell.h"
 
 void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s) {
   memset(s, 0, sizeof *s);
   s->dim = hd->dim, s->nz = hd->nz, s->nqp = hd->nqp, s->h1_nd = hd->h1_nd, s->l2_nd = hd->l2_nd;
   s->h1_nl = hd->h1_nl, s->h1_nown = hd->h1_nown, s->h1_next = hd->h1_next;
   s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] : 0;
+  BlastSell sell;  // the layout's size (row order and slice offsets only)
+  if (hd->mv_rowptr && hd->mv_rows &&
+      !BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->mv_rowptr, NULL, NULL,
+                      BLAST_SELL_SIGMA_DEFAULT, &sell))
+    s->mv_sell_nnz = sell.nnz;
+  else
+    BlastErrorClear();
+  BlastSellFree(&sell);
   s->ess = hd->ess_off ? hd->ess_off[hd->dim] : 0;
   for (int w = 0; w < 2; w++)
     s->halo_send[w] = hd->halo[w].nsend, s->halo_recv[w] = hd->halo[w].nrecv;
@@ -22,6 +31,8 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s) {
 size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   const double dim = s->dim, nz = s->nz, nqp = s->nqp, nd = s->h1_nd, ne = s->l2_nd;
   const double nl = s->h1_nl, nown = s->h1_nown, next = s->h1_next, nnz = (double)s->mv_nnz;
+  const double sell = (double)(s->mv_sell_nnz > s->mv_nnz ? s->mv_sell_nnz : s->mv_nnz);
+  const double slots = nown + 64.0;  // both parts rounded up to 32 rows
   const double rows = dim * nd;
   double ints = 0.0, dbls = 0.0;
   // zone maps and basis tables
@@ -29,12 +40,19 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   dbls += nqp * (1.0 + nd + nd * dim + ne);            // weights, B, G, L2 B
   dbls += nz * nqp * (1.0 + dim * dim) + nz;           // rho0|J0|w, J0^{-1}, gamma
   dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
-  // scalar mass matrix: interior/boundary CSR copies (cuSPARSE) and the full rows
-  ints += (nown + 2.0) + nnz + (nown + 1.0) + nnz + nown;
-  dbls += 2.0 * nnz + 2.0 * nown + 1.0;  // values twice, D^{-1}, permuted y
-  // M_E^{-1}: CSR (cuSPARSE) and dense zone blocks
-  ints += nz * ne + 1.0 + nz * ne * ne;
-  dbls += 2.0 * nz * ne * ne;
+  dbls += nown;                                        // the mass matrix's D^{-1}
+  if (!s->cusparse) {
+    // the mass matrix in sliced ELLPACK (rows, lengths, slice offsets, entries), M_E^{-1}
+    // in dense zone blocks
+    // and x with its components side by side
+    ints += 2.0 * slots + sell;
+    dbls += slots / 32.0 + 1.0 + sell + nz * ne * ne + 3.0 * (next + 1.0);
+  } else {
+    // interior/boundary CSR copies, their row order and permuted output; M_E^{-1} CSR
+    ints += (nown + 2.0) + nnz + nown + nz * ne + 1.0 + nz * ne * ne;
+    dbls += nnz + nown + 1.0 + nz * ne * ne;
+    dbls += nown + nz * ne;  // cuSPARSE SpMV work buffer (bound)
+  }
   // essential dofs, halos, buffers, reductions
   ints += s->ess;
   double dbuf = 1.0;
@@ -45,7 +63,6 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   }
   dbls += dbuf + 6.0 * 256 + (2.0 * nz + 2.0) + 2.0 * (nz + 1.0) + 4.0;
   ints += nz + 1.0;
-  dbls += nown + nz * ne;  // cuSPARSE SpMV work buffer (bound)
   // the front end: 6 state-sized vectors, the double-double rhs, 6 PCG vectors, gravity
   const double nx = dim * nl, nstate = 2.0 * nx + nz * ne;
   dbls += 6.0 * nstate + 2.0 * nx + 6.0 * (dim * next + 1.0) + nown + 1.0;

@@ -1,5 +1,6 @@
 // The Lagrangian operator: setup of the constant data (method spec 3.3, 3.4, 5.1, 5.5, 6,
 // 11) and the rate function with its momentum PCG (7.1, 7.3) and energy update (7.2).
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <omp.h>
@@ -255,6 +256,13 @@ static int MassVPattern(BlastHydro h) {
         const int col = s->h1_edof[(size_t)z * nd + b];
         if (mark[col] != l) mark[col] = l, cnt++;
       }
+    }
+    if ((long long)h->mv_rowptr[l] + cnt > INT_MAX) {  // 32-bit row offsets
+      BlastFree(&mark);
+      BlastCheck(0, BLAST_ERR_UNSUPPORTED,
+                 "the H1 mass matrix of this rank has more than %d entries (%d zones, %d owned "
+                 "dofs): run with more MPI ranks so that each holds fewer zones",
+                 INT_MAX, s->nz, nown);
     }
     h->mv_rowptr[l + 1] = h->mv_rowptr[l] + cnt;
     if (cnt > maxlen) maxlen = cnt;

@@ -1,0 +1,21 @@
+#!/bin/bash
+# compute-sanitizer memcheck (with leak check) of a small 2D and a small 3D run of the
+# CUDA backend, autotuning on so that every kernel variant the tuners time runs too
+# (GPU node, from the project root): tests/gpu/memcheck.sh [blast_gpu] [log dir]
+# Exit 0 only if both runs end normally and report 0 errors.
+BLAST=${1:-build/app/blast_gpu}; LOGS=${2:-.}
+SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+rc=0
+run() {  # tag deck [overrides...]
+  local tag=$1 deck=$2; shift 2
+  OMP_NUM_THREADS=4 "$SAN" --tool memcheck --leak-check full --error-exitcode 9 "$BLAST" "$deck" "$@" \
+    gpu.backend=cuda gpu.autotune=online output.dir=/tmp/memcheck_$tag output.overwrite=true \
+    checkpoint.at_end=false > "$LOGS/memcheck_$tag.log" 2>&1
+  local r=$?
+  echo "$tag: exit $r; $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$LOGS/memcheck_$tag.log" | tr '\n' ' ')"
+  [ $r -eq 0 ] && grep -q "ERROR SUMMARY: 0 errors" "$LOGS/memcheck_$tag.log" || rc=1
+}
+run sedov2d inputs/sedov2d.ini time.max_steps=8
+run sedov3d bench/cpu/sedov3d_box.ini "mesh.elements=6 6 6" time.max_steps=8
+[ $rc -eq 0 ] && echo "memcheck: PASS" || echo "memcheck: FAIL"
+exit $rc
