@@ -169,7 +169,8 @@ typedef struct {
   double *sell_val;
   int sell_slots, sell_slots_int;
   double *xil;            // [3 next] x with components side by side
-  const double *xil_src;  // the vector xil holds
+  const double *xil_src;  // x whose owned part the last INTERIOR call packed (else NULL)
+  int xil_ncomp;          // with this many components
   // mass-matrix kernel variant (kSpmmCand) and its online tuning: candidate spmm_tune,
   // repeat spmm_rep, the timed call in flight between ev_s0 and ev_s1
   int spmm_cand, spmm_tune, spmm_rep, spmm_pending;
@@ -1015,16 +1016,8 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(CheckMemory(hd));
   // Mass-matrix rows ordered by length within windows of sigma rows (sell.h; 0: the whole
   // interior or boundary part). BLAST_SELL_SIGMA overrides, for benchmarks.
-  int sell_sigma = BLAST_SELL_SIGMA_DEFAULT;
-  const char *sigma_env = getenv("BLAST_SELL_SIGMA");
-  if (sigma_env && *sigma_env) {
-    char *end = NULL;
-    const long v = strtol(sigma_env, &end, 10);
-    BlastCheck(*end == '\0' && v >= 0 && v <= (1L << 30) && v % BLAST_SELL_C == 0, BLAST_ERR_INPUT,
-               "BLAST_SELL_SIGMA=%s: must be 0 or a positive multiple of %d", sigma_env,
-               BLAST_SELL_C);
-    sell_sigma = (int)v;
-  }
+  int sell_sigma;
+  BlastCall(BlastCudaSellSigma(&sell_sigma));
   CudaCtx *c;
   BlastCall(BlastCalloc(1, &c));
   size_t free0 = 0, total = 0;
@@ -1037,7 +1030,8 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   }
   c->hd = *hd;
   c->sell_sigma = sell_sigma;
-  BlastCallCuda(cudaMalloc((void **)&c->xil, 3 * ((size_t)hd->h1_next + 1) * sizeof(double)));
+  if (!g_options.spmv_cusparse)
+    BlastCallCuda(cudaMalloc((void **)&c->xil, 3 * ((size_t)hd->h1_next + 1) * sizeof(double)));
   int dev;
   BlastCallCuda(cudaGetDevice(&dev));
   cudaDeviceProp prop;
@@ -1606,24 +1600,34 @@ static int CudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const dou
   if (!g_options.spmv_cusparse) {
     const int t0 = rows == BLAST_ROWS_BOUNDARY ? c->sell_slots_int : 0;
     const int t1 = rows == BLAST_ROWS_INTERIOR ? c->sell_slots_int : c->sell_slots;
-    if (t1 > t0 && ncomp > 0) {
-      int nact = 0;
-      for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
-      ProfBegin(c->stream);
-      BlastCall(SpmmTuneCollect(c));
-      const int timed = c->spmm_tune < kSpmmNCand && ncomp == 3 && rows == BLAST_ROWS_INTERIOR;
-      const SpmmCand *k = &kSpmmCand[timed ? c->spmm_tune : c->spmm_cand];
-      const double *xs = x;
-      SpmmKernel k_spmm = SpmmPick<1, false>(k);
-      if (ncomp > 1) {  // components side by side: one gather per entry instead of ncomp
-        const int n0 = rows == BLAST_ROWS_BOUNDARY && c->xil_src == x ? c->dd.nown : 0;
-        const int n1 = rows == BLAST_ROWS_INTERIOR ? c->dd.nown : c->dd.next;
+    // Components side by side in xil: one gather per entry instead of ncomp. The INTERIOR
+    // call packs the owned part (even without interior rows) and the BOUNDARY call that
+    // follows on the same x only the ghosts, which arrived in between.
+    const double *xs = x;
+    if (t1 > t0 && ncomp > 0) ProfBegin(c->stream);  // the packing counts as the product's time
+    if (ncomp > 1 && (t1 > t0 || rows == BLAST_ROWS_INTERIOR)) {
+      const int partial = rows == BLAST_ROWS_BOUNDARY && c->xil_src == x && c->xil_ncomp == ncomp;
+      const int n0 = partial ? c->dd.nown : 0;
+      const int n1 = rows == BLAST_ROWS_INTERIOR ? c->dd.nown : c->dd.next;
+      if (n1 > n0) {
         k_interleave<<<GridFor((size_t)(n1 - n0)), 256, 0, c->stream>>>(n0, n1, ncomp, st, x,
                                                                         c->xil);
         BlastCheckKernel("k_interleave");
-        c->xil_src = x, xs = c->xil;
-        k_spmm = ncomp == 2 ? SpmmPick<2, true>(k) : SpmmPick<3, true>(k);
       }
+      xs = c->xil;
+    }
+    c->xil_src = rows == BLAST_ROWS_INTERIOR && ncomp > 1 ? x : NULL, c->xil_ncomp = ncomp;
+    if (t1 > t0 && ncomp > 0) {
+      int nact = 0;
+      for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
+      BlastCall(SpmmTuneCollect(c));
+      // timed: interior rows with all 3 components active (the same work for every candidate)
+      const int timed =
+          c->spmm_tune < kSpmmNCand && ncomp == 3 && mask == 7u && rows == BLAST_ROWS_INTERIOR;
+      const SpmmCand *k = &kSpmmCand[timed ? c->spmm_tune : c->spmm_cand];
+      const SpmmKernel k_spmm = ncomp == 1   ? SpmmPick<1, false>(k)
+                                : ncomp == 2 ? SpmmPick<2, true>(k)
+                                             : SpmmPick<3, true>(k);
       if (timed) BlastCallCuda(cudaEventRecord(c->ev_s0, c->stream));
       k_spmm<<<(int)Blocks((size_t)(t1 - t0), k->threads), k->threads, 0, c->stream>>>(
           t0, t1, c->sell_row, c->sell_len, c->sell_off, c->sell_col, c->sell_val, mask, st, xs, y);

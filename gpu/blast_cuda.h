@@ -49,6 +49,9 @@ typedef struct {
 #define BLAST_CUDA_MEMORY_FIXED (192.0 * 1048576.0)
 
 void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s);
+/// The mass matrix's sliced-ELLPACK window (sell.h): BLAST_SELL_SIGMA if set (0 or a
+/// positive multiple of 32, else BLAST_ERR_INPUT), else BLAST_SELL_SIGMA_DEFAULT.
+int BlastCudaSellSigma(int *sigma);
 /// Estimated device bytes of one rank: the backend's data and the front end's state,
 /// Runge-Kutta and PCG vectors (not the CUDA context, not the hybrid's staging buffer).
 size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s);

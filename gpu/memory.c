@@ -2,6 +2,7 @@
 // (blast_cuda.h). Host code only, so that it is tested without a GPU.
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blast_cuda.h"
@@ -13,17 +14,34 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s) {
   s->h1_nl = hd->h1_nl, s->h1_nown = hd->h1_nown, s->h1_next = hd->h1_next;
   s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] : 0;
   BlastSell sell;  // the layout's size (row order and slice offsets only)
-  if (hd->mv_rowptr && hd->mv_rows &&
-      !BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->mv_rowptr, NULL, NULL,
-                      BLAST_SELL_SIGMA_DEFAULT, &sell))
-    s->mv_sell_nnz = sell.nnz;
-  else
-    BlastErrorClear();
-  BlastSellFree(&sell);
+  memset(&sell, 0, sizeof sell);
+  int sigma;
+  if (BlastCudaSellSigma(&sigma))
+    sigma = BLAST_SELL_SIGMA_DEFAULT, BlastErrorClear();  // reported at setup
+  if (hd->mv_rowptr && hd->mv_rows) {
+    if (!BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->mv_rowptr, NULL, NULL,
+                        sigma, &sell))
+      s->mv_sell_nnz = sell.nnz;
+    else
+      BlastErrorClear();  // the estimate falls back to the CSR size
+    BlastSellFree(&sell);
+  }
   s->ess = hd->ess_off ? hd->ess_off[hd->dim] : 0;
   for (int w = 0; w < 2; w++)
     s->halo_send[w] = hd->halo[w].nsend, s->halo_recv[w] = hd->halo[w].nrecv;
   s->tg_source = hd->tg_source;
+}
+
+int BlastCudaSellSigma(int *sigma) {
+  *sigma = BLAST_SELL_SIGMA_DEFAULT;
+  const char *env = getenv("BLAST_SELL_SIGMA");
+  if (!env || !*env) return 0;
+  char *end = NULL;
+  const long v = strtol(env, &end, 10);
+  BlastCheck(*end == '\0' && v >= 0 && v <= (1L << 30) && v % BLAST_SELL_C == 0, BLAST_ERR_INPUT,
+             "BLAST_SELL_SIGMA=%s: must be 0 or a positive multiple of %d", env, BLAST_SELL_C);
+  *sigma = (int)v;
+  return 0;
 }
 
 // Every buffer CudaCreate (backend_cuda.cu) allocates, and the state, Runge-Kutta and PCG

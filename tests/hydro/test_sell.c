@@ -38,8 +38,7 @@ int main(void) {
     rows[i] = rows[j], rows[j] = t;
   }
   const size_t st = ncol + 7;
-  double *x = malloc(sizeof(double) * 3 * st), *y = malloc(sizeof(double) * 3 * st),
-         *yref = malloc(sizeof(double) * 3 * st);
+  double *x = malloc(sizeof(double) * 3 * st), *y = malloc(sizeof(double) * 3 * st);
   for (size_t i = 0; i < 3 * st; i++) x[i] = (Uniform() - 0.5) * 1e3;
 
   const int sigmas[5] = {0, 32, 64, 256, 1024};
@@ -102,7 +101,7 @@ int main(void) {
     TEST_ASSERT(!order_bad, "sigma %d: slice offsets", sigma);
 
     // products: components 0 and 2 (mask 101b); component 1 must stay untouched
-    for (size_t i = 0; i < 3 * st; i++) y[i] = yref[i] = -7.0;
+    for (size_t i = 0; i < 3 * st; i++) y[i] = -7.0;
     BlastSellMultDD(&s, 0, s.nslots_interior, 3, 5u, st, x, y);
     BlastSellMultDD(&s, s.nslots_interior, s.nslots, 3, 5u, st, x, y);
     int diff = 0, untouched = 0;
@@ -139,12 +138,34 @@ int main(void) {
     BlastSellFree(&s);
   }
   BlastSell s;
+  // all rows interior, or all boundary (a rank whose every row touches a ghost column)
+  const int nis[2] = {0, nown};
+  for (int i = 0; i < 2; i++) {
+    TEST_CALL(BlastSellBuild(nown, nis[i], rows, rowptr, col, val, 256, &s));
+    const int want = (nis[i] + 31) / 32 * 32;
+    TEST_ASSERT(s.nslots_interior == want && s.nslots == 1024,
+                "%d interior rows: %d interior slots of %d", nis[i], s.nslots_interior, s.nslots);
+    for (size_t j = 0; j < 3 * st; j++) y[j] = -7.0;
+    BlastSellMultDD(&s, 0, s.nslots_interior, 3, 7u, st, x, y);
+    BlastSellMultDD(&s, s.nslots_interior, s.nslots, 3, 7u, st, x, y);
+    int diff = 0;
+    for (int c = 0; c < 3; c++)
+      for (int r = 0; r < nown; r++) {
+        BlastDD acc = {0.0, 0.0};
+        for (int k = rowptr[r]; k < rowptr[r + 1]; k++)
+          BlastDDAdd(&acc, val[k] * x[c * st + col[k]]);
+        BlastDDNormalize(&acc);
+        diff += memcmp(&acc.hi, &y[c * st + r], sizeof(double)) != 0;
+      }
+    TEST_ASSERT(diff == 0, "%d interior rows: %d of %d row sums differ", nis[i], diff, 3 * nown);
+    BlastSellFree(&s);
+  }
   TEST_ASSERT(BlastSellBuild(nown, ninterior, rows, rowptr, col, val, 48, &s) == BLAST_ERR_INPUT,
               "sigma 48 refused");
   BlastErrorClear();
   TEST_CALL(BlastSellBuild(0, 0, rows, rowptr, col, val, 0, &s));
   TEST_ASSERT(s.nslots == 0 && s.nnz == 0, "empty matrix: %d slots", s.nslots);
   BlastSellFree(&s);
-  free(rowptr), free(rows), free(col), free(val), free(x), free(y), free(yref);
+  free(rowptr), free(rows), free(col), free(val), free(x), free(y);
   return BlastTestFinish("test_sell");
 }
