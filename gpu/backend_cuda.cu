@@ -205,6 +205,7 @@ typedef struct {
   size_t stage_n;
   cudaEvent_t ev_copy;
   int q_ndev, q_tuning;
+  int q_regs[3];   // registers of the quadrature kernel's three variants (cache key)
   int sell_sigma;  // rows ordered by length within windows of this many (0: all)
 } CudaCtx;
 
@@ -851,7 +852,10 @@ static const void *QKernel(int dim, int reg) {
 static int TuneCandidates(CudaCtx *c) {
   const DevData *d = &c->dd;
   cudaFuncAttributes attr[3];
-  for (int g = 0; g < 3; g++) BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
+  for (int g = 0; g < 3; g++) {
+    BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
+    c->q_regs[g] = attr[g].numRegs;
+  }
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256}, qbs[] = {0, 16, 8};
   c->tune_ncand = 0;
   for (int g = 0; g < 3; g++)
@@ -893,15 +897,18 @@ static void CachePath(char *path, size_t n) {
   }
 }
 
+// GPU model, problem shape and the registers of the three compiled kernel variants (a
+// build whose kernels compile differently does not reuse another build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|v2|dim=%d|k=%d|m=%d|nqp=%d", c->gpu_name, c->dd.dim, c->dd.qpar.order_k,
-           c->hd.l2_nd, c->dd.nqp);
+  snprintf(key, n, "%s|v3|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d", c->gpu_name, c->dd.dim,
+           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->q_regs[0], c->q_regs[1], c->q_regs[2]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
 }
 
-// Read a tuned configuration from the cache file; 1 if found.
-static int CacheLookup(CudaCtx *c, QConfig *q) {
+// Read a tuned configuration from the cache file into *out; 1 if found and usable.
+static int CacheLookup(CudaCtx *c, QConfig *out) {
+  QConfig cand, *q = &cand;
   char path[600], key[400], line[800];
   CachePath(path, sizeof path);
   CacheKey(c, key, sizeof key);
@@ -916,7 +923,16 @@ static int CacheLookup(CudaCtx *c, QConfig *q) {
       *q = t, found = 1;
   }
   fclose(f);
-  return found && QConfigFit(c, q, g_smem_limit);
+  if (!found || !QConfigFit(c, q, g_smem_limit)) return 0;
+  // only a shape this build would try itself (its block fits the variant's thread limit)
+  for (int i = 0; i < c->tune_ncand; i++) {
+    const QConfig *t = &c->tune_cand[i];
+    if (t->zpb == q->zpb && t->tpz == q->tpz && t->qb == q->qb && t->reg == q->reg) {
+      *out = *q;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 static void CacheStore(CudaCtx *c, QConfig q, float ms) {
