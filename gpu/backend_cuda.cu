@@ -222,6 +222,14 @@ static int DevUpload(const T *host, size_t n, T **dev) {
 
 static size_t Blocks(size_t n, int threads) { return (n + threads - 1) / threads; }
 
+// Index of the least of t[0..n) (the fastest tuning candidate; -1 if n = 0).
+static int ArgMin(const float *t, int n) {
+  int best = n > 0 ? 0 : -1;
+  for (int i = 1; i < n; i++)
+    if (t[i] < t[best]) best = i;
+  return best;
+}
+
 // ---------------------------------------------------------------------------------------
 // Vector kernels
 
@@ -835,6 +843,10 @@ static int QConfigFit(const CudaCtx *c, QConfig *q, size_t limit) {
 
 static size_t g_smem_limit = 0;
 
+static int QConfigSame(const QConfig *a, const QConfig *b) {
+  return a->zpb == b->zpb && a->tpz == b->tpz && a->qb == b->qb && a->reg == b->reg;
+}
+
 static const void *QKernel(int dim, int reg) {
   static const void *const k[3][3] = {
       {(const void *)k_qdata_force<1, 255>, (const void *)k_qdata_force<1, 128>,
@@ -869,9 +881,7 @@ static int TuneCandidates(CudaCtx *c) {
           if (q.qb >= d->nqp) continue;  // the same as qb = 0 (all points)
           if (!QConfigFit(c, &q, g_smem_limit)) continue;
           int dup = 0;  // qb shrunk to the same value as another candidate's
-          for (int m = 0; m < c->tune_ncand; m++)
-            dup |= c->tune_cand[m].zpb == q.zpb && c->tune_cand[m].tpz == q.tpz &&
-                   c->tune_cand[m].qb == q.qb && c->tune_cand[m].reg == q.reg;
+          for (int m = 0; m < c->tune_ncand; m++) dup |= QConfigSame(&c->tune_cand[m], &q);
           if (!dup) c->tune_cand[c->tune_ncand++] = q;
         }
   BlastCheck(c->tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
@@ -925,13 +935,11 @@ static int CacheLookup(CudaCtx *c, QConfig *out) {
   fclose(f);
   if (!found || !QConfigFit(c, q, g_smem_limit)) return 0;
   // only a shape this build would try itself (its block fits the variant's thread limit)
-  for (int i = 0; i < c->tune_ncand; i++) {
-    const QConfig *t = &c->tune_cand[i];
-    if (t->zpb == q->zpb && t->tpz == q->tpz && t->qb == q->qb && t->reg == q->reg) {
+  for (int i = 0; i < c->tune_ncand; i++)
+    if (QConfigSame(&c->tune_cand[i], q)) {
       *out = *q;
       return 1;
     }
-  }
   return 0;
 }
 
@@ -1325,13 +1333,6 @@ static int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const
   return 0;
 }
 
-// The fastest of the first n tuning candidates (-1 if n = 0).
-static int TuneBest(const CudaCtx *c, int n) {
-  int best = n > 0 ? 0 : -1;
-  for (int i = 1; i < n; i++)
-    if (c->tune_time[i] < c->tune_time[best]) best = i;
-  return best;
-}
 
 // Wait for QDataStart's kernel: its result and time; advances the autotuning.
 static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
@@ -1341,7 +1342,7 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
   *seconds = 1e-3 * ms;
   if (c->q_tuning) {  // each candidate runs twice (the first warms up); keep the fastest
     // A candidate whose first call is 1.3x slower than the best so far is not repeated.
-    const int sofar = TuneBest(c, c->tune_index);
+    const int sofar = ArgMin(c->tune_time, c->tune_index);
     const int skip = c->tune_rep == 0 && sofar >= 0 && ms > 1.3f * c->tune_time[sofar];
     if (c->tune_rep == 1 || skip) {
       c->tune_time[c->tune_index] = ms;
@@ -1356,7 +1357,7 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
     }
     if (skip || ++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
     if (c->tune_index == c->tune_ncand) {
-      const int best = TuneBest(c, c->tune_ncand);
+      const int best = ArgMin(c->tune_time, c->tune_ncand);
       c->qcfg = c->tune_cand[best];
       c->tune_active = 0;
       CacheStore(c, c->qcfg, c->tune_time[best]);
@@ -1597,9 +1598,7 @@ static int SpmmTuneCollect(CudaCtx *c) {
         c->spmm_tune + 1, (int)kSpmmNCand, k->threads, k->minb, k->unr, *t);
   }
   if (++c->spmm_tune < kSpmmNCand) return 0;
-  int best = 0;
-  for (int i = 1; i < kSpmmNCand; i++)
-    if (c->spmm_time[i] < c->spmm_time[best]) best = i;
+  const int best = ArgMin(c->spmm_time, kSpmmNCand);
   c->spmm_cand = best;
   if (g_options.verbose) {
     const SpmmCand *k = &kSpmmCand[best];

@@ -60,9 +60,8 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
   dbls += nown;                                        // the mass matrix's D^{-1}
   if (!s->cusparse) {
-    // the mass matrix in sliced ELLPACK (rows, lengths, slice offsets, entries), M_E^{-1}
-    // in dense zone blocks
-    // and x with its components side by side
+    // the mass matrix in sliced ELLPACK (rows, lengths, slice offsets, entries), x with
+    // its components side by side, M_E^{-1} in dense zone blocks
     ints += 2.0 * slots + sell;
     dbls += slots / 32.0 + 1.0 + sell + nz * ne * ne + 3.0 * (next + 1.0);
   } else {
