@@ -3,15 +3,19 @@
 // All state and constant data live on the device for the whole run; only scalars (dt,
 // dot products, energies) and halo buffers cross to the host. Kernels, as in the BLAST
 // GPU paper (Dong et al., IPDPS 2014), with their number in its Table 2:
-//   k_qdata_force      1-7  per zone: J, det, J^-1, EOS, viscosity (eigen-decomposition),
-//                           stress, dt estimate at every point (one thread per point), then
-//                           F_z = A_z B^T with A_z built block-wise in shared memory
+//   k_qdata_force      1-6  per point (a thread each): J, det, J^-1, EOS, viscosity
+//                           (eigen-decomposition), stress S = w|J| sigma J^-T, dt estimate
+//   k_force_gemm       7    F_z = A_z B^T, a thread per zone node building its rows of A_z
+//                           from S and the basis gradients in registers
 //   k_force_ones       8    -F_z 1 per zone (batched GEMV with ones)
 //   k_gather_dd             assembly of the zone contributions into the L-vector, each
 //                           dof summing its zones in a fixed order in double-double
 //   k_force_t          10   F_z^T v_z per zone (batched GEMV)
-//   cuSPARSE SpMV      11   de = M_E^{-1} b with the block-diagonal inverse in CSR
-//   cuSPARSE SpMV      9    PCG mat-vec with the scalar mass matrix (owned rows)
+//   k_me_apply         11   de = M_E^{-1} b with the dense zone blocks of the inverse
+//                           (cuSPARSE SpMV on its CSR form with gpu.spmv=cusparse)
+//   k_spmm_sell        9    PCG mat-vec with the mass matrix in sliced ELLPACK, all active
+//                           components at once, double-double sums (cuSPARSE SpMV per
+//                           component with gpu.spmv=cusparse)
 //   k_dot_dd                dot products in double-double (rounded once: the same bits on
 //                           any number of ranks, and as the CPU backend)
 // Kernel launch failures are reported with the kernel's name; every CUDA, cuBLAS and
@@ -68,7 +72,7 @@ static int CusparseError(const char *file, int line, const char *func, cusparseS
       return CusparseError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);              \
   } while (0)
 
-enum { kDotBlocks = 256, kDotThreads = 256, kTileR = 3, kTileJ = 4 };
+enum { kDotBlocks = 256, kDotThreads = 256 };
 
 static BlastGpuOptions g_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0};
 
@@ -79,10 +83,23 @@ extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) { g_options = *o
 // totals printed with modeled bytes and flops when the backend is destroyed. Serialises
 // the stream: for benchmarks only.
 
-enum { P_QDATA, P_FORCE_ONES, P_GATHER, P_FORCE_T, P_ME_APPLY, P_SPMV, P_DOT, P_VEC, P_HALO, P_NPROF };
-static const char *kProfName[P_NPROF] = {"k_qdata_force (1-7)", "k_force_ones (8)", "k_gather_dd (assembly)",
-                                         "k_force_t (10)", "k_me_apply (11)", "mass SpMV (9)",
-                                         "k_dot_dd", "vector ops", "halo pack/unpack"};
+enum {
+  P_QDATA,
+  P_GEMM,
+  P_FORCE_ONES,
+  P_GATHER,
+  P_FORCE_T,
+  P_ME_APPLY,
+  P_SPMV,
+  P_DOT,
+  P_VEC,
+  P_HALO,
+  P_NPROF
+};
+static const char *kProfName[P_NPROF] = {
+    "k_qdata_force (1-6)", "k_force_gemm (7)", "k_force_ones (8)", "k_gather_dd (assembly)",
+    "k_force_t (10)",      "k_me_apply (11)",  "mass SpMV (9)",    "k_dot_dd",
+    "vector ops",          "halo pack/unpack"};
 typedef struct {
   int on;
   cudaEvent_t e0, e1;
@@ -116,7 +133,12 @@ extern "C" size_t BlastCudaMemoryUsed(void) { return g_mem_used; }
 typedef struct {
   int dim, nz, nqp, nd, ne, nl, nown, next, rows;
   int *edof, *toff, *tidx;
-  double *qw, *B, *G, *L2B, *R0, *J0inv, *gamma;
+  double *qw, *B, *G, *L2B, *R0, *gamma;
+  // point-fastest copies for the quadrature kernel: Gt [a][g][q], L2Bt [i][q], J0inv
+  // [z][i][q]; for the force GEMM: Gn [q][g][a] node-fastest and L2Bp [q][ne rounded up
+  // to GemmColumns] zero-padded
+  double *Gt, *Gn, *L2Bt, *L2Bp, *J0inv;
+  double *S;                // [nz][nqp][SStride(dim)] w |J| sigma J^-T per point (dim^2 used)
   double *F, *rE, *tg, *b;  // zone force matrices, zone momentum rhs, TG source, F^T v
   BlastQPointParams qpar;
   int tg_source;
@@ -139,12 +161,12 @@ typedef struct {
 
 enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
 
-// Launch configuration of the fused quadrature kernel (autotuned).
+// Launch configuration of the quadrature kernel and the force GEMM (autotuned).
 typedef struct {
   int zpb;  // zones per block
   int tpz;  // threads per zone
-  int qb;   // quadrature points per A block
-  int reg;  // register cap: index into kQRegCap (0: none)
+  int gtb;  // threads per block of k_force_gemm
+  int reg;  // register cap of k_qdata_force: index into kQRegCap (0: none)
 } QConfig;
 
 // Register caps of the quadrature kernel's variants: fewer registers let more warps share
@@ -194,10 +216,10 @@ typedef struct {
   double *energy_host;    // [2*nz] pinned
   QConfig qcfg;
   // autotuning state
-  int tune_active, tune_index, tune_ncand, tune_rep;
+  int tune_active, tune_index, tune_ncand, tune_n1, tune_rep;  // n1: first-round candidates
   QConfig tune_cand[160];
   float tune_time[160];
-  cudaEvent_t ev0, ev1;
+  cudaEvent_t ev0, ev1, ev_mid;  // around the quadrature kernel and the GEMM; between them
   char gpu_name[256];
   // hybrid (split_*): the staging buffer for host zones' E-vectors, the copy event, and
   // the quadrature update in flight
@@ -280,24 +302,36 @@ typedef struct {
   int *blk_zone;
 } QArgs;
 
-// Doubles of shared memory per zone of k_qdata_force: x, v (rows each), e (ne), S (nqp d^2)
-// and the A block (rows x qb), which first holds the nqp Taylor-Green source weights.
-__host__ __device__ static inline int QZoneDoubles(int rows, int ne, int nqp, int dim, int qb) {
-  return 2 * rows + ne + nqp * dim * dim + (rows * qb > nqp ? rows * qb : nqp);
+// Doubles per point of S: dim^2 rounded up to even, so that S can be read 16 bytes at a time.
+__host__ __device__ constexpr int SStride(int dim) {
+  return dim == 3 ? 10 : dim == 2 ? 4 : 2;
 }
 
+// Columns per thread of k_force_gemm: 4 for narrow B (2D and low orders), else 8.
+__host__ __device__ constexpr int GemmColumns(int ne) {
+  return ne <= 4 ? 4 : 8;
+}
+
+// Doubles of shared memory per zone of k_qdata_force: x, v (rows each), e (ne) and the nqp
+// Taylor-Green source weights.
+__host__ __device__ static inline int QZoneDoubles(int rows, int ne, int nqp) {
+  return 2 * rows + ne + nqp;
+}
+
+// Kernels 1-6: one thread per point (tpz threads per zone, zpb zones per block) computes J,
+// the velocity gradient, the stress and the dt estimate, and stores S = w |J| sigma J^-T in
+// d.S. The constant data it reads per point are laid out point-fastest (Gt, L2Bt, J0inv),
+// so that a warp's loads are coalesced.
 template <int DIM, int MAXREG>
 __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   extern __shared__ double sm[];
   const DevData &d = p.d;
   const int D2 = DIM * DIM, nd = d.nd, ne = d.ne, nqp = d.nqp, rows = d.rows, tpz = p.cfg.tpz;
-  const int qb = p.cfg.qb;
   const int zl = threadIdx.x / tpz, t = threadIdx.x % tpz;
   const int z = blockIdx.x * p.cfg.zpb + zl;
   const bool active = zl < p.cfg.zpb && z < d.nz;
-  const int per_zone = QZoneDoubles(rows, ne, nqp, DIM, qb);
-  double *xz = sm + (size_t)zl * per_zone, *vz = xz + rows, *ez = vz + rows, *S = ez + ne;
-  double *A = S + nqp * D2;
+  const int per_zone = QZoneDoubles(rows, ne, nqp);
+  double *xz = sm + (size_t)zl * per_zone, *vz = xz + rows, *ez = vz + rows, *W = ez + ne;
   if (active) {
     for (int i = t; i < rows; i += tpz) {
       const int c = i / nd, a = i % nd, l = d.edof[(size_t)z * nd + a];
@@ -311,24 +345,28 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   int tzone = INT_MAX;
   if (active) {
     for (int q = t; q < nqp; q += tpz) {
-      const double *G = &d.G[(size_t)q * nd * DIM];
       double J[9] = {0}, Gv[9] = {0};
-      for (int a = 0; a < nd; a++)  // each entry sums over the nodes in ascending order
+      for (int a = 0; a < nd; a++) {  // each entry sums over the nodes in ascending order
+        const double *Ga = &d.Gt[(size_t)a * DIM * nqp + q];
 #pragma unroll
         for (int c = 0; c < DIM; c++) {
           const double xa = xz[c * nd + a], va = vz[c * nd + a];
 #pragma unroll
           for (int g = 0; g < DIM; g++) {
-            J[c + DIM * g] += xa * G[a * DIM + g];
-            Gv[c + DIM * g] += va * G[a * DIM + g];
+            J[c + DIM * g] += xa * Ga[g * nqp];
+            Gv[c + DIM * g] += va * Ga[g * nqp];
           }
         }
+      }
       double eq = 0.0;
-      for (int i = 0; i < ne; i++) eq += ez[i] * d.L2B[(size_t)q * ne + i];
+      for (int i = 0; i < ne; i++) eq += ez[i] * d.L2Bt[(size_t)i * nqp + q];
       const size_t zq = (size_t)z * nqp + q;
+      double J0inv[9];
+#pragma unroll
+      for (int i = 0; i < D2; i++) J0inv[i] = d.J0inv[((size_t)z * D2 + i) * nqp + q];
       double dtq;
-      const double det = BlastQPointStress(DIM, &d.qpar, J, Gv, &d.J0inv[zq * D2], d.R0[zq], d.qw[q], eq,
-                                           d.gamma[z], &S[q * D2], &dtq);
+      const double det = BlastQPointStress(DIM, &d.qpar, J, Gv, J0inv, d.R0[zq], d.qw[q], eq,
+                                           d.gamma[z], &d.S[zq * SStride(DIM)], &dtq);
       if (!(det > 0.0)) {
         dtmin = 0.0;
         if (z < tzone) tzone = z, tdet = det;
@@ -339,7 +377,7 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
         double X[3] = {0, 0, 0};
         for (int c = 0; c < DIM; c++)
           for (int a = 0; a < nd; a++) X[c] += xz[c * nd + a] * d.B[(size_t)q * nd + a];
-        A[q] = d.qw[q] * det * BlastTaylorGreenQ(X);
+        W[q] = d.qw[q] * det * BlastTaylorGreenQ(X);
       }
     }
   }
@@ -347,66 +385,8 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   if (d.tg_source && active) {
     for (int j = t; j < ne; j += tpz) {
       double s = 0.0;
-      for (int q = 0; q < nqp; q++) s += A[q] * d.L2B[(size_t)q * ne + j];
+      for (int q = 0; q < nqp; q++) s += W[q] * d.L2B[(size_t)q * ne + j];
       d.tg[(size_t)z * ne + j] = s;
-    }
-  }
-  // F_z = A_z B^T in register tiles of kTileR rows x kTileJ columns per thread, so that
-  // each A and B value loaded serves several products; every entry is summed over the
-  // points in ascending order, as the CPU backend does. Tiles are done in passes of tpz,
-  // A (for qb points at a time) recomputed per pass.
-  const int nent = rows * ne, trows = (rows + kTileR - 1) / kTileR;
-  const int ntile = trows * ((ne + kTileJ - 1) / kTileJ);
-  const int npass = (ntile + tpz - 1) / tpz;
-  for (int pass = 0; pass < npass; pass++) {
-    const int tile = t + pass * tpz;
-    const bool mine = active && tile < ntile;
-    const int r0 = (tile % trows) * kTileR, j0 = (tile / trows) * kTileJ;
-    double acc[kTileR][kTileJ];
-#pragma unroll
-    for (int i = 0; i < kTileR; i++)
-#pragma unroll
-      for (int k = 0; k < kTileJ; k++) acc[i][k] = 0.0;
-    for (int q0 = 0; q0 < nqp; q0 += qb) {
-      const int nq = qb < nqp - q0 ? qb : nqp - q0;
-      __syncthreads();
-      if (active) {
-        // entries idx = qq * rows + r, stepped by tpz without integer divisions
-        int r = t % rows, qq = t / rows;
-        for (; qq < nq;) {
-          const int c = (r >= nd) + (DIM > 2 && r >= 2 * nd), a = r - c * nd, q = q0 + qq;
-          const double *Sq = &S[q * D2], *G = &d.G[((size_t)q * nd + a) * DIM];
-          double s = 0.0;
-#pragma unroll
-          for (int g = 0; g < DIM; g++) s += Sq[c + DIM * g] * G[g];
-          A[qq * rows + r] = s;
-          r += tpz;
-          while (r >= rows) r -= rows, qq++;
-        }
-      }
-      __syncthreads();
-      if (mine) {
-        for (int qq = 0; qq < nq; qq++) {
-          const double *Lq = &d.L2B[(size_t)(q0 + qq) * ne], *Aq = &A[qq * rows];
-          double av[kTileR], bv[kTileJ];
-#pragma unroll
-          for (int i = 0; i < kTileR; i++) av[i] = r0 + i < rows ? Aq[r0 + i] : 0.0;
-#pragma unroll
-          for (int k = 0; k < kTileJ; k++) bv[k] = j0 + k < ne ? Lq[j0 + k] : 0.0;
-#pragma unroll
-          for (int i = 0; i < kTileR; i++)
-#pragma unroll
-            for (int k = 0; k < kTileJ; k++) acc[i][k] += av[i] * bv[k];
-        }
-      }
-    }
-    if (mine) {
-#pragma unroll
-      for (int i = 0; i < kTileR; i++)
-#pragma unroll
-        for (int k = 0; k < kTileJ; k++)
-          if (r0 + i < rows && j0 + k < ne)
-            d.F[(size_t)z * nent + (size_t)(j0 + k) * rows + r0 + i] = acc[i][k];
     }
   }
   // Block minimum of the dt estimate and the lowest tangled zone (reuses shared memory).
@@ -423,6 +403,82 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
     __syncthreads();
   }
   if (threadIdx.x == 0) p.blk_dt[blockIdx.x] = rd[0], p.blk_zone[blockIdx.x] = rz[0], p.blk_det[blockIdx.x] = rdet[0];
+}
+
+// Kernel 7: F_z = A_z B^T with A_z[(c,a)][q] = sum_g S_q[c,g] G_q[a,g] and B = L2B. One
+// thread per (zone, node a, block of JT columns) builds the DIM rows of A for its node at
+// each point in registers, so that every G and B value loaded serves DIM x JT products;
+// as on the CPU, each A entry sums over g and each F entry over the points in ascending
+// order (the same bits).
+template <int DIM, int JT>
+__global__ void __launch_bounds__(256) k_force_gemm(DevData d) {
+  extern __shared__ double2 ssm[];
+  constexpr int SP = SStride(DIM);
+  const int nd = d.nd, ne = d.ne, nqp = d.nqp, nch = (ne + JT - 1) / JT, ncp = nch * JT;
+  // S of the block's zones, copied to shared memory by all threads at once (a stream of
+  // independent loads instead of one dependent load per point and thread)
+  const size_t per_zone = (size_t)nd * nch, nitem = (size_t)d.nz * per_zone;
+  const size_t item0 = (size_t)blockIdx.x * blockDim.x, item = item0 + threadIdx.x;
+  const size_t zfirst = item0 / per_zone;
+  const size_t zlast = ((item0 + blockDim.x < nitem ? item0 + blockDim.x : nitem) - 1) / per_zone;
+  const size_t n2 = (zlast - zfirst + 1) * nqp * (SP / 2);
+  const double2 *src = (const double2 *)(d.S + zfirst * nqp * SP);
+  for (size_t i = threadIdx.x; i < n2; i += blockDim.x) ssm[i] = __ldg(&src[i]);
+  __syncthreads();
+  if (item >= nitem) return;
+  const int a = (int)(item % nd);
+  const size_t zc = item / nd, z = zc / nch;
+  const int j0 = (int)(zc % nch) * JT;
+  double acc[DIM][JT];
+#pragma unroll
+  for (int c = 0; c < DIM; c++)
+#pragma unroll
+    for (int k = 0; k < JT; k++) acc[c][k] = 0.0;
+  const double2 *S2 = ssm + (z - zfirst) * nqp * (SP / 2);
+  const double2 *L2 = (const double2 *)(d.L2Bp + j0);
+  const double *Gq = d.Gn + a;
+#pragma unroll 2
+  for (int q = 0; q < nqp; q++, S2 += SP / 2, L2 += ncp / 2, Gq += DIM * nd) {
+    double Sq[SP], g[DIM], A[DIM], b[JT];
+#pragma unroll
+    for (int i = 0; i < SP / 2; i++) {
+      const double2 v = S2[i];
+      Sq[2 * i] = v.x, Sq[2 * i + 1] = v.y;
+    }
+#pragma unroll
+    for (int h = 0; h < DIM; h++) g[h] = __ldg(&Gq[h * nd]);
+#pragma unroll
+    for (int k = 0; k < JT / 2; k++) {
+      const double2 v = __ldg(&L2[k]);
+      b[2 * k] = v.x, b[2 * k + 1] = v.y;
+    }
+#pragma unroll
+    for (int c = 0; c < DIM; c++) {
+      double s = 0.0;
+#pragma unroll
+      for (int h = 0; h < DIM; h++) s += Sq[c + DIM * h] * g[h];
+      A[c] = s;
+    }
+#pragma unroll
+    for (int k = 0; k < JT; k++)
+#pragma unroll
+      for (int c = 0; c < DIM; c++) acc[c][k] += A[c] * b[k];
+  }
+  const int rows = DIM * nd;
+  double *F = d.F + z * rows * ne;
+#pragma unroll
+  for (int k = 0; k < JT; k++)
+    if (j0 + k < ne)
+#pragma unroll
+      for (int c = 0; c < DIM; c++) F[(size_t)(j0 + k) * rows + c * nd + a] = acc[c][k];
+}
+
+static const void *GemmKernel(int dim, int jt) {
+  static const void *const k[3][2] = {
+      {(const void *)k_force_gemm<1, 4>, (const void *)k_force_gemm<1, 8>},
+      {(const void *)k_force_gemm<2, 4>, (const void *)k_force_gemm<2, 8>},
+      {(const void *)k_force_gemm<3, 4>, (const void *)k_force_gemm<3, 8>}};
+  return k[dim - 1][jt == 8];
 }
 
 // Reduce per-block minima to one (single block).
@@ -824,27 +880,76 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
   return 0;
 }
 
+// The copies of G, L2 B and J0^{-1} in the layouts the quadrature kernel and the force
+// GEMM read coalesced (DevData), transposed on the host in chunks of zones.
+static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
+  const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
+  const size_t D2 = dim * dim, ng = nqp * nd * dim, chunk = 4096;
+  const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
+  double *t = NULL;
+  BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
+  for (size_t q = 0; q < nqp; q++)
+    for (size_t a = 0; a < nd; a++)
+      for (size_t g = 0; g < dim; g++)
+        t[(a * dim + g) * nqp + q] = hd->h1_G[(q * nd + a) * dim + g];
+  int ierr = DevUpload(t, ng, &d->Gt);
+  for (size_t q = 0; q < nqp; q++)
+    for (size_t a = 0; a < nd; a++)
+      for (size_t g = 0; g < dim; g++) t[(q * dim + g) * nd + a] = hd->h1_G[(q * nd + a) * dim + g];
+  if (!ierr) ierr = DevUpload(t, ng, &d->Gn);
+  for (size_t q = 0; q < nqp; q++)
+    for (size_t i = 0; i < ne; i++) t[i * nqp + q] = hd->l2_B[q * ne + i];
+  if (!ierr) ierr = DevUpload(t, nqp * ne, &d->L2Bt);
+  const size_t jt = GemmColumns((int)ne), ncp = (ne + jt - 1) / jt * jt;
+  for (size_t q = 0; q < nqp; q++)
+    for (size_t i = 0; i < ncp; i++) t[q * ncp + i] = i < ne ? hd->l2_B[q * ne + i] : 0.0;
+  if (!ierr) ierr = DevUpload(t, nqp * ncp, &d->L2Bp);
+  if (!ierr) ierr = DevUpload((const double *)NULL, nz * nqp * D2, &d->J0inv);
+  for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
+    const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
+    for (size_t z = 0; z < n; z++)
+      for (size_t q = 0; q < nqp; q++)
+        for (size_t i = 0; i < D2; i++)
+          t[(z * D2 + i) * nqp + q] = hd->qp_J0inv[((z0 + z) * nqp + q) * D2 + i];
+    const cudaError_t st = cudaMemcpy(d->J0inv + z0 * nqp * D2, t, n * nqp * D2 * sizeof(double),
+                                      cudaMemcpyHostToDevice);
+    if (st != cudaSuccess)
+      ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaMemcpy(J0inv)",
+                            cudaGetErrorString(st));
+  }
+  BlastFree(&t);
+  return ierr;
+}
+
 static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
   const DevData *d = &c->dd;
-  size_t bytes =
-      (size_t)QZoneDoubles(d->rows, d->ne, d->nqp, d->dim, q.qb) * q.zpb * sizeof(double);
+  size_t bytes = (size_t)QZoneDoubles(d->rows, d->ne, d->nqp) * q.zpb * sizeof(double);
   const size_t red = 3 * (size_t)q.zpb * q.tpz * sizeof(double);  // final reduction
   return bytes > red ? bytes : red;
 }
 
-// A launch configuration that fits the device's shared memory (qb, if 0 the number of
-// points, shrinks to fit).
-static int QConfigFit(const CudaCtx *c, QConfig *q, size_t limit) {
-  const DevData *d = &c->dd;
-  if (q->qb <= 0 || q->qb > d->nqp) q->qb = d->nqp;
-  while (q->qb > 1 && QSharedBytes(c, *q) > limit) q->qb = (q->qb + 1) / 2;
-  return QSharedBytes(c, *q) <= limit && q->zpb * q->tpz <= 1024;
+// Threads per block of k_force_gemm the tuner tries (the first is the default).
+static const int kGemmThreads[3] = {128, 64, 256};
+
+// Shared memory of k_force_gemm in blocks of gtb threads: S of the zones a block touches.
+static size_t GemmSharedBytes(const DevData *d, int gtb) {
+  const int jt = GemmColumns(d->ne);
+  const size_t per_zone = (size_t)d->nd * ((d->ne + jt - 1) / jt);
+  return ((gtb - 1) / per_zone + 2) * d->nqp * SStride(d->dim) * sizeof(double);
+}
+
+// Whether a launch configuration fits the device's shared memory and thread limits.
+static int QConfigFit(const CudaCtx *c, const QConfig *q, size_t limit) {
+  int gtb_ok = 0;
+  for (int i = 0; i < 3; i++) gtb_ok |= q->gtb == kGemmThreads[i];
+  return gtb_ok && QSharedBytes(c, *q) <= limit && GemmSharedBytes(&c->dd, q->gtb) <= limit &&
+         q->zpb * q->tpz <= 1024;
 }
 
 static size_t g_smem_limit = 0;
 
 static int QConfigSame(const QConfig *a, const QConfig *b) {
-  return a->zpb == b->zpb && a->tpz == b->tpz && a->qb == b->qb && a->reg == b->reg;
+  return a->zpb == b->zpb && a->tpz == b->tpz && a->gtb == b->gtb && a->reg == b->reg;
 }
 
 static const void *QKernel(int dim, int reg) {
@@ -858,9 +963,10 @@ static const void *QKernel(int dim, int reg) {
   return k[dim - 1][reg];
 }
 
-// Candidate launch configurations: the block must fit the kernel's register-limited
-// thread count and the shared memory. Fewer points per A block (qb) take less shared
-// memory per zone, so more zones share an SM, at the price of more block barriers.
+// Candidate launch configurations of the quadrature kernel, the tuner's first round (the
+// GEMM at its default block): the block must fit the kernel's register-limited thread
+// count and the shared memory. The second round (QDataFinish) tries the best of them with
+// the GEMM's other block sizes.
 static int TuneCandidates(CudaCtx *c) {
   const DevData *d = &c->dd;
   cudaFuncAttributes attr[3];
@@ -868,22 +974,18 @@ static int TuneCandidates(CudaCtx *c) {
     BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
     c->q_regs[g] = attr[g].numRegs;
   }
-  const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256}, qbs[] = {0, 16, 8};
+  const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
   c->tune_ncand = 0;
   for (int g = 0; g < 3; g++)
     for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 4; j++)
-        for (int k = 0; k < 3; k++) {
-          QConfig q = {zpbs[i], tpzs[j], qbs[k], g};
-          if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
-          if (q.zpb * q.tpz > attr[g].maxThreadsPerBlock) continue;
-          if (g > 0 && attr[g].numRegs >= attr[g - 1].numRegs) continue;  // the cap changes nothing
-          if (q.qb >= d->nqp) continue;  // the same as qb = 0 (all points)
-          if (!QConfigFit(c, &q, g_smem_limit)) continue;
-          int dup = 0;  // qb shrunk to the same value as another candidate's
-          for (int m = 0; m < c->tune_ncand; m++) dup |= QConfigSame(&c->tune_cand[m], &q);
-          if (!dup) c->tune_cand[c->tune_ncand++] = q;
-        }
+      for (int j = 0; j < 4; j++) {
+        const QConfig q = {zpbs[i], tpzs[j], kGemmThreads[0], g};
+        if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
+        if (q.zpb * q.tpz > attr[g].maxThreadsPerBlock) continue;
+        if (g > 0 && attr[g].numRegs >= attr[g - 1].numRegs) continue;  // the cap changes nothing
+        if (QConfigFit(c, &q, g_smem_limit)) c->tune_cand[c->tune_ncand++] = q;
+      }
+  c->tune_n1 = c->tune_ncand;
   BlastCheck(c->tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
              "no launch configuration of the quadrature kernel fits the GPU's shared memory for "
              "order %d in %dD",
@@ -910,7 +1012,7 @@ static void CachePath(char *path, size_t n) {
 // GPU model, problem shape and the registers of the three compiled kernel variants (a
 // build whose kernels compile differently does not reuse another build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|v3|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d", c->gpu_name, c->dd.dim,
+  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d", c->gpu_name, c->dd.dim,
            c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->q_regs[0], c->q_regs[1], c->q_regs[2]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
@@ -928,15 +1030,17 @@ static int CacheLookup(CudaCtx *c, QConfig *out) {
   while (fgets(line, sizeof line, f)) {
     char k[400];
     QConfig t;
-    if (sscanf(line, "%399s %d %d %d %d", k, &t.zpb, &t.tpz, &t.qb, &t.reg) == 5 &&
+    if (sscanf(line, "%399s %d %d %d %d", k, &t.zpb, &t.tpz, &t.gtb, &t.reg) == 5 &&
         !strcmp(k, key) && t.reg >= 0 && t.reg < 3)
       *q = t, found = 1;
   }
   fclose(f);
   if (!found || !QConfigFit(c, q, g_smem_limit)) return 0;
   // only a shape this build would try itself (its block fits the variant's thread limit)
+  QConfig first = *q;
+  first.gtb = kGemmThreads[0];
   for (int i = 0; i < c->tune_ncand; i++)
-    if (QConfigSame(&c->tune_cand[i], q)) {
+    if (QConfigSame(&c->tune_cand[i], &first)) {
       *out = *q;
       return 1;
     }
@@ -949,7 +1053,7 @@ static void CacheStore(CudaCtx *c, QConfig q, float ms) {
   CacheKey(c, key, sizeof key);
   FILE *f = fopen(path, "a");  // best effort: a missing cache only costs tuning time
   if (!f) return;
-  fprintf(f, "%s %d %d %d %d %.6f\n", key, q.zpb, q.tpz, q.qb, q.reg, ms);
+  fprintf(f, "%s %d %d %d %d %.6f\n", key, q.zpb, q.tpz, q.gtb, q.reg, ms);
   fclose(f);
 }
 
@@ -1069,6 +1173,7 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCusparse(cusparseSetStream(c->cusparse, c->stream));
   BlastCallCuda(cudaEventCreate(&c->ev0));
   BlastCallCuda(cudaEventCreate(&c->ev1));
+  BlastCallCuda(cudaEventCreate(&c->ev_mid));
   BlastCallCuda(cudaEventCreateWithFlags(&c->ev_copy, cudaEventDisableTiming));
   BlastCallCuda(cudaEventCreate(&c->ev_s0));
   BlastCallCuda(cudaEventCreate(&c->ev_s1));
@@ -1085,8 +1190,10 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(DevUpload(hd->h1_G, nqp * nd * dim, &d->G));
   BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
   BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
-  BlastCall(DevUpload(hd->qp_J0inv, nz * nqp * dim * dim, &d->J0inv));
+  BlastCall(UploadPointFastest(hd, d));
   BlastCall(DevUpload(hd->zone_gamma, nz, &d->gamma));
+  BlastCall(DevUpload((const double *)NULL, nz * nqp * SStride((int)dim), &d->S));
+  BlastCallCuda(cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
   BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
   BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
   BlastCall(DevUpload((const double *)NULL, nz * ne, &d->b));
@@ -1111,21 +1218,24 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
   if (g_options.spmv_cusparse) BlastCall(CusparseSetup(c));
   // The quadrature kernel's launch configuration: cached, tuned online, or a default.
-  for (int dimk = 1; dimk <= 3; dimk++)
+  for (int dimk = 1; dimk <= 3; dimk++) {
     for (int g = 0; g < 3; g++)
       BlastCallCuda(cudaFuncSetAttribute(
           QKernel(dimk, g), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g_smem_limit));
+    for (int jt = 4; jt <= 8; jt += 4)
+      BlastCallCuda(cudaFuncSetAttribute(
+          GemmKernel(dimk, jt), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g_smem_limit));
+  }
   BlastCall(TuneCandidates(c));
   // Default (autotune off, nothing cached): 1 zone per block, a thread per point up to
-  // 256, A in blocks of 16 points (the tuned choice on an H200 for 3D Q2-Q1), or the
-  // nearest candidate.
+  // 256, no register cap, the GEMM in blocks of 128 threads, or the nearest candidate.
   c->qcfg = c->tune_cand[0];
   {
     const int tpz = c->dd.nqp <= 64 ? 64 : c->dd.nqp <= 128 ? 128 : 256;
     int score = -1;
     for (int i = 0; i < c->tune_ncand; i++) {
       const QConfig *q = &c->tune_cand[i];
-      const int sc = 8 * (q->reg == 0) + 4 * (q->zpb == 1) + 2 * (q->tpz == tpz) + (q->qb == 16);
+      const int sc = 4 * (q->reg == 0) + 2 * (q->zpb == 1) + (q->tpz == tpz);
       if (sc > score) score = sc, c->qcfg = *q;
     }
   }
@@ -1174,14 +1284,43 @@ static int CudaDestroy(void **ctx) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (rank == 0) ProfilePrint(nranks);
   DevData *d = &c->dd;
-  void *bufs[] = {d->edof,        d->toff,     d->tidx,     d->qw,
-                  d->B,           d->G,        d->L2B,      d->R0,
-                  d->J0inv,       d->gamma,    d->F,        d->rE,
-                  d->b,           d->tg,       c->mv_rows,  c->y_perm,
-                  c->mv_dinv,     c->ess_idx,  c->dbuf,     c->dot_part,
-                  c->energy_zone, c->spmv_buf, c->red,      c->red_zone,
-                  c->red_out,     c->sell_row, c->sell_len, c->sell_off,
-                  c->sell_col,    c->sell_val, c->xil,      c->me_inv_blocks,
+  void *bufs[] = {d->edof,
+                  d->toff,
+                  d->tidx,
+                  d->qw,
+                  d->B,
+                  d->G,
+                  d->L2B,
+                  d->R0,
+                  d->J0inv,
+                  d->gamma,
+                  d->F,
+                  d->rE,
+                  d->Gt,
+                  d->Gn,
+                  d->L2Bt,
+                  d->S,
+                  d->L2Bp,
+                  d->b,
+                  d->tg,
+                  c->mv_rows,
+                  c->y_perm,
+                  c->mv_dinv,
+                  c->ess_idx,
+                  c->dbuf,
+                  c->dot_part,
+                  c->energy_zone,
+                  c->spmv_buf,
+                  c->red,
+                  c->red_zone,
+                  c->red_out,
+                  c->sell_row,
+                  c->sell_len,
+                  c->sell_off,
+                  c->sell_col,
+                  c->sell_val,
+                  c->xil,
+                  c->me_inv_blocks,
                   c->stage};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
@@ -1201,6 +1340,7 @@ static int CudaDestroy(void **ctx) {
   BlastCallCublas(cublasDestroy(c->cublas));
   BlastCallCuda(cudaEventDestroy(c->ev0));
   BlastCallCuda(cudaEventDestroy(c->ev1));
+  BlastCallCuda(cudaEventDestroy(c->ev_mid));
   BlastCallCuda(cudaEventDestroy(c->ev_copy));
   BlastCallCuda(cudaEventDestroy(c->ev_s0));
   BlastCallCuda(cudaEventDestroy(c->ev_s1));
@@ -1307,16 +1447,27 @@ static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const dou
   BlastCallCuda(cudaLaunchKernel(QKernel(c->dd.dim, q.reg), dim3(blocks), dim3(threads), args, smem,
                                  c->stream));
   BlastCheckKernel("k_qdata_force");
+  BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
+  const int jt = GemmColumns(c->dd.ne);
+  const size_t items = (size_t)nz * c->dd.nd * ((c->dd.ne + jt - 1) / jt);
+  void *gargs[] = {&a.d};
+  BlastCallCuda(cudaLaunchKernel(GemmKernel(c->dd.dim, jt), dim3((unsigned)Blocks(items, q.gtb)),
+                                 dim3(q.gtb), gargs, GemmSharedBytes(&c->dd, q.gtb), c->stream));
+  BlastCheckKernel("k_force_gemm");
   k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
   BlastCheckKernel("k_reduce_min");
   return 0;
 }
 
-// Modeled bytes and flops of the quadrature kernel on nz zones (profile).
-static void QDataModel(const DevData *dd, int nz, double *bytes, double *flops) {
+// Modeled bytes and flops of the quadrature kernel ([0]) and the force GEMM ([1]) on nz
+// zones (profile): the zone data each must read and write once, and the products and sums
+// of J and the velocity gradient, the per-point physics (~400), A and F = A B^T.
+static void QDataModel(const DevData *dd, int nz, double bytes[2], double flops[2]) {
   const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp, nd = dd->nd;
-  *bytes = nz * (8.0 * (2 * rows + ne + nqp * (1 + D2) + rows * ne) + 4.0 * nd);
-  *flops = nz * nqp * (4.0 * nd * D2 + 2.0 * rows * dd->dim + 2.0 * rows * ne + 2.0 * ne + 400.0);
+  bytes[0] = nz * (8.0 * (2 * rows + ne + nqp * (1 + 2 * D2)) + 4.0 * nd);  // x, v, e, R0, J0^-1, S
+  bytes[1] = nz * 8.0 * (nqp * D2 + rows * ne);                             // S, F
+  flops[0] = nz * nqp * (4.0 * nd * D2 + 2.0 * ne + 400.0);
+  flops[1] = nz * nqp * (2.0 * rows * dd->dim + 2.0 * rows * ne);
 }
 
 // Start the quadrature kernel on zones [0, n), n > 0 (the current tuning candidate or the
@@ -1349,13 +1500,21 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
       if (g_options.verbose > 1) {
         const QConfig *t = &c->tune_cand[c->tune_index];
         printf(
-            "  autotune: candidate %d/%d: %d zones/block x %d threads/zone, A block %d points, "
-            "registers <= %d: %.3f ms%s\n",
-            c->tune_index + 1, c->tune_ncand, t->zpb, t->tpz, t->qb, kQRegCap[t->reg], ms,
+            "  autotune: candidate %d/%d: %d zones/block x %d threads/zone, registers <= %d, "
+            "GEMM %d threads/block: %.3f ms%s\n",
+            c->tune_index + 1, c->tune_ncand, t->zpb, t->tpz, kQRegCap[t->reg], t->gtb, ms,
             skip ? " (first call, not repeated)" : "");
       }
     }
     if (skip || ++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
+    if (c->tune_index == c->tune_ncand && c->tune_ncand == c->tune_n1) {
+      // second round: the best shape with the GEMM's other block sizes
+      const QConfig best = c->tune_cand[ArgMin(c->tune_time, c->tune_ncand)];
+      for (int i = 1; i < 3; i++) {
+        c->tune_cand[c->tune_ncand] = best;
+        c->tune_cand[c->tune_ncand++].gtb = kGemmThreads[i];
+      }
+    }
     if (c->tune_index == c->tune_ncand) {
       const int best = ArgMin(c->tune_time, c->tune_ncand);
       c->qcfg = c->tune_cand[best];
@@ -1363,16 +1522,20 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
       CacheStore(c, c->qcfg, c->tune_time[best]);
       if (g_options.verbose)
         printf(
-            "  autotune: k_qdata_force %d zones/block x %d threads/zone (A block %d points, "
-            "registers <= "
-            "%d): %.3f ms\n",
-            c->qcfg.zpb, c->qcfg.tpz, c->qcfg.qb, kQRegCap[c->qcfg.reg], c->tune_time[best]);
+            "  autotune: k_qdata_force %d zones/block x %d threads/zone (registers <= %d), "
+            "k_force_gemm %d threads/block: %.3f ms\n",
+            c->qcfg.zpb, c->qcfg.tpz, kQRegCap[c->qcfg.reg], c->qcfg.gtb, c->tune_time[best]);
     }
   } else if (g_prof.on) {
-    double bytes, flops;
-    QDataModel(&c->dd, c->q_ndev, &bytes, &flops);
-    g_prof.ms[P_QDATA] += ms, g_prof.calls[P_QDATA]++, g_prof.bytes[P_QDATA] += bytes;
-    g_prof.flops[P_QDATA] += flops;
+    double bytes[2], flops[2];
+    float ms_q = 0.0f;
+    BlastCallCuda(cudaEventElapsedTime(&ms_q, c->ev0, c->ev_mid));
+    QDataModel(&c->dd, c->q_ndev, bytes, flops);
+    const double part[2] = {ms_q, ms - ms_q};  // the GEMM's part includes k_reduce_min
+    for (int k = 0; k < 2; k++) {
+      g_prof.ms[P_QDATA + k] += part[k], g_prof.calls[P_QDATA + k]++;
+      g_prof.bytes[P_QDATA + k] += bytes[k], g_prof.flops[P_QDATA + k] += flops[k];
+    }
   }
   res->dt_est = c->red_host[0];
   res->tangled_det = c->red_host[1];

@@ -55,8 +55,11 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   double ints = 0.0, dbls = 0.0;
   // zone maps and basis tables
   ints += 2.0 * nz * nd + nl + 1.0;                    // edof, tidx, toff
-  dbls += nqp * (1.0 + nd + nd * dim + ne);            // weights, B, G, L2 B
-  dbls += nz * nqp * (1.0 + dim * dim) + nz;           // rho0|J0|w, J0^{-1}, gamma
+  dbls +=
+      nqp * (1.0 + nd + 3.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (3 layouts), L2 B (3)
+  dbls += nz * nqp * (1.0 + dim * dim) + nz;               // rho0|J0|w, J0^{-1}, gamma
+  dbls +=
+      nz * nqp * (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
   dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
   dbls += nown;                                        // the mass matrix's D^{-1}
   if (!s->cusparse) {

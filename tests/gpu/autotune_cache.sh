@@ -4,7 +4,7 @@
 # 1. a first run with gpu.autotune=cached tunes and stores its choice; 2. a second run reads
 # it (no tuning line); 3. a forged entry with the key of this build naming a shape that
 # passes every other filter but the uncapped variant's thread limit (8 zones x 64 threads,
-# 8 points per A block: 512 threads at ~150 registers do not fit an SM's 65536) is
+# the GEMM at 128 threads: 512 threads at ~170 registers do not fit an SM's 65536) is
 # ignored: the run tunes again and ends normally; 4. with only an entry of another build in
 # the cache (other register counts in the key), the run tunes. Exit 0 when all four hold.
 # Assumes tuning ends within the run's 60 steps (3D Q2-Q1, 8^3 zones).
@@ -24,9 +24,9 @@ run() {  # prints the exit status; 0 if the run tuned the quadrature kernel
 echo "1. first run"; run || { echo "  FAIL: did not tune"; rc=1; }
 key=$(tail -1 "$CACHE" | cut -d' ' -f1); echo "  cache key: $key"
 echo "2. second run"; run && { echo "  FAIL: tuned again"; rc=1; }
-echo "$key 8 64 8 0 0.001" >> "$CACHE"
+echo "$key 8 64 128 0 0.001" >> "$CACHE"
 echo "3. forged entry (8 x 64 threads, uncapped variant)"; run || { echo "  FAIL: used it"; rc=1; }
-echo "$(echo "$key" | sed 's/regs=[0-9,]*/regs=1,2,3/') 1 64 8 2 0.001" > "$CACHE"
+echo "$(echo "$key" | sed 's/regs=[0-9,]*/regs=1,2,3/') 1 64 128 2 0.001" > "$CACHE"
 echo "4. only an entry of another build"; run || { echo "  FAIL: used it"; rc=1; }
 [ $rc -eq 0 ] && echo "autotune_cache: PASS" || echo "autotune_cache: FAIL"
 rm -rf "$XDG_CACHE_HOME"
