@@ -5,7 +5,7 @@
       Each shipped deck, shortened to --steps attempts, at orders 1-4 (2D and 3D), with
       [gpu] backend = cpu and = cuda on each rank count: same accepted/attempted steps and
       |e| within 1e-10 relative. One PASS/FAIL line per case.
-  compare_runs.py full BLAST OUTDIR REFDIR [--ranks 1]
+  compare_runs.py full BLAST OUTDIR REFDIR [--ranks 1,4]
       The published full-length runs on the GPU against CPU summaries in REFDIR/<deck>.json
       (same steps and |e| within 1e-10), and against the published table (|e| within 1e-9).
   compare_runs.py hybrid BLAST OUTDIR [--ranks 1,4] [--steps 60]

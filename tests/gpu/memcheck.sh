@@ -1,6 +1,7 @@
 #!/bin/bash
 # compute-sanitizer memcheck (with leak check) of a small 2D and a small 3D run of the
-# CUDA backend, autotuning on so that every kernel variant the tuners time runs too
+# CUDA backend, autotuning on so that every kernel variant the tuners time runs too (20
+# steps: both rounds of the quadrature tuner end)
 # (GPU node, from the project root): tests/gpu/memcheck.sh [blast_gpu] [log dir]
 # Exit 0 only if both runs end normally and report 0 errors.
 BLAST=${1:-build/app/blast_gpu}; LOGS=${2:-.}
@@ -15,7 +16,7 @@ run() {  # tag deck [overrides...]
   echo "$tag: exit $r; $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$LOGS/memcheck_$tag.log" | tr '\n' ' ')"
   [ $r -eq 0 ] && grep -q "ERROR SUMMARY: 0 errors" "$LOGS/memcheck_$tag.log" || rc=1
 }
-run sedov2d inputs/sedov2d.ini time.max_steps=8
-run sedov3d bench/cpu/sedov3d_box.ini "mesh.elements=6 6 6" time.max_steps=8
+run sedov2d inputs/sedov2d.ini time.max_steps=20
+run sedov3d bench/cpu/sedov3d_box.ini "mesh.elements=6 6 6" time.max_steps=20
 [ $rc -eq 0 ] && echo "memcheck: PASS" || echo "memcheck: FAIL"
 exit $rc
