@@ -5,8 +5,9 @@
 // GPU paper (Dong et al., IPDPS 2014), with their number in its Table 2:
 //   k_qdata_force      1-6  per point (a thread each): J, det, J^-1, EOS, viscosity
 //                           (eigen-decomposition), stress S = w|J| sigma J^-T, dt estimate
-//   k_force_gemm       7    F_z = A_z B^T, a thread per zone node building its rows of A_z
-//                           from S and the basis gradients in registers
+//   k_force_gemm       7    F_z = A_z B^T, a thread per (zone, node, block of 4 or 8
+//                           columns) building its node's rows of A_z from S and the basis
+//                           gradients in registers
 //   k_force_ones       8    -F_z 1 per zone (batched GEMV with ones)
 //   k_gather_dd             assembly of the zone contributions into the L-vector, each
 //                           dof summing its zones in a fixed order in double-double
@@ -133,7 +134,7 @@ extern "C" size_t BlastCudaMemoryUsed(void) { return g_mem_used; }
 typedef struct {
   int dim, nz, nqp, nd, ne, nl, nown, next, rows;
   int *edof, *toff, *tidx;
-  double *qw, *B, *G, *L2B, *R0, *gamma;
+  double *qw, *B, *L2B, *R0, *gamma;
   // point-fastest copies for the quadrature kernel: Gt [a][g][q], L2Bt [i][q], J0inv
   // [z][i][q]; for the force GEMM: Gn [q][g][a] node-fastest and L2Bp [q][ne rounded up
   // to GemmColumns] zero-padded
@@ -227,7 +228,7 @@ typedef struct {
   size_t stage_n;
   cudaEvent_t ev_copy;
   int q_ndev, q_tuning;
-  int q_regs[3];   // registers of the quadrature kernel's three variants (cache key)
+  int q_regs[4];   // registers of the quadrature kernel's three variants and the GEMM (cache key)
   int sell_sigma;  // rows ordered by length within windows of this many (0: all)
 } CudaCtx;
 
@@ -411,35 +412,43 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
 // as on the CPU, each A entry sums over g and each F entry over the points in ascending
 // order (the same bits).
 template <int DIM, int JT>
-__global__ void __launch_bounds__(256) k_force_gemm(DevData d) {
+__global__ void __launch_bounds__(256) k_force_gemm(DevData d, int qc) {
   extern __shared__ double2 ssm[];
   constexpr int SP = SStride(DIM);
   const int nd = d.nd, ne = d.ne, nqp = d.nqp, nch = (ne + JT - 1) / JT, ncp = nch * JT;
-  // S of the block's zones, copied to shared memory by all threads at once (a stream of
-  // independent loads instead of one dependent load per point and thread)
   const size_t per_zone = (size_t)nd * nch, nitem = (size_t)d.nz * per_zone;
   const size_t item0 = (size_t)blockIdx.x * blockDim.x, item = item0 + threadIdx.x;
   const size_t zfirst = item0 / per_zone;
   const size_t zlast = ((item0 + blockDim.x < nitem ? item0 + blockDim.x : nitem) - 1) / per_zone;
-  const size_t n2 = (zlast - zfirst + 1) * nqp * (SP / 2);
-  const double2 *src = (const double2 *)(d.S + zfirst * nqp * SP);
-  for (size_t i = threadIdx.x; i < n2; i += blockDim.x) ssm[i] = __ldg(&src[i]);
-  __syncthreads();
-  if (item >= nitem) return;
+  const bool active = item < nitem;
   const int a = (int)(item % nd);
-  const size_t zc = item / nd, z = zc / nch;
-  const int j0 = (int)(zc % nch) * JT;
+  const size_t zc = item / nd, z = active ? zc / nch : zfirst;
+  const int j0 = active ? (int)(zc % nch) * JT : 0;
   double acc[DIM][JT];
 #pragma unroll
   for (int c = 0; c < DIM; c++)
 #pragma unroll
     for (int k = 0; k < JT; k++) acc[c][k] = 0.0;
-  const double2 *S2 = ssm + (z - zfirst) * nqp * (SP / 2);
   const double2 *L2 = (const double2 *)(d.L2Bp + j0);
   const double *Gq = d.Gn + a;
+  // S of the block's zones for qc points at a time, copied to shared memory by all threads
+  // at once (a stream of independent loads instead of one dependent load per point and
+  // thread); zone zi of the block at ssm + zi * qc * SP/2
+  for (int q0 = 0; q0 < nqp; q0 += qc) {
+    const int nq = qc < nqp - q0 ? qc : nqp - q0, row2 = nq * (SP / 2);
+    const size_t n2 = (zlast - zfirst + 1) * (size_t)row2;
+    __syncthreads();  // the previous chunk is used up
+    for (size_t i = threadIdx.x; i < n2; i += blockDim.x) {
+      const size_t zi = i / row2, r = i % row2;
+      ssm[zi * qc * (SP / 2) + r] =
+          __ldg((const double2 *)(d.S + ((zfirst + zi) * nqp + q0) * SP) + r);
+    }
+    __syncthreads();
+    if (!active) continue;
+    const double2 *S2 = ssm + (z - zfirst) * qc * (SP / 2);
 #pragma unroll 2
-  for (int q = 0; q < nqp; q++, S2 += SP / 2, L2 += ncp / 2, Gq += DIM * nd) {
-    double Sq[SP], g[DIM], A[DIM], b[JT];
+    for (int q = q0; q < q0 + nq; q++, S2 += SP / 2, L2 += ncp / 2, Gq += DIM * nd) {
+      double Sq[SP], g[DIM], A[DIM], b[JT];
 #pragma unroll
     for (int i = 0; i < SP / 2; i++) {
       const double2 v = S2[i];
@@ -463,7 +472,9 @@ __global__ void __launch_bounds__(256) k_force_gemm(DevData d) {
     for (int k = 0; k < JT; k++)
 #pragma unroll
       for (int c = 0; c < DIM; c++) acc[c][k] += A[c] * b[k];
+    }
   }
+  if (!active) return;
   const int rows = DIM * nd;
   double *F = d.F + z * rows * ne;
 #pragma unroll
@@ -884,7 +895,7 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
 // GEMM read coalesced (DevData), transposed on the host in chunks of zones.
 static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
-  const size_t D2 = dim * dim, ng = nqp * nd * dim, chunk = 4096;
+  const size_t D2 = dim * dim, ng = nqp * nd * dim, chunk = nz < 4096 ? (nz ? nz : 1) : 4096;
   const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
   double *t = NULL;
   BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
@@ -931,18 +942,27 @@ static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
 // Threads per block of k_force_gemm the tuner tries (the first is the default).
 static const int kGemmThreads[3] = {128, 64, 256};
 
-// Shared memory of k_force_gemm in blocks of gtb threads: S of the zones a block touches.
-static size_t GemmSharedBytes(const DevData *d, int gtb) {
+// k_force_gemm in blocks of gtb threads: the zones a block touches at most, the points of
+// their S it stages in shared memory at a time (all if that takes at most 96 KB or the
+// device's limit, if smaller; 0 if not even one point fits) and the shared memory.
+static size_t GemmZones(const DevData *d, int gtb) {
   const int jt = GemmColumns(d->ne);
-  const size_t per_zone = (size_t)d->nd * ((d->ne + jt - 1) / jt);
-  return ((gtb - 1) / per_zone + 2) * d->nqp * SStride(d->dim) * sizeof(double);
+  return (gtb - 1) / ((size_t)d->nd * ((d->ne + jt - 1) / jt)) + 2;
+}
+static int GemmChunk(const DevData *d, int gtb, size_t limit) {
+  const size_t cap = limit < 96 * 1024 ? limit : 96 * 1024;
+  const size_t qc = cap / (GemmZones(d, gtb) * SStride(d->dim) * sizeof(double));
+  return (int)(qc < (size_t)d->nqp ? qc : (size_t)d->nqp);
+}
+static size_t GemmSharedBytes(const DevData *d, int gtb, int qc) {
+  return GemmZones(d, gtb) * qc * SStride(d->dim) * sizeof(double);
 }
 
 // Whether a launch configuration fits the device's shared memory and thread limits.
 static int QConfigFit(const CudaCtx *c, const QConfig *q, size_t limit) {
   int gtb_ok = 0;
   for (int i = 0; i < 3; i++) gtb_ok |= q->gtb == kGemmThreads[i];
-  return gtb_ok && QSharedBytes(c, *q) <= limit && GemmSharedBytes(&c->dd, q->gtb) <= limit &&
+  return gtb_ok && QSharedBytes(c, *q) <= limit && GemmChunk(&c->dd, q->gtb, limit) >= 1 &&
          q->zpb * q->tpz <= 1024;
 }
 
@@ -974,6 +994,9 @@ static int TuneCandidates(CudaCtx *c) {
     BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
     c->q_regs[g] = attr[g].numRegs;
   }
+  cudaFuncAttributes gattr;
+  BlastCallCuda(cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne))));
+  c->q_regs[3] = gattr.numRegs;
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
   c->tune_ncand = 0;
   for (int g = 0; g < 3; g++)
@@ -1009,11 +1032,13 @@ static void CachePath(char *path, size_t n) {
   }
 }
 
-// GPU model, problem shape and the registers of the three compiled kernel variants (a
-// build whose kernels compile differently does not reuse another build's choice).
+// GPU model, problem shape and the registers of the three compiled quadrature-kernel
+// variants and of the GEMM (a build whose kernels compile differently does not reuse
+// another build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d", c->gpu_name, c->dd.dim,
-           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->q_regs[0], c->q_regs[1], c->q_regs[2]);
+  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d,%d", c->gpu_name, c->dd.dim,
+           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->q_regs[0], c->q_regs[1], c->q_regs[2],
+           c->q_regs[3]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
 }
@@ -1187,7 +1212,6 @@ static int CudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(DevUpload(hd->h1_tidx, nz * nd, &d->tidx));
   BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
   BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
-  BlastCall(DevUpload(hd->h1_G, nqp * nd * dim, &d->G));
   BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
   BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
   BlastCall(UploadPointFastest(hd, d));
@@ -1284,44 +1308,16 @@ static int CudaDestroy(void **ctx) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (rank == 0) ProfilePrint(nranks);
   DevData *d = &c->dd;
-  void *bufs[] = {d->edof,
-                  d->toff,
-                  d->tidx,
-                  d->qw,
-                  d->B,
-                  d->G,
-                  d->L2B,
-                  d->R0,
-                  d->J0inv,
-                  d->gamma,
-                  d->F,
-                  d->rE,
-                  d->Gt,
-                  d->Gn,
-                  d->L2Bt,
-                  d->S,
-                  d->L2Bp,
-                  d->b,
-                  d->tg,
-                  c->mv_rows,
-                  c->y_perm,
-                  c->mv_dinv,
-                  c->ess_idx,
-                  c->dbuf,
-                  c->dot_part,
-                  c->energy_zone,
-                  c->spmv_buf,
-                  c->red,
-                  c->red_zone,
-                  c->red_out,
-                  c->sell_row,
-                  c->sell_len,
-                  c->sell_off,
-                  c->sell_col,
-                  c->sell_val,
-                  c->xil,
-                  c->me_inv_blocks,
-                  c->stage};
+  // clang-format off
+  void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
+                  d->L2B,        d->R0,       d->J0inv,    d->gamma,      d->F,
+                  d->rE,         d->Gt,       d->Gn,       d->L2Bt,       d->L2Bp,
+                  d->S,          d->b,        d->tg,       c->mv_rows,    c->y_perm,
+                  c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
+                  c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->sell_row,
+                  c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
+                  c->me_inv_blocks, c->stage};
+  // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
     void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff, c->halo[w].tpos};
@@ -1434,7 +1430,8 @@ static int CudaDot(void *ctx, size_t n, const double *x, const double *y, double
 // ---------------------------------------------------------------------------------------
 // The operator
 
-// The quadrature kernel on zones [0, nz) and the reduction of its block results.
+// The quadrature kernel and the force GEMM on zones [0, nz), and the reduction of the
+// quadrature kernel's block results.
 static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const double *v, const double *e) {
   QArgs a;
   a.d = c->dd, a.x = x, a.v = v, a.e = e, a.cfg = q;
@@ -1450,9 +1447,11 @@ static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const dou
   BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
   const int jt = GemmColumns(c->dd.ne);
   const size_t items = (size_t)nz * c->dd.nd * ((c->dd.ne + jt - 1) / jt);
-  void *gargs[] = {&a.d};
+  int qc = GemmChunk(&c->dd, q.gtb, g_smem_limit);
+  void *gargs[] = {&a.d, &qc};
   BlastCallCuda(cudaLaunchKernel(GemmKernel(c->dd.dim, jt), dim3((unsigned)Blocks(items, q.gtb)),
-                                 dim3(q.gtb), gargs, GemmSharedBytes(&c->dd, q.gtb), c->stream));
+                                 dim3(q.gtb), gargs, GemmSharedBytes(&c->dd, q.gtb, qc),
+                                 c->stream));
   BlastCheckKernel("k_force_gemm");
   k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
   BlastCheckKernel("k_reduce_min");
@@ -1511,8 +1510,9 @@ static int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
       // second round: the best shape with the GEMM's other block sizes
       const QConfig best = c->tune_cand[ArgMin(c->tune_time, c->tune_ncand)];
       for (int i = 1; i < 3; i++) {
-        c->tune_cand[c->tune_ncand] = best;
-        c->tune_cand[c->tune_ncand++].gtb = kGemmThreads[i];
+        QConfig q = best;
+        q.gtb = kGemmThreads[i];
+        if (QConfigFit(c, &q, g_smem_limit)) c->tune_cand[c->tune_ncand++] = q;
       }
     }
     if (c->tune_index == c->tune_ncand) {

@@ -56,7 +56,7 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   // zone maps and basis tables
   ints += 2.0 * nz * nd + nl + 1.0;                    // edof, tidx, toff
   dbls +=
-      nqp * (1.0 + nd + 3.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (3 layouts), L2 B (3)
+      nqp * (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
   dbls += nz * nqp * (1.0 + dim * dim) + nz;               // rho0|J0|w, J0^{-1}, gamma
   dbls +=
       nz * nqp * (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
