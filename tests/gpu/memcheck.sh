@@ -1,7 +1,8 @@
 #!/bin/bash
 # compute-sanitizer memcheck (with leak check) of small runs of the CUDA backend (2D and 3D
-# Sedov; 2D Taylor-Green for the energy source), autotuning on so that every kernel variant
-# the tuners time runs too (20 steps: both rounds of the quadrature tuner end, checked)
+# Sedov; 2D Taylor-Green for the energy source; 3D Sedov at 512 points for the force GEMM's
+# chunked path), autotuning on so that every kernel variant the tuners time runs too (20-30
+# steps: both rounds of the quadrature tuner end, checked)
 # (GPU node, from the project root): tests/gpu/memcheck.sh [blast_gpu] [log dir]
 # Exit 0 only if every run ends normally, finishes tuning and reports 0 errors.
 BLAST=${1:-build/app/blast_gpu}; LOGS=${2:-.}
@@ -20,5 +21,7 @@ run() {  # tag deck [overrides...]
 run sedov2d inputs/sedov2d.ini time.max_steps=20
 run sedov3d bench/cpu/sedov3d_box.ini "mesh.elements=6 6 6" time.max_steps=20
 run taylor_green2d inputs/taylor_green2d.ini time.max_steps=20  # the energy source path
+run sedov3d_q14 bench/cpu/sedov3d_box.ini "mesh.elements=3 3 3" fem.order_quadrature=14 \
+  time.max_steps=30  # 512 points: the force GEMM stages S in chunks
 [ $rc -eq 0 ] && echo "memcheck: PASS" || echo "memcheck: FAIL"
 exit $rc
