@@ -7,7 +7,8 @@
 //                           (eigen-decomposition), stress S = w|J| sigma J^-T, dt estimate
 //   k_force_gemm       7    F_z = A_z B^T, a thread per (zone, node, block of 4 or 8
 //                           columns) building its node's rows of A_z from S and the basis
-//                           gradients in registers
+//                           gradients in registers (k_force_gemm_chunks where the S of a
+//                           block's zones does not fit shared memory at once)
 //   k_force_ones       8    -F_z 1 per zone (batched GEMV with ones)
 //   k_gather_dd             assembly of the zone contributions into the L-vector, each
 //                           dof summing its zones in a fixed order in double-double
@@ -228,7 +229,8 @@ typedef struct {
   size_t stage_n;
   cudaEvent_t ev_copy;
   int q_ndev, q_tuning;
-  int q_regs[4];   // registers of the quadrature kernel's three variants and the GEMM (cache key)
+  int q_regs[5];   // registers of the quadrature kernel's three variants and the GEMM's two (cache
+                   // key)
   int sell_sigma;  // rows ordered by length within windows of this many (0: all)
 } CudaCtx;
 
@@ -978,7 +980,9 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
 // GEMM read coalesced (DevData), transposed on the host in chunks of zones.
 static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
-  const size_t D2 = dim * dim, ng = nqp * nd * dim, chunk = nz < 4096 ? (nz ? nz : 1) : 4096;
+  const size_t D2 = dim * dim, ng = nqp * nd * dim;
+  size_t chunk = ((size_t)64 << 20) / (nqp * D2 * sizeof(double));  // zones per 64 MB
+  chunk = chunk < 1 ? 1 : chunk > nz ? (nz ? nz : 1) : chunk;
   const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
   double *t = NULL;
   BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
@@ -1026,16 +1030,17 @@ static size_t QSharedBytes(const CudaCtx *c, QConfig q) {
 static const int kGemmThreads[3] = {128, 64, 256};
 
 // k_force_gemm in blocks of gtb threads: the zones a block touches at most, the points of
-// their S it stages in shared memory at a time (all if that takes at most 96 KB or the
-// device's limit, if smaller; 0 if not even one point fits) and the shared memory.
+// their S it stages in shared memory at a time (all if they fit the device's limit, as
+// k_force_gemm does; else as many as fit 96 KB, for k_force_gemm_chunks; 0 if not even one
+// point fits) and the shared memory.
 static size_t GemmZones(const DevData *d, int gtb) {
   const int jt = GemmColumns(d->ne);
   return (gtb - 1) / ((size_t)d->nd * ((d->ne + jt - 1) / jt)) + 2;
 }
 static int GemmChunk(const DevData *d, int gtb, size_t limit) {
-  const size_t cap = limit < 96 * 1024 ? limit : 96 * 1024;
-  const size_t qc = cap / (GemmZones(d, gtb) * SStride(d->dim) * sizeof(double));
-  return (int)(qc < (size_t)d->nqp ? qc : (size_t)d->nqp);
+  const size_t per_point = GemmZones(d, gtb) * SStride(d->dim) * sizeof(double);
+  if (per_point * d->nqp <= limit) return d->nqp;
+  return (int)((limit < 96 * 1024 ? limit : 96 * 1024) / per_point);
 }
 static size_t GemmSharedBytes(const DevData *d, int gtb, int qc) {
   return GemmZones(d, gtb) * qc * SStride(d->dim) * sizeof(double);
@@ -1077,9 +1082,11 @@ static int TuneCandidates(CudaCtx *c) {
     BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
     c->q_regs[g] = attr[g].numRegs;
   }
-  cudaFuncAttributes gattr;
-  BlastCallCuda(cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne), false)));
-  c->q_regs[3] = gattr.numRegs;
+  for (int ch = 0; ch < 2; ch++) {
+    cudaFuncAttributes gattr;
+    BlastCallCuda(cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne), ch)));
+    c->q_regs[3 + ch] = gattr.numRegs;
+  }
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
   c->tune_ncand = 0;
   for (int g = 0; g < 3; g++)
@@ -1116,12 +1123,12 @@ static void CachePath(char *path, size_t n) {
 }
 
 // GPU model, problem shape and the registers of the three compiled quadrature-kernel
-// variants and of the GEMM (a build whose kernels compile differently does not reuse
-// another build's choice).
+// variants and of the two GEMM kernels (a build whose kernels compile differently does not
+// reuse another build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d,%d", c->gpu_name, c->dd.dim,
+  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d,%d,%d", c->gpu_name, c->dd.dim,
            c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->q_regs[0], c->q_regs[1], c->q_regs[2],
-           c->q_regs[3]);
+           c->q_regs[3], c->q_regs[4]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
 }

@@ -26,7 +26,7 @@ key=$(tail -1 "$CACHE" | cut -d' ' -f1); echo "  cache key: $key"
 echo "2. second run"; run && { echo "  FAIL: tuned again"; rc=1; }
 echo "$key 8 64 128 0 0.001" >> "$CACHE"
 echo "3. forged entry (8 x 64 threads, uncapped variant)"; run || { echo "  FAIL: used it"; rc=1; }
-echo "$(echo "$key" | sed 's/regs=[0-9,]*/regs=1,2,3/') 1 64 128 2 0.001" > "$CACHE"
+echo "$(echo "$key" | sed 's/regs=[0-9,]*/regs=1,2,3,4,5/') 1 64 128 2 0.001" > "$CACHE"
 echo "4. only an entry of another build"; run || { echo "  FAIL: used it"; rc=1; }
 [ $rc -eq 0 ] && echo "autotune_cache: PASS" || echo "autotune_cache: FAIL"
 rm -rf "$XDG_CACHE_HOME"

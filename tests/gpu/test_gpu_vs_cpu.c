@@ -87,13 +87,15 @@ int main(int argc, char **argv) {
   snprintf(opt.cache_path, sizeof opt.cache_path, "autotune_test.txt");
   BlastCudaSetOptions(&opt);
   // qo: a raised quadrature order (0: the default), so that the force GEMM stages a
-  // block's S in several chunks of points (512 and 441 points)
+  // block's S in several chunks of points (512 and 576 points); their |e| after the steps
+  // must equal the CPU's bit for bit (the rates, through the CG's double-double row sums,
+  // may differ in the last bits, as in the other 3D cases)
   const struct {
     int problem, dim, k, rs, qo;
   } cases[] = {{1, 2, 1, 3, 0}, {1, 2, 2, 3, 0},  {1, 2, 3, 2, 0}, {1, 2, 4, 2, 0}, {0, 2, 2, 2, 0},
                {0, 2, 3, 2, 0}, {3, 2, 2, 2, 0},  {7, 2, 4, 1, 0}, {1, 3, 1, 2, 0}, {1, 3, 2, 1, 0},
                {1, 3, 3, 1, 0}, {1, 3, 4, 0, 0},  {0, 3, 2, 1, 0}, {3, 3, 2, 1, 0}, {4, 2, 3, 2, 0},
-               {2, 3, 2, 1, 0}, {1, 3, 2, 0, 14}, {1, 2, 2, 1, 41}};
+               {2, 3, 2, 1, 0}, {1, 3, 2, 0, 14}, {1, 2, 2, 1, 47}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     BlastConfig cfg;
     RegressionConfig(&cfg, cases[i].problem);
@@ -156,7 +158,8 @@ int main(int argc, char **argv) {
     TEST_CALL(Run(hg, steps, &eg, &sg));
     const double t2 = MPI_Wtime();
     const double e_diff = fabs(ec - eg) / ec;
-    const int ok = rate_diff <= 1e-12 && e_diff <= 1e-10 && sc == sg;
+    const int ok =
+        rate_diff <= 1e-12 && e_diff <= 1e-10 && sc == sg && (!cases[i].qo || e_diff == 0.0);
     printf(
         "%-4s p=%d %dD Q%d-Q%d zones %-6lld rates %.2e  |e| cpu %.16e gpu %.16e rel %.2e  steps "
         "%d/%d  "
