@@ -977,6 +977,12 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
   return 0;
 }
 
+// dst[c * rows + r] = src[r * cols + c]: a rows x cols matrix transposed.
+static void Transpose(const double *src, size_t rows, size_t cols, double *dst) {
+  for (size_t r = 0; r < rows; r++)
+    for (size_t c = 0; c < cols; c++) dst[c * rows + r] = src[r * cols + c];
+}
+
 // The copies of G, L2 B and J0^{-1} in the layouts the quadrature kernel and the force
 // GEMM read coalesced (DevData), transposed on the host in chunks of zones.
 static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
@@ -987,17 +993,12 @@ static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
   double *t = NULL;
   BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
-  for (size_t q = 0; q < nqp; q++)
-    for (size_t a = 0; a < nd; a++)
-      for (size_t g = 0; g < dim; g++)
-        t[(a * dim + g) * nqp + q] = hd->h1_G[(q * nd + a) * dim + g];
+  Transpose(hd->h1_G, nqp, nd * dim, t);  // [q][a][g] -> [a][g][q]
   int ierr = DevUpload(t, ng, &d->Gt);
-  for (size_t q = 0; q < nqp; q++)
-    for (size_t a = 0; a < nd; a++)
-      for (size_t g = 0; g < dim; g++) t[(q * dim + g) * nd + a] = hd->h1_G[(q * nd + a) * dim + g];
+  for (size_t q = 0; q < nqp; q++)  // -> [q][g][a]
+    Transpose(hd->h1_G + q * nd * dim, nd, dim, t + q * dim * nd);
   if (!ierr) ierr = DevUpload(t, ng, &d->Gn);
-  for (size_t q = 0; q < nqp; q++)
-    for (size_t i = 0; i < ne; i++) t[i * nqp + q] = hd->l2_B[q * ne + i];
+  Transpose(hd->l2_B, nqp, ne, t);
   if (!ierr) ierr = DevUpload(t, nqp * ne, &d->L2Bt);
   const size_t jt = GemmColumns((int)ne), ncp = (ne + jt - 1) / jt * jt;
   for (size_t q = 0; q < nqp; q++)
@@ -1006,10 +1007,8 @@ static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   if (!ierr) ierr = DevUpload((const double *)NULL, nz * nqp * D2, &d->J0inv);
   for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
     const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
-    for (size_t z = 0; z < n; z++)
-      for (size_t q = 0; q < nqp; q++)
-        for (size_t i = 0; i < D2; i++)
-          t[(z * D2 + i) * nqp + q] = hd->qp_J0inv[((z0 + z) * nqp + q) * D2 + i];
+    for (size_t z = 0; z < n; z++)  // [z][q][i] -> [z][i][q]
+      Transpose(hd->qp_J0inv + (z0 + z) * nqp * D2, nqp, D2, t + z * D2 * nqp);
     const cudaError_t st = cudaMemcpy(d->J0inv + z0 * nqp * D2, t, n * nqp * D2 * sizeof(double),
                                       cudaMemcpyHostToDevice);
     if (st != cudaSuccess)
