@@ -14,6 +14,7 @@
 
 #include "blast.h"
 #include "blast_mpi.h"
+#include "safefile.h"
 
 enum {
   kWhereLen = BLAST_PATH_MAX + 256,  ///< "deck:line" or "command line argument N ('...')"
@@ -23,6 +24,12 @@ enum {
   kMaxDeckBytes = 1 << 20,         ///< larger files are not decks
   kMaxEchoLine = INI_MAX_LINE - 3  ///< longest line inih reads back (room for \r \n \0)
 };
+
+/// What a non-regular file given as deck is (the names of BlastFileProbe.kind), so that
+/// rank 0 can send it to the others as a number.
+static const char *const kDeckFileKinds[] = {
+    "special file", "FIFO", "character device", "block device", "directory", "socket", NULL};
+enum { kNumDeckFileKinds = 6 };
 
 /// Where a key's value came from.
 typedef enum { kUnset = 0, kFromDeck = 1, kFromCommandLine = 2 } DeckOrigin;
@@ -913,33 +920,46 @@ int BlastDeckParseText(const char *text, const char *name, const char *deck_dir,
 // ---------------------------------------------------------------------------------------
 // Loading a deck file on a communicator
 
-typedef enum { kReadOk = 0, kReadOpen, kReadIO, kReadTooBig, kReadNoMem } ReadStatus;
+typedef enum {
+  kReadOk = 0,
+  kReadOpen,
+  kReadIO,
+  kReadTooBig,
+  kReadNoMem,
+  kReadNotRegular
+} ReadStatus;
 
 /// Read the whole file (rank 0). File problems are returned as a status, not raised, so
-/// that every rank can raise the same error after the broadcast.
-static ReadStatus ReadDeckFile(const char *path, char **text, int *len, int *err) {
+/// that every rank can raise the same error after the broadcast. Only a regular file of at
+/// most kMaxDeckBytes bytes is read: a FIFO, a device or a directory is refused before
+/// any read (opened with O_NONBLOCK, so a FIFO without a writer does not block).
+/// `*kind` names what a non-regular file is (see BlastFileProbe).
+static ReadStatus ReadDeckFile(const char *path, char **text, int *len, int *err, int *kind) {
   *err = 0;
   *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    *err = errno;
-    return kReadOpen;
+  *kind = 0;
+  FILE *f = NULL;
+  BlastFileProbe probe;
+  switch (BlastProbeRegularFile(path, kMaxDeckBytes, &probe, &f)) {
+    case BLAST_FILE_OK:
+      break;
+    case BLAST_FILE_OPEN:
+      *err = probe.err;
+      return kReadOpen;
+    case BLAST_FILE_NOT_REG:
+      for (int i = 0; kDeckFileKinds[i]; i++)
+        if (!strcmp(kDeckFileKinds[i], probe.kind)) *kind = i;
+      return kReadNotRegular;
+    default:
+      return kReadTooBig;
   }
-  size_t cap = 4096, n = 0;
+  // At most kMaxDeckBytes: the size was checked, and a file that grows meanwhile is cut
+  // at the cap and refused below.
+  size_t cap = probe.size + 2, n = 0;
+  if (cap > (size_t)kMaxDeckBytes + 2) cap = (size_t)kMaxDeckBytes + 2;
   ReadStatus status = kReadOk;
   if (BlastMalloc(cap, text)) status = kReadNoMem;
-  while (status == kReadOk) {
-    if (n + 1 >= cap) {
-      if (cap >= kMaxDeckBytes) {
-        status = kReadTooBig;
-        break;
-      }
-      cap *= 2;
-      if (BlastRealloc(cap, text)) {
-        status = kReadNoMem;
-        break;
-      }
-    }
+  while (status == kReadOk && n + 1 < cap) {
     size_t got = fread(*text + n, 1, cap - 1 - n, f);
     n += got;
     if (got == 0) {
@@ -950,10 +970,13 @@ static ReadStatus ReadDeckFile(const char *path, char **text, int *len, int *err
       break;
     }
   }
+  if (status == kReadOk && n > (size_t)kMaxDeckBytes) status = kReadTooBig;
   fclose(f);
   if (status == kReadOk) {
     (*text)[n] = '\0';
     *len = (int)n;
+  } else if (status != kReadNoMem) {
+    BlastFree(text);
   }
   return status;
 }
@@ -971,9 +994,9 @@ static void DirName(const char *path, char *dir, size_t n) {
 static int BroadcastText(MPI_Comm comm, const char *path, char **text) {
   int rank = 0;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
-  int hdr[3] = {kReadOk, 0, 0};  // status, errno, length
-  if (!rank) hdr[0] = (int)ReadDeckFile(path, text, &hdr[2], &hdr[1]);
-  BlastCallMPI(MPI_Bcast(hdr, 3, MPI_INT, 0, comm));
+  int hdr[4] = {kReadOk, 0, 0, 0};  // status, errno, length, kind of a non-regular file
+  if (!rank) hdr[0] = (int)ReadDeckFile(path, text, &hdr[2], &hdr[1], &hdr[3]);
+  BlastCallMPI(MPI_Bcast(hdr, 4, MPI_INT, 0, comm));
   switch (hdr[0]) {
     case kReadOk:
       break;
@@ -981,8 +1004,14 @@ static int BroadcastText(MPI_Comm comm, const char *path, char **text) {
       BlastError(BLAST_ERR_INPUT, "%s: cannot open the deck: %s", path, strerror(hdr[1]));
     case kReadIO:
       BlastError(BLAST_ERR_INPUT, "%s: cannot read the deck: %s", path, strerror(hdr[1]));
+    case kReadNotRegular:
+      BlastError(BLAST_ERR_INPUT, "%s: cannot read the deck: it is a %s, not a regular file", path,
+                 hdr[3] >= 0 && hdr[3] < kNumDeckFileKinds ? kDeckFileKinds[hdr[3]] : "?");
     case kReadTooBig:
-      BlastError(BLAST_ERR_INPUT, "%s: %d bytes or more: not a deck", path, kMaxDeckBytes);
+      BlastError(BLAST_ERR_INPUT,
+                 "%s: cannot read the deck: it has more than %d bytes (1 MiB), too large for a "
+                 "deck (not a deck file?)",
+                 path, kMaxDeckBytes);
     default:
       BlastError(BLAST_ERR_MEM, "%s: rank 0 could not allocate memory for the deck", path);
   }
@@ -1257,7 +1286,8 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
     char src[96];
     Excerpt(cfg->deck_path, strnlen(cfg->deck_path, sizeof cfg->deck_path), src, sizeof src);
     fprintf(out, "; blast_gpu deck, resolved from %s\n", src[0] ? src : "(no file)");
-    fprintf(out, "; every key is listed; '; default' marks the built-in defaults (where it fits)\n");
+    fprintf(out,
+            "; every key is listed; '; default' marks the built-in defaults (where it fits)\n");
   }
   for (int i = 0; i < s->nsections; i++) {
     if (out) fprintf(out, "\n[%s]\n", s->sections[i]);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safefile.h"
 #include "topology.h"
 
 // ---------------------------------------------------------------------------------------
@@ -77,26 +78,30 @@ static int InputError(const char *file, int line, const char *func, const Reader
 #define ReadFail(r, lineno, ...) \
   return InputError(__FILE__, __LINE__, __func__, r, lineno, __VA_ARGS__)
 
+// Only a regular file of at most BLAST_MESH_MAX_BYTES is read (a FIFO, /dev/zero, a
+// directory or a huge file is refused before any read, without blocking), into one buffer
+// of its size: the memory of the read is bounded by the cap.
 static int ReadWholeFile(const char *path, char **out, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  BlastCheck(fp, BLAST_ERR_INPUT, "cannot open mesh file '%s': %s", path, strerror(errno));
-  // Regular files: one allocation of the right size; pipes and the like: grow as needed.
-  size_t cap = 1 << 16, n = 0;
-  struct stat st;
-  if (fstat(fileno(fp), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      fclose(fp);
-      BlastError(BLAST_ERR_INPUT, "cannot read mesh file '%s': %s", path, strerror(EISDIR));
-    }
-    if (S_ISREG(st.st_mode)) cap = (size_t)st.st_size + 1;
-  }
+  FILE *fp = NULL;
+  BlastFileProbe probe;
+  BlastProbeRegularFile(path, BLAST_MESH_MAX_BYTES, &probe, &fp);
+  BlastCheck(probe.status != BLAST_FILE_TOO_BIG, BLAST_ERR_INPUT,
+             "'%s' has %zu bytes (%.2f GiB), more than the %.2f GiB a mesh file may "
+             "have (every rank reads the serial mesh: make large meshes by refinement, [mesh] "
+             "refine_serial and refine_parallel)",
+             path, probe.size, (double)probe.size / 1073741824.0,
+             (double)BLAST_MESH_MAX_BYTES / 1073741824.0);
+  BlastCall(BlastFileProbeError(path, "mesh", BLAST_MESH_MAX_BYTES, &probe));
+  const size_t size = probe.size;
+  // One byte more than the size: a file that grew since fstat is noticed, not followed.
+  const size_t cap = size + 1;
   char *buf = NULL;
   int ierr = BlastMalloc(cap + 1, &buf);
-  while (!ierr) {
-    n += fread(buf + n, 1, cap - n, fp);
-    if (n < cap) break;
-    cap *= 2;
-    ierr = BlastRealloc(cap + 1, &buf);
+  size_t n = 0;
+  while (!ierr && n < cap) {
+    const size_t got = fread(buf + n, 1, cap - n, fp);
+    if (!got) break;
+    n += got;
   }
   int read_errno = errno, failed = !ierr && ferror(fp);
   fclose(fp);
@@ -107,6 +112,11 @@ static int ReadWholeFile(const char *path, char **out, size_t *len) {
   if (failed) {
     BlastFree(&buf);
     BlastError(BLAST_ERR_INPUT, "cannot read mesh file '%s': %s", path, strerror(read_errno));
+  }
+  if (n > size) {
+    BlastFree(&buf);
+    BlastError(BLAST_ERR_INPUT,
+               "'%s': the mesh file grew while it was read (another program is writing it?)", path);
   }
   buf[n] = '\0';
   *out = buf;

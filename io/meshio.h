@@ -16,6 +16,11 @@
 extern "C" {
 #endif
 
+/// Largest mesh file read (1 GiB; every rank reads the serial mesh, so make larger meshes
+/// by refinement: [mesh] refine_serial, refine_parallel). Only regular files are read: a
+/// FIFO, a device (/dev/zero, /dev/urandom) or a directory is refused without blocking.
+#define BLAST_MESH_MAX_BYTES ((size_t)1 << 30)
+
 /// @brief Read an MFEM mesh v1.0 text file.
 ///
 /// Sections `dimension`, `elements`, `boundary`, `vertices` in this order; the vertices
@@ -25,7 +30,9 @@ extern "C" {
 /// The zones' Jacobians are checked (positive at 2^d Gauss points and at the corners).
 /// @param path  file name
 /// @param mesh  on success, the new mesh (destroy with BlastMeshDestroy)
-/// @return BLAST_ERR_INPUT for a missing file ("path: strerror") or any malformed,
+/// @return BLAST_ERR_INPUT for a missing file ("cannot open mesh file 'path': strerror"),
+///         a file that is not a regular file ("'path' is a FIFO, not a regular mesh
+///         file"), a file larger than BLAST_MESH_MAX_BYTES, or any malformed,
 ///         unsupported (triangles, tets, prisms, curved nodes) or inverted input, with a
 ///         message "path:LINE: what is wrong (what was expected)"; BLAST_ERR_MEM.
 int BlastMeshRead(const char *path, BlastMesh *mesh);
