@@ -8,6 +8,7 @@
 #include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
 #include "deck.h"
+#include "memory_cpu.h"
 
 #ifndef BLAST_VERSION
 #define BLAST_VERSION "unknown"
@@ -27,6 +28,8 @@ static int ParseArgs(MPI_Comm comm, int argc, char **argv, int rank, BlastConfig
   }
   BlastCall(
       BlastDeckLoadArgs(comm, args->deck, args->noverrides, args->overrides, args->argnos, cfg));
+  // The ranks per node, for the memory checks of the serial mesh (they run without MPI).
+  BlastCall(BlastMemorySetNode(comm));
   if (args->print_deck) {
     if (!rank) BlastCall(BlastDeckWrite(cfg, stdout));
     fflush(stdout);

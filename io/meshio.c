@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "memory_cpu.h"
 #include "safefile.h"
 #include "topology.h"
 
@@ -626,16 +627,24 @@ int BlastMeshCreateBox(int dim, const int *n, const double *size, BlastMesh *mes
              dim);
   const char axis[] = "xyz";
   int64_t nverts = 1, nzones = 1, nbdr = 0;
+  char elements[96];  // "[mesh] elements = 4 4 4" for messages
+  int w = snprintf(elements, sizeof elements, "[mesh] elements =");
+  for (int g = 0; g < dim && w > 0 && (size_t)w < sizeof elements; g++)
+    w += snprintf(elements + w, sizeof elements - (size_t)w, " %d", n[g]);
   for (int g = 0; g < dim; g++) {
     BlastCheck(n[g] >= 1, BLAST_ERR_INPUT, "box mesh: %d zones along %c (expected >= 1)", n[g],
                axis[g]);
     BlastCheck(isfinite(size[g]) && size[g] > 0.0, BLAST_ERR_INPUT,
                "box mesh: size %g along %c (expected a finite number > 0)", size[g], axis[g]);
-    nverts *= n[g] + 1;
+    nverts *= n[g] + 1;  // < 2^28 * (2^31 + 1): no overflow
     nzones *= n[g];
     BlastCheck(nverts < INT_MAX / 8 && nzones < INT_MAX / 8, BLAST_ERR_INPUT,
-               "box mesh: %d zones along %c makes more than 2^28 zones or vertices", n[g], axis[g]);
+               "%s: %d zones along %c makes more than 2^28 zones or vertices, the most the mesh "
+               "generator makes (32-bit ids; every rank holds the serial mesh): use fewer "
+               "elements and refine ([mesh] refine_parallel divides the zones among the ranks)",
+               elements, n[g], axis[g]);
   }
+  BlastCall(BlastSerialMeshMemoryCheck(dim, nzones, 0, elements));
   for (int g = 0; g < dim; g++) nbdr += 2 * nzones / n[g];
   const int nc = 1 << dim, nf = 1 << (dim - 1);
   int N[3] = {1, 1, 1}, stride[3];  // zones per direction; vertex id strides

@@ -11,6 +11,7 @@
 #include "hydro-impl.h"
 #include "ddsum.h"
 #include "linalg.h"
+#include "memory_cpu.h"
 
 double BlastWtime(void) { return MPI_Wtime(); }
 
@@ -438,6 +439,7 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
     const int nzm = BlastMeshNumZones(mesh);
     h->pstats = (BlastPartStats){1, nzm, nzm, 1.0, 0};
   }
+  BlastCall(BlastCpuMemoryCheck(comm, cfg, mesh, h->part, ops));  // sizes fit ints and memory
   BlastCall(BlastSpaceCreate(mesh, h->topo, k, m, cfg->refine_parallel, h->part, h->rank,
                              &h->space));
   const int q1d = BlastQuadraturePoints1D(k, m, cfg->order_quadrature);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fe/fe.h"
+#include "memory_cpu.h"
 #include "mesh-impl.h"
 #include "topology.h"
 
@@ -211,18 +212,41 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
              levels);
   const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1), K = 1 << levels;
   int64_t nchild = 1;
-  for (int g = 0; g < dim; g++) nchild *= K;
-  BlastCheck((int64_t)mesh->nzones * nchild < INT32_MAX, BLAST_ERR_INPUT,
-             "refining %d zones %d times gives more than 2^31 zones", mesh->nzones, levels);
+  for (int g = 0; g < dim; g++) nchild *= K;  // at most 2^36
+  // The serial mesh is held by every rank, with 32-bit zone and vertex ids.
+  int64_t nz64 = 0;
+  BlastCheck(!__builtin_mul_overflow((int64_t)mesh->nzones, nchild, &nz64) && nz64 < INT32_MAX,
+             BLAST_ERR_INPUT,
+             "[mesh] refine_serial = %d: refining the %d zones of the mesh %d times gives %.0f "
+             "zones, more than the %d the serial mesh can number (32-bit ids; every rank holds "
+             "it): lower refine_serial and refine the rest in parallel ([mesh] refine_parallel "
+             "divides the zones among the ranks)",
+             levels, mesh->nzones, levels, (double)mesh->nzones * (double)nchild, INT32_MAX);
+  int64_t nb64 = 0;
+  BlastCheck(!__builtin_mul_overflow((int64_t)mesh->nbdr, nchild / K, &nb64) && nb64 < INT32_MAX,
+             BLAST_ERR_INPUT,
+             "[mesh] refine_serial = %d: refining the %d boundary faces of the mesh %d times gives "
+             "more than %d (32-bit ids): lower refine_serial and use [mesh] refine_parallel",
+             levels, mesh->nbdr, levels, INT32_MAX);
+  if (levels > 0) {
+    char what[64];
+    snprintf(what, sizeof what, "[mesh] refine_serial = %d", levels);
+    BlastCall(BlastSerialMeshMemoryCheck(dim, nz64, mesh->nzones, what));
+  }
   BlastTopology *t;
   BlastCall(BlastTopologyCreate(mesh, &t));
   const int64_t nv64 = BlastLatticeSize(t, K), nbchild = nchild / K;
   const int nz = (int)(mesh->nzones * nchild), nb = (int)(mesh->nbdr * nbchild);
   double *coords = NULL;
   int *zv = NULL, *za = NULL, *bv = NULL, *ba = NULL;
-  int ierr = nv64 < INT32_MAX ? 0
-                              : BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                                                "refinement gives more than 2^31 vertices");
+  int ierr = nv64 < INT32_MAX
+                 ? 0
+                 : BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                                   "[mesh] refine_serial = %d: refining the %d "
+                                   "zones of the mesh %d times gives %lld vertices, "
+                                   "more than %d (32-bit ids): lower refine_serial "
+                                   "and use [mesh] refine_parallel",
+                                   levels, mesh->nzones, levels, (long long)nv64, INT32_MAX);
   if (!ierr) ierr = BlastMalloc((size_t)nv64 * dim, &coords);
   if (!ierr) ierr = BlastMalloc((size_t)nz * nc, &zv);
   if (!ierr) ierr = BlastMalloc(nz, &za);

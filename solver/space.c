@@ -1,6 +1,7 @@
 // H1 and L2 spaces on a rank's zones, with ownership and ghosts (see space.h).
 #include "space.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +28,19 @@ static int CompareInt(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
+// b^e for the small powers of this file (children per zone, nodes per zone); callers use
+// it only once BlastSpaceCreate has checked that the result fits an int.
 static int IPow(int b, int e) {
   int r = 1;
   while (e-- > 0) r *= b;
+  return r;
+}
+
+// b^e in 64 bits; 0 when it overflows.
+static int64_t IPow64(int64_t b, int e) {
+  int64_t r = 1;
+  while (e-- > 0)
+    if (__builtin_mul_overflow(r, b, &r)) return 0;
   return r;
 }
 
@@ -57,7 +68,7 @@ typedef struct {
   int64_t gid;
   int first;  // smallest E-index (start of the group in the sorted entries)
   int start, count;
-  int cat;    // 0 owned, 1 ghost (local zones), 2 column ghost (halo zones only)
+  int cat;  // 0 owned, 1 ghost (local zones), 2 column ghost (halo zones only)
   int owner;
 } Group;
 
@@ -115,26 +126,40 @@ static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, in
 
 int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, int rp,
                      const int *part, int rank, BlastSpace **space) {
-  BlastCheck(k >= 1 && k <= BLAST_MAX_ORDER, BLAST_ERR_INPUT, "kinematic order %d outside 1..%d",
-             k, BLAST_MAX_ORDER);
-  BlastCheck(m >= 0 && m < BLAST_MAX_ORDER, BLAST_ERR_INPUT,
-             "thermodynamic order %d outside 0..%d", m, BLAST_MAX_ORDER - 1);
+  BlastCheck(k >= 1 && k <= BLAST_MAX_ORDER, BLAST_ERR_INPUT, "kinematic order %d outside 1..%d", k,
+             BLAST_MAX_ORDER);
+  BlastCheck(m >= 0 && m < BLAST_MAX_ORDER, BLAST_ERR_INPUT, "thermodynamic order %d outside 0..%d",
+             m, BLAST_MAX_ORDER - 1);
   BlastCheck(rp >= 0 && rp <= 12, BLAST_ERR_INPUT, "parallel refinement %d outside 0..12", rp);
   BlastSpace *s;
   BlastCall(BlastCalloc(1, &s));
   s->dim = mesh->dim, s->k = k, s->m = m, s->rp = rp, s->N = 1 << rp, s->rank = rank;
   s->mesh = mesh, s->topo = topo;
-  const int dim = s->dim, nchild = IPow(s->N, dim);
+  const int dim = s->dim;
   s->h1_nd = IPow(k + 1, dim), s->l2_nd = IPow(m + 1, dim);
   const int nd = s->h1_nd;
-  BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
   int nmacro = 0;
   for (int Z = 0; Z < mesh->nzones; Z++) nmacro += !part || part[Z] == rank;
-  BlastCheck((int64_t)nmacro * nchild * nd < INT32_MAX, BLAST_ERR_INPUT,
-             "%d zones refined %d times with order %d exceed 2^31 zone nodes on one rank", nmacro,
-             rp, k);
-  s->nz = nmacro * nchild;
-  s->nz_global = (int64_t)mesh->nzones * nchild;
+  // Every size in 64 bits with overflow checks; the E-vector indices (zone * nd + node)
+  // are ints. (BlastCpuMemoryCheck refuses these sizes earlier, on every rank at once.)
+  const int64_t nchild64 = IPow64(s->N, dim);
+  int64_t nz64 = 0, nodes64 = 0, nzg64 = 0;
+  const int fits = nchild64 > 0 && !__builtin_mul_overflow((int64_t)nmacro, nchild64, &nz64) &&
+                   !__builtin_mul_overflow(nz64, (int64_t)nd, &nodes64) && nodes64 < INT32_MAX &&
+                   !__builtin_mul_overflow((int64_t)mesh->nzones, nchild64, &nzg64);
+  if (!fits) {
+    BlastFree(&s);
+    BlastError(BLAST_ERR_INPUT,
+               "[mesh] refine_parallel = %d with [fem] order_kinematic = %d: the %d mesh zones "
+               "of this rank refined into %.0f zones of %d nodes each exceed the %d zone nodes a "
+               "rank can index (32-bit): lower refine_parallel or refine_serial, or use more "
+               "ranks",
+               rp, k, nmacro, (double)nmacro * pow(2.0, (double)rp * dim), nd, INT32_MAX);
+  }
+  const int nchild = (int)nchild64;
+  BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
+  s->nz = (int)nz64;
+  s->nz_global = nzg64;
   s->h1_nglobal = BlastLatticeSize(topo, s->N * k);
 
   // Pass 1: the dofs of this rank's zones, with their owners.
@@ -156,6 +181,11 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   // Pass 2: halo zones (other ranks' zones containing owned dofs).
   int *hmacro = NULL, *hchild = NULL, nhalo = 0;
   if (part) BlastCall(FindHaloZones(s, part, lgid, nlgid, lowner, &hmacro, &hchild, &nhalo));
+  BlastCheck(((int64_t)s->nz + nhalo) * nd < INT32_MAX, BLAST_ERR_INPUT,
+             "[mesh] refine_parallel = %d with [fem] order_kinematic = %d: %d zones and %d halo "
+             "zones of %d nodes each exceed the %d zone nodes a rank can index (32-bit): lower "
+             "refine_parallel or refine_serial, or use more ranks",
+             rp, k, s->nz, nhalo, nd, INT32_MAX);
   s->nz_ext = s->nz + nhalo;
   BlastCall(BlastMalloc(s->nz_ext, &s->zone_macro));
   BlastCall(BlastMalloc(s->nz_ext, &s->zone_child));
@@ -164,7 +194,8 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
     if (part && part[Z] != rank) continue;
     for (int c = 0; c < nchild; c++, z++) s->zone_macro[z] = Z, s->zone_child[z] = c;
   }
-  for (int i = 0; i < nhalo; i++) s->zone_macro[s->nz + i] = hmacro[i], s->zone_child[s->nz + i] = hchild[i];
+  for (int i = 0; i < nhalo; i++)
+    s->zone_macro[s->nz + i] = hmacro[i], s->zone_child[s->nz + i] = hchild[i];
   for (int z = 0; z < s->nz_ext; z++)
     s->zone_gid[z] = (int64_t)s->zone_macro[z] * nchild + s->zone_child[z];
   BlastFree(&hmacro);
@@ -335,7 +366,8 @@ int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
   (*ess_off)[0] = 0;
   for (int c = 0, n = 0; c < dim; c++) {
     for (int l = 0; l < s->h1_next; l++)
-      if (bsearch(&s->h1_gid[l], gids[c], ng[c], sizeof(int64_t), CompareInt64)) (*ess_idx)[n++] = l;
+      if (bsearch(&s->h1_gid[l], gids[c], ng[c], sizeof(int64_t), CompareInt64))
+        (*ess_idx)[n++] = l;
     (*ess_off)[c + 1] = n;
     BlastFree(&gids[c]);
   }

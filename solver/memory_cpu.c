@@ -1,0 +1,257 @@
+// Host memory budget and the CPU backend's memory model (see memory_cpu.h).
+#define _POSIX_C_SOURCE 200809L
+
+#include "memory_cpu.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "fe/fe.h"
+#include "mesh-impl.h"
+
+static const double kGiB = 1073741824.0;
+static int g_node_ranks = 1;
+
+int BlastMemorySetNode(MPI_Comm comm) {
+  MPI_Comm node;
+  int n = 1;
+  BlastCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  BlastCallMPI(MPI_Comm_size(node, &n));
+  BlastCallMPI(MPI_Comm_free(&node));
+  int most = n;  // the same number on every rank: the fullest node
+  BlastCallMPI(MPI_Allreduce(&n, &most, 1, MPI_INT, MPI_MAX, comm));
+  g_node_ranks = most > 0 ? most : 1;
+  return 0;
+}
+
+// "Key:   123 kB" from a /proc file, in bytes; < 0 if absent.
+static double ProcKiB(const char *path, const char *key) {
+  FILE *f = fopen(path, "r");
+  if (!f) return -1.0;
+  char line[256];
+  double v = -1.0;
+  const size_t len = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, key, len) && line[len] == ':') {
+      v = 1024.0 * strtod(line + len + 1, NULL);
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+static int ChecksOn(void) {
+  const char *env = getenv("BLAST_MEMORY_CHECK");
+  return !(env && !strcmp(env, "0"));
+}
+
+void BlastMemoryBudgetLocal(BlastMemoryBudget *b) {
+  memset(b, 0, sizeof *b);
+  b->node_ranks = g_node_ranks;
+  b->mem_available = ProcKiB("/proc/meminfo", "MemAvailable");
+  b->limit_left = -1.0;
+  // Address space (ulimit -v) and data segment (ulimit -d) limits, less what is used.
+  struct rlimit rl;
+  const struct {
+    int res;
+    const char *key;
+    int kind;
+  } lim[2] = {{RLIMIT_AS, "VmSize", 1}, {RLIMIT_DATA, "VmData", 2}};
+  for (int i = 0; i < 2; i++) {
+    if (getrlimit(lim[i].res, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) continue;
+    const double used = ProcKiB("/proc/self/status", lim[i].key);
+    double left = (double)rl.rlim_cur - (used > 0 ? used : 0.0);
+    if (left < 0) left = 0;
+    if (b->limit_left < 0 || left < b->limit_left)
+      b->limit_left = left, b->limit_kind = lim[i].kind;
+  }
+  b->bytes = b->mem_available >= 0 ? b->mem_available / b->node_ranks : -1.0;
+  if (b->limit_left >= 0 && (b->bytes < 0 || b->limit_left < b->bytes)) b->bytes = b->limit_left;
+}
+
+int BlastMemoryBudgetAgree(MPI_Comm comm, BlastMemoryBudget *b) {
+  BlastCall(BlastMemorySetNode(comm));
+  BlastMemoryBudgetLocal(b);
+  // Unknown values (< 0) must not win the minimum: map them to +inf and back.
+  double v[3] = {b->bytes, b->mem_available, b->limit_left}, all[3];
+  for (int i = 0; i < 3; i++)
+    if (v[i] < 0) v[i] = INFINITY;
+  BlastCallMPI(MPI_Allreduce(v, all, 3, MPI_DOUBLE, MPI_MIN, comm));
+  int kind = b->limit_left == all[2] ? b->limit_kind : 0, kinds = 0;
+  BlastCallMPI(MPI_Allreduce(&kind, &kinds, 1, MPI_INT, MPI_MAX, comm));
+  b->bytes = isinf(all[0]) ? -1.0 : all[0];
+  b->mem_available = isinf(all[1]) ? -1.0 : all[1];
+  b->limit_left = isinf(all[2]) ? -1.0 : all[2];
+  b->limit_kind = b->limit_left >= 0 ? (kinds ? kinds : 1) : 0;
+  return 0;
+}
+
+void BlastMemoryBudgetText(const BlastMemoryBudget *b, char *buf, size_t n) {
+  size_t k = 0;
+#define ADD(...) (k += (size_t)snprintf(buf + (k < n ? k : n), k < n ? n - k : 0, __VA_ARGS__))
+  buf[0] = '\0';
+  if (b->bytes < 0) {
+    ADD("an unknown amount of memory per rank");
+    return;
+  }
+  ADD("%.2f GiB per rank (", b->bytes / kGiB);
+  if (b->mem_available >= 0)
+    ADD("%.2f GiB MemAvailable on this node / %d rank%s", b->mem_available / kGiB, b->node_ranks,
+        b->node_ranks == 1 ? "" : "s");
+  if (b->limit_left >= 0)
+    ADD("%s%s leaves %.2f GiB", b->mem_available >= 0 ? "; " : "",
+        b->limit_kind == 2 ? "the data size limit (ulimit -d)"
+                           : "the address space limit (ulimit -v)",
+        b->limit_left / kGiB);
+  ADD(")");
+#undef ADD
+}
+
+int BlastMemoryTooLarge(double need, const BlastMemoryBudget *b) {
+  return ChecksOn() && b->bytes >= 0 && need > b->bytes;
+}
+
+double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s) {
+  const int d = s->dim;
+  double nd = 1, ne = 1, nqp = 1, dof = 1, row = 1;
+  for (int g = 0; g < d; g++) {
+    nd *= s->k + 1;   // H1 nodes per zone
+    ne *= s->m + 1;   // L2 basis functions per zone
+    nqp *= s->q1d;    // quadrature points per zone
+    dof *= s->k;      // H1 dofs per zone (shared nodes counted once)
+    row *= s->k + 2;  // mean mass-matrix row length: (2k+1) at vertices, k+1 inside
+  }
+  dof *= 1.15;  // ghosts and the halo zones' dofs (the rank's surface)
+  const double nstate = 2.0 * d * dof + ne;
+  // H1/L2 spaces (solver/space.c): zone ids, E->L maps, dof ids, owners, transpose and
+  // mass assembly lists; while they are built, sorted node ids and dof groups.
+  const double space = 16.0 + 12.0 * nd + 20.0 * dof;
+  const double space_tmp = 24.0 * nd + 36.0 * dof;
+  // Hydro setup (solver/hydro.c): mass matrix CSR (int col, double val) with row data,
+  // M_E^{-1} blocks, J0^{-1} and rho0|J0|w at the points, gamma, initial positions.
+  const double hydro =
+      dof * (16.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) + 8.0 + 8.0 * d * dof;
+  // The setup's temporaries still alive when the backend allocates: the initial state.
+  const double hydro_tmp = 8.0 * nstate;
+  // Backend (solver/backend_cpu.c, hydro.c): F_z (dim*nd x ne) and -F_z.1 per zone, the
+  // Taylor-Green source, six state vectors, the double-double right-hand side, six CG
+  // vectors, and the extra stage vectors of RK6.
+  const double backend = s->backend_host
+                             ? 8.0 * (d * nd * ne + d * nd + ne) +
+                                   8.0 * (6.0 * nstate + 2.0 * d * dof + 6.0 * d * dof) +
+                                   8.0 * s->extra_states * nstate
+                             : 0.0;
+  const double setup_peak = space + space_tmp;
+  const double run_peak = space + hydro + hydro_tmp + backend;
+  const double per_zone = setup_peak > run_peak ? setup_peak : run_peak;
+  return per_zone * (double)s->zones;
+}
+
+double BlastSerialMeshBytesPerZone(int dim) {
+  const double nc = 1 << dim;
+  // Mesh arrays (a vertex per zone, asymptotically) twice while refining; topology:
+  // vertex/edge/face zone lists, entity vertices and zone entities; the dual graph.
+  return 2.0 * (4.0 * nc + 4.0 + 8.0 * dim) + 48.0 * nc;
+}
+
+int BlastSerialMeshMemoryCheck(int dim, int64_t zones, int from_zones, const char *what) {
+  BlastMemoryBudget b;
+  BlastMemoryBudgetLocal(&b);
+  const double per_zone = BlastSerialMeshBytesPerZone(dim);
+  const double need = per_zone * (double)zones + BLAST_CPU_MEMORY_FIXED;
+  if (!BlastMemoryTooLarge(need, &b)) return 0;
+  char avail[400], from[96] = "";
+  BlastMemoryBudgetText(&b, avail, sizeof avail);
+  if (from_zones > 0) snprintf(from, sizeof from, " (from %d)", from_zones);
+  const double fit =
+      b.bytes > BLAST_CPU_MEMORY_FIXED ? (b.bytes - BLAST_CPU_MEMORY_FIXED) / per_zone : 0;
+  BlastError(BLAST_ERR_INPUT,
+             "%s: the serial mesh would have %lld zones%s, and every rank holds all of them: "
+             "about %.2f GiB per rank (%.0f bytes per zone, estimated before allocating), but "
+             "only %s is available (about %.0f zones fit). Make the serial mesh smaller (lower "
+             "[mesh] refine_serial, fewer [mesh] elements) and refine in parallel instead "
+             "([mesh] refine_parallel divides the zones among the ranks)",
+             what, (long long)zones, from, need / kGiB, per_zone, avail, fit);
+}
+
+// a * b with overflow check (int64).
+static int Mul64(int64_t a, int64_t b, int64_t *r) {
+  return !__builtin_mul_overflow(a, b, r);
+}
+
+// Raise the same input error on every rank (all of them reach it with the same numbers).
+#define SameError(...)                                                           \
+  do {                                                                           \
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT, __VA_ARGS__); \
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);                              \
+    return BLAST_ERR_INPUT;                                                      \
+  } while (0)
+
+int BlastCpuMemoryCheck(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, const int *part,
+                        const BlastBackendOps *ops) {
+  int rank = 0, nranks = 1;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastCallMPI(MPI_Comm_size(comm, &nranks));
+  const int dim = mesh->dim, k = cfg->order_kinematic, rp = cfg->refine_parallel;
+  const int m = cfg->order_thermo >= 0 ? cfg->order_thermo : k - 1;
+  // Mesh zones of this rank, then the most on any rank.
+  int64_t mine = 0, most = 0, nodes = 1, nchild = 1;
+  for (int z = 0; z < mesh->nzones; z++) mine += !part || part[z] == rank;
+  BlastCallMPI(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm));
+  for (int g = 0; g < dim; g++) nodes *= k + 1, nchild *= (int64_t)1 << (rp < 0 ? 0 : rp);
+  // The key names for messages.
+  char keys[256];
+  snprintf(keys, sizeof keys,
+           "[mesh] refine_serial = %d, refine_parallel = %d, [fem] order_kinematic = %d (%dD, "
+           "%d mesh zones after serial refinement)",
+           cfg->refine_serial, rp, k, dim, mesh->nzones);
+  int64_t zones_global, zones_rank, nodes_rank;
+  if (!Mul64(mesh->nzones, nchild, &zones_global) || !Mul64(most, nchild, &zones_rank) ||
+      !Mul64(zones_rank, nodes, &nodes_rank) || nodes_rank >= INT32_MAX) {
+    const double zr = (double)most * (double)nchild;
+    const double need_ranks =
+        ceil((double)mesh->nzones * (double)nchild * (double)nodes / INT32_MAX);
+    SameError(
+        "%s: %.0f zones in all, %.0f on the busiest of %d rank%s, with %lld nodes each: "
+        "%.3g zone nodes on one rank, more than the %d a rank can index (32-bit). Use fewer "
+        "zones (lower [mesh] refine_parallel or refine_serial: each level divides the zones by "
+        "%d) or more ranks (at least %.0f)",
+        keys, (double)mesh->nzones * (double)nchild, zr, nranks, nranks == 1 ? "" : "s",
+        (long long)nodes, zr * (double)nodes, INT32_MAX, 1 << dim, need_ranks);
+  }
+  // Memory: the same model on every rank, for its own zones; the largest need against the
+  // smallest budget.
+  BlastCpuMemorySizes sz;
+  memset(&sz, 0, sizeof sz);
+  sz.dim = dim, sz.k = k, sz.m = m;
+  sz.q1d = BlastQuadraturePoints1D(k, m, cfg->order_quadrature);
+  sz.zones = zones_rank;
+  sz.backend_host = !ops || !strcmp(ops->name, "cpu") || cfg->balance_mode != 0;
+  sz.extra_states = cfg->ode_solver == BLAST_ODE_RK6 ? 8 : 0;
+  const double need = BlastCpuMemoryEstimate(&sz) + BLAST_CPU_MEMORY_FIXED;
+  BlastMemoryBudget b;
+  BlastCall(BlastMemoryBudgetAgree(comm, &b));
+  if (BlastMemoryTooLarge(need, &b)) {
+    char avail[400];
+    BlastMemoryBudgetText(&b, avail, sizeof avail);
+    const double per_zone = need / (double)(zones_rank > 0 ? zones_rank : 1);
+    const double fit = b.bytes > BLAST_CPU_MEMORY_FIXED
+                           ? floor((b.bytes - BLAST_CPU_MEMORY_FIXED) / per_zone)
+                           : 0.0;
+    const double ranks_needed = fit > 0 ? ceil((double)zones_global / fit) : 0.0;
+    SameError(
+        "%s: %.0f zones in all, %.0f on the busiest of %d rank%s: the %s backend would need "
+        "about %.2f GiB on that rank (%.1f KB per zone, estimated before allocating), but only "
+        "%s is available. Use fewer zones (lower [mesh] refine_parallel or refine_serial: each "
+        "level divides the zones by %d; about %.0f zones fit on one rank), or more ranks on more "
+        "nodes (about %.0f ranks with this much memory each)%s",
+        keys, (double)zones_global, (double)zones_rank, nranks, nranks == 1 ? "" : "s",
+        ops ? ops->name : "cpu", need / kGiB, per_zone / 1024.0, avail, 1 << dim, fit, ranks_needed,
+        sz.backend_host ? ", or the GPU backend ([gpu] backend = cuda)" : "");
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+/// @file memory_cpu.h
+/// @brief Host memory: what this rank may allocate, and what the CPU backend will need,
+/// checked before the large allocations so that a problem too large for the node stops
+/// with the numbers (exit code 2) instead of being killed by the kernel.
+///
+/// The memory a rank may use is the node's MemAvailable (/proc/meminfo) divided by the
+/// ranks on the node (MPI_COMM_TYPE_SHARED), and at most what RLIMIT_AS (`ulimit -v`) and
+/// RLIMIT_DATA (`ulimit -d`) leave above the process's current size. The environment
+/// variable BLAST_MEMORY_CHECK=0 turns the checks off (they then only never refuse).
+#ifndef BLAST_MEMORY_CPU_H
+#define BLAST_MEMORY_CPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "blast_mpi.h"
+#include "config.h"
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// What a rank may allocate.
+typedef struct {
+  double bytes;          ///< for this rank (the smallest of the limits below); < 0: unknown
+  double mem_available;  ///< MemAvailable of the node, bytes; < 0: unknown
+  int node_ranks;        ///< ranks sharing the node (1 unless known)
+  double limit_left;     ///< what RLIMIT_AS / RLIMIT_DATA leave, bytes; < 0: no limit
+  int limit_kind;        ///< 0 none, 1 RLIMIT_AS (ulimit -v), 2 RLIMIT_DATA (ulimit -d)
+} BlastMemoryBudget;
+
+/// @brief Remember the number of ranks on this node (collective over `comm`), for the
+/// checks that run without a communicator (the serial mesh: box generator, serial
+/// refinement). Without it they assume one rank per node.
+int BlastMemorySetNode(MPI_Comm comm);
+
+/// @brief This rank's budget now, without communication (node ranks as remembered).
+void BlastMemoryBudgetLocal(BlastMemoryBudget *b);
+
+/// @brief The budget agreed over `comm` (collective): the smallest on any rank, so that
+/// every rank takes the same decision and prints the same numbers.
+int BlastMemoryBudgetAgree(MPI_Comm comm, BlastMemoryBudget *b);
+
+/// @brief "5.81 GiB per rank (23.25 GiB MemAvailable on this node / 4 ranks)" and the
+/// limit, if any, that decided it.
+void BlastMemoryBudgetText(const BlastMemoryBudget *b, char *buf, size_t n);
+
+/// @brief 1 when `need` bytes do not fit the budget (and the checks are on).
+int BlastMemoryTooLarge(double need, const BlastMemoryBudget *b);
+
+/// @brief Estimated bytes per zone of the serial mesh while it is made and then used:
+/// coordinates, corners, attributes (twice while refining), its topology (entities and
+/// zone lists) and the dual graph for the partitioner.
+double BlastSerialMeshBytesPerZone(int dim);
+
+/// @brief Check without communication (every rank computes the same) that a serial mesh of
+/// `zones` zones, held by every rank, fits this rank's budget (BlastMemoryBudgetLocal).
+/// @param from_zones  zones before refinement (0: a generated mesh), for the message
+/// @param what        the deck key and value that asked for it, e.g. "[mesh] refine_serial = 9"
+/// @return BLAST_ERR_INPUT with the numbers and a suggestion when it does not fit.
+int BlastSerialMeshMemoryCheck(int dim, int64_t zones, int from_zones, const char *what);
+
+/// Sizes that decide the host memory of one rank.
+typedef struct {
+  int dim, k, m, q1d;  ///< dimension, kinematic and thermodynamic orders, 1D points
+  int64_t zones;       ///< zones of this rank (after parallel refinement)
+  int backend_host;    ///< 1: the backend's state and zone arrays are in host memory (CPU)
+  int extra_states;    ///< state vectors allocated during a step (RK6: 8)
+} BlastCpuMemorySizes;
+
+/// @brief Estimated peak host memory of one rank for the setup and the run (bytes):
+/// spaces, mass matrix (CSR), M_E^{-1} blocks, quadrature data, state and solver vectors,
+/// the CPU backend's corner forces. Not counted: the serial mesh (already allocated when
+/// this is used) and the process itself (libraries, MPI), see BLAST_CPU_MEMORY_FIXED.
+double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s);
+
+/// Bytes allowed for what the model does not count (allocator slack, small arrays).
+#define BLAST_CPU_MEMORY_FIXED (64.0 * 1048576.0)
+
+/// @brief The size checks before the spaces are built (collective over `comm`): with the
+/// partition `part` of the serial `mesh` (NULL on one rank), the zone and node counts of
+/// every rank must fit the 32-bit indices, and the estimated memory the budget. Every
+/// rank raises the same BLAST_ERR_INPUT (marked BLAST_COLLECTIVE_SAME), naming the deck
+/// keys and the numbers, with a suggestion.
+int BlastCpuMemoryCheck(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, const int *part,
+                        const BlastBackendOps *ops);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_MEMORY_CPU_H
