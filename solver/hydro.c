@@ -1,5 +1,6 @@
 // The Lagrangian operator: setup of the constant data (method spec 3.3, 3.4, 5.1, 5.5, 6,
 // 11) and the rate function with its momentum PCG (7.1, 7.3) and energy update (7.2).
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,48 @@ static void DDSumOp(void *in, void *inout, int *len, MPI_Datatype *type) {
   (void)type;
 }
 
+// ---------------------------------------------------------------------------------------
+// Errors during the setup. The setup alternates local work with collective calls; an
+// error that one rank meets alone must not let it leave while the others enter the next
+// collective (they would pair its agreement with their own call: MPI_ERR_TRUNCATE or a
+// hang). So every local phase ends in SetupAgree, and every rank then returns the same
+// error with the same message, which main prints once.
+
+#define kNoZone INT64_MAX  // the key of an error that names no zone
+
+// Agree on the outcome of a local phase: if any rank failed, the error of the rank with
+// the lowest key (the global id of the zone it names, kNoZone for other errors; among
+// equal keys the lowest rank) becomes every rank's error, with the same message, marked
+// BLAST_COLLECTIVE_SAME. A zone error thus names the lowest bad zone on any rank count.
+// Collective over h->comm; ranks that did not fail pass ierr = 0.
+static int SetupAgree(BlastHydro h, int ierr, int64_t key) {
+  if (h->nranks <= 1) {
+    if (ierr) BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return ierr;
+  }
+  int fail = ierr != 0, nfail = 0;
+  BlastCallMPI(MPI_Allreduce(&fail, &nfail, 1, MPI_INT, MPI_SUM, h->comm));
+  if (!nfail) return 0;
+  long long mine = ierr ? (long long)key : LLONG_MAX, low = LLONG_MAX;
+  BlastCallMPI(MPI_Allreduce(&mine, &low, 1, MPI_LONG_LONG, MPI_MIN, h->comm));
+  int cand = ierr && mine == low ? h->rank : h->nranks, root = 0;
+  BlastCallMPI(MPI_Allreduce(&cand, &root, 1, MPI_INT, MPI_MIN, h->comm));
+  char msg[2048] = "";
+  int code = ierr;
+  if (h->rank == root) snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+  BlastCallMPI(MPI_Bcast(&code, 1, MPI_INT, root, h->comm));
+  BlastCallMPI(MPI_Bcast(msg, sizeof msg, MPI_CHAR, root, h->comm));
+  if (h->rank != root || (low == LLONG_MAX && nfail < h->nranks)) {
+    // Errors that name no zone (resources, backend) say where they happened.
+    if (low == LLONG_MAX && nfail < h->nranks)
+      BlastErrorRaise(__FILE__, __LINE__, __func__, code, "%s (on rank %d; %d of %d ranks failed)",
+                      msg, root, nfail, h->nranks);
+    else
+      BlastErrorRaise(__FILE__, __LINE__, __func__, code, "%s", msg);
+  }
+  BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+  return code;
+}
 
 // Global sum of per-zone values that does not depend on the partition: children are
 // summed per mesh zone (all children of a mesh zone live on one rank), the mesh-zone
@@ -39,9 +82,15 @@ static void DDSumOp(void *in, void *inout, int *len, MPI_Datatype *type) {
 static int OrderedZoneSum(BlastHydro h, const double *zone_value, double *sum) {
   const BlastSpace *s = h->space;
   const int nmesh = BlastMeshNumZones(s->mesh);
-  double *macro, *all;
-  BlastCall(BlastCalloc(nmesh, &macro));
-  BlastCall(BlastMalloc(nmesh, &all));
+  double *macro = NULL, *all = NULL;
+  int ierr = BlastCalloc(nmesh, &macro);
+  if (!ierr) ierr = BlastMalloc(nmesh, &all);
+  ierr = SetupAgree(h, ierr, kNoZone);
+  if (ierr) {
+    BlastFree(&macro);
+    BlastFree(&all);
+    BlastCall(ierr);
+  }
   for (int z = 0; z < s->nz; z++) macro[s->zone_macro[z]] += zone_value[z];
   BlastCallMPI(MPI_Allreduce(macro, all, nmesh, MPI_DOUBLE, MPI_SUM, h->comm));
   double total = 0.0;
@@ -50,6 +99,32 @@ static int OrderedZoneSum(BlastHydro h, const double *zone_value, double *sum) {
   BlastFree(&macro);
   BlastFree(&all);
   return 0;
+}
+
+// Where the mesh came from, for messages: "mesh file 'path'" or "the generated box mesh".
+static const char *MeshOrigin(BlastHydro h, char *buf, size_t n) {
+  if (h->cfg.mesh_file[0])
+    snprintf(buf, n, "mesh file '%s'", h->cfg.mesh_file);
+  else
+    snprintf(buf, n, "the generated box mesh ([mesh] size, elements)");
+  return buf;
+}
+
+// "zone 37 (global id; element 2 of the mesh file, first corner at (0, 0.5, 0))".
+static const char *ZoneName(BlastHydro h, int z, char *buf, size_t n) {
+  const BlastSpace *s = h->space;
+  double X[3] = {0, 0, 0};
+  BlastSpaceZoneCorner(s, z, 0, X);
+  int64_t nchild = 1;  // serial refinement splits every element of the file in nchild
+  for (int i = 0; i < s->dim * h->cfg.refine_serial && nchild < INT64_MAX / 2; i++) nchild *= 2;
+  if (h->cfg.mesh_file[0])
+    snprintf(buf, n,
+             "zone %lld (global id; element %lld of the mesh file, first corner at (%g, %g, %g))",
+             (long long)s->zone_gid[z], (long long)(s->zone_macro[z] / nchild), X[0], X[1], X[2]);
+  else
+    snprintf(buf, n, "zone %lld (global id; first corner at (%g, %g, %g))",
+             (long long)s->zone_gid[z], X[0], X[1], X[2]);
+  return buf;
 }
 
 // Physical point of reference point xi (fine-zone coordinates) of zone z, initial mesh.
@@ -61,13 +136,16 @@ static void ZonePoint(const BlastSpace *s, int z, const double *xi, double *x) {
 
 // Initial geometry at the quadrature points from the H1 positions x (ext numbering,
 // component stride next): J0^{-1} for this rank's zones, w |J0| for all zones including
-// halo zones. This rank's zones are checked for positive determinants (naming the zone).
-static int InitialGeometry(BlastHydro h, const double *x, double *wdetJ0) {
+// halo zones. This rank's zones are checked: finite Jacobians, determinants and inverses
+// (huge coordinates overflow here, NaN compares false), positive determinants. A bad zone
+// is an input error naming it; *bad_gid is its global id (the key for SetupAgree).
+static int InitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int dim = s->dim, nd = s->h1_nd, nqp = t->nqp, next = s->h1_next, d2 = dim * dim;
-  int bad_zone = -1, bad_q = 0;
+  int bad_zone = -1, bad_q = 0, bad_kind = 0;  // 1: not finite, 2: det <= 0
   double bad_det = 0.0;
+  *bad_gid = kNoZone;
   for (int z = 0; z < s->nz_ext; z++) {
     const int *dof = &s->h1_edof[(size_t)z * nd];
     for (int q = 0; q < nqp; q++) {
@@ -77,22 +155,38 @@ static int InitialGeometry(BlastHydro h, const double *x, double *wdetJ0) {
           for (int g = 0; g < dim; g++)
             J[c + dim * g] += x[(size_t)c * next + dof[a]] * t->h1_G[((size_t)q * nd + a) * dim + g];
       const double det = BlastMatDet(dim, J);
-      wdetJ0[(size_t)z * nqp + q] = t->qp_w[q] * det;
+      const double wdet = t->qp_w[q] * det;
+      wdetJ0[(size_t)z * nqp + q] = wdet;
       if (z >= s->nz) continue;
-      if (!(det > 0.0) && bad_zone < 0) bad_zone = z, bad_q = q, bad_det = det;
       BlastMatAdjugate(dim, J, adj);
       double *Ji = &h->qp_J0inv[((size_t)z * nqp + q) * d2];
-      for (int i = 0; i < d2; i++) Ji[i] = adj[i] / det;
+      int finite = isfinite(det) && isfinite(wdet);
+      for (int i = 0; i < d2; i++) {
+        Ji[i] = adj[i] / det;
+        finite = finite && isfinite(J[i]) && isfinite(adj[i]) && isfinite(Ji[i]);
+      }
+      // Non-finite first: an overflowing zone often has det = -inf or NaN too.
+      const int kind = !finite ? 1 : !(det > 0.0) ? 2 : 0;
+      if (kind && (bad_zone < 0 || (bad_zone == z && kind < bad_kind)))
+        bad_zone = z, bad_q = q, bad_det = det, bad_kind = kind;
     }
   }
   if (bad_zone >= 0) {
-    double X[3] = {0, 0, 0};
-    BlastSpaceZoneCorner(s, bad_zone, 0, X);
+    char where[BLAST_PATH_MAX + 64], zone[256];
+    *bad_gid = s->zone_gid[bad_zone];
+    MeshOrigin(h, where, sizeof where);
+    ZoneName(h, bad_zone, zone, sizeof zone);
+    if (bad_kind == 1)
+      BlastError(BLAST_ERR_INPUT,
+                 "%s: %s: coordinates too large or not finite: the Jacobian of the zone's "
+                 "initial map is not a finite number at quadrature point %d (det J = %g): the "
+                 "geometry overflows double precision; scale the mesh so that its coordinates "
+                 "and their products stay far below 1e308",
+                 where, zone, bad_q, bad_det);
     BlastError(BLAST_ERR_INPUT,
-               "zone %lld (first corner at (%g, %g, %g)) has a non-positive Jacobian "
-               "determinant %.3e at quadrature point %d of the initial mesh: the zone is "
-               "inverted or degenerate",
-               (long long)s->zone_gid[bad_zone], X[0], X[1], X[2], bad_det, bad_q);
+               "%s: %s has a non-positive Jacobian determinant %.3e at quadrature point %d of "
+               "the initial mesh: the zone is inverted or degenerate",
+               where, zone, bad_det, bad_q);
   }
   return 0;
 }
@@ -176,7 +270,7 @@ static double Rho0Fn(const BlastProblem *p, const double *x) { return BlastProbl
 static double E0Fn(const BlastProblem *p, const double *x) { return BlastProblemE0(p, x); }
 
 // Sedov: the corner Bernstein function of the zones touching the mesh vertex closest to
-// the origin, scaled to E0/2^d (method spec 11.4).
+// the origin, scaled to E0/2^d (method spec 11.4). Collective; errors are agreed.
 static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
@@ -199,13 +293,21 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   int64_t mine = best == dmin ? best_gid : INT64_MAX;
   BlastCallMPI(MPI_Allreduce(&mine, &best_gid, 1, MPI_INT64_T, MPI_MIN, h->comm));
   const double dist = sqrt(dmin);
-  BlastCheck(dist < h->cfg.blast_tol, BLAST_ERR_INPUT,
-             "Sedov: the blast point (origin) is %.3e from the nearest mesh vertex, more than "
-             "[problem] blast_tol = %.3e; the delta function could not be initialized (put a "
-             "mesh vertex at the origin)",
-             dist, h->cfg.blast_tol);
-  double *zone_int;
-  BlastCall(BlastCalloc(s->nz + 1, &zone_int));
+  int ierr = 0;
+  if (!(dist < h->cfg.blast_tol))  // the same on every rank
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                           "Sedov: the blast point (origin) is %.3e from the nearest mesh vertex, "
+                           "more than [problem] blast_tol = %.3e; the delta function could not be "
+                           "initialized (put a mesh vertex at the origin)",
+                           dist, h->cfg.blast_tol);
+  double *zone_int = NULL;
+  if (!ierr) ierr = BlastCalloc(s->nz + 1, &zone_int);
+  ierr = SetupAgree(h, ierr, kNoZone);
+  if (ierr) {
+    BlastFree(&zone_int);
+    BlastCall(ierr);
+  }
+  int ncoef = 0;  // coefficients set to 1 on this rank (zones around the blast vertex)
   for (int z = 0; z < s->nz; z++) {
     for (int i = 0; i < ne; i++) e[(size_t)z * ne + i] = 0.0;
     for (int corner = 0; corner < (1 << dim); corner++) {
@@ -213,15 +315,94 @@ static int SedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
       int j = 0;
       for (int g = dim - 1; g >= 0; g--) j = j * (m + 1) + (((corner >> g) & 1) ? m : 0);
       e[(size_t)z * ne + j] = 1.0;
+      ncoef++;
       for (int q = 0; q < nqp; q++)
         zone_int[z] += wdetJ0[(size_t)z * nqp + q] * t->l2_B[(size_t)q * ne + j];
     }
   }
   double total;
-  BlastCall(OrderedZoneSum(h, zone_int, &total));
+  ierr = OrderedZoneSum(h, zone_int, &total);
   BlastFree(&zone_int);
-  const double scale = (h->cfg.blast_energy / (double)(1 << dim)) / total;
+  BlastCall(ierr);
+  int nall = 0;
+  BlastCallMPI(MPI_Allreduce(&ncoef, &nall, 1, MPI_INT, MPI_SUM, h->comm));
+  const double E0 = h->cfg.blast_energy;
+  const double scale = (E0 / (double)(1 << dim)) / total;
+  // The deposited specific internal energy: its square (the energy norm |e|, the dot
+  // products of the velocity solve) must not overflow. The same on every rank.
+  const double limit = sqrt(DBL_MAX / (nall > 0 ? nall : 1)) / 16.0;
+  if (!(total > 0.0 && isfinite(total) && isfinite(scale) && scale <= limit)) {
+    BlastErrorRaise(
+        __FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+        "[problem] blast_energy = %g is too large for this mesh: it deposits a specific "
+        "internal energy of %g (E0/2^%d over a corner function whose integral is %g) "
+        "at the blast vertex, and the energies and pressures that follow overflow "
+        "double precision (|e|^2 must stay below 1e308); use blast_energy <= %.3g on "
+        "this mesh",
+        E0, scale, dim, total,
+        isfinite(total) && total > 0.0 ? limit * (double)(1 << dim) * total : 0.0);
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_INPUT;
+  }
   for (size_t i = 0; i < (size_t)s->nz * ne; i++) e[i] *= scale;
+  return 0;
+}
+
+// The initial data of the problem at this rank's zones (method spec 11.1): density,
+// gamma, specific internal energy (not for Sedov: deposited separately), pressure, sound
+// speed and velocity must be finite numbers, with rho > 0, gamma > 1, e >= 0, at the
+// quadrature points and the kinematic nodes; the interpolated coefficients must be finite.
+// Huge coordinates make them overflow, or leave the domain where a problem is defined.
+static int CheckInitialData(BlastHydro h, const double *xext, const double *rho0h, const double *e0,
+                            int64_t *bad_gid) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int dim = s->dim, nqp = t->nqp, ne = s->l2_nd, nd = s->h1_nd, next = s->h1_next;
+  const int sedov = h->prob.id == BLAST_PROBLEM_SEDOV;
+  *bad_gid = kNoZone;
+  for (int z = 0; z < s->nz; z++) {
+    const char *what = NULL;
+    double value = 0.0, X[3] = {0, 0, 0};
+    for (int q = 0; q < nqp && !what; q++) {
+      ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
+      const double rho = BlastProblemRho0(&h->prob, X), gamma = BlastProblemGamma(&h->prob, X);
+      const double e = sedov ? 0.0 : BlastProblemE0(&h->prob, X);
+      const double p = (gamma - 1.0) * rho * e, cs = sqrt(gamma * (gamma - 1.0) * e);
+      if (!(rho > 0.0 && isfinite(rho)))
+        what = "density", value = rho;
+      else if (!(gamma > 1.0 && isfinite(gamma)))
+        what = "gamma", value = gamma;
+      else if (!(e >= 0.0 && isfinite(e)))
+        what = "specific internal energy", value = e;
+      else if (!isfinite(p))
+        what = "pressure", value = p;
+      else if (!isfinite(cs))
+        what = "sound speed", value = cs;
+    }
+    for (int a = 0; a < nd && !what; a++) {
+      const int l = s->h1_edof[(size_t)z * nd + a];
+      for (int c = 0; c < dim; c++) X[c] = xext[(size_t)c * next + l];
+      double vv[3] = {0, 0, 0};
+      BlastProblemV0(&h->prob, X, vv);
+      for (int c = 0; c < dim; c++)
+        if (!isfinite(vv[c]) && !what) what = "velocity", value = vv[c];
+    }
+    for (int i = 0; i < ne && !what; i++) {
+      if (!isfinite(rho0h[(size_t)z * ne + i]))
+        what = "density (Bernstein coefficient)", value = rho0h[(size_t)z * ne + i];
+      else if (!isfinite(e0[(size_t)z * ne + i]))
+        what = "specific internal energy (Bernstein coefficient)", value = e0[(size_t)z * ne + i];
+    }
+    if (!what) continue;
+    char where[BLAST_PATH_MAX + 64], zone[256];
+    *bad_gid = s->zone_gid[z];
+    BlastError(BLAST_ERR_INPUT,
+               "[problem] name = %s: the initial %s is %g at (%g, %g, %g) in %s of %s: the "
+               "problem's initial data are not defined or overflow there (coordinates too large "
+               "or outside the problem's domain?)",
+               BlastProblemName(h->prob.id), what, value, X[0], X[1], X[2],
+               ZoneName(h, z, zone, sizeof zone), MeshOrigin(h, where, sizeof where));
+  }
   return 0;
 }
 
@@ -305,7 +486,7 @@ static int MassVPattern(BlastHydro h) {
 
 // Values of the mass matrix rows: zones summed in ascending global zone id.
 // qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
-static int MassVValues(BlastHydro h, const double *qp_c) {
+static int MassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int nd = s->h1_nd, nqp = t->nqp, nown = s->h1_nown, next = s->h1_next;
@@ -341,11 +522,24 @@ static int MassVValues(BlastHydro h, const double *qp_c) {
     BlastFree(&row);
   }
   BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
+  // Finite weights can still sum to an overflow: name a zone of the first bad row.
+  for (int l = 0; l < nown; l++) {
+    if (isfinite(h->mv_dinv[l]) && h->mv_dinv[l] > 0.0) continue;
+    const int z = s->mass_tidx[s->mass_toff[l]] / nd;
+    char where[BLAST_PATH_MAX + 64], zone[256];
+    *bad_gid = s->zone_gid[z];
+    BlastError(BLAST_ERR_INPUT,
+               "%s: %s: coordinates or densities too large: the kinematic mass matrix has the "
+               "diagonal entry %g at H1 dof %lld (global id) of this zone, not a finite positive "
+               "number",
+               MeshOrigin(h, where, sizeof where), ZoneName(h, z, zone, sizeof zone),
+               1.0 / h->mv_dinv[l], (long long)s->h1_gid[l]);
+  }
   return 0;
 }
 
 // Zone blocks of M_E (method spec 6.1) and their inverses (E1).
-static int AssembleMassEInverse(BlastHydro h, const double *qp_c) {
+static int AssembleMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int ne = s->l2_nd, nqp = t->nqp;
@@ -359,9 +553,15 @@ static int AssembleMassEInverse(BlastHydro h, const double *qp_c) {
       for (int j = 0; j < ne; j++)
         for (int i = 0; i < ne; i++) M[i + ne * j] += c * psi[i] * psi[j];
     }
-    int ierr = BlastDenseInverse(ne, M, &h->me_inv[(size_t)z * ne * ne]);
-    BlastCheck(!ierr, BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
-               (long long)s->zone_gid[z]);
+    double *inv = &h->me_inv[(size_t)z * ne * ne];
+    int ierr = BlastDenseInverse(ne, M, inv);
+    for (int i = 0; i < ne * ne && !ierr; i++) ierr = !isfinite(inv[i]);
+    if (ierr) {
+      BlastFree(&M);
+      *bad_gid = s->zone_gid[z];
+      BlastError(BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
+                 (long long)s->zone_gid[z]);
+    }
   }
   BlastFree(&M);
   return 0;
@@ -369,49 +569,71 @@ static int AssembleMassEInverse(BlastHydro h, const double *qp_c) {
 
 // The two communication patterns: L-vector ghosts (force assembly, velocity ghost fill)
 // and the ghost columns of the owned mass-matrix rows (SpMV), plus host buffers.
-static int BuildHalos(BlastHydro h) {
+static int GhostLists(BlastHydro h, int nghost[2], int *idx[2], int *owner[2], int64_t *gid[2]) {
   const BlastSpace *s = h->space;
   const int nown = s->h1_nown;
-  int nghost[2] = {s->h1_nl - nown, 0};
-  int *idx[2], *owner[2];
-  int64_t *gid[2];
+  nghost[0] = s->h1_nl - nown, nghost[1] = 0;
   // Column ghosts: ext columns referenced by owned rows, ascending.
   char *used;
   BlastCall(BlastCalloc(s->h1_next + 1, &used));
   for (int k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
   for (int l = nown; l < s->h1_next; l++) nghost[1] += used[l];
-  for (int w = 0; w < 2; w++) {
-    BlastCall(BlastMalloc(nghost[w] + 1, &idx[w]));
-    BlastCall(BlastMalloc(nghost[w] + 1, &owner[w]));
-    BlastCall(BlastMalloc(nghost[w] + 1, &gid[w]));
+  int ierr = 0;
+  for (int w = 0; w < 2 && !ierr; w++) {
+    ierr = BlastMalloc(nghost[w] + 1, &idx[w]);
+    if (!ierr) ierr = BlastMalloc(nghost[w] + 1, &owner[w]);
+    if (!ierr) ierr = BlastMalloc(nghost[w] + 1, &gid[w]);
   }
-  for (int l = nown, n0 = 0, n1 = 0; l < s->h1_next; l++) {
-    if (l < s->h1_nl) idx[0][n0] = l, owner[0][n0] = s->h1_owner[l], gid[0][n0++] = s->h1_gid[l];
-    if (used[l]) idx[1][n1] = l, owner[1][n1] = s->h1_owner[l], gid[1][n1++] = s->h1_gid[l];
-  }
+  if (!ierr)
+    for (int l = nown, n0 = 0, n1 = 0; l < s->h1_next; l++) {
+      if (l < s->h1_nl) idx[0][n0] = l, owner[0][n0] = s->h1_owner[l], gid[0][n0++] = s->h1_gid[l];
+      if (used[l]) idx[1][n1] = l, owner[1][n1] = s->h1_owner[l], gid[1][n1++] = s->h1_gid[l];
+    }
   BlastFree(&used);
+  BlastCall(ierr);
+  return 0;
+}
+
+static int BuildHalos(BlastHydro h) {
+  const BlastSpace *s = h->space;
+  int nghost[2] = {0, 0}, *idx[2] = {NULL, NULL}, *owner[2] = {NULL, NULL};
+  int64_t *gid[2] = {NULL, NULL};
+  // The lists are local work: agree on them before the collective halo creation.
+  int ierr = SetupAgree(h, GhostLists(h, nghost, idx, owner, gid), kNoZone);
   size_t nbuf = 1;
-  for (int w = 0; w < 2; w++) {
-    BlastCall(BlastHaloCreate(h->comm, nghost[w], gid[w], owner[w], idx[w], nown, s->h1_gid,
-                              &h->halo[w]));
+  for (int w = 0; w < 2 && !ierr; w++) {
+    ierr = BlastHaloCreate(h->comm, nghost[w], gid[w], owner[w], idx[w], s->h1_nown, s->h1_gid,
+                           &h->halo[w]);
+    if (ierr) break;
     const size_t n = 2 * (size_t)s->dim *
                      (size_t)(BlastHaloSendCount(h->halo[w]) > BlastHaloRecvCount(h->halo[w])
                                   ? BlastHaloSendCount(h->halo[w])
                                   : BlastHaloRecvCount(h->halo[w]));
     if (n > nbuf) nbuf = n;
+  }
+  for (int w = 0; w < 2; w++) {
     BlastFree(&idx[w]);
     BlastFree(&owner[w]);
     BlastFree(&gid[w]);
   }
+  BlastCall(ierr);
   BlastCall(BlastMalloc(nbuf, &h->hbuf_send));
   BlastCall(BlastMalloc(nbuf, &h->hbuf_recv));
   return 0;
 }
 
+// Temporaries of the setup, freed by HydroSetup whichever way HydroSetupWork returns.
+typedef struct {
+  double *S0, *wdetJ0, *xext, *zone_vol, *Vinv, *rho0h, *qp_c, *gravity;
+} SetupTemps;
+
 // Fill the zeroed object h. BlastHydroCreate destroys h when this fails, so whatever h
-// holds at that point is freed (temporaries of this function are freed here).
-static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
-                      const BlastBackendOps *ops) {
+// holds at that point is freed (temporaries are in tmp, freed by HydroSetup).
+// Local work and collective calls alternate; every local phase ends in SetupAgree (or a
+// collective routine that agrees itself), so that an error on any rank stops every rank
+// at the same point with the same message (see SetupAgree).
+static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
+                          const BlastBackendOps *ops, SetupTemps *tmp) {
   h->comm = comm;
   BlastCallMPI(MPI_Comm_rank(comm, &h->rank));
   BlastCallMPI(MPI_Comm_size(comm, &h->nranks));
@@ -423,131 +645,160 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
   BlastCallMPI(MPI_Op_create(DDSumOp, 1, &h->dd_op));
   const int dim = BlastMeshDim(mesh), k = cfg->order_kinematic;
   const int m = cfg->order_thermo >= 0 ? cfg->order_thermo : k - 1;
-  BlastCall(BlastProblemSetup(cfg->problem, dim, cfg->viscosity, &h->prob));
-  BlastCall(BlastTopologyCreate(mesh, &h->topo));
+  int ierr = BlastProblemSetup(cfg->problem, dim, cfg->viscosity, &h->prob);
+  if (!ierr) ierr = BlastTopologyCreate(mesh, &h->topo);
   if (h->nranks > 1) {
-    int *xadj, *adjncy;
-    BlastCall(BlastTopologyDualGraph(h->topo, &xadj, &adjncy));
-    int ierr = BlastMalloc(BlastMeshNumZones(mesh), &h->part);
-    if (!ierr)
+    int *xadj = NULL, *adjncy = NULL;
+    if (!ierr) ierr = BlastTopologyDualGraph(h->topo, &xadj, &adjncy);
+    if (!ierr) ierr = BlastMalloc(BlastMeshNumZones(mesh), &h->part);
+    ierr = SetupAgree(h, ierr, kNoZone);
+    if (!ierr)  // collective, agrees on rank 0's outcome itself
       ierr = BlastPartitionGraph(comm, cfg->partitioner, BlastMeshNumZones(mesh), xadj, adjncy,
                                  h->nranks, h->part, &h->pstats);
     BlastFree(&xadj);
     BlastFree(&adjncy);
     BlastCall(ierr);
   } else {
+    BlastCall(SetupAgree(h, ierr, kNoZone));
     const int nzm = BlastMeshNumZones(mesh);
     h->pstats = (BlastPartStats){1, nzm, nzm, 1.0, 0};
   }
   BlastCall(BlastCpuMemoryCheck(comm, cfg, mesh, h->part, ops));  // sizes fit ints and memory
-  BlastCall(BlastSpaceCreate(mesh, h->topo, k, m, cfg->refine_parallel, h->part, h->rank,
-                             &h->space));
+  ierr = BlastSpaceCreate(mesh, h->topo, k, m, cfg->refine_parallel, h->part, h->rank, &h->space);
   const int q1d = BlastQuadraturePoints1D(k, m, cfg->order_quadrature);
-  BlastCall(BlastTensorTablesCreate(dim, k, m, q1d, &h->tab));
+  if (!ierr) ierr = BlastTensorTablesCreate(dim, k, m, q1d, &h->tab);
+  // Communication patterns (they need only the sparsity of the mass matrix; its row-offset
+  // check may fail on one rank), then the initial positions of every ext dof, identical on
+  // all ranks, and the geometry.
+  if (!ierr) ierr = MassVPattern(h);
+  BlastCall(SetupAgree(h, ierr, kNoZone));
+  BlastCall(BuildHalos(h));
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int nz = s->nz, nd = s->h1_nd, ne = s->l2_nd, nqp = t->nqp, nl = s->h1_nl;
-  const int nown = s->h1_nown;
-
-  // Communication patterns (they need only the sparsity of the mass matrix), then the
-  // initial positions of every ext dof, identical on all ranks, and the geometry.
-  BlastCallAgree(h->comm, 0, MassVPattern(h));  // the row-offset check may fail on one rank
-  BlastCall(BuildHalos(h));
+  const int nown = s->h1_nown, next = s->h1_next;
   h->nx = (size_t)dim * nl, h->ne = (size_t)nz * ne, h->nstate = 2 * h->nx + h->ne;
-  const int next = s->h1_next;
-  double *S0, *wdetJ0, *xext;
-  BlastCall(BlastCalloc(h->nstate, &S0));
-  double *x0 = S0, *v0 = S0 + h->nx, *e0 = S0 + 2 * h->nx;
-  BlastCall(BlastMalloc((size_t)dim * next + 1, &xext));
+  ierr = BlastCalloc(h->nstate, &tmp->S0);
+  if (!ierr) ierr = BlastMalloc((size_t)dim * next + 1, &tmp->xext);
+  BlastCall(SetupAgree(h, ierr, kNoZone));
+  double *x0 = tmp->S0, *v0 = tmp->S0 + h->nx, *e0 = tmp->S0 + 2 * h->nx, *xext = tmp->xext;
   BlastCall(CanonicalPositions(h, xext));
   for (int c = 0; c < dim; c++)
     memcpy(&x0[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
-  BlastCall(BlastMalloc(h->nx + 1, &h->x0_host));  // kept for output (initial geometry)
-  memcpy(h->x0_host, x0, sizeof(double) * h->nx);
-  BlastCall(BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv));
-  BlastCall(BlastMalloc((size_t)s->nz_ext * nqp, &wdetJ0));
-  BlastCall(InitialGeometry(h, xext, wdetJ0));
-  double *zone_vol;
-  BlastCall(BlastMalloc(nz + 1, &zone_vol));
+  ierr = BlastMalloc(h->nx + 1, &h->x0_host);  // kept for output (initial geometry)
+  if (!ierr) memcpy(h->x0_host, x0, sizeof(double) * h->nx);
+  if (!ierr) ierr = BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv);
+  if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &tmp->wdetJ0);
+  if (!ierr) ierr = BlastMalloc(nz + 1, &tmp->zone_vol);
+  int64_t bad_gid = kNoZone;
+  if (!ierr) ierr = InitialGeometry(h, xext, tmp->wdetJ0, &bad_gid);
+  BlastCall(SetupAgree(h, ierr, bad_gid));
+  const double *wdetJ0 = tmp->wdetJ0;
   for (int z = 0; z < nz; z++) {
     double v = 0.0;
     for (int q = 0; q < nqp; q++) v += wdetJ0[(size_t)z * nqp + q];
-    zone_vol[z] = v;
+    tmp->zone_vol[z] = v;
   }
-  BlastCall(OrderedZoneSum(h, zone_vol, &h->volume0));
-  BlastFree(&zone_vol);
+  BlastCall(OrderedZoneSum(h, tmp->zone_vol, &h->volume0));
   const double nzg = (double)s->nz_global;
   h->h0 = dim == 1 ? h->volume0 / (nzg * k) : pow(h->volume0 / nzg, 1.0 / dim) / k;
-
-  // Material, density, energy, velocity (method spec 11.2).
-  BlastCall(BlastMalloc(nz, &h->zone_gamma));
-  for (int z = 0; z < nz; z++) {
-    double xi[3] = {0.5, 0.5, 0.5}, X[3];
-    ZonePoint(s, z, xi, X);
-    h->zone_gamma[z] = BlastProblemGamma(&h->prob, X);
+  if (!(isfinite(h->volume0) && h->volume0 > 0.0 && isfinite(h->h0) && h->h0 > 0.0)) {
+    char where[BLAST_PATH_MAX + 64];
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                    "%s: coordinates too large or not finite: the volume of the mesh is %g (the "
+                    "sum of finite zone volumes overflows double precision; mesh size h0 = %g); "
+                    "scale the mesh down",
+                    MeshOrigin(h, where, sizeof where), h->volume0, h->h0);
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);  // global sums: the same on every rank
+    return BLAST_ERR_INPUT;
   }
-  double *Vinv, *rho0h, *qp_c;
-  BlastCall(BlastMalloc((size_t)ne * ne, &Vinv));
-  BlastCall(BernsteinCollocationInverse(h, Vinv));
-  BlastCall(BlastMalloc((size_t)nz * ne, &rho0h));
-  BlastCall(InterpolateL2(h, Vinv, Rho0Fn, rho0h));
-  if (h->prob.id == BLAST_PROBLEM_SEDOV)
-    BlastCall(SedovDeposit(h, wdetJ0, e0));
-  else
-    BlastCall(InterpolateL2(h, Vinv, E0Fn, e0));
+
+  // Material, density, energy, velocity (method spec 11.2), checked before the
+  // collective Sedov deposit.
+  ierr = BlastMalloc(nz + 1, &h->zone_gamma);
+  if (!ierr)
+    for (int z = 0; z < nz; z++) {
+      double xi[3] = {0.5, 0.5, 0.5}, X[3];
+      ZonePoint(s, z, xi, X);
+      h->zone_gamma[z] = BlastProblemGamma(&h->prob, X);
+    }
+  if (!ierr) ierr = BlastMalloc((size_t)ne * ne, &tmp->Vinv);
+  if (!ierr) ierr = BernsteinCollocationInverse(h, tmp->Vinv);
+  if (!ierr) ierr = BlastMalloc((size_t)nz * ne + 1, &tmp->rho0h);
+  if (!ierr) ierr = InterpolateL2(h, tmp->Vinv, Rho0Fn, tmp->rho0h);
+  if (!ierr && h->prob.id != BLAST_PROBLEM_SEDOV) ierr = InterpolateL2(h, tmp->Vinv, E0Fn, e0);
+  if (!ierr) ierr = CheckInitialData(h, xext, tmp->rho0h, e0, &bad_gid);
+  BlastCall(SetupAgree(h, ierr, bad_gid));
+  if (h->prob.id == BLAST_PROBLEM_SEDOV) BlastCall(SedovDeposit(h, wdetJ0, e0));
   for (int l = 0; l < nl; l++) {  // nodal interpolation at the (canonical) node positions
     double X[3], vv[3];
     for (int c = 0; c < dim; c++) X[c] = xext[(size_t)c * next + l];
     BlastProblemV0(&h->prob, X, vv);
     for (int c = 0; c < dim; c++) v0[(size_t)c * nl + l] = vv[c];
   }
-  BlastCall(BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx));
-  for (int c = 0; c < dim; c++)
-    for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++)
-      if (h->ess_idx[i] < nl) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
-  // Keep only the owned constrained dofs (the solver works on owned dofs).
-  int orig_off[4];
-  for (int c = 0; c <= dim; c++) orig_off[c] = h->ess_off[c];
-  for (int c = 0, n = 0; c < dim; c++) {
-    h->ess_off[c] = n;
-    for (int i = orig_off[c]; i < orig_off[c + 1]; i++)
-      if (h->ess_idx[i] < nown) h->ess_idx[n++] = h->ess_idx[i];
-    h->ess_off[c + 1] = n;
+  ierr = BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx);
+  if (!ierr) {
+    for (int c = 0; c < dim; c++)
+      for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++)
+        if (h->ess_idx[i] < nl) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
+    // Keep only the owned constrained dofs (the solver works on owned dofs).
+    int orig_off[4];
+    for (int c = 0; c <= dim; c++) orig_off[c] = h->ess_off[c];
+    for (int c = 0, n = 0; c < dim; c++) {
+      h->ess_off[c] = n;
+      for (int i = orig_off[c]; i < orig_off[c + 1]; i++)
+        if (h->ess_idx[i] < nown) h->ess_idx[n++] = h->ess_idx[i];
+      h->ess_off[c + 1] = n;
+    }
   }
 
   // rho0 |J0| w from the Bernstein density; mass matrices from the analytic density
   // (halo zones too: they complete the rows of the owned dofs).
-  BlastCall(BlastMalloc((size_t)nz * nqp, &h->qp_R0));
-  BlastCall(BlastMalloc((size_t)s->nz_ext * nqp, &qp_c));
-  for (int z = 0; z < s->nz_ext; z++)
-    for (int q = 0; q < nqp; q++) {
-      double X[3];
-      const size_t zq = (size_t)z * nqp + q;
-      ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
-      qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
-      if (z >= nz) continue;
-      double rho = 0.0;
-      for (int j = 0; j < ne; j++) rho += rho0h[(size_t)z * ne + j] * t->l2_B[(size_t)q * ne + j];
-      h->qp_R0[zq] = wdetJ0[zq] * rho;
-    }
-  BlastCall(MassVValues(h, qp_c));
-  BlastCall(AssembleMassEInverse(h, qp_c));
-  double *gravity = NULL;
+  if (!ierr) ierr = BlastMalloc((size_t)nz * nqp, &h->qp_R0);
+  if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &tmp->qp_c);
+  if (!ierr)
+    for (int z = 0; z < s->nz_ext; z++)
+      for (int q = 0; q < nqp; q++) {
+        double X[3];
+        const size_t zq = (size_t)z * nqp + q;
+        ZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
+        tmp->qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
+        if (z >= nz) continue;
+        double rho = 0.0;
+        for (int j = 0; j < ne; j++)
+          rho += tmp->rho0h[(size_t)z * ne + j] * t->l2_B[(size_t)q * ne + j];
+        h->qp_R0[zq] = wdetJ0[zq] * rho;
+        if (!ierr && !(isfinite(tmp->qp_c[zq]) && isfinite(h->qp_R0[zq]))) {
+          char where[BLAST_PATH_MAX + 64], zone[256];
+          bad_gid = s->zone_gid[z];
+          ierr = BlastErrorRaise(
+              __FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+              "%s: %s: coordinates or densities too large: the mass of the zone at quadrature "
+              "point %d (rho0 w det J0 = %g) overflows double precision",
+              MeshOrigin(h, where, sizeof where), ZoneName(h, z, zone, sizeof zone), q,
+              isfinite(tmp->qp_c[zq]) ? h->qp_R0[zq] : tmp->qp_c[zq]);
+        }
+      }
+  if (!ierr) ierr = MassVValues(h, tmp->qp_c, &bad_gid);
+  if (!ierr) ierr = AssembleMassEInverse(h, tmp->qp_c, &bad_gid);
+  BlastCall(SetupAgree(h, ierr, bad_gid));
   if (h->prob.gravity) {
     // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained: the y
     // component on the owned rows.
-    BlastCall(BlastMalloc(nown + 1, &gravity));
+    BlastCall(SetupAgree(h, BlastMalloc(nown + 1, &tmp->gravity), kNoZone));
     for (int l = 0; l < nown; l++) {
       double sum = 0.0;
       for (int kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++) sum += h->mv_val[kk] * -1.0;
-      gravity[l] = sum;
+      tmp->gravity[l] = sum;
     }
   }
-  BlastFree(&xext);
-  BlastFree(&Vinv);
-  BlastFree(&rho0h);
-  BlastFree(&qp_c);
-  BlastFree(&wdetJ0);
+  double *S0 = tmp->S0, *gravity = tmp->gravity;
+  BlastFree(&tmp->xext);
+  BlastFree(&tmp->Vinv);
+  BlastFree(&tmp->rho0h);
+  BlastFree(&tmp->qp_c);
+  BlastFree(&tmp->wdetJ0);
+  BlastFree(&tmp->zone_vol);
 
   // Hand the constant data to the backend.
   BlastHydroData *hd = &h->hd;
@@ -569,12 +820,13 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
   hd->qpar.dim = dim, hd->qpar.order_k = k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = cfg->cfl;
   hd->tg_source = h->prob.tg_source;
-  BlastCall(ops->create(hd, &h->bctx));
+  // The backend (CUDA: collective, its memory check agreed inside), then local work.
+  ierr = ops->create(hd, &h->bctx);
   void *b = h->bctx;
-  if (cfg->balance_mode != BLAST_BALANCE_OFF)
-    BlastCall(BlastHybridCreate(ops, b, hd, cfg->balance_mode, cfg->balance_gpu_fraction, cfg->balance_period,
-                                &h->hybrid));
-  {  // halo buffers in the backend's host memory (pinned for GPUs)
+  if (!ierr && cfg->balance_mode != BLAST_BALANCE_OFF)
+    ierr = BlastHybridCreate(ops, b, hd, cfg->balance_mode, cfg->balance_gpu_fraction,
+                             cfg->balance_period, &h->hybrid);
+  if (!ierr) {  // halo buffers in the backend's host memory (pinned for GPUs)
     size_t nbuf = 1;
     for (int w = 0; w < 2; w++) {
       const int ns = BlastHaloSendCount(h->halo[w]), nr = BlastHaloRecvCount(h->halo[w]);
@@ -583,23 +835,37 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
     }
     BlastFree(&h->hbuf_send);
     BlastFree(&h->hbuf_recv);
-    BlastCall(ops->host_alloc(b, nbuf, &h->hbuf_send));
-    BlastCall(ops->host_alloc(b, nbuf, &h->hbuf_recv));
     h->hbuf_backend = 1;
+    ierr = ops->host_alloc(b, nbuf, &h->hbuf_send);
+    if (!ierr) ierr = ops->host_alloc(b, nbuf, &h->hbuf_recv);
   }
   double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
-  for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) BlastCall(ops->alloc(b, h->nstate, vecs[i]));
-  BlastCall(ops->alloc(b, 2 * h->nx, &h->rhs));  // double-double pairs
+  for (size_t i = 0; i < sizeof vecs / sizeof *vecs && !ierr; i++)
+    ierr = ops->alloc(b, h->nstate, vecs[i]);
+  if (!ierr) ierr = ops->alloc(b, 2 * h->nx, &h->rhs);  // double-double pairs
   double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q, &h->cg_d, &h->cg_b, &h->cg_x};
-  for (size_t i = 0; i < sizeof cg / sizeof *cg; i++)
-    BlastCall(ops->alloc(b, (size_t)dim * s->h1_next + 1, cg[i]));
-  BlastCall(ops->from_host(b, h->nstate, S0, h->S));
-  BlastFree(&S0);
-  if (gravity) {
-    BlastCall(ops->alloc(b, nown + 1, &h->gravity));
-    BlastCall(ops->from_host(b, nown, gravity, h->gravity));
-    BlastFree(&gravity);
+  for (size_t i = 0; i < sizeof cg / sizeof *cg && !ierr; i++)
+    ierr = ops->alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
+  if (!ierr) ierr = ops->from_host(b, h->nstate, S0, h->S);
+  if (!ierr && gravity) {
+    ierr = ops->alloc(b, nown + 1, &h->gravity);
+    if (!ierr) ierr = ops->from_host(b, nown, gravity, h->gravity);
   }
+  // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
+  long long nshared = 0;
+  if (!ierr) {
+    char *sent;
+    ierr = BlastCalloc(nown + 1, &sent);
+    if (!ierr) {
+      const int *sidx = BlastHaloSendIdx(h->halo[BLAST_HALO_L]);
+      for (int i = 0; i < BlastHaloSendCount(h->halo[BLAST_HALO_L]); i++) sent[sidx[i]] = 1;
+      for (int l = 0; l < nown; l++) nshared += sent[l];
+      BlastFree(&sent);
+    }
+  }
+  BlastCall(SetupAgree(h, ierr, kNoZone));
+  BlastFree(&tmp->S0);
+  BlastFree(&tmp->gravity);
 
   // Shape for reports.
   h->shape.dim = dim, h->shape.k = k, h->shape.m = m, h->shape.nqp = nqp;
@@ -613,14 +879,6 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
     h->shape.partitioner = cfg->partitioner;
     h->shape.zones_min = h->pstats.zones_min * nchild, h->shape.zones_max = h->pstats.zones_max * nchild;
     h->shape.imbalance = h->pstats.imbalance, h->shape.edge_cut = h->pstats.edge_cut;
-    // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
-    char *sent;
-    BlastCall(BlastCalloc(nown + 1, &sent));
-    const int *sidx = BlastHaloSendIdx(h->halo[BLAST_HALO_L]);
-    for (int i = 0; i < BlastHaloSendCount(h->halo[BLAST_HALO_L]); i++) sent[sidx[i]] = 1;
-    long long nshared = 0;
-    for (int l = 0; l < nown; l++) nshared += sent[l];
-    BlastFree(&sent);
     long long tot;
     BlastCallMPI(MPI_Allreduce(&nshared, &tot, 1, MPI_LONG_LONG, MPI_SUM, comm));
     h->shape.shared_dofs = tot;
@@ -629,23 +887,52 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
     BlastCallMPI(MPI_Allreduce(&nb, &h->shape.neighbors_max, 1, MPI_INT, MPI_MAX, comm));
   }
 
-  // Initial energy and time step (method spec 10.1, 13.2).
+  // Initial energy and time step (method spec 10.1, 13.2). The norms and the dt estimate
+  // are global: a failure of their checks is the same on every rank.
   double e_norm, ie, ke;
   BlastCall(BlastHydroNorms(h, &e_norm, &ie, &ke));
   h->energy0 = ie + ke;
+  if (!(isfinite(e_norm) && isfinite(ie) && isfinite(ke) && isfinite(h->energy0))) {
+    char where[BLAST_PATH_MAX + 64];
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                    "[problem] name = %s: the initial energies overflow double precision "
+                    "(|e| = %g, internal energy %g, kinetic energy %g) on %s: the problem's "
+                    "energies%s or the mesh coordinates are too large",
+                    BlastProblemName(h->prob.id), e_norm, ie, ke,
+                    MeshOrigin(h, where, sizeof where),
+                    h->prob.id == BLAST_PROBLEM_SEDOV ? " ([problem] blast_energy)" : "");
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_INPUT;
+  }
   h->dt_est = HUGE_VAL;
   h->tangled_zone = -1;
   h->qdata_current = 0;
-  BlastCall(BlastHydroUpdateQData(h, h->S));
+  BlastCall(SetupAgree(h, BlastHydroUpdateQData(h, h->S), kNoZone));
   BlastCall(BlastHydroGlobalDtEstimate(h, &h->dt0));
-  BlastCheck(h->dt0 > 0.0 && isfinite(h->dt0), BLAST_ERR_NUMERIC,
-             "the initial time-step estimate is %g: the initial state has no sound speed and "
-             "no viscosity anywhere, or a tangled zone",
-             h->dt0);
+  if (!(h->dt0 > 0.0 && isfinite(h->dt0))) {
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC,
+                    "the initial time-step estimate is %g: the initial state has no sound speed "
+                    "and no viscosity anywhere, or a tangled zone",
+                    h->dt0);
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_NUMERIC;
+  }
   h->dt = h->dt0;
   h->t = 0.0;
   h->ti = 1;
   h->attempts = 0;
+  return 0;
+}
+
+static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
+                      const BlastBackendOps *ops) {
+  SetupTemps tmp;
+  memset(&tmp, 0, sizeof tmp);
+  const int ierr = HydroSetupWork(h, cfg, mesh, comm, ops, &tmp);
+  double **all[] = {&tmp.S0,   &tmp.wdetJ0, &tmp.xext, &tmp.zone_vol,
+                    &tmp.Vinv, &tmp.rho0h,  &tmp.qp_c, &tmp.gravity};
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) BlastFree(all[i]);
+  BlastCall(ierr);
   return 0;
 }
 

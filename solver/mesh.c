@@ -124,8 +124,20 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
       for (int g = 0, r = p; g < dim; g++, r /= nq)
         xi[g] = p < npts ? x1[r % nq] : (double)(((p - npts) >> g) & 1);
       double det = ZoneMapJacobian(mesh, z, xi, J);
+      int finite = isfinite(det);
+      for (int i = 0; i < dim * dim; i++) finite = finite && isfinite(J[i]);
+      const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc] * dim];
+      // Huge coordinates overflow here (NaN or +-Inf: +Inf would pass det > 0).
+      if (!finite)
+        BlastError(BLAST_ERR_INPUT,
+                   "zone %d (attribute %d, first corner at (%g, %g, %g)): coordinates too large "
+                   "or not finite: the Jacobian of the zone's map at reference point (%g, %g, "
+                   "%g) is not a finite number (det J = %g): the geometry overflows double "
+                   "precision; scale the mesh so that its coordinates and their products stay "
+                   "far below 1e308",
+                   z, mesh->zone_attr[z], X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0, xi[0],
+                   dim > 1 ? xi[1] : 0.0, dim > 2 ? xi[2] : 0.0, det);
       if (!(det > 0.0)) {
-        const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc] * dim];
         BlastError(BLAST_ERR_INPUT,
                    "zone %d (attribute %d, first corner at (%g, %g, %g)) has a non-positive "
                    "Jacobian determinant %.3e at reference point (%g, %g, %g): the zone is "
@@ -135,6 +147,13 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
       }
     }
   }
+  // Conformity, once every zone is known to be a proper hexahedron (a twisted zone has
+  // "faces" that match no neighbour).
+  BlastTopology *t;
+  BlastCall(BlastTopologyCreate(mesh, &t));
+  const int ierr = BlastTopologyCheckConforming(t, mesh);
+  BlastTopologyDestroy(&t);
+  BlastCall(ierr);
   return 0;
 }
 
@@ -170,6 +189,12 @@ static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nch
       for (int g = 0; g < dim; g++) i[g] = (int)(r % (K + 1)), r /= K + 1, xi[g] = (double)i[g] / K;
       int64_t id = BlastLatticeId(t, mesh->zone_verts, z, K, i);
       BlastMeshZoneMap(mesh, z, xi, &coords[id * dim]);
+      for (int c = 0; c < dim; c++)
+        BlastCheck(isfinite(coords[id * dim + c]), BLAST_ERR_INPUT,
+                   "zone %d: coordinates too large or not finite: serial refinement ([mesh] "
+                   "refine_serial) gives the zone's point (%g, %g, %g) of reference coordinates "
+                   "the non-finite coordinate %g; scale the mesh",
+                   z, xi[0], dim > 1 ? xi[1] : 0.0, dim > 2 ? xi[2] : 0.0, coords[id * dim + c]);
     }
     for (int64_t c = 0; c < nchild; c++) {
       int ci[3] = {0, 0, 0};

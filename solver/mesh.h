@@ -51,9 +51,12 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x);
 /// their attributes, zone attributes inherited. Returns a new mesh.
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined);
 
-/// Check that every zone's multilinear map has a positive Jacobian determinant at the
-/// tensor Gauss-Legendre points with `nq` points per direction and at its corners.
-/// Error (BLAST_ERR_INPUT) names the first bad zone, its point and the determinant.
+/// Check that every zone's multilinear map has a finite Jacobian with a positive
+/// determinant at the tensor Gauss-Legendre points with `nq` points per direction and at
+/// its corners (huge coordinates overflow: "coordinates too large or not finite"), then
+/// that the mesh is conforming (BlastTopologyCheckConforming: no duplicated zones, no face
+/// of three zones, no face of one zone that is not a boundary element). Error
+/// (BLAST_ERR_INPUT) names the first bad zone ("zone N ..."), its point and the determinant.
 int BlastMeshCheckJacobians(BlastMesh mesh, int nq);
 
 /// Total volume (sum of |det J| quadrature of each multilinear zone map).

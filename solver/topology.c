@@ -1,6 +1,7 @@
 // Mesh entities and conforming lattice numbering (see topology.h).
 #include "topology.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -312,5 +313,134 @@ int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy) {
       (*adjncy)[fill[b]++] = a;
     }
   BlastFree(&fill);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Conformity
+
+// Facet id of local facet lf (normal to direction lf/2, side lf%2) of zone z.
+static int ZoneFacet(const BlastTopology *t, const int *zone_verts, int z, int lf) {
+  const int nc = 1 << t->dim;
+  if (t->dim == 1) return zone_verts[(size_t)z * nc + lf];
+  if (t->dim == 2) return t->zone_edges[(size_t)z * 4 + (1 - lf / 2) * 2 + lf % 2];
+  return t->zone_faces[(size_t)z * 6 + lf];
+}
+
+// The zones around facet f (CSR of the topology).
+static int FacetZones(const BlastTopology *t, int f, const int **zones) {
+  const int *off = t->dim == 1 ? t->vert_zoff : t->dim == 2 ? t->edge_zoff : t->face_zoff;
+  *zones = (t->dim == 1 ? t->vert_zones : t->dim == 2 ? t->edge_zones : t->face_zones) + off[f];
+  return off[f + 1] - off[f];
+}
+
+// "vertices 3, 4, 8, 7" of facet f (file numbering: the mesh keeps the file's vertex ids).
+static const char *FacetText(const BlastTopology *t, int f, char *buf, size_t n) {
+  if (t->dim == 1) {
+    snprintf(buf, n, "vertex %d", f);
+    return buf;
+  }
+  const int len = t->dim == 2 ? 2 : 4;
+  const int *v = t->dim == 2 ? &t->edge_verts[(size_t)f * 2] : &t->face_verts[(size_t)f * 4];
+  if (len == 2)
+    snprintf(buf, n, "vertices %d, %d", v[0], v[1]);
+  else
+    snprintf(buf, n, "vertices %d, %d, %d, %d", v[0], v[1], v[2], v[3]);
+  return buf;
+}
+
+typedef struct {
+  int v[8];
+  int zone;
+} ZoneKey;
+
+static int CompareZoneKeys(const void *pa, const void *pb) {
+  const ZoneKey *a = pa, *b = pb;
+  for (int i = 0; i < 8; i++)
+    if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
+  return (a->zone > b->zone) - (a->zone < b->zone);
+}
+
+// Duplicated elements: the zone with the lowest number that repeats an earlier one.
+static int CheckDuplicates(const BlastTopology *t, const int *zone_verts) {
+  const int nz = t->nzones, nc = 1 << t->dim;
+  ZoneKey *keys;
+  BlastCall(BlastMalloc((size_t)nz, &keys));
+  for (int z = 0; z < nz; z++) {
+    for (int i = 0; i < 8; i++) keys[z].v[i] = i < nc ? zone_verts[(size_t)z * nc + i] : -1;
+    SortInts(keys[z].v, nc);
+    keys[z].zone = z;
+  }
+  qsort(keys, (size_t)nz, sizeof *keys, CompareZoneKeys);
+  int dup = -1, first = -1;  // the lowest repeating zone and the zone it repeats
+  for (int i = 1; i < nz; i++) {
+    if (memcmp(keys[i].v, keys[i - 1].v, sizeof keys[i].v)) continue;
+    int j = i - 1;  // the first of this run: the lowest zone with these vertices
+    while (j > 0 && !memcmp(keys[j - 1].v, keys[i].v, sizeof keys[i].v)) j--;
+    if (dup < 0 || keys[i].zone < dup) dup = keys[i].zone, first = keys[j].zone;
+  }
+  BlastFree(&keys);
+  BlastCheck(dup < 0, BLAST_ERR_INPUT,
+             "zone %d has the same %d vertices as zone %d (a duplicated element): every zone must "
+             "appear once in the mesh",
+             dup, nc, first);
+  return 0;
+}
+
+int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
+  BlastCheck(t && mesh && t->nzones == mesh->nzones && t->dim == mesh->dim, BLAST_ERR_ARG,
+             "the topology was not built from this mesh");
+  BlastCall(CheckDuplicates(t, mesh->zone_verts));
+  const int nfacet = t->nfacets, nf = 1 << (t->dim - 1);
+  char *boundary;
+  BlastCall(BlastCalloc((size_t)nfacet + 1, &boundary));
+  // A boundary element that is no face is the reader's error (it names its line): the
+  // unmatched-face check waits for it. In 1D there are no hanging nodes, and an end point
+  // without a boundary element is a free end.
+  int check_unmatched = t->dim >= 2;
+  for (int b = 0; b < mesh->nbdr; b++) {
+    const int f = BlastTopologyFindFacet(t, &mesh->bdr_verts[(size_t)b * nf]);
+    if (f >= 0)
+      boundary[f] = 1;
+    else
+      check_unmatched = 0;
+  }
+  // The lowest zone with a facet of three or more zones, then the lowest zone with an
+  // unmatched facet.
+  int bad3 = -1, bad3_facet = -1, bad1 = -1, bad1_facet = -1, bad1_lf = 0;
+  for (int z = 0; z < t->nzones && bad3 < 0; z++)
+    for (int lf = 0; lf < 2 * t->dim; lf++) {
+      const int f = ZoneFacet(t, mesh->zone_verts, z, lf);
+      const int *zones;
+      const int n = FacetZones(t, f, &zones);
+      if (n > 2 && bad3 < 0) bad3 = z, bad3_facet = f;
+      if (n == 1 && !boundary[f] && check_unmatched && bad1 < 0)
+        bad1 = z, bad1_facet = f, bad1_lf = lf;
+    }
+  BlastFree(&boundary);
+  char text[96];
+  if (bad3 >= 0) {
+    const int *zones;
+    const int n = FacetZones(t, bad3_facet, &zones);
+    char list[160] = "";
+    for (int i = 0, len = 0; i < n && len < (int)sizeof list - 16; i++)
+      len += snprintf(list + len, sizeof list - (size_t)len, "%s%d",
+                      i ? (i == n - 1 ? " and " : ", ") : "", zones[i]);
+    BlastError(BLAST_ERR_INPUT,
+               "zone %d: its face with %s is shared by %d zones (%s): a face can belong to at "
+               "most two zones (overlapping, duplicated or non-manifold elements)",
+               bad3, FacetText(t, bad3_facet, text, sizeof text), n, list);
+  }
+  if (bad1 >= 0) {
+    const char *side[] = {"x = 0", "x = 1", "y = 0", "y = 1", "z = 0", "z = 1"};
+    BlastError(BLAST_ERR_INPUT,
+               "zone %d: its face with %s (reference side %s of the zone) has no neighbouring "
+               "zone and is not a boundary element: the mesh is not conforming (a hanging node: "
+               "the zones across this face do not share its vertices, e.g. a neighbour split "
+               "into smaller zones); blast_gpu needs conforming meshes in which every interior "
+               "face is shared by exactly two zones and every other face is listed in the "
+               "'boundary' section",
+               bad1, FacetText(t, bad1_facet, text, sizeof text), side[bad1_lf]);
+  }
   return 0;
 }

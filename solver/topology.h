@@ -62,6 +62,16 @@ int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy);
 /// (2^(dim-1) vertex ids, any order), or -1 if no zone has it.
 int BlastTopologyFindFacet(const BlastTopology *t, const int *corners);
 
+/// Check that the mesh `t` was built from is conforming: no two zones have the same
+/// vertex set (duplicated elements), every facet belongs to at most two zones, and a facet
+/// of one zone only is a boundary element of the mesh (otherwise the neighbour across it
+/// is missing or split into smaller zones: a hanging node; not checked in 1D, where an end
+/// point without one is a free end, nor while a boundary element matches no facet, the
+/// reader's own error). BLAST_ERR_INPUT naming the
+/// lowest offending zone; the message starts with "zone <number>" (the mesh reader puts
+/// the file and line of that element in front).
+int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh);
+
 #ifdef __cplusplus
 }
 #endif
