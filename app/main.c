@@ -39,11 +39,14 @@ typedef struct {
   BlastEnergy meter;
   BlastViz viz;
   char *deck_text;  // the resolved deck, stored in checkpoints
+  BlastOutdirLock lock_out, lock_chk;  // held by rank 0 while the run writes
 } RunState;
 
 // Free what an interrupted run holds (errors of the frees are not reported: the run's own
 // error has been printed already).
 static void RunStateFree(RunState *rs) {
+  BlastOutdirRelease(&rs->lock_chk);
+  BlastOutdirRelease(&rs->lock_out);
   BlastVizDestroy(&rs->viz);
   free(rs->deck_text);
   rs->deck_text = NULL;
@@ -179,6 +182,7 @@ typedef struct {
   double seconds;      // wall time spent writing
   double wall_last;    // MPI_Wtime of the newest one (or of the start of the run)
   char path[BLAST_PATH_MAX + 32];
+  const char *run_id;  // the run the checkpoints belong to
 } Checkpoints;
 
 typedef struct {
@@ -255,7 +259,8 @@ static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, 
   const double t0 = MPI_Wtime();
   BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, fsum / nranks,
                                  cfg->checkpoint_dir, cfg->checkpoint_keep, rs->deck_text,
-                                 BLAST_VERSION " (" BLAST_GIT ")", chk->path, sizeof chk->path));
+                                 BLAST_VERSION " (" BLAST_GIT ")", chk->run_id, chk->path,
+                                 sizeof chk->path));
   const double dt = MPI_Wtime() - t0;
   chk->seconds += dt;
   chk->count++;
@@ -408,6 +413,44 @@ static void CheckpointAfterFailure(MPI_Comm comm, RunState *rs, const BlastConfi
   }
 }
 
+// Whether two directory names are the same (textually, after trailing slashes).
+static int SameDir(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  while (la > 1 && a[la - 1] == '/') la--;
+  while (lb > 1 && b[lb - 1] == '/') lb--;
+  return la == lb && !strncmp(a, b, la);
+}
+
+// Whether directory `dir` lies below `parent` (textually).
+static int IsInside(const char *dir, const char *parent) {
+  size_t lp = strlen(parent);
+  while (lp > 1 && parent[lp - 1] == '/') lp--;
+  return strlen(dir) > lp + 1 && !strncmp(dir, parent, lp) && dir[lp] == '/';
+}
+
+// A restart must have something left to do, as the run that wrote the checkpoint would
+// have: t_final after its time, and max_steps (the run ends with attempt max_steps + 1)
+// not already used up. The header is the same on every rank: so is the error.
+static int CheckContinuation(const BlastConfig *cfg, const BlastCheckpointHeader *from) {
+  int ierr = 0;
+  if (!(cfg->t_final > from->t))
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                           "[time] t_final = %.17g is not after the time of checkpoint %s (t = "
+                           "%.17g, step %d): nothing is left to run. Raise [time] t_final (on the "
+                           "command line: time.t_final=<t>) to continue the run",
+                           cfg->t_final, cfg->checkpoint_restart, from->t, from->steps);
+  else if (cfg->max_steps >= 0 && from->step_attempts > cfg->max_steps)
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                           "[time] max_steps = %d, but checkpoint %s has already made %d step "
+                           "attempts (a run ends with attempt max_steps + 1): nothing is left to "
+                           "run. Raise [time] max_steps to at least %d (or -1: unlimited) to "
+                           "continue the run",
+                           cfg->max_steps, cfg->checkpoint_restart, from->step_attempts,
+                           from->step_attempts);
+  if (ierr) BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+  return ierr;
+}
+
 static int Run(int argc, char **argv, RunState *rs) {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank;
@@ -418,21 +461,35 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastCall(BlastCliParse(comm, argc, argv, &cfg, &action));
   if (action == BLAST_CLI_EXIT) return 0;
   const int restart = cfg.checkpoint_restart[0] != 0;
-  // Before the expensive setup: an unusable output directory costs seconds, not a run. A
-  // restart continues the run whose results are in the directory.
-  const int replace = cfg.output_overwrite || restart;
-  BlastCall(BlastOutdirCheck(comm, cfg.output_dir, replace));
-  int old_chk = 0;
-  BlastCall(OldCheckpoints(comm, cfg.checkpoint_dir, -1, 0, &old_chk));
-  if (old_chk && !replace) {
-    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                    "%s holds %d checkpoint(s) of an earlier run: continue it with --restart "
-                    "%s/chk_<step>.h5, or set [output] overwrite = true to start afresh (removes "
-                    "them), or choose another [checkpoint] dir",
-                    cfg.checkpoint_dir, old_chk, cfg.checkpoint_dir);
-    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
-    return BLAST_ERR_INPUT;
+  // The run's id: a restart continues the run that wrote the checkpoint. Its header is
+  // read (and verified) now, so that a bad checkpoint or an impossible continuation costs
+  // seconds, not a setup.
+  BlastCheckpointHeader from;
+  memset(&from, 0, sizeof from);
+  char run_id[BLAST_RUN_ID_LEN] = "";
+  if (restart) {
+    BlastCall(BlastShareRootResult(comm, rank ? 0 : BlastCheckpointPeek(cfg.checkpoint_restart, &from)));
+    BlastCallMPI(MPI_Bcast(&from, (int)sizeof from, MPI_BYTE, 0, comm));
+    BlastCall(CheckContinuation(&cfg, &from));
+    snprintf(run_id, sizeof run_id, "%s", from.run_id);
+  } else {
+    if (!rank) BlastCall(BlastRunIdNew(run_id));
+    BlastCallMPI(MPI_Bcast(run_id, (int)sizeof run_id, MPI_CHAR, 0, comm));
   }
+  // Before the expensive setup: an unusable or foreign output directory costs seconds, not
+  // a run. A restart may continue the directories of the run it continues.
+  const int chk_on =
+      cfg.checkpoint_steps > 0 || cfg.checkpoint_wall_interval > 0 || cfg.checkpoint_at_end;
+  // A checkpoint directory inside the output directory is the run's through the output
+  // directory's lock and marker; one elsewhere gets its own.
+  const int chk_apart = !SameDir(cfg.checkpoint_dir, cfg.output_dir);
+  const int chk_inside = IsInside(cfg.checkpoint_dir, cfg.output_dir);
+  const int chk_own_dir = chk_on && chk_apart && !chk_inside;  // locked and marked too
+  const char *cont = restart ? run_id : NULL;
+  BlastCall(BlastOutdirCheck(comm, cfg.output_dir, NULL, "[output] dir", cfg.output_overwrite, cont));
+  if (chk_apart)  // even without checkpointing: its files must not be another run's
+    BlastCall(BlastOutdirCheck(comm, cfg.checkpoint_dir, chk_inside ? cfg.output_dir : NULL,
+                               "[checkpoint] dir", cfg.output_overwrite, cont));
   BlastCall(InstallSignals());
   const double wall0 = MPI_Wtime();
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
@@ -451,26 +508,39 @@ static int Run(int argc, char **argv, RunState *rs) {
   // A bad checkpoint is bad input: refused before anything is written.
   int restart_steps = 0;
   double read_seconds = 0.0;
+  char changes[1024] = "";
   if (restart) {
     const double t0 = MPI_Wtime();
-    BlastCall(BlastCheckpointRead(comm, h, &cfg, cfg.checkpoint_restart));
+    // Every rank reads the same header and agrees on the checksums: the refusal is the
+    // same everywhere, printed once.
+    BlastCallAgree(comm, 1,
+                   BlastCheckpointRead(comm, h, &cfg, cfg.checkpoint_restart, changes, sizeof changes));
     read_seconds = MPI_Wtime() - t0;
     BlastHydroGetProgress(h, NULL, NULL, &restart_steps, NULL);
   }
-  // Output directory only once the input is known to be good: bad input writes nothing.
-  int replaced = 0;
-  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, replace, &replaced));
-  if (!rank && replaced && !restart)
+  // Output directories only once the input is known to be good: bad input writes nothing.
+  // Each is locked for the run's lifetime and marked as this run's.
+  int replaced = 0, same_run = 0;
+  char note[2048] = "";
+  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, "[output] dir", cfg.output_overwrite, run_id,
+                               restart, &rs->lock_out, &replaced, &same_run, note, sizeof note));
+  if (!rank && note[0]) printf("  note: %s\n", note);
+  if (!rank && replaced && !same_run)
     printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg.output_dir);
-  // Checkpoints of an earlier run (fresh start with overwrite), or of steps beyond the one
-  // a restart continues from (they belong to a run that is being redone).
-  if (old_chk) {
-    int removed = 0;
-    BlastCall(OldCheckpoints(comm, cfg.checkpoint_dir, restart ? restart_steps : -1, 1, &removed));
-    if (!rank && removed)
-      printf("  (removed %d checkpoint(s) %s in %s)\n", removed,
-             restart ? "of later steps than the restart" : "of the earlier run", cfg.checkpoint_dir);
+  int chk_same = same_run;
+  if (chk_own_dir) {
+    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, "[checkpoint] dir", cfg.output_overwrite,
+                                 run_id, restart, &rs->lock_chk, NULL, &chk_same, note, sizeof note));
+    if (!rank && note[0]) printf("  note: %s\n", note);
   }
+  // Checkpoints of an earlier run (replaced with overwrite), or of steps beyond the one a
+  // restart continues from in its own run's directory (they belong to a run being redone).
+  int removed = 0;
+  const int after = restart && chk_same ? restart_steps : -1;
+  if (chk_on) BlastCall(OldCheckpoints(comm, cfg.checkpoint_dir, after, 1, &removed));
+  if (!rank && removed)
+    printf("  (removed %d checkpoint(s) %s in %s)\n", removed,
+           after >= 0 ? "of later steps than the restart" : "of the earlier run", cfg.checkpoint_dir);
 
   BlastHydroShape shape = BlastHydroGetShape(h);
   double dt0, energy0, e_norm0;
@@ -491,9 +561,13 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (!rank && restart) {
     struct stat st;
     const double mb = stat(cfg.checkpoint_restart, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
-    printf("  restarted from %s: step %d, t = %.9g (%.3g MB read and checked in %.3f s, %.0f MB/s)\n\n",
+    printf("  restarted from %s: step %d, t = %.9g (%.3g MB read and checked in %.3f s, %.0f MB/s)\n",
            cfg.checkpoint_restart, restart_steps, t_start, mb, read_seconds,
            read_seconds > 0 ? mb / read_seconds : 0.0);
+    if (changes[0])
+      printf("  note: this restart changes %s: its results will differ from the run that wrote "
+             "the checkpoint, had it gone on\n", changes);
+    printf("\n");
   }
   // Visualization: a dump of the initial (or restarted) state, then as the deck says.
   char viz_dir[BLAST_PATH_MAX + 8] = "", viz_series[BLAST_PATH_MAX + 32] = "";
@@ -506,7 +580,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   const double setup = MPI_Wtime() - wall0;
 
   Checkpoints chk = {0};
-  chk.on = cfg.checkpoint_steps > 0 || cfg.checkpoint_wall_interval > 0 || cfg.checkpoint_at_end;
+  chk.on = chk_on;
+  chk.run_id = run_id;
   chk.last_step = -1;
   chk.wall_last = MPI_Wtime();
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
@@ -528,6 +603,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   sum.completed = !hook.signal;
   sum.stopped_by = hook.signal ? SignalName(hook.signal) : "";
   sum.restart_from = cfg.checkpoint_restart;
+  sum.run_id = run_id;
   sum.restart_steps = restart_steps;
   sum.checkpoint = chk.count ? chk.path : "";
   sum.checkpoints = chk.count;
@@ -546,6 +622,8 @@ static int Run(int argc, char **argv, RunState *rs) {
              SignalName(hook.signal), cfg.deck_path, chk.path);
   }
   BlastCall(BlastVizDestroy(&rs->viz));
+  BlastOutdirRelease(&rs->lock_chk);
+  BlastOutdirRelease(&rs->lock_out);
   free(rs->deck_text);
   rs->deck_text = NULL;
   BlastCall(BlastHydroDestroy(&rs->h));
@@ -561,6 +639,6 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   BlastErrorSetRank(rank);
-  RunState rs = {NULL, NULL, NULL, NULL, NULL};
+  RunState rs = {NULL, NULL, NULL, NULL, NULL, {-1}, {-1}};
   return Finish(Run(argc, argv, &rs), &rs);
 }

@@ -1,19 +1,24 @@
 // The output directory of a run: refuse to overwrite an earlier run's results unless
 // asked, and find unwritable or full file systems at start-up (see outdir.h).
-#define _POSIX_C_SOURCE 200809L  // fsync(), O_CLOEXEC
+#define _DEFAULT_SOURCE  // flock(), fsync(), O_CLOEXEC, O_NOFOLLOW, gethostname()
 
 #include "outdir.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blast.h"
 #include "blast_mpi.h"
+#include "checkpoint.h"
 #include "config.h"
 
 // The files a run writes into its directory. Any of them marks the directory as holding
@@ -29,7 +34,7 @@ enum {
 
 static int JoinPath(char *buf, size_t n, const char *dir, const char *name) {
   int len = snprintf(buf, n, "%s/%s", dir, name);
-  BlastCheck(len >= 0 && (size_t)len < n, BLAST_ERR_INPUT, "[output] dir '%.200s' is too long",
+  BlastCheck(len >= 0 && (size_t)len < n, BLAST_ERR_INPUT, "directory '%.200s' is too long",
              dir);
   return 0;
 }
@@ -37,7 +42,7 @@ static int JoinPath(char *buf, size_t n, const char *dir, const char *name) {
 // The nearest existing ancestor of `dir` (dir itself if it exists: *self = 1) into `anc`;
 // *isdir tells whether it is a directory.
 static int ExistingAncestor(const char *dir, char *anc, size_t n, int *isdir, int *self) {
-  BlastCheck(strlen(dir) < n, BLAST_ERR_INPUT, "[output] dir '%.200s' is too long", dir);
+  BlastCheck(strlen(dir) < n, BLAST_ERR_INPUT, "directory '%.200s' is too long", dir);
   snprintf(anc, n, "%s", dir);
   for (*self = 1;; *self = 0) {
     size_t len = strlen(anc);
@@ -49,7 +54,7 @@ static int ExistingAncestor(const char *dir, char *anc, size_t n, int *isdir, in
     }
     // ENOENT: not there yet; ENOTDIR: a parent is a file, found further up.
     if (errno != ENOENT && errno != ENOTDIR)
-      BlastError(BLAST_ERR_IO, "[output] dir '%s': cannot look at '%s': %s", dir, anc,
+      BlastError(BLAST_ERR_IO, "directory '%s': cannot look at '%s': %s", dir, anc,
                  strerror(errno));
     char *slash = strrchr(anc, '/');
     if (!slash) {
@@ -64,14 +69,14 @@ static int ExistingAncestor(const char *dir, char *anc, size_t n, int *isdir, in
 
 // Create, fill, sync and remove a file in `where`: the directory takes files and the file
 // system has room for them. `dir` names the output directory in messages.
-static int Probe(const char *dir, const char *where) {
+static int Probe(const char *dir, const char *where, const char *key) {
   char path[kPathLen];
   char name[64];
   snprintf(name, sizeof name, ".blast_gpu_probe.%ld", (long)getpid());
   BlastCall(JoinPath(path, sizeof path, where, name));
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
-    BlastError(BLAST_ERR_IO, "[output] dir '%s' is not writable: cannot create a file in '%s': %s",
+    BlastError(BLAST_ERR_IO, "%s '%s' is not writable: cannot create a file in '%s': %s", key,
                dir, where, strerror(errno));
   static const char zeros[4096];
   int err = 0;
@@ -87,52 +92,206 @@ static int Probe(const char *dir, const char *where) {
   if (close(fd) != 0 && !err) err = errno;
   unlink(path);
   BlastCheck(!err, BLAST_ERR_IO,
-             "[output] dir '%s': writing a %d KiB test file in '%s' failed: %s (file system "
+             "%s '%s': writing a %d KiB test file in '%s' failed: %s (file system "
              "full, or over quota?)",
-             dir, kProbeBytes / 1024, where, strerror(err));
+             key, dir, kProbeBytes / 1024, where, strerror(err));
   struct statvfs vfs;
   if (statvfs(where, &vfs) == 0) {  // not every file system answers; the probe has
     const double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
     BlastCheck(avail >= BLAST_OUTDIR_MIN_FREE, BLAST_ERR_IO,
-               "[output] dir '%s': the file system of '%s' is (nearly) full: %.0f KiB free, at "
+               "%s '%s': the file system of '%s' is (nearly) full: %.0f KiB free, at "
                "least %d KiB needed",
-               dir, where, avail / 1024.0, BLAST_OUTDIR_MIN_FREE / 1024);
+               key, dir, where, avail / 1024.0, BLAST_OUTDIR_MIN_FREE / 1024);
     BlastCheck(vfs.f_files == 0 || vfs.f_favail >= 16, BLAST_ERR_IO,
-               "[output] dir '%s': the file system of '%s' has no free inodes (%lu left)", dir,
+               "%s '%s': the file system of '%s' has no free inodes (%lu left)", key, dir,
                where, (unsigned long)vfs.f_favail);
   }
   return 0;
 }
 
-static int CheckLocal(const char *dir, int overwrite) {
-  BlastCheck(dir && dir[0], BLAST_ERR_INPUT, "[output] dir is empty");
+// ---------------------------------------------------------------------------------------
+// Who a directory belongs to
+
+// The run id in dir's marker into id ("" when there is none or it is not a run id).
+static void ReadMarker(const char *dir, char *id) {
+  char path[kPathLen];
+  id[0] = '\0';
+  if (snprintf(path, sizeof path, "%s/%s", dir, BLAST_OUTDIR_MARKER) >= (int)sizeof path) return;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  char line[80] = "";
+  if (fgets(line, sizeof line, f) && strspn(line, "0123456789abcdef") == BLAST_RUN_ID_LEN - 1)
+    snprintf(id, BLAST_RUN_ID_LEN, "%.32s", line);
+  fclose(f);
+}
+
+// The first sign in dir of a run's results into `what` ("" if none): its summary (or the
+// temporary one of a run that died writing it), or a checkpoint file.
+static void FindResults(const char *dir, char *what, size_t n) {
+  what[0] = '\0';
+  for (int i = 0; i < kNumOurFiles; i++) {
+    char path[kPathLen];
+    struct stat st;
+    if (snprintf(path, sizeof path, "%s/%s", dir, kOurFiles[i]) < (int)sizeof path &&
+        lstat(path, &st) == 0) {
+      snprintf(what, n, "%s", path);
+      return;
+    }
+  }
+  DIR *d = opendir(dir);
+  for (struct dirent *de; d && (de = readdir(d));)
+    if (BlastCheckpointStepOf(de->d_name) >= 0) {
+      snprintf(what, n, "%s/%s", dir, de->d_name);
+      break;
+    }
+  if (d) closedir(d);
+}
+
+// May this run write into the existing directory `dir`? *same: it is the continued run's.
+static int CheckOwner(const char *dir, const char *marker_dir, const char *key, int overwrite,
+                      const char *cont, int *same) {
+  char what[kPathLen], id[BLAST_RUN_ID_LEN];
+  *same = 0;
+  FindResults(dir, what, sizeof what);
+  ReadMarker(marker_dir ? marker_dir : dir, id);
+  if (cont && id[0] && !strcmp(id, cont)) *same = 1;
+  if (!what[0] || *same || overwrite) return 0;
+  if (cont)
+    BlastError(BLAST_ERR_INPUT,
+               "%s '%s' holds the results of another run (%s%s%s): a restart writes into a new "
+               "or empty directory or continues the directory of the run that wrote the "
+               "checkpoint (run %s). Choose another %s, or set [output] overwrite = true (on the "
+               "command line: output.overwrite=true) to replace them",
+               key, dir, what, id[0] ? ", run " : "", id, cont, key);
+  if (!strcmp(key, "[output] dir"))
+    BlastError(BLAST_ERR_INPUT,
+               "output directory '%s' holds the results of an earlier run (%s): set [output] "
+               "overwrite = true (on the command line: output.overwrite=true) to replace them, "
+               "or choose another [output] dir",
+               dir, what);
+  BlastError(BLAST_ERR_INPUT,
+             "%s '%s' holds checkpoints of an earlier run (%s): continue it with --restart "
+             "%s/chk_<step>.h5, or set [output] overwrite = true to start afresh (removes them), "
+             "or choose another %s",
+             key, dir, what, dir, key);
+}
+
+// ---------------------------------------------------------------------------------------
+// The lock
+
+// The text of a lock file (who holds or held it), without the newline.
+static void LockHolder(int fd, char *buf, size_t n) {
+  const ssize_t r = pread(fd, buf, n - 1, 0);
+  buf[r > 0 ? r : 0] = '\0';
+  buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int BusyError(const char *dir, const char *key, int fd) {
+  char who[256];
+  LockHolder(fd, who, sizeof who);
+  close(fd);
+  BlastError(BLAST_ERR_INPUT,
+             "%s '%s' is in use by another blast_gpu run (%s): wait for it to end, or choose "
+             "another %s",
+             key, dir, who[0] ? who : "lock held", key);
+}
+
+// Refuse a directory whose lock a running process holds (creates nothing).
+static int CheckNotBusy(const char *dir, const char *key) {
+  char path[kPathLen];
+  BlastCall(JoinPath(path, sizeof path, dir, BLAST_OUTDIR_LOCKFILE));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return 0;  // no lock file: nobody holds it
+  if (flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) return BusyError(dir, key, fd);
+  close(fd);  // also releases the shared lock
+  return 0;
+}
+
+static int TakeLock(const char *dir, const char *key, const char *run_id, BlastOutdirLock *lock,
+                    char *note, size_t nnote) {
+  char path[kPathLen];
+  BlastCall(JoinPath(path, sizeof path, dir, BLAST_OUTDIR_LOCKFILE));
+  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    BlastError(BLAST_ERR_IO, "cannot create the lock file %s: %s", path, strerror(errno));
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return BusyError(dir, key, fd);
+    // A file system without locks: run, but say that concurrent runs go unnoticed.
+    if (note)
+      snprintf(note, nnote, "%s '%s' cannot be locked (%s): a second run started into it at "
+               "the same time would not be noticed", key, dir, strerror(errno));
+    close(fd);
+    return 0;
+  }
+  char old[256];
+  LockHolder(fd, old, sizeof old);
+  if (old[0] && note)
+    snprintf(note, nnote, "took over the stale lock of %s '%s' (%s): that process ended without "
+             "releasing it (killed?)", key, dir, old);
+  char host[128] = "?", text[400];
+  gethostname(host, sizeof host);
+  host[sizeof host - 1] = '\0';
+  const time_t now = time(NULL);
+  char when[32] = "?";
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", localtime(&now));
+  const int len = snprintf(text, sizeof text, "pid %ld on host %s, run %s, started %s\n",
+                           (long)getpid(), host, run_id, when);
+  if (ftruncate(fd, 0) != 0 || pwrite(fd, text, (size_t)len, 0) != len) {
+    const int err = errno;
+    close(fd);
+    BlastError(BLAST_ERR_IO, "cannot write the lock file %s: %s", path, strerror(err));
+  }
+  lock->fd = fd;
+  return 0;
+}
+
+void BlastOutdirRelease(BlastOutdirLock *lock) {
+  if (!lock || lock->fd < 0) return;
+  if (ftruncate(lock->fd, 0) != 0) { /* the kernel still releases the lock below */
+  }
+  flock(lock->fd, LOCK_UN);
+  close(lock->fd);
+  lock->fd = -1;
+}
+
+int BlastRunIdNew(char *id) {
+  unsigned char raw[16];
+  const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  ssize_t got = fd >= 0 ? read(fd, raw, sizeof raw) : -1;
+  if (fd >= 0) close(fd);
+  if (got != (ssize_t)sizeof raw) {  // no random source: time, pid and address bits
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t a = (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec,
+             b = (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)&ts;
+    memcpy(raw, &a, 8), memcpy(raw + 8, &b, 8);
+  }
+  for (int i = 0; i < 16; i++) snprintf(id + 2 * i, 3, "%02x", raw[i]);
+  return 0;
+}
+
+static int CheckLocal(const char *dir, const char *marker_dir, const char *key, int overwrite,
+                      const char *cont) {
+  BlastCheck(dir && dir[0], BLAST_ERR_INPUT, "%s is empty", key);
   char anc[kPathLen];
-  int isdir = 0, exists = 0;
+  int isdir = 0, exists = 0, same = 0;
   BlastCall(ExistingAncestor(dir, anc, sizeof anc, &isdir, &exists));
   if (exists) {
-    BlastCheck(isdir, BLAST_ERR_INPUT, "[output] dir '%s' exists and is not a directory", dir);
-    for (int i = 0; i < kNumOurFiles; i++) {
-      char path[kPathLen];
-      struct stat st;
-      BlastCall(JoinPath(path, sizeof path, anc, kOurFiles[i]));
-      BlastCheck(overwrite || lstat(path, &st) != 0, BLAST_ERR_INPUT,
-                 "output directory '%s' holds the results of an earlier run (%s): set [output] "
-                 "overwrite = true (on the command line: output.overwrite=true) to replace "
-                 "them, or choose another [output] dir",
-                 dir, path);
-    }
+    BlastCheck(isdir, BLAST_ERR_INPUT, "%s '%s' exists and is not a directory", key, dir);
+    BlastCall(CheckNotBusy(anc, key));
+    BlastCall(CheckOwner(anc, marker_dir, key, overwrite, cont, &same));
   } else {
-    BlastCheck(isdir, BLAST_ERR_INPUT,
-               "[output] dir '%s' cannot be created: '%s' exists and is not a directory", dir, anc);
+    BlastCheck(isdir, BLAST_ERR_INPUT, "%s '%s' cannot be created: '%s' exists and is not a directory",
+               key, dir, anc);
   }
-  BlastCall(Probe(dir, anc));
+  BlastCall(Probe(dir, anc, key));
   return 0;
 }
 
 // mkdir -p; errors name the path.
 static int MakeDirs(const char *dir) {
   char path[BLAST_PATH_MAX];
-  BlastCheck(strlen(dir) < sizeof path, BLAST_ERR_INPUT, "[output] dir '%.200s' is too long", dir);
+  BlastCheck(strlen(dir) < sizeof path, BLAST_ERR_INPUT, "directory '%.200s' is too long", dir);
   snprintf(path, sizeof path, "%s", dir);
   for (char *p = path + 1; *p; p++) {
     if (*p != '/') continue;
@@ -149,25 +308,49 @@ static int MakeDirs(const char *dir) {
   return 0;
 }
 
-static int PrepareLocal(const char *dir, int overwrite, int *replaced) {
+// Write dir's marker: the run it belongs to (through a temporary and a rename).
+static int WriteMarker(const char *dir, const char *run_id) {
+  char path[kPathLen], tmp[kPathLen];
+  BlastCall(JoinPath(path, sizeof path, dir, BLAST_OUTDIR_MARKER));
+  BlastCall(JoinPath(tmp, sizeof tmp, dir, BLAST_OUTDIR_MARKER ".tmp"));
+  FILE *f = fopen(tmp, "w");
+  if (!f) BlastError(BLAST_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+  const int bad = fprintf(f, "%s\n", run_id) < 0;
+  if (fclose(f) != 0 || bad) BlastError(BLAST_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  if (rename(tmp, path) != 0)
+    BlastError(BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  return 0;
+}
+
+typedef struct {
+  int replaced, same;
+  char note[kMsgLen];
+} Prepared;
+
+static int PrepareLocal(const char *dir, const char *key, int overwrite, const char *run_id,
+                        int continuing, BlastOutdirLock *lock, Prepared *out) {
   BlastCall(MakeDirs(dir));
-  for (int i = 0; overwrite && i < kNumOurFiles; i++) {
+  BlastCall(TakeLock(dir, key, run_id, lock, out->note, sizeof out->note));
+  // Under the lock: another run may have got here between the check and now.
+  BlastCall(CheckOwner(dir, NULL, key, overwrite, continuing ? run_id : NULL, &out->same));
+  for (int i = 0; (overwrite || out->same) && i < kNumOurFiles; i++) {
     char path[kPathLen];
     BlastCall(JoinPath(path, sizeof path, dir, kOurFiles[i]));
     if (unlink(path) == 0) {
-      *replaced = 1;
+      out->replaced = 1;
       continue;
     }
     BlastCheck(errno == ENOENT, BLAST_ERR_IO,
                "cannot remove the earlier run's %s ([output] overwrite = true): %s", path,
                strerror(errno));
   }
+  BlastCall(WriteMarker(dir, run_id));
   return 0;
 }
 
 // Rank 0 did the work and got `ierr`: every rank returns the same error, marked as known
 // everywhere so that main prints it once and every rank exits cleanly.
-static int ShareRootResult(MPI_Comm comm, int ierr) {
+int BlastShareRootResult(MPI_Comm comm, int ierr) {
   int rank = 0;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   int code = rank ? 0 : ierr;
@@ -181,18 +364,29 @@ static int ShareRootResult(MPI_Comm comm, int ierr) {
   return 0;
 }
 
-int BlastOutdirCheck(MPI_Comm comm, const char *dir, int overwrite) {
+int BlastOutdirCheck(MPI_Comm comm, const char *dir, const char *marker_dir, const char *key,
+                     int overwrite, const char *continue_run) {
   int rank = 0;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
-  BlastCall(ShareRootResult(comm, rank ? 0 : CheckLocal(dir, overwrite)));
+  BlastCall(BlastShareRootResult(
+      comm, rank ? 0 : CheckLocal(dir, marker_dir, key, overwrite, continue_run)));
   return 0;
 }
 
-int BlastOutdirPrepare(MPI_Comm comm, const char *dir, int overwrite, int *replaced) {
-  int rank = 0, was = 0;
+int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *key, int overwrite,
+                       const char *run_id, int continuing, BlastOutdirLock *lock, int *replaced,
+                       int *same_run, char *note, size_t nnote) {
+  int rank = 0;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
-  BlastCall(ShareRootResult(comm, rank ? 0 : PrepareLocal(dir, overwrite, &was)));
-  BlastCallMPI(MPI_Bcast(&was, 1, MPI_INT, 0, comm));
-  if (replaced) *replaced = was;
+  Prepared p;
+  memset(&p, 0, sizeof p);
+  const int ierr = rank ? 0 : PrepareLocal(dir, key, overwrite, run_id, continuing, lock, &p);
+  if (ierr) BlastOutdirRelease(lock);
+  BlastCall(BlastShareRootResult(comm, ierr));
+  int flags[2] = {p.replaced, p.same};
+  BlastCallMPI(MPI_Bcast(flags, 2, MPI_INT, 0, comm));
+  if (replaced) *replaced = flags[0];
+  if (same_run) *same_run = flags[1];
+  if (note && nnote) snprintf(note, nnote, "%s", p.note);
   return 0;
 }

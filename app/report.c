@@ -303,6 +303,8 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
           s->shape.k, s->shape.m);
   fprintf(f, "  \"completed\": %s,\n  \"stopped_by\": ", s->completed ? "true" : "false");
   JsonString(f, s->stopped_by ? s->stopped_by : "");
+  fprintf(f, ",\n  \"run_id\": ");
+  JsonString(f, s->run_id ? s->run_id : "");
   fprintf(f, ",\n  \"restart_from\": ");
   JsonString(f, s->restart_from ? s->restart_from : "");
   fprintf(f, ",\n  \"restart_steps\": %d,\n  \"checkpoint\": ", s->restart_steps);

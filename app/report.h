@@ -38,6 +38,7 @@ typedef struct {
   // how the run went (set by main): reached t_final / max_steps, or stopped early
   int completed;            ///< 1: ran to its end; 0: stopped (signal) before it
   const char *stopped_by;   ///< "" or the signal's name ("SIGTERM", "SIGUSR1")
+  const char *run_id;       ///< the run's id (a restart keeps the id of the run it continues)
   const char *restart_from; ///< "" or the checkpoint this run continued from
   int restart_steps;        ///< accepted steps done before the restart (0 without one)
   const char *checkpoint;   ///< "" or the newest checkpoint this run wrote

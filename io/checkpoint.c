@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "blast_hdf5.h"
+#include "checkpoint_header.h"
 #include "blast_mpi.h"
 #include "problems/problems.h"
 
@@ -272,43 +273,6 @@ static int AttrWrite(hid_t obj, const char *name, hid_t type, const void *v) {
   return BlastHDF5AttrWrite(obj, name, type, type, v);
 }
 
-// Read a scalar attribute; 1 if present and read, 0 if absent.
-static int AttrRead(hid_t obj, const char *name, hid_t type, void *v, int *found) {
-  *found = 0;
-  htri_t ex = H5Aexists(obj, name);
-  BlastCallHDF5(ex);
-  if (!ex) return 0;
-  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  BlastCallHDF5(a);
-  BlastCallHDF5(H5Aread(a, type, v));
-  BlastCallHDF5(H5Aclose(a));
-  *found = 1;
-  return 0;
-}
-
-static int AttrReadString(hid_t obj, const char *name, char *v, size_t n) {
-  v[0] = 0;
-  htri_t ex = H5Aexists(obj, name);
-  BlastCallHDF5(ex);
-  if (!ex) return 0;
-  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  BlastCallHDF5(a);
-  hid_t t = H5Aget_type(a);
-  BlastCallHDF5(t);
-  const size_t len = H5Tget_size(t);
-  if (H5Tget_class(t) == H5T_STRING && len < n) {
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    BlastCallHDF5(mt);
-    BlastCallHDF5(H5Tset_size(mt, len));
-    BlastCallHDF5(H5Aread(a, mt, v));
-    BlastCallHDF5(H5Tclose(mt));
-    v[len < n ? len : n - 1] = 0;
-  }
-  BlastCallHDF5(H5Tclose(t));
-  BlastCallHDF5(H5Aclose(a));
-  return 0;
-}
-
 // ---------------------------------------------------------------------------------------
 // Files
 
@@ -413,12 +377,11 @@ static void KillForTest(int steps) {
 
 int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, int steps,
                          double gpu_fraction, const char *dir, int keep, const char *deck_text,
-                         const char *build, char *path, size_t npath) {
+                         const char *build, const char *run_id, char *path, size_t npath) {
   int rank;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   BlastHDF5Quiet();
   const Layout L = GetLayout(h);
-  const BlastHydroShape shape = BlastHydroGetShape(h);
   if (!rank) BlastCall(BlastMakeDirs(dir));
   BlastCallMPI(MPI_Barrier(comm));
   char tmp[BLAST_PATH_MAX + 48];
@@ -438,6 +401,9 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   BlastCallHDF5(fapl);
   BlastCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
+  // The 1.8 format or later: object headers and the superblock carry checksums, so damaged
+  // metadata is found by HDF5 itself on reading.
+  BlastCallHDF5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST));
   hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
   BlastCallHDF5(f);
   BlastCallHDF5(H5Pclose(fapl));
@@ -455,28 +421,13 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
   BlastCall(
       WriteField(comm, f, "e", (hsize_t)L.zones_global, (hsize_t)L.ne, (size_t)L.nz * L.ne, zc, e));
   BlastCall(WriteDeck(f, rank, deck_text ? deck_text : ""));
-  double t, dt, dt0, energy0;
-  int nsteps, attempts;
-  BlastHydroGetProgress(h, &t, &dt, &nsteps, &attempts);
-  BlastHydroGetInitial(h, &dt0, &energy0);
-  const int fmt = BLAST_CHECKPOINT_FORMAT, dim = shape.dim, k = shape.k, m = shape.m, ne = L.ne;
-  const long long zg = (long long)L.zones_global, hg = (long long)L.h1_global;
-  BlastCall(AttrWrite(f, "format_version", H5T_NATIVE_INT, &fmt));
-  BlastCall(BlastHDF5AttrString(f, "build", build ? build : ""));
-  BlastCall(BlastHDF5AttrString(f, "problem", BlastProblemName(cfg->problem)));
-  BlastCall(AttrWrite(f, "dim", H5T_NATIVE_INT, &dim));
-  BlastCall(AttrWrite(f, "order_kinematic", H5T_NATIVE_INT, &k));
-  BlastCall(AttrWrite(f, "order_thermo", H5T_NATIVE_INT, &m));
-  BlastCall(AttrWrite(f, "l2_nd", H5T_NATIVE_INT, &ne));
-  BlastCall(AttrWrite(f, "zones_global", H5T_NATIVE_LLONG, &zg));
-  BlastCall(AttrWrite(f, "h1_global", H5T_NATIVE_LLONG, &hg));
-  BlastCall(AttrWrite(f, "t", H5T_NATIVE_DOUBLE, &t));
-  BlastCall(AttrWrite(f, "dt", H5T_NATIVE_DOUBLE, &dt));
-  BlastCall(AttrWrite(f, "dt_initial", H5T_NATIVE_DOUBLE, &dt0));
-  BlastCall(AttrWrite(f, "energy_initial", H5T_NATIVE_DOUBLE, &energy0));
-  BlastCall(AttrWrite(f, "steps", H5T_NATIVE_INT, &steps));
-  BlastCall(AttrWrite(f, "step_attempts", H5T_NATIVE_INT, &attempts));
-  BlastCall(AttrWrite(f, "gpu_fraction", H5T_NATIVE_DOUBLE, &gpu_fraction));
+  BlastCheckpointHeader hd;
+  BlastCall(BlastCheckpointHeaderFill(comm, h, cfg, run_id, build, &hd));
+  int nsteps;
+  BlastHydroGetProgress(h, &hd.t, &hd.dt, &nsteps, &hd.step_attempts);
+  BlastHydroGetInitial(h, &hd.dt_initial, &hd.energy_initial);
+  hd.steps = steps, hd.gpu_fraction = gpu_fraction;
+  BlastCall(BlastCheckpointHeaderWrite(f, &hd));
   BlastCallHDF5(H5Fclose(f));
   BlastFree(&x), BlastFree(&v), BlastFree(&e), BlastFree(&buf), BlastFree(&hc), BlastFree(&zc);
   // Every rank has closed the file: publish it under its final name, then prune.
@@ -498,62 +449,118 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
 
 #define BadCheckpoint(...) BlastError(BLAST_ERR_INPUT, __VA_ARGS__)
 
+// An HDF5 failure while reading a file that opened: damaged metadata, so bad input.
+static int CorruptHDF5(const char *path, const char *what) {
+  BlastHDF5Error(__FILE__, __LINE__, __func__, what);
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+  BadCheckpoint("checkpoint %s is corrupt: %s", path, msg);
+}
+#define CallCorrupt(call, path) \
+  do {                          \
+    if ((call) < 0) return CorruptHDF5(path, #call); \
+  } while (0)
+
 static int ReadField(MPI_Comm comm, hid_t f, const char *path, const char *name, hsize_t rows,
                      hsize_t cols, size_t n, const hsize_t *coords, double *vals) {
   htri_t ex = H5Lexists(f, name, H5P_DEFAULT);
-  BlastCallHDF5(ex);
+  CallCorrupt(ex, path);
   if (!ex) BadCheckpoint("checkpoint %s: the dataset /%s is missing", path, name);
   hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  BlastCallHDF5(d);
-  hid_t sp = H5Dget_space(d);
-  BlastCallHDF5(sp);
+  CallCorrupt(d, path);
+  hid_t sp = H5Dget_space(d), ty = H5Dget_type(d);
   hsize_t dims[2] = {0, 0};
-  const int nd = H5Sget_simple_extent_ndims(sp);
+  const int nd = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
   if (nd == 2) H5Sget_simple_extent_dims(sp, dims, NULL);
-  BlastCallHDF5(H5Sclose(sp));
+  const int is_double = ty >= 0 && H5Tequal(ty, H5T_NATIVE_DOUBLE) > 0;
+  if (sp >= 0) H5Sclose(sp);
+  if (ty >= 0) H5Tclose(ty);
+  H5Eclear2(H5E_DEFAULT);
+  int ierr = 0;
   if (nd != 2 || dims[0] != rows || dims[1] != cols)
-    BadCheckpoint("checkpoint %s: /%s has shape [%llu][%llu], this run needs [%llu][%llu]", path,
-                  name, (unsigned long long)dims[0], (unsigned long long)dims[1],
-                  (unsigned long long)rows, (unsigned long long)cols);
-  uint64_t stored = 0, sum;
-  BlastCall(ReadEntries(comm, d, rows, cols, n, coords, vals, &sum));
-  int found;
-  BlastCall(AttrRead(d, "checksum", H5T_NATIVE_UINT64, &stored, &found));
-  BlastCallHDF5(H5Dclose(d));
-  if (!found || sum != stored)
-    BadCheckpoint("checkpoint %s: /%s is corrupted (checksum %s)", path, name,
-                  found ? "mismatch" : "missing");
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                           "checkpoint %s: /%s has shape [%llu][%llu], this run needs [%llu][%llu]",
+                           path, name, (unsigned long long)dims[0], (unsigned long long)dims[1],
+                           (unsigned long long)rows, (unsigned long long)cols);
+  else if (!is_double)
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                           "checkpoint %s is corrupt: /%s is not stored as 64-bit floats (was the "
+                           "file modified?)",
+                           path, name);
+  uint64_t stored = 0, sum = 0;
+  int found = 0;
+  if (!ierr) {
+    ierr = ReadEntries(comm, d, rows, cols, n, coords, vals, &sum);
+    if (ierr == BLAST_ERR_HDF5) ierr = CorruptHDF5(path, "reading a dataset");
+  }
+  if (!ierr) {
+    const htri_t has = H5Aexists(d, "checksum");
+    hid_t a = has > 0 ? H5Aopen(d, "checksum", H5P_DEFAULT) : -1;
+    hid_t at = a >= 0 ? H5Aget_type(a) : -1;
+    found = at >= 0 && H5Tequal(at, H5T_NATIVE_UINT64) > 0 &&
+            H5Aread(a, H5T_NATIVE_UINT64, &stored) >= 0;
+    if (at >= 0) H5Tclose(at);
+    if (a >= 0) H5Aclose(a);
+    H5Eclear2(H5E_DEFAULT);
+    if (!found || sum != stored)
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                             "checkpoint %s: /%s is corrupted (checksum %s)", path, name,
+                             found ? "mismatch" : "missing or unreadable");
+  }
+  H5Dclose(d);
+  return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
+}
+
+// The header against this run: what the file's fields are laid out by must be the same.
+static int CheckHeader(const BlastCheckpointHeader *got, const BlastCheckpointHeader *mine,
+                       const char *path) {
+  if (strcmp(got->problem, mine->problem))
+    BadCheckpoint("checkpoint %s is from a different problem: '%s', this run is '%s'", path,
+                  got->problem, mine->problem);
+  const struct {
+    const char *name, *what;
+    long long got, mine;
+  } ints[] = {
+      {"dim", "dimension", got->dim, mine->dim},
+      {"order_kinematic", "kinematic order ([fem] order_kinematic)", got->order_kinematic,
+       mine->order_kinematic},
+      {"order_thermo", "thermodynamic order ([fem] order_thermo)", got->order_thermo,
+       mine->order_thermo},
+      {"quadrature_points", "quadrature rule ([fem] order_quadrature: points per zone)",
+       got->quadrature_points, mine->quadrature_points},
+      {"l2_nd", "thermodynamic space", got->l2_nd, mine->l2_nd},
+      {"zones_global", "mesh (zone count)", got->zones_global, mine->zones_global},
+      {"h1_global", "mesh (H1 dof count)", got->h1_global, mine->h1_global},
+  };
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+    if (ints[i].got != ints[i].mine)
+      BadCheckpoint("checkpoint %s is from a different %s: %s = %lld, this run has %lld", path,
+                    ints[i].what, ints[i].name, ints[i].got, ints[i].mine);
+  if (got->mesh_fingerprint != mine->mesh_fingerprint)
+    BadCheckpoint(
+        "checkpoint %s is from a different mesh: the same %lld zones and %lld H1 dofs, but %s "
+        "(mesh fingerprint %016llx in the file, %016llx here). The checkpoint's mesh: %s; this "
+        "run's: %s",
+        path, mine->zones_global, mine->h1_global,
+        got->mesh_geometry == mine->mesh_geometry
+            ? "the zones and nodes are numbered differently (the same zones, refined in "
+              "another order: compare refine_serial and refine_parallel)"
+            : "other vertex coordinates or zone-to-vertex connections",
+        (unsigned long long)got->mesh_fingerprint, (unsigned long long)mine->mesh_fingerprint,
+        got->mesh, mine->mesh);
   return 0;
 }
 
-static int CheckInt(hid_t f, const char *path, const char *name, long long want, const char *what) {
-  long long v = 0;
-  int found;
-  BlastCall(AttrRead(f, name, H5T_NATIVE_LLONG, &v, &found));
-  if (!found) BadCheckpoint("checkpoint %s: attribute %s is missing", path, name);
-  if (v != want)
-    BadCheckpoint("checkpoint %s is from a different %s: %s = %lld, this run has %lld", path, what,
-                  name, v, want);
-  return 0;
-}
-
-static int ReadDouble(hid_t f, const char *path, const char *name, double *v) {
-  int found;
-  BlastCall(AttrRead(f, name, H5T_NATIVE_DOUBLE, v, &found));
-  if (!found) BadCheckpoint("checkpoint %s: attribute %s is missing", path, name);
-  if (!isfinite(*v)) BadCheckpoint("checkpoint %s: attribute %s is not finite", path, name);
-  return 0;
-}
-
-int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, const char *path) {
+int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, const char *path,
+                        char *notes, size_t nnotes) {
   BlastHDF5Quiet();
+  if (notes && nnotes) notes[0] = '\0';
   const Layout L = GetLayout(h);
-  const BlastHydroShape shape = BlastHydroGetShape(h);
-  FILE *probe = fopen(path, "rb");
-  if (!probe) BadCheckpoint("cannot open checkpoint %s: %s", path, strerror(errno));
-  fclose(probe);
-  if (H5Fis_hdf5(path) <= 0)
-    BadCheckpoint("checkpoint %s is not a readable HDF5 file (truncated or damaged?)", path);
+  BlastCheckpointHeader got, mine;
+  // Regular file, HDF5, header complete and unchanged (alone: before the collective open).
+  BlastCall(BlastCheckpointPeek(path, &got));
+  BlastCall(BlastCheckpointHeaderFill(comm, h, cfg, got.run_id, NULL, &mine));
+  BlastCall(CheckHeader(&got, &mine, path));
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   BlastCallHDF5(fapl);
   BlastCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
@@ -564,43 +571,12 @@ int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, con
   double *x = NULL, *v = NULL, *e = NULL, *buf = NULL;
   hsize_t *zc = NULL;
   do {
-    long long fmt = 0;
-    int found;
-    if ((ierr = AttrRead(f, "format_version", H5T_NATIVE_LLONG, &fmt, &found))) break;
-    if (!found || fmt != BLAST_CHECKPOINT_FORMAT) {
-      ierr = BlastErrorRaise(
-          __FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-          "checkpoint %s has format version %lld%s, this blast_gpu reads version %d", path, fmt,
-          found ? "" : " (attribute missing: not a blast_gpu checkpoint?)",
-          BLAST_CHECKPOINT_FORMAT);
-      break;
-    }
-    char problem[64];
-    if ((ierr = AttrReadString(f, "problem", problem, sizeof problem))) break;
-    if (strcmp(problem, BlastProblemName(cfg->problem))) {
+    // The header once more, from this open: the file must not have changed since.
+    BlastCheckpointHeader again;
+    if ((ierr = BlastCheckpointHeaderRead(f, path, &again))) break;
+    if (memcmp(&again, &got, sizeof got)) {
       ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                             "checkpoint %s is from a different problem: '%s', this run is '%s'",
-                             path, problem, BlastProblemName(cfg->problem));
-      break;
-    }
-    if ((ierr = CheckInt(f, path, "dim", shape.dim, "dimension"))) break;
-    if ((ierr = CheckInt(f, path, "order_kinematic", shape.k, "kinematic order"))) break;
-    if ((ierr = CheckInt(f, path, "order_thermo", shape.m, "thermodynamic order"))) break;
-    if ((ierr = CheckInt(f, path, "zones_global", L.zones_global, "mesh (zone count)"))) break;
-    if ((ierr = CheckInt(f, path, "h1_global", L.h1_global, "mesh (H1 dof count)"))) break;
-    double t, dt, dt0, energy0;
-    long long steps = 0, attempts = 0;
-    if ((ierr = ReadDouble(f, path, "t", &t)) || (ierr = ReadDouble(f, path, "dt", &dt)) ||
-        (ierr = ReadDouble(f, path, "dt_initial", &dt0)) ||
-        (ierr = ReadDouble(f, path, "energy_initial", &energy0)))
-      break;
-    if ((ierr = AttrRead(f, "steps", H5T_NATIVE_LLONG, &steps, &found))) break;
-    if ((ierr = AttrRead(f, "step_attempts", H5T_NATIVE_LLONG, &attempts, &found))) break;
-    if (steps < 0 || attempts < steps || !(dt > 0)) {
-      ierr =
-          BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                          "checkpoint %s: inconsistent counters (steps %lld, attempts %lld, dt %g)",
-                          path, steps, attempts, dt);
+                             "checkpoint %s changed while it was being read", path);
       break;
     }
     if ((ierr = BlastMalloc((size_t)L.dim * L.nl + 1, &x)) ||
@@ -636,13 +612,14 @@ int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, con
                           (size_t)L.nz * L.ne, zc, e)))
       break;
     if ((ierr = BlastHydroSetState(h, x, v, e))) break;
-    BlastHydroSetProgress(h, t, dt, (int)steps, (int)attempts, dt0, energy0);
+    BlastHydroSetProgress(h, got.t, got.dt, got.steps, got.step_attempts, got.dt_initial,
+                          got.energy_initial);
     // The balancer's split (mean over the ranks that wrote it): where an auto search starts.
-    double gpu_fraction = 1.0;
-    if ((ierr = AttrRead(f, "gpu_fraction", H5T_NATIVE_DOUBLE, &gpu_fraction, &found))) break;
-    if (found) BlastHydroSeedBalance(h, gpu_fraction);
+    BlastHydroSeedBalance(h, got.gpu_fraction);
+    if (notes && nnotes) BlastCheckpointOptionChanges(&got, cfg, notes, nnotes);
   } while (0);
   H5Fclose(f);
+  H5Eclear2(H5E_DEFAULT);
   BlastFree(&x), BlastFree(&v), BlastFree(&e), BlastFree(&buf), BlastFree(&zc);
   return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
 }

@@ -290,7 +290,8 @@ static const BlastDeckKey kSchema[] = {
      .has_special = 1,
      .special = -1,
      .special_help = "the method's default 3k+m-1",
-     .help = "order of the zone quadrature rule"},
+     .help = "order of the zone quadrature rule: order/2+1 Gauss points per direction; at "
+             "least 2 max(order_kinematic, order_thermo), or the mass matrices are singular"},
     // [time]
     {.section = "time",
      .key = "t_final",
@@ -326,7 +327,9 @@ static const BlastDeckKey kSchema[] = {
      .has_special = 1,
      .special = -1,
      .special_help = "unlimited",
-     .help = "largest number of step attempts"},
+     .help = "step attempts before the last one: the run ends with attempt max_steps + 1 "
+             "(as the reference's -ms) or at t_final, whichever comes first; a restart "
+             "counts the checkpoint's attempts and is refused if they exceed max_steps"},
     {.section = "time",
      .key = "dt_min",
      .type = BLAST_DECK_REAL,

@@ -367,7 +367,9 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
       h->dt = t_final - h->t;
       last = 1;
     }
-    if (h->attempts == max_steps) last = 1;
+    // max_steps = N: the attempt that finds N attempts done is the last (N + 1 in all, as
+    // the reference's -ms); >= also ends a run resumed past the limit after one attempt.
+    if (max_steps >= 0 && h->attempts >= max_steps) last = 1;
     BlastCall(o->copy(h->bctx, h->nstate, h->S, h->S_old));
     const double t_old = h->t, dt_used = h->dt, t0 = BlastWtime();
     h->dt_est = HUGE_VAL;

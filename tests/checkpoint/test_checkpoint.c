@@ -51,8 +51,8 @@ static int RunPart(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, int st
   StopAt s = {h, stop_at};
   BlastCall(BlastHydroRun(h, StopCallback, &s));
   if (stop_at)
-    BlastCall(BlastCheckpointWrite(comm, h, cfg, stop_at, 1.0, dir, 2, "[problem]\n", "test", path,
-                                   1024));
+    BlastCall(BlastCheckpointWrite(comm, h, cfg, stop_at, 1.0, dir, 2, "[problem]\n", "test",
+                                   "0123456789abcdef0123456789abcdef", path, 1024));
   BlastCall(Finish(h, f));
   BlastCall(BlastHydroDestroy(&h));
   return 0;
@@ -62,7 +62,7 @@ static int Resume(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, const c
                   Final *f) {
   BlastHydro h;
   BlastCall(Create(comm, cfg, mesh, &h));
-  BlastCall(BlastCheckpointRead(comm, h, cfg, path));
+  BlastCall(BlastCheckpointRead(comm, h, cfg, path, NULL, 0));
   BlastCall(BlastHydroRun(h, NULL, NULL));
   BlastCall(Finish(h, f));
   BlastCall(BlastHydroDestroy(&h));
@@ -74,7 +74,7 @@ static void ExpectRefused(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh,
                           const char *what, const char *needle) {
   BlastHydro h = NULL;
   TEST_CALL(Create(comm, cfg, mesh, &h));
-  const int ierr = BlastCheckpointRead(comm, h, cfg, path);
+  const int ierr = BlastCheckpointRead(comm, h, cfg, path, NULL, 0);
   char msg[1024];
   snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
   BlastErrorClear();
