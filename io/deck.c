@@ -850,6 +850,50 @@ static int CheckListCounts(BlastDeck d) {
   return 0;
 }
 
+/// Where a key was set, for messages: "deck.ini:12", "command line argument 2 (...)", or
+/// "the default" when it was not set.
+static const char *KeyWhere(BlastDeck d, const char *section, const char *key) {
+  const int k = FindKey(section, key);
+  return k >= 0 && d->state[k].origin != kUnset ? d->state[k].where : "the default";
+}
+
+/// The quadrature rule must make both mass matrices nonsingular (method spec 6): with
+/// q = order_quadrature/2 + 1 Gauss-Legendre points per direction (the default order is
+/// 3k+m-1), the tensor basis of degree p per direction is determined by its values at the
+/// points only if q >= p+1; with fewer, the zone blocks of M_E are singular and so is the
+/// assembled M_V (it has more dofs than points: CG fails). So q >= max(k, m) + 1, that is
+/// order_quadrature >= 2 max(k, m). Runs after the resolve hooks (order_thermo resolved).
+static int CheckQuadrature(BlastDeck d) {
+  const BlastConfig *c = &d->cfg;
+  const int k = c->order_kinematic, m = c->order_thermo, oq = c->order_quadrature;
+  const int p = k > m ? k : m, need = 2 * p, used = oq > 0 ? oq : 3 * k + m - 1;
+  if (used >= need) return 0;
+  const int q1d = used / 2 + 1;
+  const char *which = m + 1 > q1d && k + 1 > q1d ? "the kinematic and thermodynamic mass matrices"
+                      : k + 1 > q1d              ? "the kinematic mass matrix"
+                                                 : "the thermodynamic mass matrix";
+  char orders[2 * kWhereLen + 96];
+  snprintf(orders, sizeof orders, "[fem] order_kinematic = %d (%s) and order_thermo = %d (%s)", k,
+           KeyWhere(d, "fem", "order_kinematic"), m, KeyWhere(d, "fem", "order_thermo"));
+  if (oq > 0)
+    BlastError(BLAST_ERR_INPUT,
+               "%s: [fem] order_quadrature = %d is too low for %s: it gives %d Gauss point%s per "
+               "direction (order_quadrature/2 + 1), and %s would be singular (the kinematic one "
+               "needs order_kinematic + 1 = %d points, the thermodynamic one order_thermo + 1 = "
+               "%d): use order_quadrature >= %d (2 max(order_kinematic, order_thermo)), or leave "
+               "it unset for the default 3 order_kinematic + order_thermo - 1 = %d",
+               KeyWhere(d, "fem", "order_quadrature"), oq, orders, q1d, q1d == 1 ? "" : "s", which,
+               k + 1, m + 1, need, 3 * k + m - 1);
+  BlastError(BLAST_ERR_INPUT,
+             "%s: [fem] order_thermo = %d is too high for order_kinematic = %d (%s) with the "
+             "default [fem] order_quadrature = 3 order_kinematic + order_thermo - 1 = %d: it gives "
+             "%d Gauss points per direction, and the thermodynamic mass matrix needs order_thermo "
+             "+ 1 = %d or it is singular: set [fem] order_quadrature >= %d (2 max(order_kinematic, "
+             "order_thermo)), or lower order_thermo",
+             KeyWhere(d, "fem", "order_thermo"), m, k, KeyWhere(d, "fem", "order_kinematic"), used,
+             q1d, m + 1, need);
+}
+
 int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
   BlastCheck(d && cfg, BLAST_ERR_ARG, "deck and cfg must not be NULL");
   BlastCheck(!d->resolved, BLAST_ERR_ARG, "the deck is already resolved");
@@ -869,6 +913,7 @@ int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
                                  d->state[k].origin != kUnset};
     BlastCall(K->resolve(&d->cfg, &info));
   }
+  BlastCall(CheckQuadrature(d));
   // What a deck line cannot hold could not be echoed: refuse it now.
   for (int k = 0; k < d->nkeys; k++) {
     const BlastDeckKey *K = &d->keys[k];

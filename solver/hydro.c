@@ -148,6 +148,10 @@ static int InitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int64_
   *bad_gid = kNoZone;
   for (int z = 0; z < s->nz_ext; z++) {
     const int *dof = &s->h1_edof[(size_t)z * nd];
+    for (int a = 0; a < nd && z < s->nz && bad_zone < 0; a++)
+      for (int c = 0; c < dim; c++)
+        if (!(fabs(x[(size_t)c * next + dof[a]]) <= BLAST_MAX_COORDINATE) && bad_zone < 0)
+          bad_zone = z, bad_q = -1 - a, bad_det = x[(size_t)c * next + dof[a]], bad_kind = 1;
     for (int q = 0; q < nqp; q++) {
       double J[9] = {0}, adj[9];
       for (int c = 0; c < dim; c++)
@@ -176,6 +180,12 @@ static int InitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int64_
     *bad_gid = s->zone_gid[bad_zone];
     MeshOrigin(h, where, sizeof where);
     ZoneName(h, bad_zone, zone, sizeof zone);
+    if (bad_q < 0)
+      BlastError(BLAST_ERR_INPUT,
+                 "%s: %s: coordinates too large or not finite: its node %d has the coordinate "
+                 "%g, beyond the %g that blast_gpu accepts (the method squares lengths and "
+                 "Jacobian entries, which would overflow double precision); scale the mesh",
+                 where, zone, -1 - bad_q, bad_det, BLAST_MAX_COORDINATE);
     if (bad_kind == 1)
       BlastError(BLAST_ERR_INPUT,
                  "%s: %s: coordinates too large or not finite: the Jacobian of the zone's "
@@ -529,9 +539,9 @@ static int MassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
     char where[BLAST_PATH_MAX + 64], zone[256];
     *bad_gid = s->zone_gid[z];
     BlastError(BLAST_ERR_INPUT,
-               "%s: %s: coordinates or densities too large: the kinematic mass matrix has the "
-               "diagonal entry %g at H1 dof %lld (global id) of this zone, not a finite positive "
-               "number",
+               "%s: %s: the kinematic mass matrix has the diagonal entry %g at H1 dof %lld "
+               "(global id) of this zone, not a finite positive number: coordinates or densities "
+               "too large, or too few quadrature points ([fem] order_quadrature)",
                MeshOrigin(h, where, sizeof where), ZoneName(h, z, zone, sizeof zone),
                1.0 / h->mv_dinv[l], (long long)s->h1_gid[l]);
   }

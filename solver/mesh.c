@@ -119,6 +119,18 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   int npts = 1;
   for (int g = 0; g < dim; g++) npts *= nq;
   for (int z = 0; z < mesh->nzones; z++) {
+    for (int c = 0; c < nc; c++) {
+      const int v = mesh->zone_verts[(size_t)z * nc + c];
+      const double *X = &mesh->coords[(size_t)v * dim];
+      for (int g = 0; g < dim; g++)
+        BlastCheck(fabs(X[g]) <= BLAST_MAX_COORDINATE, BLAST_ERR_INPUT,
+                   "zone %d (attribute %d): coordinates too large or not finite: its vertex %d is "
+                   "at (%g, %g, %g), beyond the %g that blast_gpu accepts (the method squares "
+                   "lengths and Jacobian entries, which would overflow double precision); scale "
+                   "the mesh",
+                   z, mesh->zone_attr[z], v, X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0,
+                   BLAST_MAX_COORDINATE);
+    }
     for (int p = 0; p < npts + nc; p++) {
       double xi[3];
       for (int g = 0, r = p; g < dim; g++, r /= nq)

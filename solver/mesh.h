@@ -19,6 +19,12 @@ extern "C" {
 
 typedef struct BlastMesh_private *BlastMesh;
 
+/// The largest coordinate magnitude accepted (mesh files, generated and refined meshes,
+/// the initial positions): the point physics forms squares of lengths (J^T J, h^2 in the
+/// viscosity), which must stay finite; larger coordinates are refused as "coordinates too
+/// large or not finite".
+#define BLAST_MAX_COORDINATE 1e150
+
 /// Create a mesh from arrays (copied). `zone_verts` has 2^dim entries per zone,
 /// `bdr_verts` 2^(dim-1) per boundary face, both in lexicographic corner order;
 /// `zone_attr` may be NULL (all 1). Validates indices, attributes (>= 1) and repeated
@@ -51,7 +57,8 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x);
 /// their attributes, zone attributes inherited. Returns a new mesh.
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined);
 
-/// Check that every zone's multilinear map has a finite Jacobian with a positive
+/// Check that every zone's vertices are within BLAST_MAX_COORDINATE and its
+/// multilinear map has a finite Jacobian with a positive
 /// determinant at the tensor Gauss-Legendre points with `nq` points per direction and at
 /// its corners (huge coordinates overflow: "coordinates too large or not finite"), then
 /// that the mesh is conforming (BlastTopologyCheckConforming: no duplicated zones, no face
