@@ -34,8 +34,7 @@ enum {
 
 static int JoinPath(char *buf, size_t n, const char *dir, const char *name) {
   int len = snprintf(buf, n, "%s/%s", dir, name);
-  BlastCheck(len >= 0 && (size_t)len < n, BLAST_ERR_INPUT, "directory '%.200s' is too long",
-             dir);
+  BlastCheck(len >= 0 && (size_t)len < n, BLAST_ERR_INPUT, "directory '%.200s' is too long", dir);
   return 0;
 }
 
@@ -76,8 +75,8 @@ static int Probe(const char *dir, const char *where, const char *key) {
   BlastCall(JoinPath(path, sizeof path, where, name));
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
-    BlastError(BLAST_ERR_IO, "%s '%s' is not writable: cannot create a file in '%s': %s", key,
-               dir, where, strerror(errno));
+    BlastError(BLAST_ERR_IO, "%s '%s' is not writable: cannot create a file in '%s': %s", key, dir,
+               where, strerror(errno));
   static const char zeros[4096];
   int err = 0;
   for (size_t done = 0; done < kProbeBytes && !err;) {
@@ -103,8 +102,8 @@ static int Probe(const char *dir, const char *where, const char *key) {
                "least %d KiB needed",
                key, dir, where, avail / 1024.0, BLAST_OUTDIR_MIN_FREE / 1024);
     BlastCheck(vfs.f_files == 0 || vfs.f_favail >= 16, BLAST_ERR_IO,
-               "%s '%s': the file system of '%s' has no free inodes (%lu left)", key, dir,
-               where, (unsigned long)vfs.f_favail);
+               "%s '%s': the file system of '%s' has no free inodes (%lu left)", key, dir, where,
+               (unsigned long)vfs.f_favail);
   }
   return 0;
 }
@@ -212,22 +211,25 @@ static int TakeLock(const char *dir, const char *key, const char *run_id, BlastO
   char path[kPathLen];
   BlastCall(JoinPath(path, sizeof path, dir, BLAST_OUTDIR_LOCKFILE));
   const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0)
-    BlastError(BLAST_ERR_IO, "cannot create the lock file %s: %s", path, strerror(errno));
+  if (fd < 0) BlastError(BLAST_ERR_IO, "cannot create the lock file %s: %s", path, strerror(errno));
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) return BusyError(dir, key, fd);
     // A file system without locks: run, but say that concurrent runs go unnoticed.
     if (note)
-      snprintf(note, nnote, "%s '%s' cannot be locked (%s): a second run started into it at "
-               "the same time would not be noticed", key, dir, strerror(errno));
+      snprintf(note, nnote,
+               "%s '%s' cannot be locked (%s): a second run started into it at "
+               "the same time would not be noticed",
+               key, dir, strerror(errno));
     close(fd);
     return 0;
   }
   char old[256];
   LockHolder(fd, old, sizeof old);
   if (old[0] && note)
-    snprintf(note, nnote, "took over the stale lock of %s '%s' (%s): that process ended without "
-             "releasing it (killed?)", key, dir, old);
+    snprintf(note, nnote,
+             "took over the stale lock of %s '%s' (%s): that process ended without "
+             "releasing it (killed?)",
+             key, dir, old);
   char host[128] = "?", text[400];
   gethostname(host, sizeof host);
   host[sizeof host - 1] = '\0';
@@ -281,8 +283,8 @@ static int CheckLocal(const char *dir, const char *marker_dir, const char *key, 
     BlastCall(CheckNotBusy(anc, key));
     BlastCall(CheckOwner(anc, marker_dir, key, overwrite, cont, &same));
   } else {
-    BlastCheck(isdir, BLAST_ERR_INPUT, "%s '%s' cannot be created: '%s' exists and is not a directory",
-               key, dir, anc);
+    BlastCheck(isdir, BLAST_ERR_INPUT,
+               "%s '%s' cannot be created: '%s' exists and is not a directory", key, dir, anc);
   }
   BlastCall(Probe(dir, anc, key));
   return 0;

@@ -35,7 +35,7 @@ typedef struct {
 } BlastOutdirLock;
 
 /// The file that names the run a directory belongs to (its run id, 32 hex digits).
-#define BLAST_OUTDIR_MARKER ".blast_gpu_run"
+#define BLAST_OUTDIR_MARKER   ".blast_gpu_run"
 #define BLAST_OUTDIR_LOCKFILE ".blast_gpu.lock"
 
 /// Check that `dir` can take this run's output (step 1 above). `key` names the deck key

@@ -22,17 +22,10 @@
 // Order-independent checksums: the sum (mod 2^64) of a mixed hash of every (index, value)
 // pair, so each rank hashes the entries it owns and the sum is the same on any partition.
 
-static uint64_t Mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static uint64_t HashEntry(uint64_t index, double value) {
   uint64_t bits;
   memcpy(&bits, &value, sizeof bits);
-  return Mix64(Mix64(index) ^ bits);
+  return BlastHashMix64(BlastHashMix64(index) ^ bits);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -456,8 +449,8 @@ static int CorruptHDF5(const char *path, const char *what) {
   snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
   BadCheckpoint("checkpoint %s is corrupt: %s", path, msg);
 }
-#define CallCorrupt(call, path) \
-  do {                          \
+#define CallCorrupt(call, path)                      \
+  do {                                               \
     if ((call) < 0) return CorruptHDF5(path, #call); \
   } while (0)
 

@@ -4,23 +4,20 @@
 
 #include "checkpoint_header.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "blast_hdf5.h"
 #include "blast_mpi.h"
 #include "problems/problems.h"
+#include "safefile.h"
 
 // ---------------------------------------------------------------------------------------
 // Hashing (the same mixer as the datasets' checksums)
 
-static uint64_t Mix(uint64_t z) {
+uint64_t BlastHashMix64(uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -29,14 +26,14 @@ static uint64_t Mix(uint64_t z) {
 
 static uint64_t MixBytes(uint64_t h, const void *p, size_t n) {
   const unsigned char *c = p;
-  for (size_t i = 0; i < n; i++) h = Mix(h ^ (uint64_t)c[i] ^ ((uint64_t)i << 8));
-  return Mix(h ^ (uint64_t)n);
+  for (size_t i = 0; i < n; i++) h = BlastHashMix64(h ^ (uint64_t)c[i] ^ ((uint64_t)i << 8));
+  return BlastHashMix64(h ^ (uint64_t)n);
 }
 
 static uint64_t MixDouble(uint64_t h, double v) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
-  return Mix(h ^ bits);
+  return BlastHashMix64(h ^ bits);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -82,22 +79,32 @@ static const char kChecksumName[] = "header_checksum";
 
 static hid_t NativeType(Kind k) {
   switch (k) {
-    case kInt: return H5T_NATIVE_INT;
-    case kLong: return H5T_NATIVE_LLONG;
-    case kDouble: return H5T_NATIVE_DOUBLE;
-    case kU64: return H5T_NATIVE_UINT64;
-    case kString: break;
+    case kInt:
+      return H5T_NATIVE_INT;
+    case kLong:
+      return H5T_NATIVE_LLONG;
+    case kDouble:
+      return H5T_NATIVE_DOUBLE;
+    case kU64:
+      return H5T_NATIVE_UINT64;
+    case kString:
+      break;
   }
   return H5T_C_S1;
 }
 
 static const char *KindName(Kind k) {
   switch (k) {
-    case kInt: return "a 32-bit integer";
-    case kLong: return "a 64-bit integer";
-    case kDouble: return "a 64-bit float";
-    case kU64: return "an unsigned 64-bit integer";
-    case kString: break;
+    case kInt:
+      return "a 32-bit integer";
+    case kLong:
+      return "a 64-bit integer";
+    case kDouble:
+      return "a 64-bit float";
+    case kU64:
+      return "an unsigned 64-bit integer";
+    case kString:
+      break;
   }
   return "a string";
 }
@@ -109,11 +116,21 @@ static uint64_t Checksum(const BlastCheckpointHeader *hd) {
     const char *p = (const char *)hd + fd->offset;
     h = MixBytes(h, fd->name, strlen(fd->name));
     switch (fd->kind) {
-      case kInt: h = MixBytes(h, p, sizeof(int)); break;
-      case kLong: h = MixBytes(h, p, sizeof(long long)); break;
-      case kDouble: h = MixBytes(h, p, sizeof(double)); break;
-      case kU64: h = MixBytes(h, p, sizeof(uint64_t)); break;
-      case kString: h = MixBytes(h, p, strnlen(p, fd->size)); break;
+      case kInt:
+        h = MixBytes(h, p, sizeof(int));
+        break;
+      case kLong:
+        h = MixBytes(h, p, sizeof(long long));
+        break;
+      case kDouble:
+        h = MixBytes(h, p, sizeof(double));
+        break;
+      case kU64:
+        h = MixBytes(h, p, sizeof(uint64_t));
+        break;
+      case kString:
+        h = MixBytes(h, p, strnlen(p, fd->size));
+        break;
     }
   }
   return h;
@@ -139,8 +156,8 @@ void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n)
     for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < sizeof src; d++)
       len += snprintf(src + len, sizeof src - (size_t)len, "%s%d", d ? "," : "", cfg->elements[d]);
     for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < sizeof src; d++)
-      len += snprintf(src + len, sizeof src - (size_t)len, "%s%.17g", d ? "," : " mesh.size=",
-                      cfg->size[d]);
+      len += snprintf(src + len, sizeof src - (size_t)len, "%s%.17g",
+                      d ? "," : " mesh.size=", cfg->size[d]);
   }
   snprintf(buf, n, "%s mesh.refine_serial=%d mesh.refine_parallel=%d", src, cfg->refine_serial,
            cfg->refine_parallel);
@@ -154,17 +171,17 @@ static int MeshFingerprint(MPI_Comm comm, BlastHydro h, uint64_t *full, uint64_t
   const double *x0 = BlastHydroGetInitialPositions(h);
   uint64_t loc[2] = {0, 0};
   for (int z = 0; z < s->nz; z++) {
-    uint64_t hf = Mix((uint64_t)s->zone_gid[z]), hg = 0x67656f6dull;
+    uint64_t hf = BlastHashMix64((uint64_t)s->zone_gid[z]), hg = 0x67656f6dull;
     for (int a = 0; a < s->h1_nd; a++) {
       const int i = s->h1_edof[(size_t)z * s->h1_nd + a];
-      hf = Mix(hf ^ (uint64_t)s->h1_gid[i]);
+      hf = BlastHashMix64(hf ^ (uint64_t)s->h1_gid[i]);
       for (int c = 0; c < s->dim; c++) {
         const double xc = x0[(size_t)c * s->h1_nl + i];
         hf = MixDouble(hf, xc);
         hg = MixDouble(hg, xc);
       }
     }
-    loc[0] += hf, loc[1] += Mix(hg);
+    loc[0] += hf, loc[1] += BlastHashMix64(hg);
   }
   uint64_t glob[2];
   BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_UINT64_T, MPI_SUM, comm));
@@ -216,20 +233,24 @@ int BlastCheckpointHeaderWrite(hid_t f, const BlastCheckpointHeader *hd) {
 #define Corrupt(...) BlastError(BLAST_ERR_INPUT, __VA_ARGS__)
 
 // An HDF5 call that fails on a file that opened: its metadata is damaged.
-#define CallCorrupt(call, path, what)                                                          \
-  do {                                                                                         \
-    if ((call) < 0) {                                                                          \
-      BlastHDF5Error(__FILE__, __LINE__, __func__, #call);                                     \
+#define CallCorrupt(call, path, what)                                                            \
+  do {                                                                                           \
+    if ((call) < 0) {                                                                            \
+      BlastHDF5Error(__FILE__, __LINE__, __func__, #call);                                       \
       Corrupt("checkpoint %s is corrupt: HDF5 cannot %s (%s)", path, what, BlastErrorMessage()); \
-    }                                                                                          \
+    }                                                                                            \
   } while (0)
 
 static const char *ClassName(hid_t t) {
   switch (H5Tget_class(t)) {
-    case H5T_INTEGER: return "an integer";
-    case H5T_FLOAT: return "a float";
-    case H5T_STRING: return "a string";
-    default: return "another type";
+    case H5T_INTEGER:
+      return "an integer";
+    case H5T_FLOAT:
+      return "a float";
+    case H5T_STRING:
+      return "a string";
+    default:
+      return "another type";
   }
 }
 
@@ -240,8 +261,8 @@ static int CheckType(hid_t a, const char *path, const Field *fd) {
   const hssize_t npts = ok ? H5Sget_simple_extent_npoints(sp) : -1;
   char got[96] = "";
   if (ok) {
-    const int same = fd->kind == kString ? H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t) &&
-                                               H5Tget_size(t) <= fd->size
+    const int same = fd->kind == kString ? H5Tget_class(t) == H5T_STRING &&
+                                               !H5Tis_variable_str(t) && H5Tget_size(t) <= fd->size
                                          : H5Tequal(t, NativeType(fd->kind)) > 0;
     if (!same)
       snprintf(got, sizeof got, "%s of %zu bytes", ClassName(t), H5Tget_size(t));
@@ -256,9 +277,10 @@ static int CheckType(hid_t a, const char *path, const Field *fd) {
             fd->name);
   }
   if (got[0])
-    Corrupt("checkpoint %s is corrupt: root attribute '%s' holds %s, blast_gpu writes one value "
-            "of %s (was the file modified?)",
-            path, fd->name, got, KindName(fd->kind));
+    Corrupt(
+        "checkpoint %s is corrupt: root attribute '%s' holds %s, blast_gpu writes one value "
+        "of %s (was the file modified?)",
+        path, fd->name, got, KindName(fd->kind));
   return 0;
 }
 
@@ -314,39 +336,28 @@ int BlastCheckpointHeaderRead(hid_t f, const char *path, BlastCheckpointHeader *
   uint64_t stored = 0;
   BlastCall(ReadField(f, path, &sum_field, &stored));
   if (stored != Checksum(hd))
-    Corrupt("checkpoint %s is corrupt: its root attributes do not match their checksum (an "
-            "attribute was changed after the file was written)",
-            path);
+    Corrupt(
+        "checkpoint %s is corrupt: its root attributes do not match their checksum (an "
+        "attribute was changed after the file was written)",
+        path);
   // Values no writer produces.
   if (!(isfinite(hd->t) && hd->t >= 0 && isfinite(hd->dt) && hd->dt > 0 &&
         isfinite(hd->dt_initial) && hd->dt_initial > 0 && isfinite(hd->energy_initial) &&
         isfinite(hd->gpu_fraction) && hd->gpu_fraction >= 0 && hd->gpu_fraction <= 1 &&
         hd->steps >= 0 && hd->step_attempts >= hd->steps))
-    Corrupt("checkpoint %s is corrupt: inconsistent values (t %g, dt %g, steps %d, attempts %d, "
-            "gpu_fraction %g)",
-            path, hd->t, hd->dt, hd->steps, hd->step_attempts, hd->gpu_fraction);
+    Corrupt(
+        "checkpoint %s is corrupt: inconsistent values (t %g, dt %g, steps %d, attempts %d, "
+        "gpu_fraction %g)",
+        path, hd->t, hd->dt, hd->steps, hd->step_attempts, hd->gpu_fraction);
   if (strspn(hd->run_id, "0123456789abcdef") != BLAST_RUN_ID_LEN - 1)
-    Corrupt("checkpoint %s is corrupt: run_id '%s' is not 32 hexadecimal digits", path,
-            hd->run_id);
+    Corrupt("checkpoint %s is corrupt: run_id '%s' is not 32 hexadecimal digits", path, hd->run_id);
   return 0;
 }
 
 int BlastCheckpointPeek(const char *path, BlastCheckpointHeader *hd) {
   BlastHDF5Quiet();
   // A FIFO or device would block or never end: look before HDF5 opens it.
-  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) Corrupt("cannot open checkpoint %s: %s", path, strerror(errno));
-  struct stat st;
-  const int rc = fstat(fd, &st);
-  close(fd);
-  if (rc != 0) Corrupt("cannot look at checkpoint %s: %s", path, strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    Corrupt("checkpoint %s is not a regular file (%s)", path,
-            S_ISDIR(st.st_mode)    ? "a directory"
-            : S_ISFIFO(st.st_mode) ? "a FIFO"
-            : S_ISCHR(st.st_mode)  ? "a character device"
-            : S_ISBLK(st.st_mode)  ? "a block device"
-                                   : "a socket or other special file");
+  BlastCall(BlastCheckRegularFile(path, "checkpoint", 0));
   if (H5Fis_hdf5(path) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     Corrupt("checkpoint %s is not a readable HDF5 file (truncated or damaged?)", path);

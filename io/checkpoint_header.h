@@ -33,11 +33,14 @@ typedef struct {
   long long zones_global, h1_global;
   double t, dt, dt_initial, energy_initial, gpu_fraction;
   int steps, step_attempts;
-  uint64_t mesh_fingerprint;  ///< zones' global ids, node ids and initial node positions
-  uint64_t mesh_geometry;     ///< the initial node positions of each zone only
+  uint64_t mesh_fingerprint;        ///< zones' global ids, node ids and initial node positions
+  uint64_t mesh_geometry;           ///< the initial node positions of each zone only
   char mesh[BLAST_PATH_MAX + 160];  ///< where the mesh came from (for messages)
   char options[640];  ///< the options that decide the bits of a step, "section.key=value ..."
 } BlastCheckpointHeader;
+
+/// The 64-bit mixer of every checkpoint checksum (splitmix64's finaliser).
+uint64_t BlastHashMix64(uint64_t z);
 
 /// Fill everything but the time, counters and gpu_fraction from the run: shape, options,
 /// mesh description and fingerprints (collective: the fingerprints are global sums).

@@ -45,7 +45,9 @@ static int GetState(BlastHydro h, size_t nx, size_t ne, State *s) {
   return 0;
 }
 
-static void FreeState(State *s) { BlastFree(&s->x), BlastFree(&s->v), BlastFree(&s->e); }
+static void FreeState(State *s) {
+  BlastFree(&s->x), BlastFree(&s->v), BlastFree(&s->e);
+}
 
 static int SameState(const State *a, const State *b, size_t nx, size_t ne) {
   return !memcmp(a->x, b->x, nx * sizeof(double)) && !memcmp(a->v, b->v, nx * sizeof(double)) &&
@@ -93,8 +95,9 @@ static int Fuzz(const char *work, double seconds, long max_inputs) {
   BlastCall(BlastHydroRun(h, StopAfter, &h));
   char orig[1024], input[1024], dir[1024];
   snprintf(dir, sizeof dir, "%s/original", work);
-  BlastCall(BlastCheckpointWrite(MPI_COMM_WORLD, h, &cfg, 3, 1.0, dir, 1, "[problem]\nname = sedov\n",
-                                 "fuzz", "0123456789abcdef0123456789abcdef", orig, sizeof orig));
+  BlastCall(BlastCheckpointWrite(MPI_COMM_WORLD, h, &cfg, 3, 1.0, dir, 1,
+                                 "[problem]\nname = sedov\n", "fuzz",
+                                 "0123456789abcdef0123456789abcdef", orig, sizeof orig));
   const BlastSpace *sp = BlastHydroGetSpace(h);
   const size_t nx = (size_t)sp->dim * (size_t)sp->h1_nl, ne = (size_t)sp->nz * (size_t)sp->l2_nd;
   BlastCall(BlastHydroDestroy(&h));
@@ -146,11 +149,12 @@ static int Fuzz(const char *work, double seconds, long max_inputs) {
     BlastErrorClear();
   }
   const double secs = MPI_Wtime() - t0;
-  printf("fuzz_checkpoint: %s: %ld inputs in %.0f s (%.0f/s) over the %zu bytes of %s (%ld full "
-         "passes, every byte flipped at least %ld times): %ld refused (exit 2), %ld restarted to "
-         "the original bits\n",
-         finding ? "FAIL" : "PASS", inputs, secs, inputs / (secs > 0 ? secs : 1), n, orig, passes,
-         passes, refused, same);
+  printf(
+      "fuzz_checkpoint: %s: %ld inputs in %.0f s (%.0f/s) over the %zu bytes of %s (%ld full "
+      "passes, every byte flipped at least %ld times): %ld refused (exit 2), %ld restarted to "
+      "the original bits\n",
+      finding ? "FAIL" : "PASS", inputs, secs, inputs / (secs > 0 ? secs : 1), n, orig, passes,
+      passes, refused, same);
   FreeState(&ref);
   BlastFree(&data);
   BlastCall(BlastHydroDestroy(&h));
@@ -165,10 +169,14 @@ int main(int argc, char **argv) {
   const char *work = "fuzz-checkpoint-work";
   long max_inputs = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-t")) seconds = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "-w")) work = argv[i + 1];
-    else if (!strcmp(argv[i], "-s")) g_rng = strtoull(argv[i + 1], NULL, 10) | 1u;
-    else if (!strcmp(argv[i], "-n")) max_inputs = atol(argv[i + 1]);
+    if (!strcmp(argv[i], "-t"))
+      seconds = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "-w"))
+      work = argv[i + 1];
+    else if (!strcmp(argv[i], "-s"))
+      g_rng = strtoull(argv[i + 1], NULL, 10) | 1u;
+    else if (!strcmp(argv[i], "-n"))
+      max_inputs = atol(argv[i + 1]);
   }
   BlastHDF5Quiet();
   mkdir(work, 0755);
