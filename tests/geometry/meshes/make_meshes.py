@@ -122,6 +122,10 @@ def main():
     v = m.index[(1.0, 1.0, 1.0)]
     m.write("huge3d.mesh", "vertex (1,1,1) moved to (1e300, 1e300, 1e300)",
             coords=[(v, 0, 1e300), (v, 1, 1e300), (v, 2, 1e300)])
+    # 3D: a 2x2x2 cube of side 2e120: every coordinate below the accepted 1e150, but the
+    # Jacobian determinant (1e120^3) overflows.
+    m = grid(3, 2, 1e120)
+    m.write("jacobian3d.mesh", "a cube of side 2e120: det J = 1e360 overflows")
     # 2D: the unit square (2x2) with a corner at -1e308 in x (finite Jacobians in the file,
     # an overflow only at the high-order points of the setup).
     m = grid(2, 2, 0.5)
