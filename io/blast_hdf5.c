@@ -25,6 +25,21 @@ static herr_t Walk(unsigned n, const H5E_error2_t *err, void *data) {
   return 0;
 }
 
+// Every frame overwrites: the deepest (the cause) stays.
+static herr_t WalkDeepest(unsigned n, const H5E_error2_t *err, void *data) {
+  (void)n;
+  Innermost *in = data;
+  if (err->desc) snprintf(in->msg, sizeof in->msg, "%s (in %s)", err->desc, err->func_name);
+  return 0;
+}
+
+void BlastHDF5Innermost(char *buf, size_t n) {
+  Innermost in = {""};
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, WalkDeepest, &in);
+  H5Eclear2(H5E_DEFAULT);
+  snprintf(buf, n, "%s", in.msg[0] ? in.msg : "no HDF5 message");
+}
+
 int BlastHDF5Error(const char *file, int line, const char *func, const char *call) {
   Innermost in = {""};
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, Walk, &in);

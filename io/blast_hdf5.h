@@ -12,6 +12,8 @@
 /// BlastCallHDF5 instead.
 void BlastHDF5Quiet(void);
 int BlastHDF5Error(const char *file, int line, const char *func, const char *call);
+/// The deepest message of HDF5's error stack (the cause) into buf; the stack is cleared.
+void BlastHDF5Innermost(char *buf, size_t n);
 
 /// Write the scalar attribute `name` of `obj`: stored as `file_type`, `value` read as
 /// `mem_type`. Collective where `obj` is in a parallel file (the same value on every rank).

@@ -443,24 +443,19 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
 #define BadCheckpoint(...) BlastError(BLAST_ERR_INPUT, __VA_ARGS__)
 
 // An HDF5 failure while reading a file that opened: damaged metadata, so bad input.
-static int CorruptHDF5(const char *path, const char *what) {
-  BlastHDF5Error(__FILE__, __LINE__, __func__, what);
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
-  BadCheckpoint("checkpoint %s is corrupt: %s", path, msg);
+static int CorruptHDF5(const char *path, const char *what, const char *name) {
+  char msg[300];
+  BlastHDF5Innermost(msg, sizeof msg);
+  BadCheckpoint("checkpoint %s is corrupt: HDF5 cannot %s /%s (%s)", path, what, name, msg);
 }
-#define CallCorrupt(call, path)                      \
-  do {                                               \
-    if ((call) < 0) return CorruptHDF5(path, #call); \
-  } while (0)
 
 static int ReadField(MPI_Comm comm, hid_t f, const char *path, const char *name, hsize_t rows,
                      hsize_t cols, size_t n, const hsize_t *coords, double *vals) {
   htri_t ex = H5Lexists(f, name, H5P_DEFAULT);
-  CallCorrupt(ex, path);
+  if (ex < 0) return CorruptHDF5(path, "look up the dataset", name);
   if (!ex) BadCheckpoint("checkpoint %s: the dataset /%s is missing", path, name);
   hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  CallCorrupt(d, path);
+  if (d < 0) return CorruptHDF5(path, "open the dataset", name);
   hid_t sp = H5Dget_space(d), ty = H5Dget_type(d);
   hsize_t dims[2] = {0, 0};
   const int nd = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
@@ -484,7 +479,12 @@ static int ReadField(MPI_Comm comm, hid_t f, const char *path, const char *name,
   int found = 0;
   if (!ierr) {
     ierr = ReadEntries(comm, d, rows, cols, n, coords, vals, &sum);
-    if (ierr == BLAST_ERR_HDF5) ierr = CorruptHDF5(path, "reading a dataset");
+    if (ierr == BLAST_ERR_HDF5) {  // the HDF5 stack is gone: keep the recorded message
+      char msg[600];
+      snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                             "checkpoint %s is corrupt: reading /%s failed (%s)", path, name, msg);
+    }
   }
   if (!ierr) {
     const htri_t has = H5Aexists(d, "checksum");
@@ -536,8 +536,8 @@ static int CheckHeader(const BlastCheckpointHeader *got, const BlastCheckpointHe
         "run's: %s",
         path, mine->zones_global, mine->h1_global,
         got->mesh_geometry == mine->mesh_geometry
-            ? "the zones and nodes are numbered differently (the same zones, refined in "
-              "another order: compare refine_serial and refine_parallel)"
+            ? "the zones and nodes are numbered differently (zones of the same shapes: "
+              "refined in another order, or the same geometry from another mesh source)"
             : "other vertex coordinates or zone-to-vertex connections",
         (unsigned long long)got->mesh_fingerprint, (unsigned long long)mine->mesh_fingerprint,
         got->mesh, mine->mesh);

@@ -233,12 +233,14 @@ int BlastCheckpointHeaderWrite(hid_t f, const BlastCheckpointHeader *hd) {
 #define Corrupt(...) BlastError(BLAST_ERR_INPUT, __VA_ARGS__)
 
 // An HDF5 call that fails on a file that opened: its metadata is damaged.
-#define CallCorrupt(call, path, what)                                                            \
-  do {                                                                                           \
-    if ((call) < 0) {                                                                            \
-      BlastHDF5Error(__FILE__, __LINE__, __func__, #call);                                       \
-      Corrupt("checkpoint %s is corrupt: HDF5 cannot %s (%s)", path, what, BlastErrorMessage()); \
-    }                                                                                            \
+static int CorruptHDF5(const char *path, const char *what) {
+  char msg[300];
+  BlastHDF5Innermost(msg, sizeof msg);
+  Corrupt("checkpoint %s is corrupt: HDF5 cannot %s (%s)", path, what, msg);
+}
+#define CallCorrupt(call, path, what)               \
+  do {                                              \
+    if ((call) < 0) return CorruptHDF5(path, what); \
   } while (0)
 
 static const char *ClassName(hid_t t) {
@@ -305,12 +307,7 @@ static int ReadField(hid_t f, const char *path, const Field *fd, void *dst) {
     } else {
       rc = H5Aread(a, NativeType(fd->kind), dst);
     }
-    if (rc < 0) {
-      BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Aread");
-      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                             "checkpoint %s is corrupt: HDF5 cannot read root attribute '%s' (%s)",
-                             path, fd->name, BlastErrorMessage());
-    }
+    if (rc < 0) ierr = CorruptHDF5(path, "read a root attribute");
   }
   H5Aclose(a);
   return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
