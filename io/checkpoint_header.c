@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "blast_hdf5.h"
@@ -139,12 +140,22 @@ static uint64_t Checksum(const BlastCheckpointHeader *hd) {
 // ---------------------------------------------------------------------------------------
 // What the run writes
 
+// The shortest of %.15g, %.16g, %.17g that reads back as v.
+static void Real(double v, char *buf, size_t n) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, n, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
 void BlastCheckpointOptions(const BlastConfig *cfg, char *buf, size_t n) {
+  char cfl[32], tol[32];
+  Real(cfg->cfl, cfl, sizeof cfl);
+  Real(cfg->cg_tol, tol, sizeof tol);
   snprintf(buf, n,
-           "time.ode_solver=%d time.cfl=%.17g solver.cg_tol=%.17g solver.cg_max_iter=%d "
+           "time.ode_solver=%d time.cfl=%s solver.cg_tol=%s solver.cg_max_iter=%d "
            "solver.viscosity=%d solver.energy_solve=%d",
-           cfg->ode_solver, cfg->cfl, cfg->cg_tol, cfg->cg_max_iter, cfg->viscosity,
-           cfg->energy_solve);
+           cfg->ode_solver, cfl, tol, cfg->cg_max_iter, cfg->viscosity, cfg->energy_solve);
 }
 
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n) {

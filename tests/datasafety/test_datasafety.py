@@ -288,6 +288,12 @@ def main():
         for n in (1, 2):
             refused("checkpoint: " + what, n, DECK, path("R3"), "--restart", bad, regex=regex)
 
+    refused("checkpoint of another quadrature rule", 2, DECK, path("R3"), "--restart", chkA,
+            "fem.order_quadrature=4", regex=r"different quadrature rule.*quadrature_points = 16, this run has 9")
+    p = run(2, DECK, path("R3n"), "--restart", chkA, "time.cfl=0.3", "solver.cg_max_iter=400")
+    check("note: this restart changes time.cfl 0.5 -> 0.3, solver.cg_max_iter 300 -> 400" in p.stdout,
+          "a restart that changes bit-deciding options says which")
+
     # ---- 4. Same counts, other mesh numbering or geometry.
     run(2, DECK, path("M"), "time.max_steps=3")
     chkM = summary(path("M"))["checkpoint"]
