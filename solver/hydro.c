@@ -662,9 +662,11 @@ static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, 
     if (!ierr) ierr = BlastTopologyDualGraph(h->topo, &xadj, &adjncy);
     if (!ierr) ierr = BlastMalloc(BlastMeshNumZones(mesh), &h->part);
     ierr = SetupAgree(h, ierr, kNoZone);
-    if (!ierr)  // collective, agrees on rank 0's outcome itself
+    if (!ierr) {  // collective; rank 0's outcome is every rank's, but not its statistics'
       ierr = BlastPartitionGraph(comm, cfg->partitioner, BlastMeshNumZones(mesh), xadj, adjncy,
                                  h->nranks, h->part, &h->pstats);
+      ierr = SetupAgree(h, ierr, kNoZone);
+    }
     BlastFree(&xadj);
     BlastFree(&adjncy);
     BlastCall(ierr);
