@@ -392,8 +392,16 @@ static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
   else
     BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
   if (cfg->refine_serial > 0) {
-    BlastCall(BlastMeshRefine(m0, cfg->refine_serial, mesh));
-    BlastCall(BlastMeshDestroy(&m0));
+    const int ierr = BlastMeshRefine(m0, cfg->refine_serial, mesh);
+    BlastMeshDestroy(&m0);
+    if (ierr == BLAST_ERR_INPUT) {  // name the mesh the refinement came from
+      char msg[1536];
+      snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+      BlastError(BLAST_ERR_INPUT, "%s, refined %d times ([mesh] refine_serial): %s",
+                 cfg->mesh_file[0] ? cfg->mesh_file : "the generated box mesh", cfg->refine_serial,
+                 msg);
+    }
+    BlastCall(ierr);
   } else {
     *mesh = m0;
   }
