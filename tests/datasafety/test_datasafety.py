@@ -203,7 +203,7 @@ def main():
     check(summary(path("B2"))["run_id"] == sa["run_id"], "overwrite=true: the folder now holds the restarted run")
 
     # ---- 2. Concurrent runs and the lock.
-    long = ["time.t_final=0.8", "mesh.refine_serial=3"]  # stopped by SIGUSR1 below
+    long = ["time.t_final=0.8", "mesh.refine_serial=4"]  # minutes: stopped by SIGUSR1 below
     first = subprocess.Popen(cmd(2, DECK, path("L"), *long), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=ENV)
     t0 = time.time()
@@ -251,8 +251,8 @@ def main():
                 time.sleep(0.1)
     with open(path("K", ".blast_gpu.lock")) as f:
         check("pid" in f.read(), "SIGKILL: the lock file still names the dead process")
-    p = run(2, DECK, path("K"), "--restart", chk_of(path("K"), 5), "time.t_final=0.05",
-            "mesh.refine_serial=3")
+    p = run(2, DECK, path("K"), "--restart", chk_of(path("K"), 5), "time.t_final=0.02",
+            "mesh.refine_serial=4")
     check("took over the stale lock" in p.stdout, "the next run reports the stale lock and runs")
     # A failed run (exit 3) releases the lock on its error path.
     run(2, DECK, path("F"), "time.dt_min=0.5", expect=3)
