@@ -59,11 +59,16 @@ typedef struct {
   double tangled_det; ///< the determinant found there
 } BlastQDataResult;
 
-typedef struct BlastBackendOps {
-  const char *name;
+/// Context of a run on one backend: created once from the constant data, destroyed once.
+typedef struct {
   int (*create)(const BlastHydroData *hd, void **ctx);
   int (*destroy)(void **ctx);
-  // ---- memory and vectors (lengths in doubles) ----
+  /// Wait for queued work (timing); a no-op for synchronous backends.
+  int (*sync)(void *ctx);
+} BlastCtxOps;
+
+/// Memory and whole vectors (lengths in doubles).
+typedef struct {
   int (*alloc)(void *ctx, size_t n, double **p);
   int (*free)(void *ctx, double **p);
   /// Host buffers for halo messages (pinned for GPU backends).
@@ -81,7 +86,10 @@ typedef struct BlastBackendOps {
   /// Local dot product as a double-double pair result[0] + result[1] (ddsum.h): the
   /// rounded global sum of all ranks' pairs does not depend on the order of the terms.
   int (*dot)(void *ctx, size_t n, const double *x, const double *y, double *result);
-  // ---- the Lagrangian operator ----
+} BlastVecOps;
+
+/// The zone (quadrature-point) part of the Lagrangian operator.
+typedef struct {
   /// Quadrature data at state (x, v, e) and the zone force matrices F_z = A_z B^T.
   int (*qdata_force)(void *ctx, const double *x, const double *v, const double *e,
                      BlastQDataResult *res);
@@ -90,13 +98,18 @@ typedef struct BlastBackendOps {
   int (*momentum_rhs)(void *ctx, double *rhs);
   /// de = M_E^{-1} (F^T v (+ Taylor-Green source)), zone by zone (E1).
   int (*energy_rate)(void *ctx, const double *v, double *de);
-  // ---- the momentum PCG, all velocity components in lockstep (method spec 7.1 V1: each
-  // component keeps its own coefficients and stopping test). Component c of a PCG vector
-  // starts at c * h1_next; `mask` bit c set = component c is still iterating; ops leave
-  // the other components untouched. ----
+  /// Local internal and kinetic energy (method spec 13.2).
+  int (*energies)(void *ctx, const double *v, const double *e, double *ie, double *ke);
+} BlastZoneOps;
+
+/// The momentum mass operator and the PCG vectors, all velocity components in lockstep
+/// (method spec 7.1 V1: each component keeps its own coefficients and stopping test).
+/// Component c of a PCG vector starts at c * h1_next; `mask` bit c set = component c is
+/// still iterating; operations leave the other components untouched.
+typedef struct {
   /// y_c = m x_c on the owned rows `rows` (BLAST_ROWS_*) of the scalar mass matrix; x_c
   /// has h1_next entries (ghost columns filled), y_c h1_nown. The matrix is read once.
-  int (*mass_mult)(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
+  int (*mult)(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
   /// z_c = D^{-1} r_c on the owned dofs (Jacobi).
   int (*jacobi)(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
   /// y_c[i] = 0 for the constrained owned dofs of component c.
@@ -105,43 +118,78 @@ typedef struct BlastBackendOps {
   int (*axpby_multi)(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                      const double *b, double *y);
   /// Local dot products (x_c, y_c) over the owned dofs as double-double pairs
-  /// result[2c], result[2c+1] (see `dot`).
+  /// result[2c], result[2c+1] (see BlastVecOps.dot).
   int (*dot_multi)(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
                    double *result);
-  /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
-  /// Forward pack: buf[c*nsend+i] = x[send[i]]; unpack: x[recv[i]] = buf[c*nrecv+i].
-  /// Reverse pack: buf[c*nrecv+i] = x[recv[i]]; unpack: x[send[i]] += buf[c*nsend+i].
-  int (*halo_pack)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
-                   double *buf);
-  int (*halo_unpack)(void *ctx, int which, int reverse, int ncomp, size_t stride,
-                     const double *buf, double *x);
+} BlastMassOps;
+
+/// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
+/// Forward pack: buf[c*nsend+i] = x[send[i]]; unpack: x[recv[i]] = buf[c*nrecv+i].
+/// Reverse pack: buf[c*nrecv+i] = x[recv[i]]; unpack: x[send[i]] += buf[c*nsend+i].
+typedef struct {
+  int (*pack)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
+              double *buf);
+  int (*unpack)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *buf,
+                double *x);
   /// Reverse unpack of double-double pairs: x holds `ndd` rounded components then `ndd`
   /// low parts (stride apart), buf likewise; x[send[i]] += buf[i] in double-double.
-  int (*halo_unpack_dd)(void *ctx, int which, int ndd, size_t stride, const double *buf,
-                        double *x);
-  /// Local internal and kinetic energy (method spec 13.2).
-  int (*energies)(void *ctx, const double *v, const double *e, double *ie, double *ke);
-  /// Wait for queued work (timing); may be NULL for synchronous backends.
-  int (*sync)(void *ctx);
-  // ---- CPU+GPU hybrid (solver/hybrid.h); NULL where unsupported. Zones [0, ndev) stay
-  // on this backend, zones [ndev, nz) are computed by host threads from E-vectors: an H1
-  // field of zone z is stored at host[(z - z0) * dim * h1_nd + c * h1_nd + a], an L2
-  // field at host[(z - z0) * l2_nd + i]. Host buffers come from `host_alloc`. ----
+  int (*unpack_dd)(void *ctx, int which, int ndd, size_t stride, const double *buf, double *x);
+} BlastHaloOps;
+
+/// CPU+GPU hybrid (solver/hybrid.h). Zones [0, ndev) stay on this backend, zones
+/// [ndev, nz) are computed by host threads from E-vectors: an H1 field of zone z is
+/// stored at host[(z - z0) * dim * h1_nd + c * h1_nd + a], an L2 field at
+/// host[(z - z0) * l2_nd + i]. Host buffers come from `vec.host_alloc`.
+typedef struct {
   /// Copy the host zones' x, v (E-vectors) and e into host memory, then start the
   /// quadrature data and force matrices of zones [0, ndev); returns once the host copies
   /// are complete (the backend may still be computing).
-  int (*split_qdata_begin)(void *ctx, int ndev, const double *x, const double *v, const double *e,
-                           double *host_x, double *host_v, double *host_e);
-  /// Wait for the work started by split_qdata_begin: its result, the backend's own time
-  /// for it in seconds, and whether the backend is still tuning its launch parameters.
-  int (*split_qdata_end)(void *ctx, BlastQDataResult *res, double *seconds, int *tuning);
+  int (*qdata_begin)(void *ctx, int ndev, const double *x, const double *v, const double *e,
+                     double *host_x, double *host_v, double *host_e);
+  /// Wait for the work started by qdata_begin: its result, the backend's own time for it
+  /// in seconds, and whether the backend is still tuning its launch parameters.
+  int (*qdata_end)(void *ctx, BlastQDataResult *res, double *seconds, int *tuning);
   /// E-vectors of the H1 field h1 for zones [z0, z1) into host memory.
-  int (*split_gather)(void *ctx, int z0, int z1, const double *h1, double *host);
-  /// momentum_rhs with the rows -F_z 1 of zones [ndev, nz) given (host, zone-blocked).
-  int (*split_momentum_rhs)(void *ctx, int ndev, const double *host_rows, double *rhs);
-  /// energy_rate with b_z = F_z^T v_z (+ source) of zones [ndev, nz) given (host).
-  int (*split_energy_rate)(void *ctx, int ndev, const double *host_b, const double *v, double *de);
+  int (*gather)(void *ctx, int z0, int z1, const double *h1, double *host);
+  /// zone.momentum_rhs with the rows -F_z 1 of zones [ndev, nz) given (host, zone-blocked).
+  int (*momentum_rhs)(void *ctx, int ndev, const double *host_rows, double *rhs);
+  /// zone.energy_rate with b_z = F_z^T v_z (+ source) of zones [ndev, nz) given (host).
+  int (*energy_rate)(void *ctx, int ndev, const double *host_b, const double *v, double *de);
+} BlastSplitOps;
+
+/// The backend table, filled with designated initialisers. Every entry is required:
+/// BlastBackendCheck() names a missing one before a backend is used.
+typedef struct BlastBackendOps {
+  const char *name;
+  BlastCtxOps ctx;
+  BlastVecOps vec;
+  BlastZoneOps zone;
+  BlastMassOps mass;
+  BlastHaloOps halo;
+  BlastSplitOps split;
 } BlastBackendOps;
+
+/// Every entry of the table, as X(group, member): BlastBackendCheck and the conformance
+/// test (tests/backend/) iterate over it, so a new entry cannot go unchecked or untested.
+#define BLAST_BACKEND_OPERATIONS(X)                                                       \
+  X(ctx, create) X(ctx, destroy) X(ctx, sync)                                             \
+  X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host)         \
+  X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)     \
+  X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)       \
+  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, axpby_multi)              \
+  X(mass, dot_multi)                                                                      \
+  X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                        \
+  X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)       \
+  X(split, energy_rate)
+
+/// Number of entries in BLAST_BACKEND_OPERATIONS.
+int BlastBackendOpCount(void);
+/// "group.member" name of entry i (0 <= i < BlastBackendOpCount()), NULL out of range.
+const char *BlastBackendOpName(int i);
+/// Whether entry i of `ops` is filled.
+int BlastBackendOpPresent(const BlastBackendOps *ops, int i);
+/// BLAST_ERR_UNSUPPORTED naming the backend and the first missing entry, else 0.
+int BlastBackendCheck(const BlastBackendOps *ops);
 
 /// The CPU (OpenMP) reference backend.
 extern const BlastBackendOps blast_backend_cpu;

@@ -607,37 +607,47 @@ static int CpuEnergies(void *ctx, const double *v, const double *e, double *ie, 
   return 0;
 }
 
+static int CpuSync(void *ctx) { return 0; }  // every operation completes before it returns
+
 const BlastBackendOps blast_backend_cpu = {
     .name = "cpu",
-    .create = CpuCreate,
-    .destroy = CpuDestroy,
-    .alloc = CpuAlloc,
-    .free = CpuFree,
-    .host_alloc = CpuAlloc,
-    .host_free = CpuFree,
-    .to_host = CpuCopy,
-    .from_host = CpuCopy,
-    .copy = CpuCopy,
-    .set = CpuSet,
-    .axpby = CpuAxpby,
-    .waxpby = CpuWaxpby,
-    .dot = CpuDot,
-    .qdata_force = CpuQDataForce,
-    .momentum_rhs = CpuMomentumRhs,
-    .energy_rate = CpuEnergyRate,
-    .mass_mult = CpuMassMult,
-    .jacobi = CpuJacobi,
-    .zero_essential = CpuZeroEssential,
-    .axpby_multi = CpuAxpbyMulti,
-    .dot_multi = CpuDotMulti,
-    .halo_pack = CpuHaloPack,
-    .halo_unpack = CpuHaloUnpack,
-    .halo_unpack_dd = CpuHaloUnpackDD,
-    .energies = CpuEnergies,
-    .sync = NULL,
-    .split_qdata_begin = CpuSplitQDataBegin,
-    .split_qdata_end = CpuSplitQDataEnd,
-    .split_gather = CpuSplitGather,
-    .split_momentum_rhs = CpuSplitMomentumRhs,
-    .split_energy_rate = CpuSplitEnergyRate,
+    .ctx = {.create = CpuCreate, .destroy = CpuDestroy, .sync = CpuSync},
+    .vec =
+        {
+            .alloc = CpuAlloc,
+            .free = CpuFree,
+            .host_alloc = CpuAlloc,
+            .host_free = CpuFree,
+            .to_host = CpuCopy,
+            .from_host = CpuCopy,
+            .copy = CpuCopy,
+            .set = CpuSet,
+            .axpby = CpuAxpby,
+            .waxpby = CpuWaxpby,
+            .dot = CpuDot,
+        },
+    .zone =
+        {
+            .qdata_force = CpuQDataForce,
+            .momentum_rhs = CpuMomentumRhs,
+            .energy_rate = CpuEnergyRate,
+            .energies = CpuEnergies,
+        },
+    .mass =
+        {
+            .mult = CpuMassMult,
+            .jacobi = CpuJacobi,
+            .zero_essential = CpuZeroEssential,
+            .axpby_multi = CpuAxpbyMulti,
+            .dot_multi = CpuDotMulti,
+        },
+    .halo = {.pack = CpuHaloPack, .unpack = CpuHaloUnpack, .unpack_dd = CpuHaloUnpackDD},
+    .split =
+        {
+            .qdata_begin = CpuSplitQDataBegin,
+            .qdata_end = CpuSplitQDataEnd,
+            .gather = CpuSplitGather,
+            .momentum_rhs = CpuSplitMomentumRhs,
+            .energy_rate = CpuSplitEnergyRate,
+        },
 };

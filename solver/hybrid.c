@@ -36,8 +36,8 @@ static int NdevOf(const BlastHybrid hy, double f) {
 
 int BlastHybridCreate(const BlastBackendOps *ops, void *ctx, const BlastHydroData *hd, int mode,
                       double f0, int period, BlastHybrid *hybrid) {
-  BlastCheck(ops->split_qdata_begin && ops->split_qdata_end && ops->split_gather &&
-                 ops->split_momentum_rhs && ops->split_energy_rate,
+  BlastCheck(ops->split.qdata_begin && ops->split.qdata_end && ops->split.gather &&
+                 ops->split.momentum_rhs && ops->split.energy_rate,
              BLAST_ERR_UNSUPPORTED, "the %s backend cannot share zones with host threads",
              ops->name);
   BlastCheck(mode == BLAST_BALANCE_FIXED || mode == BLAST_BALANCE_AUTO, BLAST_ERR_ARG,
@@ -59,7 +59,7 @@ int BlastHybridCreate(const BlastBackendOps *ops, void *ctx, const BlastHydroDat
 static int FreeBuffers(BlastHybrid hy) {
   double **bufs[] = {&hy->hx, &hy->hv, &hy->he, &hy->hrows, &hy->hb};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
-    if (*bufs[i]) BlastCall(hy->ops->host_free(hy->ctx, bufs[i]));
+    if (*bufs[i]) BlastCall(hy->ops->vec.host_free(hy->ctx, bufs[i]));
   hy->cap = 0;
   return 0;
 }
@@ -78,11 +78,11 @@ static int Reserve(BlastHybrid hy, int n) {
   if (n <= hy->cap && hy->cap > 0) return 0;
   BlastCall(FreeBuffers(hy));
   const size_t m = (size_t)(n > 0 ? n : 1);
-  BlastCall(hy->ops->host_alloc(hy->ctx, m * hy->rows, &hy->hx));
-  BlastCall(hy->ops->host_alloc(hy->ctx, m * hy->rows, &hy->hv));
-  BlastCall(hy->ops->host_alloc(hy->ctx, m * hy->ne, &hy->he));
-  BlastCall(hy->ops->host_alloc(hy->ctx, m * hy->rows, &hy->hrows));
-  BlastCall(hy->ops->host_alloc(hy->ctx, m * hy->ne, &hy->hb));
+  BlastCall(hy->ops->vec.host_alloc(hy->ctx, m * hy->rows, &hy->hx));
+  BlastCall(hy->ops->vec.host_alloc(hy->ctx, m * hy->rows, &hy->hv));
+  BlastCall(hy->ops->vec.host_alloc(hy->ctx, m * hy->ne, &hy->he));
+  BlastCall(hy->ops->vec.host_alloc(hy->ctx, m * hy->rows, &hy->hrows));
+  BlastCall(hy->ops->vec.host_alloc(hy->ctx, m * hy->ne, &hy->hb));
   hy->cap = (int)m;
   return 0;
 }
@@ -93,7 +93,7 @@ int BlastHybridQData(BlastHybrid hy, const double *x, const double *v, const dou
   hy->ndev = hy->ndev_next;
   const int ndev = hy->ndev, nhost = hy->nz - ndev;
   BlastCall(Reserve(hy, nhost));
-  BlastCall(hy->ops->split_qdata_begin(hy->ctx, ndev, x, v, e, hy->hx, hy->hv, hy->he));
+  BlastCall(hy->ops->split.qdata_begin(hy->ctx, ndev, x, v, e, hy->hx, hy->hv, hy->he));
   const double th0 = omp_get_wtime();
   BlastQDataResult rh = {HUGE_VAL, -1, 0.0};
   if (nhost) BlastCall(BlastCpuZonesQData(hy->cz, ndev, hy->nz, hy->hx, hy->hv, hy->he, &rh));
@@ -101,7 +101,7 @@ int BlastHybridQData(BlastHybrid hy, const double *x, const double *v, const dou
   BlastQDataResult rd;
   double t_dev;
   int tuning;
-  BlastCall(hy->ops->split_qdata_end(hy->ctx, &rd, &t_dev, &tuning));
+  BlastCall(hy->ops->split.qdata_end(hy->ctx, &rd, &t_dev, &tuning));
   // Device zones come first, so a tangled device zone is the lowest one.
   *res = rd;
   if (rh.dt_est < res->dt_est) res->dt_est = rh.dt_est;
@@ -119,7 +119,7 @@ int BlastHybridMomentumRhs(BlastHybrid hy, double *rhs) {
   const double t0 = omp_get_wtime();
   const int nhost = hy->nz - hy->ndev;
   if (nhost) BlastCpuZonesForceOnes(hy->cz, nhost, hy->hrows);
-  BlastCall(hy->ops->split_momentum_rhs(hy->ctx, hy->ndev, hy->hrows, rhs));
+  BlastCall(hy->ops->split.momentum_rhs(hy->ctx, hy->ndev, hy->hrows, rhs));
   hy->acc_wall += omp_get_wtime() - t0;
   return 0;
 }
@@ -128,10 +128,10 @@ int BlastHybridEnergyRate(BlastHybrid hy, const double *v, double *de) {
   const double t0 = omp_get_wtime();
   const int nhost = hy->nz - hy->ndev;
   if (nhost) {
-    BlastCall(hy->ops->split_gather(hy->ctx, hy->ndev, hy->nz, v, hy->hv));
+    BlastCall(hy->ops->split.gather(hy->ctx, hy->ndev, hy->nz, v, hy->hv));
     BlastCpuZonesForceT(hy->cz, nhost, hy->hv, hy->hb);
   }
-  BlastCall(hy->ops->split_energy_rate(hy->ctx, hy->ndev, hy->hb, v, de));
+  BlastCall(hy->ops->split.energy_rate(hy->ctx, hy->ndev, hy->hb, v, de));
   hy->acc_wall += omp_get_wtime() - t0;
   return 0;
 }

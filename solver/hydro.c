@@ -650,6 +650,7 @@ static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, 
   h->cfg = *cfg;
   h->mesh = mesh;
   h->ops = ops;
+  BlastCall(BlastBackendCheck(ops));  // the same table on every rank: no agreement needed
   BlastCallMPI(MPI_Type_contiguous(2, MPI_DOUBLE, &h->dd_type));
   BlastCallMPI(MPI_Type_commit(&h->dd_type));
   BlastCallMPI(MPI_Op_create(DDSumOp, 1, &h->dd_op));
@@ -833,7 +834,7 @@ static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, 
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = cfg->cfl;
   hd->tg_source = h->prob.tg_source;
   // The backend (CUDA: collective, its memory check agreed inside), then local work.
-  ierr = ops->create(hd, &h->bctx);
+  ierr = ops->ctx.create(hd, &h->bctx);
   void *b = h->bctx;
   if (!ierr && cfg->balance_mode != BLAST_BALANCE_OFF)
     ierr = BlastHybridCreate(ops, b, hd, cfg->balance_mode, cfg->balance_gpu_fraction,
@@ -848,20 +849,20 @@ static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, 
     BlastFree(&h->hbuf_send);
     BlastFree(&h->hbuf_recv);
     h->hbuf_backend = 1;
-    ierr = ops->host_alloc(b, nbuf, &h->hbuf_send);
-    if (!ierr) ierr = ops->host_alloc(b, nbuf, &h->hbuf_recv);
+    ierr = ops->vec.host_alloc(b, nbuf, &h->hbuf_send);
+    if (!ierr) ierr = ops->vec.host_alloc(b, nbuf, &h->hbuf_recv);
   }
   double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs && !ierr; i++)
-    ierr = ops->alloc(b, h->nstate, vecs[i]);
-  if (!ierr) ierr = ops->alloc(b, 2 * h->nx, &h->rhs);  // double-double pairs
+    ierr = ops->vec.alloc(b, h->nstate, vecs[i]);
+  if (!ierr) ierr = ops->vec.alloc(b, 2 * h->nx, &h->rhs);  // double-double pairs
   double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q, &h->cg_d, &h->cg_b, &h->cg_x};
   for (size_t i = 0; i < sizeof cg / sizeof *cg && !ierr; i++)
-    ierr = ops->alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
-  if (!ierr) ierr = ops->from_host(b, h->nstate, S0, h->S);
+    ierr = ops->vec.alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
+  if (!ierr) ierr = ops->vec.from_host(b, h->nstate, S0, h->S);
   if (!ierr && gravity) {
-    ierr = ops->alloc(b, nown + 1, &h->gravity);
-    if (!ierr) ierr = ops->from_host(b, nown, gravity, h->gravity);
+    ierr = ops->vec.alloc(b, nown + 1, &h->gravity);
+    if (!ierr) ierr = ops->vec.from_host(b, nown, gravity, h->gravity);
   }
   // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
   long long nshared = 0;
@@ -977,13 +978,13 @@ int BlastHydroDestroy(BlastHydro *hydro) {
     double **vecs[] = {&h->S,    &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2, &h->rhs,
                        &h->cg_r, &h->cg_z,  &h->cg_d, &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
-      if (*vecs[i]) BlastCall(h->ops->free(h->bctx, vecs[i]));
+      if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
     if (h->hbuf_backend) {
-      BlastCall(h->ops->host_free(h->bctx, &h->hbuf_send));
-      BlastCall(h->ops->host_free(h->bctx, &h->hbuf_recv));
+      BlastCall(h->ops->vec.host_free(h->bctx, &h->hbuf_send));
+      BlastCall(h->ops->vec.host_free(h->bctx, &h->hbuf_recv));
     }
     BlastCall(BlastHybridDestroy(&h->hybrid));
-    BlastCall(h->ops->destroy(&h->bctx));
+    BlastCall(h->ops->ctx.destroy(&h->bctx));
   }
   BlastFree(&h->qp_R0);
   BlastFree(&h->x0_host);
@@ -1013,7 +1014,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
 // ---------------------------------------------------------------------------------------
 // The operator
 
-static int Sync(BlastHydro h) { return h->ops->sync ? h->ops->sync(h->bctx) : 0; }
+static int Sync(BlastHydro h) { return h->ops->ctx.sync(h->bctx); }
 
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
@@ -1022,7 +1023,7 @@ int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->hybrid)
     BlastCall(BlastHybridQData(h->hybrid, S, S + h->nx, S + 2 * h->nx, &res));
   else
-    BlastCall(h->ops->qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
+    BlastCall(h->ops->zone.qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
   BlastCall(Sync(h));
   h->timers.qdata += BlastWtime() - t0;
   h->timers.qdata_zone_updates += h->space->nz;
@@ -1044,7 +1045,7 @@ int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est) {
 // number of ranks (and threads).
 static int GlobalDot(BlastHydro h, size_t n, const double *x, const double *y, double *r) {
   double local[2], global[2];
-  BlastCall(h->ops->dot(h->bctx, n, x, y, local));
+  BlastCall(h->ops->vec.dot(h->bctx, n, x, y, local));
   if (h->nranks > 1) {
     BlastCallMPI(MPI_Allreduce(local, global, 1, h->dd_type, h->dd_op, h->comm));
   } else {
@@ -1057,7 +1058,7 @@ static int GlobalDot(BlastHydro h, size_t n, const double *x, const double *y, d
 // Forward halo (owners -> ghosts) of `ncomp` components `stride` apart: ghosts get the
 // owners' values. Begin/End split so that work can overlap the messages.
 static int HaloForwardBegin(BlastHydro h, int which, int ncomp, size_t stride, const double *x) {
-  BlastCall(h->ops->halo_pack(h->bctx, which, 0, ncomp, stride, x, h->hbuf_send));
+  BlastCall(h->ops->halo.pack(h->bctx, which, 0, ncomp, stride, x, h->hbuf_send));
   BlastCall(BlastHaloForwardBegin(h->halo[which], ncomp, h->hbuf_send, h->hbuf_recv));
   return 0;
 }
@@ -1065,16 +1066,16 @@ static int HaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, dou
   const double t0 = BlastWtime();
   BlastCall(BlastHaloWait(h->halo[which]));
   if (h->nranks > 1) h->timers.cg_wait += BlastWtime() - t0;  // both callers are in the CG
-  BlastCall(h->ops->halo_unpack(h->bctx, which, 0, ncomp, stride, h->hbuf_recv, x));
+  BlastCall(h->ops->halo.unpack(h->bctx, which, 0, ncomp, stride, h->hbuf_recv, x));
   return 0;
 }
 // Reverse halo of double-double pairs: ghosts' partial sums (ndd rounded components then
 // ndd low parts) are added to their owners' entries in double-double.
 static int HaloReverseAddDD(BlastHydro h, int which, int ndd, size_t stride, double *x) {
-  BlastCall(h->ops->halo_pack(h->bctx, which, 1, 2 * ndd, stride, x, h->hbuf_send));
+  BlastCall(h->ops->halo.pack(h->bctx, which, 1, 2 * ndd, stride, x, h->hbuf_send));
   BlastCall(BlastHaloReverseBegin(h->halo[which], 2 * ndd, h->hbuf_send, h->hbuf_recv));
   BlastCall(BlastHaloWait(h->halo[which]));
-  BlastCall(h->ops->halo_unpack_dd(h->bctx, which, ndd, stride, h->hbuf_recv, x));
+  BlastCall(h->ops->halo.unpack_dd(h->bctx, which, ndd, stride, h->hbuf_recv, x));
   return 0;
 }
 
@@ -1085,10 +1086,10 @@ static int MassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *A
   const BlastBackendOps *o = h->ops;
   const size_t st = (size_t)h->space->h1_next;
   BlastCall(HaloForwardBegin(h, BLAST_HALO_COL, ncomp, st, d));
-  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_INTERIOR, ncomp, mask, d, Ad));
+  BlastCall(o->mass.mult(h->bctx, BLAST_ROWS_INTERIOR, ncomp, mask, d, Ad));
   BlastCall(HaloForwardEnd(h, BLAST_HALO_COL, ncomp, st, d));
-  BlastCall(o->mass_mult(h->bctx, BLAST_ROWS_BOUNDARY, ncomp, mask, d, Ad));
-  BlastCall(o->zero_essential(h->bctx, ncomp, mask, Ad));
+  BlastCall(o->mass.mult(h->bctx, BLAST_ROWS_BOUNDARY, ncomp, mask, d, Ad));
+  BlastCall(o->mass.zero_essential(h->bctx, ncomp, mask, Ad));
   return 0;
 }
 
@@ -1097,7 +1098,7 @@ static int MassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *A
 static int GlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const double *x, const double *y,
                           double *r) {
   double local[6], global[6];
-  BlastCall(h->ops->dot_multi(h->bctx, ncomp, mask, x, y, local));
+  BlastCall(h->ops->mass.dot_multi(h->bctx, ncomp, mask, x, y, local));
   if (h->nranks > 1) {
     const double t0 = BlastWtime();
     BlastCallMPI(MPI_Allreduce(local, global, ncomp, h->dd_type, h->dd_op, h->comm));
@@ -1122,13 +1123,13 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   const double tol = h->cfg.cg_tol;
   const unsigned all = (1u << ncomp) - 1u;
   double nu[3], nu0[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3], neg[3];
-  BlastCall(o->zero_essential(ctx, ncomp, all, b));
+  BlastCall(o->mass.zero_essential(ctx, ncomp, all, b));
   for (int c = 0; c < ncomp; c++) {
-    BlastCall(o->set(ctx, n, 0.0, x + c * st));
-    BlastCall(o->copy(ctx, n, b + c * st, r + c * st));
+    BlastCall(o->vec.set(ctx, n, 0.0, x + c * st));
+    BlastCall(o->vec.copy(ctx, n, b + c * st, r + c * st));
   }
-  BlastCall(o->jacobi(ctx, ncomp, all, r, z));
-  for (int c = 0; c < ncomp; c++) BlastCall(o->copy(ctx, n, z + c * st, d + c * st));
+  BlastCall(o->mass.jacobi(ctx, ncomp, all, r, z));
+  for (int c = 0; c < ncomp; c++) BlastCall(o->vec.copy(ctx, n, z + c * st, d + c * st));
   BlastCall(GlobalDotMulti(h, ncomp, all, z, r, nu));
   unsigned mask = 0;
   for (int c = 0; c < ncomp; c++) {
@@ -1144,9 +1145,9 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
     if (((mask >> c) & 1u) && delta[c] <= 0.0) mask &= ~(1u << c);
   for (int i = 1; mask; i++) {
     for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c], neg[c] = -coef[c];
-    BlastCall(o->axpby_multi(ctx, ncomp, mask, coef, d, one, x));
-    BlastCall(o->axpby_multi(ctx, ncomp, mask, neg, Ad, one, r));
-    BlastCall(o->jacobi(ctx, ncomp, mask, r, z));
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, coef, d, one, x));
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, neg, Ad, one, r));
+    BlastCall(o->mass.jacobi(ctx, ncomp, mask, r, z));
     BlastCall(GlobalDotMulti(h, ncomp, mask, r, z, betanu));
     unsigned next = mask, failed = 0;
     for (int c = 0; c < ncomp; c++) {
@@ -1176,7 +1177,7 @@ static int PcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
     mask = next;
     if (!mask) break;
     for (int c = 0; c < ncomp; c++) coef[c] = betanu[c] / nu[c];
-    BlastCall(o->axpby_multi(ctx, ncomp, mask, one, z, coef, d));
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, one, z, coef, d));
     BlastCall(MassMult(h, ncomp, mask, d, Ad));
     BlastCall(GlobalDotMulti(h, ncomp, mask, d, Ad, delta));
     for (int c = 0; c < ncomp; c++)
@@ -1194,16 +1195,16 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   if (h->hybrid)
     BlastCall(BlastHybridMomentumRhs(h->hybrid, h->rhs));
   else
-    BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
+    BlastCall(h->ops->zone.momentum_rhs(h->bctx, h->rhs));
   BlastCall(HaloReverseAddDD(h, BLAST_HALO_L, dim, nl, h->rhs));
-  if (h->gravity) BlastCall(h->ops->axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
+  if (h->gravity) BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
   BlastCall(Sync(h));
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
   // PCG vectors have their components h1_next apart.
-  for (int c = 0; c < dim; c++) BlastCall(h->ops->copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
   BlastCall(PcgLockstep(h, dim, h->cg_b, h->cg_x));
-  for (int c = 0; c < dim; c++) BlastCall(h->ops->copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
   // Ghost copies of the new accelerations from their owners.
   BlastCall(HaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(HaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
@@ -1217,7 +1218,7 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
   if (h->hybrid)
     BlastCall(BlastHybridEnergyRate(h->hybrid, v, de));
   else
-    BlastCall(h->ops->energy_rate(h->bctx, v, de));
+    BlastCall(h->ops->zone.energy_rate(h->bctx, v, de));
   BlastCall(Sync(h));
   h->timers.force += BlastWtime() - t0;
   return 0;
@@ -1226,7 +1227,7 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
 int BlastHydroRates(BlastHydro h, const double *S, double *k) {
   const double *v = S + h->nx;
   BlastCall(BlastHydroUpdateQData(h, S));
-  BlastCall(h->ops->copy(h->bctx, h->nx, v, k));               // dx/dt = v
+  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));               // dx/dt = v
   BlastCall(BlastHydroSolveVelocity(h, k + h->nx));            // dv/dt
   BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));        // de/dt
   h->qdata_current = 0;
@@ -1244,7 +1245,7 @@ int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke) {
   const double *S = h->S;
   double loc[2], glob[2];
   BlastCall(BlastHydroENorm(h, e_norm));
-  BlastCall(h->ops->energies(h->bctx, S + h->nx, S + 2 * h->nx, &loc[0], &loc[1]));
+  BlastCall(h->ops->zone.energies(h->bctx, S + h->nx, S + 2 * h->nx, &loc[0], &loc[1]));
   BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
   if (ie) *ie = glob[0];
   if (ke) *ke = glob[1];
@@ -1265,9 +1266,9 @@ void BlastHydroGetInitial(BlastHydro h, double *dt0, double *energy0) {
 }
 
 int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e) {
-  if (x) BlastCall(h->ops->to_host(h->bctx, h->nx, h->S, x));
-  if (v) BlastCall(h->ops->to_host(h->bctx, h->nx, h->S + h->nx, v));
-  if (e) BlastCall(h->ops->to_host(h->bctx, h->ne, h->S + 2 * h->nx, e));
+  if (x) BlastCall(h->ops->vec.to_host(h->bctx, h->nx, h->S, x));
+  if (v) BlastCall(h->ops->vec.to_host(h->bctx, h->nx, h->S + h->nx, v));
+  if (e) BlastCall(h->ops->vec.to_host(h->bctx, h->ne, h->S + 2 * h->nx, e));
   return 0;
 }
 
@@ -1277,9 +1278,9 @@ void BlastHydroSeedBalance(BlastHydro h, double gpu_fraction) {
 }
 
 int BlastHydroSetState(BlastHydro h, const double *x, const double *v, const double *e) {
-  BlastCall(h->ops->from_host(h->bctx, h->nx, x, h->S));
-  BlastCall(h->ops->from_host(h->bctx, h->nx, v, h->S + h->nx));
-  BlastCall(h->ops->from_host(h->bctx, h->ne, e, h->S + 2 * h->nx));
+  BlastCall(h->ops->vec.from_host(h->bctx, h->nx, x, h->S));
+  BlastCall(h->ops->vec.from_host(h->bctx, h->nx, v, h->S + h->nx));
+  BlastCall(h->ops->vec.from_host(h->bctx, h->ne, e, h->S + 2 * h->nx));
   h->qdata_current = 0;
   return 0;
 }

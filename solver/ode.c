@@ -56,11 +56,11 @@ static int Rk6Stages(BlastHydro h, double dt, double **ks) {
   double *S = h->S, *y = h->rk_y;
   BlastCall(BlastHydroRates(h, S, ks[0]));
   for (int l = 0, i = 1; i < 8; i++) {
-    BlastCall(o->waxpby(b, n, 1.0, S, kRK6a[l++] * dt, ks[0], y));
-    for (int j = 1; j < i; j++) BlastCall(o->axpby(b, n, kRK6a[l++] * dt, ks[j], 1.0, y));
+    BlastCall(o->vec.waxpby(b, n, 1.0, S, kRK6a[l++] * dt, ks[0], y));
+    for (int j = 1; j < i; j++) BlastCall(o->vec.axpby(b, n, kRK6a[l++] * dt, ks[j], 1.0, y));
     BlastCall(BlastHydroRates(h, y, ks[i]));
   }
-  for (int i = 0; i < 8; i++) BlastCall(o->axpby(b, n, kRK6b[i] * dt, ks[i], 1.0, S));
+  for (int i = 0; i < 8; i++) BlastCall(o->vec.axpby(b, n, kRK6b[i] * dt, ks[i], 1.0, S));
   return 0;
 }
 
@@ -73,49 +73,49 @@ static int Step(BlastHydro h, double dt) {
   switch (h->cfg.ode_solver) {
     case BLAST_ODE_EULER:
       BlastCall(BlastHydroRates(h, S, k));
-      BlastCall(o->axpby(b, n, dt, k, 1.0, S));
+      BlastCall(o->vec.axpby(b, n, dt, k, 1.0, S));
       break;
     case BLAST_ODE_RK2: {  // midpoint, a = 1/2, b = 1/(2a) = 1
       const double a = 0.5, bb = 1.0;
       BlastCall(BlastHydroRates(h, S, k));
-      BlastCall(o->waxpby(b, n, 1.0, S, (1.0 - bb) * dt, k, z));
-      BlastCall(o->axpby(b, n, a * dt, k, 1.0, S));
+      BlastCall(o->vec.waxpby(b, n, 1.0, S, (1.0 - bb) * dt, k, z));
+      BlastCall(o->vec.axpby(b, n, a * dt, k, 1.0, S));
       BlastCall(BlastHydroRates(h, S, k));
-      BlastCall(o->waxpby(b, n, 1.0, z, bb * dt, k, S));
+      BlastCall(o->vec.waxpby(b, n, 1.0, z, bb * dt, k, S));
       break;
     }
     case BLAST_ODE_RK3SSP:
       BlastCall(BlastHydroRates(h, S, k));
-      BlastCall(o->waxpby(b, n, 1.0, S, dt, k, y));
+      BlastCall(o->vec.waxpby(b, n, 1.0, S, dt, k, y));
       BlastCall(BlastHydroRates(h, y, k));
-      BlastCall(o->axpby(b, n, dt, k, 1.0, y));
-      BlastCall(o->waxpby(b, n, 3.0 / 4, S, 1.0 / 4, y, y));
+      BlastCall(o->vec.axpby(b, n, dt, k, 1.0, y));
+      BlastCall(o->vec.waxpby(b, n, 3.0 / 4, S, 1.0 / 4, y, y));
       BlastCall(BlastHydroRates(h, y, k));
-      BlastCall(o->axpby(b, n, dt, k, 1.0, y));
-      BlastCall(o->waxpby(b, n, 1.0 / 3, S, 2.0 / 3, y, S));
+      BlastCall(o->vec.axpby(b, n, dt, k, 1.0, y));
+      BlastCall(o->vec.waxpby(b, n, 1.0 / 3, S, 2.0 / 3, y, S));
       break;
     case BLAST_ODE_RK4:
       BlastCall(BlastHydroRates(h, S, k));
-      BlastCall(o->waxpby(b, n, 1.0, S, dt / 2, k, y));
-      BlastCall(o->waxpby(b, n, 1.0, S, dt / 6, k, z));
+      BlastCall(o->vec.waxpby(b, n, 1.0, S, dt / 2, k, y));
+      BlastCall(o->vec.waxpby(b, n, 1.0, S, dt / 6, k, z));
       BlastCall(BlastHydroRates(h, y, k));
-      BlastCall(o->waxpby(b, n, 1.0, S, dt / 2, k, y));
-      BlastCall(o->axpby(b, n, dt / 3, k, 1.0, z));
+      BlastCall(o->vec.waxpby(b, n, 1.0, S, dt / 2, k, y));
+      BlastCall(o->vec.axpby(b, n, dt / 3, k, 1.0, z));
       BlastCall(BlastHydroRates(h, y, k));
-      BlastCall(o->waxpby(b, n, 1.0, S, dt, k, y));
-      BlastCall(o->axpby(b, n, dt / 3, k, 1.0, z));
+      BlastCall(o->vec.waxpby(b, n, 1.0, S, dt, k, y));
+      BlastCall(o->vec.axpby(b, n, dt / 3, k, 1.0, z));
       BlastCall(BlastHydroRates(h, y, k));
-      BlastCall(o->waxpby(b, n, 1.0, z, dt / 6, k, S));
+      BlastCall(o->vec.waxpby(b, n, 1.0, z, dt / 6, k, S));
       break;
     case BLAST_ODE_RK6: {
       // The stage vectors are freed on every path: a failed stage (say, a velocity solve
       // that did not converge) is reported and the run may go on to write a checkpoint.
       double *ks[8] = {NULL};
       int ierr = 0;
-      for (int i = 0; i < 8 && !ierr; i++) ierr = o->alloc(b, n, &ks[i]);
+      for (int i = 0; i < 8 && !ierr; i++) ierr = o->vec.alloc(b, n, &ks[i]);
       if (!ierr) ierr = Rk6Stages(h, dt, ks);
       for (int i = 0; i < 8; i++) {
-        const int ierr_free = ks[i] ? o->free(b, &ks[i]) : 0;
+        const int ierr_free = ks[i] ? o->vec.free(b, &ks[i]) : 0;
         if (!ierr) ierr = ierr_free;
       }
       BlastCall(ierr);
@@ -125,14 +125,14 @@ static int Step(BlastHydro h, double dt) {
       // Method spec 9.2: the energy and position rates use the half-advanced velocity.
       const size_t nx = h->nx;
       double *S0 = z, *V = h->rk_k2, *dS = k;
-      BlastCall(o->copy(b, n, S, S0));
+      BlastCall(o->vec.copy(b, n, S, S0));
       for (int stage = 0; stage < 2; stage++) {
         BlastCall(BlastHydroUpdateQData(h, S));
         BlastCall(BlastHydroSolveVelocity(h, dS + nx));
-        BlastCall(o->waxpby(b, nx, 1.0, S0 + nx, 0.5 * dt, dS + nx, V));
+        BlastCall(o->vec.waxpby(b, nx, 1.0, S0 + nx, 0.5 * dt, dS + nx, V));
         BlastCall(BlastHydroEnergyRate(h, V, dS + 2 * nx));
-        BlastCall(o->copy(b, nx, V, dS));
-        BlastCall(o->waxpby(b, n, 1.0, S0, (stage == 0 ? 0.5 : 1.0) * dt, dS, S));
+        BlastCall(o->vec.copy(b, nx, V, dS));
+        BlastCall(o->vec.waxpby(b, n, 1.0, S0, (stage == 0 ? 0.5 : 1.0) * dt, dS, S));
         h->qdata_current = 0;
       }
       break;
@@ -168,7 +168,7 @@ static int TangledZone(BlastHydro h, long long *zone, double *det, int *rank) {
 // comparisons with NaN (`dt_est < dt`, MPI_MIN) would let them through.
 static int CheckAttempt(BlastHydro h, double *dt_est, int *state_bad, int *dt_bad) {
   double dd[2];
-  BlastCall(h->ops->dot(h->bctx, h->nstate, h->S, h->S, dd));
+  BlastCall(h->ops->vec.dot(h->bctx, h->nstate, h->S, h->S, dd));
   const int nan_dt = isnan(h->dt_est), bad = !isfinite(dd[0]) || !isfinite(dd[1]);
   double loc[3] = {nan_dt ? HUGE_VAL : h->dt_est, bad ? -1.0 : 0.0, nan_dt ? -1.0 : 0.0}, glob[3];
   BlastCallMPI(MPI_Allreduce(loc, glob, 3, MPI_DOUBLE, MPI_MIN, h->comm));
@@ -201,7 +201,7 @@ static int LocateNonFinite(BlastHydro h, double *found) {
   for (int k = 0; k < kFoundN; k++) found[k] = 0.0;
   found[kFoundNanDt] = isnan(h->dt_est);
   BlastCall(BlastMalloc(h->nstate, &S));
-  const int ierr = h->ops->to_host(h->bctx, h->nstate, h->S, S);
+  const int ierr = h->ops->vec.to_host(h->bctx, h->nstate, h->S, S);
   if (ierr) {
     BlastFree(&S);
     BlastCall(ierr);
@@ -245,7 +245,7 @@ typedef struct {
 
 // Back to the last accepted state: the attempt started from it (S_old, t_old).
 static int RestoreLastGood(BlastHydro h, double t_old, const LastGood *good) {
-  BlastCall(h->ops->copy(h->bctx, h->nstate, h->S_old, h->S));
+  BlastCall(h->ops->vec.copy(h->bctx, h->nstate, h->S_old, h->S));
   h->t = t_old, h->dt = good->dt, h->attempts = good->attempts;
   h->qdata_current = 0;
   return 0;
@@ -349,7 +349,7 @@ static int ApplyPoison(BlastHydro h) {
   if (h->poison.quantity < 2)
     off = (size_t)h->poison.quantity * h->nx + (size_t)h->poison.comp * (size_t)s->h1_nl +
           (size_t)s->h1_nl / 2;
-  BlastCall(h->ops->from_host(h->bctx, 1, &h->poison.value, h->S + off));
+  BlastCall(h->ops->vec.from_host(h->bctx, 1, &h->poison.value, h->S + off));
   h->poison.armed = 0;
   h->qdata_current = 0;
   return 0;
@@ -370,7 +370,7 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
     // max_steps = N: the attempt that finds N attempts done is the last (N + 1 in all, as
     // the reference's -ms); >= also ends a run resumed past the limit after one attempt.
     if (max_steps >= 0 && h->attempts >= max_steps) last = 1;
-    BlastCall(o->copy(h->bctx, h->nstate, h->S, h->S_old));
+    BlastCall(o->vec.copy(h->bctx, h->nstate, h->S, h->S_old));
     const double t_old = h->t, dt_used = h->dt, t0 = BlastWtime();
     h->dt_est = HUGE_VAL;
     h->tangled_zone = -1;
@@ -419,7 +419,7 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
         BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
         return BLAST_ERR_NUMERIC;
       }
-      BlastCall(o->copy(h->bctx, h->nstate, h->S_old, h->S));
+      BlastCall(o->vec.copy(h->bctx, h->nstate, h->S_old, h->S));
       h->t = t_old;
       h->qdata_current = 0;
       // Unlike the reference (method spec 10.2 quirk), a rejected final step is retried

@@ -11,16 +11,7 @@
 #include <float.h>
 #include <math.h>
 
-#if defined(__CUDACC__)
-#define BLAST_HOST_DEVICE __host__ __device__
-#else
-#define BLAST_HOST_DEVICE
-#endif
-#if defined(__CUDA_ARCH__)  // device compilation pass only
-#define BLAST_UNROLL _Pragma("unroll")
-#else
-#define BLAST_UNROLL
-#endif
+#include "host_device.h"  // BLAST_HOST_DEVICE, BLAST_UNROLL (base/)
 
 /// Parameters of the point kernel that are constant over a run.
 typedef struct {

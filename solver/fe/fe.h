@@ -4,7 +4,7 @@
 #ifndef BLAST_FE_H
 #define BLAST_FE_H
 
-#include "../blast.h"
+#include "blast.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-#include "../blast.h"
+#include "blast.h"
 #include "../qpoint.h"
 
 #ifndef M_PI

@@ -23,7 +23,7 @@
 #ifndef BLAST_SEDOV_EXACT_H
 #define BLAST_SEDOV_EXACT_H
 
-#include "../blast.h"
+#include "blast.h"
 
 #ifdef __cplusplus
 extern "C" {

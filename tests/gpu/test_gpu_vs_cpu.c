@@ -17,11 +17,11 @@
 
 static int Rates(BlastHydro h, double *k_host) {
   double *k;
-  BlastCall(h->ops->alloc(h->bctx, h->nstate, &k));
+  BlastCall(h->ops->vec.alloc(h->bctx, h->nstate, &k));
   h->qdata_current = 0;
   BlastCall(BlastHydroRates(h, h->S, k));
-  BlastCall(h->ops->to_host(h->bctx, h->nstate, k, k_host));
-  BlastCall(h->ops->free(h->bctx, &k));
+  BlastCall(h->ops->vec.to_host(h->bctx, h->nstate, k, k_host));
+  BlastCall(h->ops->vec.free(h->bctx, &k));
   return 0;
 }
 
@@ -44,11 +44,11 @@ static long MassMultCheck(BlastHydro hc, const BlastHydroData *hd) {
   void *ctx = NULL;
   double *xg = NULL, *yg = NULL, *x = NULL, *yc = NULL, *ygh = NULL;
   long ndiff = 0;
-  int ierr = blast_backend_cuda.create(hd, &ctx);
-  if (!ierr) ierr = blast_backend_cuda.alloc(ctx, n, &xg);
-  if (!ierr) ierr = blast_backend_cuda.alloc(ctx, n, &yg);
-  if (!ierr) ierr = hc->ops->alloc(hc->bctx, n, &x);
-  if (!ierr) ierr = hc->ops->alloc(hc->bctx, n, &yc);
+  int ierr = blast_backend_cuda.ctx.create(hd, &ctx);
+  if (!ierr) ierr = blast_backend_cuda.vec.alloc(ctx, n, &xg);
+  if (!ierr) ierr = blast_backend_cuda.vec.alloc(ctx, n, &yg);
+  if (!ierr) ierr = hc->ops->vec.alloc(hc->bctx, n, &x);
+  if (!ierr) ierr = hc->ops->vec.alloc(hc->bctx, n, &yc);
   if (!ierr) ierr = BlastMalloc(n, &ygh);
   const struct {
     int ncomp;
@@ -57,22 +57,22 @@ static long MassMultCheck(BlastHydro hc, const BlastHydroData *hd) {
   for (int trial = 0; trial < 5 && !ierr; trial++) {
     for (size_t i = 0; i < n; i++) x[i] = sin(0.37 * (double)i + 1.3 * trial) + 0.1 * trial;
     for (size_t i = 0; i < n; i++) yc[i] = ygh[i] = -7.0;
-    ierr = blast_backend_cuda.from_host(ctx, n, x, xg);
-    if (!ierr) ierr = blast_backend_cuda.from_host(ctx, n, yc, yg);
+    ierr = blast_backend_cuda.vec.from_host(ctx, n, x, xg);
+    if (!ierr) ierr = blast_backend_cuda.vec.from_host(ctx, n, yc, yg);
     for (int part = BLAST_ROWS_INTERIOR; part <= BLAST_ROWS_BOUNDARY && !ierr; part++) {
-      ierr = blast_backend_cuda.mass_mult(ctx, part, t[trial].ncomp, t[trial].mask, xg, yg);
-      if (!ierr) ierr = hc->ops->mass_mult(hc->bctx, part, t[trial].ncomp, t[trial].mask, x, yc);
+      ierr = blast_backend_cuda.mass.mult(ctx, part, t[trial].ncomp, t[trial].mask, xg, yg);
+      if (!ierr) ierr = hc->ops->mass.mult(hc->bctx, part, t[trial].ncomp, t[trial].mask, x, yc);
     }
-    if (!ierr) ierr = blast_backend_cuda.to_host(ctx, n, yg, ygh);
+    if (!ierr) ierr = blast_backend_cuda.vec.to_host(ctx, n, yg, ygh);
     for (size_t i = 0; i < n && !ierr; i++) ndiff += memcmp(&yc[i], &ygh[i], sizeof(double)) != 0;
   }
   if (ierr) ndiff = -1, BlastErrorPrint(), BlastErrorClear();
-  if (xg) blast_backend_cuda.free(ctx, &xg);
-  if (yg) blast_backend_cuda.free(ctx, &yg);
-  if (x) hc->ops->free(hc->bctx, &x);
-  if (yc) hc->ops->free(hc->bctx, &yc);
+  if (xg) blast_backend_cuda.vec.free(ctx, &xg);
+  if (yg) blast_backend_cuda.vec.free(ctx, &yg);
+  if (x) hc->ops->vec.free(hc->bctx, &x);
+  if (yc) hc->ops->vec.free(hc->bctx, &yc);
   BlastFree(&ygh);
-  if (ctx) blast_backend_cuda.destroy(&ctx);
+  if (ctx) blast_backend_cuda.ctx.destroy(&ctx);
   return ndiff;
 }
 

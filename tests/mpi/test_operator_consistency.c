@@ -24,11 +24,11 @@ static int Collect(BlastHydro h, int nval, Table *tab) {
   const BlastSpace *s = h->space;
   const int dim = s->dim, nown = s->h1_nown, nl = s->h1_nl;
   BlastCall(BlastHydroUpdateQData(h, h->S));
-  BlastCall(h->ops->momentum_rhs(h->bctx, h->rhs));
+  BlastCall(h->ops->zone.momentum_rhs(h->bctx, h->rhs));
   // Reverse halo by hand through the public pieces of hydro.c is static; use the solve's
   // path instead: BlastHydroSolveVelocity completes rhs on the owners before the PCG.
   double *dv;
-  BlastCall(h->ops->alloc(h->bctx, h->nx, &dv));
+  BlastCall(h->ops->vec.alloc(h->bctx, h->nx, &dv));
   BlastCall(BlastHydroSolveVelocity(h, dv));
   // M x for x = first coordinate of the dofs (ext entries), via the mass_mult op.
   double *x, *y, *xpos;
@@ -37,10 +37,10 @@ static int Collect(BlastHydro h, int nval, Table *tab) {
   BlastCall(BlastMalloc(h->nx, &xpos));
   BlastCall(BlastHydroGetState(h, xpos, NULL, NULL));
   for (int l = 0; l < s->h1_next; l++) x[l] = (double)(s->h1_gid[l] % 97) / 97.0;
-  BlastCall(h->ops->mass_mult(h->bctx, BLAST_ROWS_ALL, 1, 1u, x, y));
+  BlastCall(h->ops->mass.mult(h->bctx, BLAST_ROWS_ALL, 1, 1u, x, y));
   double *dvh;
   BlastCall(BlastMalloc(h->nx, &dvh));
-  BlastCall(h->ops->to_host(h->bctx, h->nx, dv, dvh));
+  BlastCall(h->ops->vec.to_host(h->bctx, h->nx, dv, dvh));
   tab->n = nown;
   BlastCall(BlastMalloc(nown + 1, &tab->gid));
   BlastCall(BlastMalloc((size_t)(nown + 1) * nval, &tab->val));
@@ -59,7 +59,7 @@ static int Collect(BlastHydro h, int nval, Table *tab) {
   BlastFree(&y);
   BlastFree(&xpos);
   BlastFree(&dvh);
-  BlastCall(h->ops->free(h->bctx, &dv));
+  BlastCall(h->ops->vec.free(h->bctx, &dv));
   return 0;
 }
 

@@ -7,7 +7,7 @@
 #ifndef BLAST_DDSUM_H
 #define BLAST_DDSUM_H
 
-#include "qpoint.h"  // BLAST_HOST_DEVICE
+#include "host_device.h"
 
 typedef struct {
   double hi, lo;
