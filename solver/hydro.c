@@ -1310,3 +1310,8 @@ const double *BlastHydroGetInitialPositions(BlastHydro h) { return h->x0_host; }
 const BlastTensorTables *BlastHydroGetTables(BlastHydro h) { return h->tab; }
 const BlastProblem *BlastHydroGetProblem(BlastHydro h) { return &h->prob; }
 BlastMesh BlastHydroGetMesh(BlastHydro h) { return h->mesh; }
+
+void BlastHydroGetBackend(BlastHydro h, const BlastBackendOps **ops, void **ctx) {
+  *ops = h->ops;
+  *ctx = h->bctx;
+}

@@ -134,6 +134,9 @@ const BlastTensorTables *BlastHydroGetTables(BlastHydro h);
 const BlastProblem *BlastHydroGetProblem(BlastHydro h);
 /// The (serially refined) mesh the spaces are built on (zone attributes = materials).
 BlastMesh BlastHydroGetMesh(BlastHydro h);
+/// The backend table and context the run uses (for backend-specific reports, e.g. the
+/// GPU profile; the context stays owned by h).
+void BlastHydroGetBackend(BlastHydro h, const BlastBackendOps **ops, void **ctx);
 
 #ifdef __cplusplus
 }
