@@ -12,6 +12,10 @@
       Each shipped deck, shortened, on the GPU alone ([balance] mode = off) and with the
       CPU+GPU split at gpu_fraction 1.0, 0.7, 0.0 (fixed) and auto (issue 6): same steps
       and |e| within 1e-12 relative of the GPU-alone run.
+  compare_runs.py builds BLAST_BEFORE BLAST_AFTER OUTDIR [--backend cpu,cuda] [--ranks 1,2] [--steps 20]
+      The same cases as `short`, each run by two builds (e.g. before and after a restructure)
+      on each backend: steps, attempts, CG iterations, t, dt, |e| and the energies must be
+      bitwise equal. One PASS/FAIL line per case.
 --jobs N runs N cases at a time (a GPU node with many cores; each run's OpenMP threads
 come from OMP_NUM_THREADS, default 2 in hybrid mode); the lines are printed in order.
 Exit status: 0 when every case passes.
@@ -47,7 +51,7 @@ def run(blast, n, deck, out, extra):
     with open(os.path.join(out, "summary.json")) as f:
         return json.load(f)
 
-def short(blast, outdir, ranks, steps):
+def short_cases():
     cases = []
     for deck in ["sedov2d", "sedov3d", "taylor_green2d", "taylor_green3d", "triple_point2d",
                  "triple_point3d", "gresho2d", "rayleigh_taylor2d", "sod1d"]:
@@ -55,6 +59,10 @@ def short(blast, outdir, ranks, steps):
     for k in (1, 3, 4):
         cases.append(("sedov2d", ["fem.order_kinematic=%d" % k]))
         cases.append(("sedov3d", ["fem.order_kinematic=%d" % k, "mesh.refine_serial=1"]))
+    return cases
+
+def short(blast, outdir, ranks, steps):
+    cases = short_cases()
     ok_all = True
     for n in ranks:
         for deck, extra in cases:
@@ -75,6 +83,34 @@ def short(blast, outdir, ranks, steps):
                   % ("PASS" if ok else "FAIL", tag, n, rc["steps"], rg["steps"], rc["e_norm"], rg["e_norm"],
                      rel, rc["wall_seconds"], rg["wall_seconds"]))
             sys.stdout.flush()
+    return ok_all
+
+EXACT = ["steps", "step_attempts", "cg_iterations", "t", "dt", "e_norm", "energy_internal",
+         "energy_kinetic", "energy_total"]
+
+def builds(before, after, outdir, backends, ranks, steps):
+    cases = [(b, n, deck, extra) for b in backends for n in ranks for deck, extra in short_cases()]
+
+    def one(case):
+        b, n, deck, extra = case
+        tag = "%s_%s_np%d_%s" % (deck, "_".join(e.split("=")[1] for e in extra) or "k", n, b)
+        args = ["time.max_steps=%d" % steps, "gpu.backend=" + b] + extra
+        path = os.path.join(INPUTS, deck + ".ini")
+        return tag, [run(x, n, path, os.path.join(outdir, tag + suffix), args)
+                     for x, suffix in ((before, "_before"), (after, "_after"))]
+
+    ok_all = True
+    for (b, n, deck, extra), (tag, (r0, r1)) in zip(cases, pmap(one, cases)):
+        if r0 is None or r1 is None:
+            print("FAIL %-34s run failed" % tag)
+            ok_all = False
+            continue
+        diff = [k for k in EXACT if r0.get(k) != r1.get(k)]
+        ok_all = ok_all and not diff
+        print("%s %-34s steps %d |e| %.17g %s" % ("PASS" if not diff else "FAIL", tag, r1["steps"], r1["e_norm"],
+              "bitwise" if not diff else "differs in " + ", ".join("%s (%r vs %r)" % (k, r0.get(k), r1.get(k))
+                                                                   for k in diff)))
+        sys.stdout.flush()
     return ok_all
 
 def full(blast, outdir, refdir, ranks):
@@ -152,11 +188,14 @@ if __name__ == "__main__":
             del a[i:i + 2]
             return v
         return default
+    backends = opt("--backend", "cpu,cuda").split(",")
     ranks = [int(x) for x in opt("--ranks", "1,4").split(",")]
     steps = int(opt("--steps", "60"))
     JOBS = int(opt("--jobs", "1"))
     if a[0] == "short":
         ok = short(a[1], a[2], ranks, steps)
+    elif a[0] == "builds":
+        ok = builds(a[1], a[2], a[3], backends, ranks, steps)
     elif a[0] == "hybrid":
         ok = hybrid(a[1], a[2], ranks, steps)
     elif a[0] == "full":
