@@ -71,25 +71,52 @@ static void SplitRun(Env *E, Bk b, const Problem *P, int ndev, const double *x, 
 
 enum { S_BEGIN, S_END, S_RHS, S_DE };
 
+// The sequence runs once per (problem, state, split, thread count); the four split cases
+// check their parts of the same runs (the sequence calls every split entry each time).
+enum { kMaxP = 8, kNSplit = 4 };
+static struct {
+  int have;
+  SplitOut o;
+} g_runs[kMaxP][STATE_VARIANTS][kNSplit][2];
+static struct {
+  int have;
+  ZoneOut z;
+} g_ref[kMaxP][STATE_VARIANTS];
+
+void SplitCacheFree(void) {
+  for (int p = 0; p < kMaxP; p++)
+    for (int st = 0; st < STATE_VARIANTS; st++) {
+      if (g_ref[p][st].have) ZoneFree(&g_ref[p][st].z), g_ref[p][st].have = 0;
+      for (int s = 0; s < kNSplit; s++)
+        for (int t = 0; t < 2; t++)
+          if (g_runs[p][st][s][t].have) SplitFree(&g_runs[p][st][s][t].o), g_runs[p][st][s][t].have = 0;
+    }
+}
+
 // One split entry on every problem, state and split point.
 static void SplitCase(Env *E, int part) {
+  if (E->np > kMaxP) Fatal(E, "too many problems for the split cache", 1);
   for (int p = 0; p < E->np; p++)
     for (int st = 0; st < STATE_VARIANTS; st++) {
       const Problem *P = &E->P[p];
       const BlastHydroData *hd = &P->hd;
-      const int nz = hd->nz, splits[4] = {nz, 0, nz / 2, nz - 1};
+      const int nz = hd->nz, splits[kNSplit] = {nz, 0, nz / 2, nz - 1};
       double *x = HostNew(P->nx), *v = HostNew(P->nx), *e = HostNew(P->ne);
       ProblemState(P, st, x, v, e);
-      ZoneOut ref;  // the unsplit CPU backend
-      ZoneRun(E, E->cpu[p], P, x, v, e, &ref);
-      for (int s = 0; s < 4; s++)
+      if (!g_ref[p][st].have)  // the unsplit CPU backend
+        ZoneRun(E, E->cpu[p], P, x, v, e, &g_ref[p][st].z), g_ref[p][st].have = 1;
+      const ZoneOut ref = g_ref[p][st].z;
+      for (int s = 0; s < kNSplit; s++)
         for (int nth = (E->gpu ? 2 : 1); nth <= 2; nth++) {
           const int ndev = splits[s], nhost = nz - ndev;
           const size_t rows = (size_t)hd->dim * hd->h1_nd;
-          SplitOut o;
-          Threads(nth);
-          SplitRun(E, E->dev[p], P, ndev, x, v, e, &o);
-          Threads(2);
+          if (!g_runs[p][st][s][nth - 1].have) {
+            Threads(nth);
+            SplitRun(E, E->dev[p], P, ndev, x, v, e, &g_runs[p][st][s][nth - 1].o);
+            Threads(2);
+            g_runs[p][st][s][nth - 1].have = 1;
+          }
+          const SplitOut o = g_runs[p][st][s][nth - 1].o;
           char what[160], thr[16] = "";
           if (!E->gpu) snprintf(thr, sizeof thr, ", %d thr", nth);
           const char *unsplit = E->gpu ? "CPU unsplit" : "unsplit";
@@ -133,9 +160,7 @@ static void SplitCase(Env *E, int part) {
                        ndev, thr, unsplit);
               Report(E, what, CompareBits(o.de, ref.de, P->ne));
           }
-          SplitFree(&o);
         }
-      ZoneFree(&ref);
       HostFree(&x), HostFree(&v), HostFree(&e);
     }
 }

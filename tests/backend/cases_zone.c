@@ -169,32 +169,54 @@ static void RefResult(Env *E, int p, const double *x, const double *v, const dou
   *ref = *out;  // (checked by ReportOk in ZoneCase)
 }
 
+// The runs of each (problem, state), shared by the four zone cases (each run calls all
+// four zone entries): CPU part: twice on 2 threads and once on 1; GPU part: the backend
+// under test and the CPU backend.
+enum { kMaxP = 8 };
+static struct {
+  int have;
+  ZoneOut a, b, t1;
+} g_zone[kMaxP][STATE_VARIANTS];
+
+void ZoneCacheFree(void) {
+  for (int p = 0; p < kMaxP; p++)
+    for (int st = 0; st < STATE_VARIANTS; st++)
+      if (g_zone[p][st].have) {
+        ZoneFree(&g_zone[p][st].a), ZoneFree(&g_zone[p][st].b);
+        if (g_zone[p][st].t1.rhs) ZoneFree(&g_zone[p][st].t1);
+        g_zone[p][st].have = 0;
+      }
+}
+
 // One zone entry: its part of the outputs, on every problem and state.
 static void ZoneCase(Env *E, int part, RefFn ref_fn) {
+  if (E->np > kMaxP) Fatal(E, "too many problems for the zone cache", 1);
   for (int p = 0; p < E->np; p++)
     for (int st = 0; st < STATE_VARIANTS; st++) {
       const Problem *P = &E->P[p];
       double *x = HostNew(P->nx), *v = HostNew(P->nx), *e = HostNew(P->ne);
       ProblemState(P, st, x, v, e);
       char what[160];
+      if (!g_zone[p][st].have) {
+        memset(&g_zone[p][st], 0, sizeof g_zone[p][st]);
+        ZoneRun(E, E->dev[p], P, x, v, e, &g_zone[p][st].a);
+        ZoneRun(E, E->gpu ? E->cpu[p] : E->dev[p], P, x, v, e, &g_zone[p][st].b);
+        if (!E->gpu) {
+          Threads(1);
+          ZoneRun(E, E->dev[p], P, x, v, e, &g_zone[p][st].t1);
+          Threads(2);
+        }
+        g_zone[p][st].have = 1;
+      }
+      const ZoneOut a = g_zone[p][st].a, b = g_zone[p][st].b, t1 = g_zone[p][st].t1;
       if (E->gpu) {
-        ZoneOut g, c;
-        ZoneRun(E, E->dev[p], P, x, v, e, &g);
-        ZoneRun(E, E->cpu[p], P, x, v, e, &c);
         snprintf(what, sizeof what, "%s %s: %s = CPU's", P->label, StateName(st),
                  kPartName[part]);
-        Report(E, what, PartDiff(part, P, &g, &c));
-        ZoneFree(&g), ZoneFree(&c);
+        Report(E, what, PartDiff(part, P, &a, &b));
       } else {
-        ZoneOut a, b, t1;
-        ZoneRun(E, E->dev[p], P, x, v, e, &a);
-        ZoneRun(E, E->dev[p], P, x, v, e, &b);
         snprintf(what, sizeof what, "%s %s: %s repeat", P->label, StateName(st),
                  kPartName[part]);
         Report(E, what, PartDiff(part, P, &b, &a));
-        Threads(1);
-        ZoneRun(E, E->dev[p], P, x, v, e, &t1);
-        Threads(2);
         snprintf(what, sizeof what, "%s %s: %s 1 thread = 2 threads", P->label, StateName(st),
                  kPartName[part]);
         Report(E, what, PartDiff(part, P, &t1, &a));
@@ -217,7 +239,6 @@ static void ZoneCase(Env *E, int part, RefFn ref_fn) {
           Report(E, what, PartDiff(part, P, &a, &ref));
           HostFree(&ref.rhs), HostFree(&ref.de);
         }
-        ZoneFree(&a), ZoneFree(&b), ZoneFree(&t1);
       }
       HostFree(&x), HostFree(&v), HostFree(&e);
     }

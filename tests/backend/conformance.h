@@ -153,6 +153,10 @@ void ResultBits(const BlastQDataResult *r, double *out3);
 /// E-vectors of the H1 field u for zones [z0, z1) (index loops over h1_edof).
 void GatherE(const BlastHydroData *hd, int z0, int z1, const double *u, double *uE);
 
+/// Free the runs the zone cases and the split cases share (cases_zone.c, cases_split.c).
+void ZoneCacheFree(void);
+void SplitCacheFree(void);
+
 /// One report line: "<PASS|FAIL> <backend> <entry> <what> maxdiff ..."; exceptions of the
 /// GPU part (a named entry with a bound) are applied and printed here. Returns 1 if pass.
 int Report(Env *E, const char *what, Diff d);

@@ -428,11 +428,15 @@ int main(int argc, char **argv) {
     if (!fn) continue;  // reported by Coverage
     E.entry = BlastBackendOpName(i), E.lines = 0;
     Threads(2);
+    const double t0 = omp_get_wtime();
     fn(&E);
+    printf("---- %s: %d checks, %.2f s\n", E.entry, E.lines, omp_get_wtime() - t0);
     fflush(stdout);
     if (!E.lines) printf("FAIL %-4s %-20s its case checked nothing\n", E.bname, E.entry), bad++;
   }
   E.entry = "(teardown)";
+  ZoneCacheFree();
+  SplitCacheFree();
   for (int i = 0; i < kNp; i++) {
     CK(&E, E.B->ctx.destroy(&dev[i].ctx));
     CK(&E, E.B->ctx.destroy(&devm[i].ctx));
