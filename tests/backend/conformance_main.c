@@ -9,6 +9,10 @@
 //   test_backend_conformance --gpu   the GPU part: the CUDA backend on the same inputs as
 //                                    the CPU backend must give its bits; exit 77 (ctest:
 //                                    SKIPPED) when no device is visible or CUDA is not built.
+//   test_backend_conformance --gpu-path-on-cpu
+//                                    the GPU part's code with a second CPU context in the
+//                                    CUDA backend's place: checks the test's own GPU path
+//                                    (buffers, comparisons) on machines without a GPU.
 //
 // One line per (backend, entry, case) with PASS/FAIL and the measured difference; the exit
 // status is non-zero on any failure, and on an entry without a case (named).
@@ -350,10 +354,15 @@ static int Skip(const char *why) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int gpu = argc > 1 && !strcmp(argv[1], "--gpu");
+  const int self = argc > 1 && !strcmp(argv[1], "--gpu-path-on-cpu");
   const BlastBackendOps *tables[2] = {&blast_backend_cpu, NULL};
   int ntables = 1;
   Env E = {0};
   E.B = &blast_backend_cpu, E.bname = "cpu";
+  if (self) {  // the GPU part's comparisons, a second CPU context in the CUDA backend's place
+    printf("GPU part's code path with the CPU backend under test (a check of the test itself)\n");
+    E.gpu = 1, E.bname = "cpu2";
+  }
 #ifdef BLAST_HAVE_CUDA
   tables[ntables++] = &blast_backend_cuda;
   if (gpu) {
@@ -387,7 +396,7 @@ int main(int argc, char **argv) {
   }
   printf("the CUDA backend is not compiled in this build: CPU part only\n");
 #endif
-  if (gpu) {
+  if (gpu || self) {
     printf("exception table (entries allowed to differ from the CPU's bits):");
     int n = 0;
     for (int i = 0; kExceptions[i].entry; i++, n++)
