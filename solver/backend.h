@@ -109,6 +109,10 @@ typedef struct {
 typedef struct {
   /// y_c = m x_c on the owned rows `rows` (BLAST_ROWS_*) of the scalar mass matrix; x_c
   /// has h1_next entries (ghost columns filled), y_c h1_nown. The matrix is read once.
+  /// A BOUNDARY call that follows an INTERIOR call on the same x must see x's owned
+  /// entries unchanged in between (only the ghost columns may have been filled): a
+  /// backend may reuse what it prepared from the owned part (the CUDA backend packs the
+  /// components side by side once and repacks only the ghosts).
   int (*mult)(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
   /// z_c = D^{-1} r_c on the owned dofs (Jacobi).
   int (*jacobi)(void *ctx, int ncomp, unsigned mask, const double *r, double *z);

@@ -223,13 +223,15 @@ typedef struct {
   int f0;
 } ZoneRange;
 
+// ws_all holds nthreads workspaces of ws_size: the region never uses more threads, even
+// if the OpenMP thread count was raised after the workspace was allocated.
 static void QDataRange(const ZoneRange *zr, int z0, int z1, double *ws_all, size_t ws_size,
-                       BlastQDataResult *res) {
+                       int nthreads, BlastQDataResult *res) {
   const BlastHydroData *hd = zr->hd;
   const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd;
   double dt_min = HUGE_VAL, tdet = 0.0;
   int tangled = -1;
-#pragma omp parallel if (z1 - z0 > BLAST_OMP_MIN_ZONES)
+#pragma omp parallel if (z1 - z0 > BLAST_OMP_MIN_ZONES) num_threads(nthreads)
   {
     double *ws = &ws_all[(size_t)omp_get_thread_num() * ws_size];
     double *xz = ws, *vz = xz + rows, *ez = vz + rows, *kws = ez + ne;
@@ -266,7 +268,7 @@ static int CpuQDataForce(void *ctx, const double *x, const double *v, const doub
                          BlastQDataResult *res) {
   CpuCtx *c = ctx;
   const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg, 0};
-  QDataRange(&zr, 0, c->hd.nz, c->ws, c->ws_size, res);
+  QDataRange(&zr, 0, c->hd.nz, c->ws, c->ws_size, c->nthreads, res);
   return 0;
 }
 
@@ -303,7 +305,7 @@ static int CpuMomentumRhs(void *ctx, double *rhs) {
 static void EnergyRate(CpuCtx *c, int ndev, const double *host_b, const double *v, double *de) {
   const BlastHydroData *hd = &c->hd;
   const int rows = c->rows, ne = hd->l2_nd, nz = hd->nz;
-#pragma omp parallel if (nz > BLAST_OMP_MIN_ZONES)
+#pragma omp parallel if (nz > BLAST_OMP_MIN_ZONES) num_threads(c->nthreads)
   {
     double *ws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
     double *vz = ws, *b = ws + rows;
@@ -347,7 +349,7 @@ static int CpuSplitQDataBegin(void *ctx, int ndev, const double *x, const double
   if (nz > ndev) memcpy(host_e, &e[(size_t)ndev * ne], (size_t)(nz - ndev) * ne * sizeof(double));
   const double t0 = omp_get_wtime();
   const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg, 0};
-  QDataRange(&zr, 0, ndev, c->ws, c->ws_size, &c->split_res);
+  QDataRange(&zr, 0, ndev, c->ws, c->ws_size, c->nthreads, &c->split_res);
   c->split_seconds = omp_get_wtime() - t0;
   return 0;
 }
@@ -381,8 +383,9 @@ struct BlastCpuZones_private {
   int rows;
   double *F, *tg;  // [cap * rows * l2_nd], [cap * l2_nd] (tg when the source is on)
   int cap;
-  double *ws;
+  double *ws;  // nthreads workspaces of ws_size
   size_t ws_size;
+  int nthreads;
 };
 
 int BlastCpuZonesCreate(const BlastHydroData *hd, BlastCpuZones *cz) {
@@ -391,7 +394,12 @@ int BlastCpuZonesCreate(const BlastHydroData *hd, BlastCpuZones *cz) {
   z->hd = *hd;
   z->rows = hd->dim * hd->h1_nd;
   z->ws_size = WorkspaceSize(hd);
-  BlastCall(BlastMalloc(z->ws_size * omp_get_max_threads(), &z->ws));
+  z->nthreads = omp_get_max_threads();
+  const int ierr = BlastMalloc(z->ws_size * z->nthreads, &z->ws);
+  if (ierr) {
+    BlastFree(&z);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
+  }
   *cz = z;
   return 0;
 }
@@ -415,7 +423,7 @@ int BlastCpuZonesQData(BlastCpuZones cz, int z0, int z1, const double *xE, const
   }
   const ZoneRange zr = {
       &cz->hd, NULL, NULL, NULL, xE, vE, eE, cz->F, cz->hd.tg_source ? cz->tg : NULL, z0};
-  QDataRange(&zr, z0, z1, cz->ws, cz->ws_size, res);
+  QDataRange(&zr, z0, z1, cz->ws, cz->ws_size, cz->nthreads, res);
   return 0;
 }
 
