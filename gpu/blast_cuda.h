@@ -129,11 +129,12 @@ void BlastCudaMemoryAdvice(char *msg, size_t n, const BlastCudaShortfall *m);
 
 /// Name of the last kernel launched in this process (for errors that surface later).
 /// One of the two globals of gpu/ (the other: the options BlastCudaSetOptions keeps for
-/// the next `create`, gpu/setup.cu). A kernel's execution error is sticky in the process's CUDA
-/// context of the device and surfaces at whichever CUDA call synchronizes next, also in
-/// code with no backend context at hand (uploads, frees, device selection, other
-/// backend contexts on the same device), where BlastCallCuda reports it; so the record
-/// belongs to the process, not to a backend context. Written by BlastCheckKernel only.
+/// the next `create`, gpu/setup.cu). A kernel's execution error is sticky in the
+/// process's CUDA context of the device and surfaces at whichever CUDA call synchronizes
+/// next, also in code with no backend context at hand (uploads, frees, device selection,
+/// other backend contexts on the same device), where BlastCallCuda reports it: the record
+/// belongs to the process, not to a backend context. Written by BlastCheckKernel (and by
+/// test_cuda_errors, which checks the message).
 extern const char *blast_cuda_last_kernel;
 
 #ifdef __cplusplus
