@@ -336,6 +336,30 @@ static int DeckText(const BlastConfig *cfg, char **text) {
   return 0;
 }
 
+#ifdef BLAST_HAVE_CUDA
+// The environment's part of the GPU options, read here only (the libraries take options):
+// BLAST_GPU_PROFILE=1, BLAST_CUDA_SYNC=1, BLAST_SELL_SIGMA, and the autotuning cache,
+// $XDG_CACHE_HOME/blast_gpu_autotune.txt or else ~/.cache/blast_gpu_autotune.txt.
+static int GpuEnvOptions(const BlastConfig *cfg, BlastGpuOptions *opt) {
+  const char *prof = getenv("BLAST_GPU_PROFILE"), *sync = getenv("BLAST_CUDA_SYNC");
+  opt->profile = prof && atoi(prof) > 0;
+  opt->sync = sync && atoi(sync) > 0;
+  BlastCall(BlastCudaSellSigmaParse(getenv("BLAST_SELL_SIGMA"), &opt->sell_sigma));
+  opt->sell_sigma_set = 1;
+  if (cfg->gpu_autotune == BLAST_AUTOTUNE_OFF) return 0;  // no cache read or written
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (xdg && xdg[0]) {
+    snprintf(opt->cache_path, sizeof opt->cache_path, "%s/blast_gpu_autotune.txt", xdg);
+  } else {
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/.cache", home ? home : ".");
+    mkdir(dir, 0755);  // best effort; a missing cache only costs tuning time
+    snprintf(opt->cache_path, sizeof opt->cache_path, "%s/blast_gpu_autotune.txt", dir);
+  }
+  return 0;
+}
+#endif
+
 // The backend table for this rank: CUDA when built with it, asked for (or auto) and a
 // device is visible (device = node-local rank modulo devices), else the CPU. `desc`
 // describes the choice for the banner.
@@ -368,6 +392,7 @@ static int SelectBackend(MPI_Comm comm, const BlastConfig *cfg, const BlastBacke
   // BLAST_AUTOTUNE_TRACE=1 also prints each candidate's time (rank 0).
   const char *trace = getenv("BLAST_AUTOTUNE_TRACE");
   opt.verbose = rank == 0 ? (trace && trace[0] == '1' ? 2 : 1) : 0;
+  BlastCall(GpuEnvOptions(cfg, &opt));
   BlastCudaSetOptions(&opt);
   *ops = &blast_backend_cuda;
   const int per_gpu = (node_size + ndev - 1) / ndev;
@@ -557,7 +582,10 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (!rank) BlastReportBanner(stdout, &cfg, &shape, backend, dt0, e_norm0, energy0);
 #ifdef BLAST_HAVE_CUDA
   if (ops == &blast_backend_cuda) {
-    double used = (double)BlastCudaMemoryUsed(), all;
+    const BlastBackendOps *bops;
+    void *bctx;
+    BlastHydroGetBackend(h, &bops, &bctx);
+    double used = (double)BlastCudaMemoryUsed(bctx), all;
     BlastCallMPI(MPI_Reduce(&used, &all, 1, MPI_DOUBLE, MPI_SUM, 0, comm));
     if (!rank)
       printf("  GPU memory     %.2f GiB for the backend's data, %.2f KB per zone\n\n",
@@ -634,6 +662,21 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastOutdirRelease(&rs->lock_out);
   free(rs->deck_text);
   rs->deck_text = NULL;
+#ifdef BLAST_HAVE_CUDA
+  if (ops == &blast_backend_cuda && !rank) {  // rank 0's tuning decisions and GPU profile
+    const BlastBackendOps *bops;
+    void *bctx;
+    int nranks;
+    BlastGpuAutotune tune;
+    BlastGpuProfile prof;
+    BlastHydroGetBackend(h, &bops, &bctx);
+    BlastCallMPI(MPI_Comm_size(comm, &nranks));
+    BlastCudaGetAutotune(bctx, &tune);
+    BlastCudaGetProfile(bctx, &prof);
+    BlastReportAutotune(stdout, &tune);
+    BlastReportGpuProfile(stdout, &prof, nranks);
+  }
+#endif
   BlastCall(BlastHydroDestroy(&rs->h));
   BlastCall(BlastMeshDestroy(&rs->mesh));
   return 0;

@@ -358,3 +358,43 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
              strerror(errno));
   return 0;
 }
+
+#ifdef BLAST_HAVE_CUDA
+void BlastReportAutotune(FILE *out, const BlastGpuAutotune *tune) {
+  for (int i = 0; i < tune->n; i++) {
+    const BlastGpuTuneDecision *d = &tune->decision[i];
+    if (d->kernel == BLAST_GPU_TUNED_QDATA)
+      fprintf(out,
+              "  autotune: k_qdata_force %d zones/block x %d threads/zone (registers <= %d), "
+              "k_force_gemm %d threads/block: %.3f ms\n",
+              d->zones_per_block, d->threads_per_zone, d->registers, d->gemm_threads, d->ms);
+    else
+      fprintf(out,
+              "  autotune: mass-matrix kernel %d threads/block, >= %d blocks/SM, unroll %d: "
+              "%.3f ms\n",
+              d->threads, d->min_blocks, d->unroll, d->ms);
+  }
+  fflush(out);
+}
+
+void BlastReportGpuProfile(FILE *out, const BlastGpuProfile *p, int nranks) {
+  if (!p->on) return;
+  if (nranks == 1 && p->mem_in_use)  // one rank only: others' allocations would count
+    fprintf(out,
+            "\n  GPU memory: %.3f GiB taken by the backend's data and the front end's vectors "
+            "(at the first update), %.3f GiB estimated before allocating\n",
+            p->mem_in_use / 1073741824.0, p->mem_estimate / 1073741824.0);
+  fprintf(out, "\n  GPU kernel profile (modeled bytes and flops):\n");
+  fprintf(out, "  %-24s %8s %10s %10s %10s %10s\n", "kernel", "calls", "total ms", "ms/call",
+          "GB/s", "GFLOP/s");
+  for (int k = 0; k < p->n; k++) {
+    const double ms = p->kernel[k].ms;
+    const long long calls = p->kernel[k].calls;
+    if (!calls) continue;
+    const double s = ms * 1e-3;
+    fprintf(out, "  %-24s %8lld %10.2f %10.4f %10.1f %10.1f\n", p->kernel[k].name, calls, ms,
+            ms / calls, p->kernel[k].bytes / s * 1e-9, p->kernel[k].flops / s * 1e-9);
+  }
+  fflush(out);
+}
+#endif

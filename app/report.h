@@ -70,4 +70,13 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *sum);
 /// Write <dir>/summary.json atomically (temporary name, then rename). Rank 0 only.
 int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *sum);
 
+#ifdef BLAST_HAVE_CUDA
+#include "blast_cuda.h"
+/// The CUDA backend's tuning decisions of this run, one line each ("  autotune: ...").
+void BlastReportAutotune(FILE *out, const BlastGpuAutotune *tune);
+/// The CUDA backend's per-kernel profile (BLAST_GPU_PROFILE=1; nothing when it is off),
+/// with the device memory measured at the first update when the run has one rank.
+void BlastReportGpuProfile(FILE *out, const BlastGpuProfile *prof, int nranks);
+#endif
+
 #endif  // BLAST_REPORT_H

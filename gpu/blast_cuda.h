@@ -27,11 +27,63 @@ int BlastCudaSelectDevice(int node_rank, BlastGpuInfo *info);
 /// Number of visible CUDA devices (0 when none or no driver), without raising errors.
 int BlastCudaDeviceCount(void);
 
-/// The CUDA backend table, and its options (set before the backend's `create`).
+/// The CUDA backend table, and its options (set before the backend's `create`, which
+/// copies them into its context: later calls do not change a context already created).
 extern const BlastBackendOps blast_backend_cuda;
 void BlastCudaSetOptions(const BlastGpuOptions *opt);
-/// Device memory taken by the backend's data (bytes, measured at creation).
-size_t BlastCudaMemoryUsed(void);
+/// Device memory taken by the backend's data (bytes, measured at creation) of the context
+/// `ctx` (BlastHydroGetBackend), 0 for NULL.
+size_t BlastCudaMemoryUsed(const void *ctx);
+
+/// Entries of the kernel profile (BlastGpuOptions.profile).
+enum { BLAST_GPU_PROFILE_KERNELS = 10 };
+
+/// Per-kernel totals of one context's profile (BlastGpuOptions.profile; zero when off):
+/// events around every kernel, with modeled bytes and flops.
+typedef struct {
+  int on;  ///< the profile was taken
+  int n;   ///< entries in kernel[]
+  struct {
+    const char *name;      ///< "k_qdata_force (1-6)", ..., "halo pack/unpack"
+    long long calls;       ///< 0: not run (not printed)
+    double ms;             ///< total time
+    double bytes, flops;   ///< modeled totals
+  } kernel[BLAST_GPU_PROFILE_KERNELS];
+  size_t mem_in_use;    ///< device bytes lost since creation, at the first update (0: none yet)
+  size_t mem_estimate;  ///< BlastCudaMemoryEstimate of this rank
+} BlastGpuProfile;
+
+/// The profile of context `ctx` so far (read it before the backend is destroyed).
+void BlastCudaGetProfile(const void *ctx, BlastGpuProfile *prof);
+
+/// Kernels whose launch parameters the backend tunes on the run's first calls.
+typedef enum {
+  BLAST_GPU_TUNED_QDATA = 0,  ///< k_qdata_force's shape and k_force_gemm's block
+  BLAST_GPU_TUNED_SPMM = 1    ///< the mass-matrix kernel's variant
+} BlastGpuTunedKernel;
+
+/// One tuning decision: the fastest candidate, and its time.
+typedef struct {
+  BlastGpuTunedKernel kernel;
+  /// BLAST_GPU_TUNED_QDATA: zones per block, threads per zone, register cap of
+  /// k_qdata_force; threads per block of k_force_gemm.
+  int zones_per_block, threads_per_zone, registers, gemm_threads;
+  /// BLAST_GPU_TUNED_SPMM: threads per block, least blocks per SM, unroll.
+  int threads, min_blocks, unroll;
+  double ms;
+} BlastGpuTuneDecision;
+
+/// The tuning decisions taken by a context in this run, in the order they were taken
+/// (none when `[gpu] autotune = off`, when the quadrature kernel's shape came from the
+/// cache, or before tuning has ended). Each candidate's time is traced as it is measured
+/// through BlastLog (BLAST_LOG_TRACE) when BlastGpuOptions.verbose > 1.
+typedef struct {
+  int n;
+  BlastGpuTuneDecision decision[2];
+} BlastGpuAutotune;
+
+/// The tuning decisions of context `ctx` so far.
+void BlastCudaGetAutotune(const void *ctx, BlastGpuAutotune *tune);
 
 /// Sizes that determine the device memory of one rank (from BlastHydroData).
 typedef struct {
@@ -48,10 +100,14 @@ typedef struct {
 /// cuBLAS/cuSPARSE handles' workspaces.
 #define BLAST_CUDA_MEMORY_FIXED (192.0 * 1048576.0)
 
-void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s);
-/// The mass matrix's sliced-ELLPACK window (sell.h): BLAST_SELL_SIGMA if set (0 or a
-/// positive multiple of 32, else BLAST_ERR_INPUT), else BLAST_SELL_SIGMA_DEFAULT.
-int BlastCudaSellSigma(int *sigma);
+/// The sizes of the data hd with the options opt (its SpMV path and sliced-ELLPACK window;
+/// NULL: the defaults).
+void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt,
+                            BlastCudaMemorySizes *s);
+/// The mass matrix's sliced-ELLPACK window (sell.h) from the text of BLAST_SELL_SIGMA
+/// (the application reads it): 0 or a positive multiple of 32, else BLAST_ERR_INPUT;
+/// BLAST_SELL_SIGMA_DEFAULT when text is NULL or empty.
+int BlastCudaSellSigmaParse(const char *text, int *sigma);
 /// Estimated device bytes of one rank: the backend's data and the front end's state,
 /// Runge-Kutta and PCG vectors (not the CUDA context, not the hybrid's staging buffer).
 size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s);
@@ -71,11 +127,15 @@ typedef struct {
 /// fewer ranks per GPU, or a smaller mesh).
 void BlastCudaMemoryAdvice(char *msg, size_t n, const BlastCudaShortfall *m);
 
-/// Name of the last kernel launched (for errors that surface later), and whether every
-/// launch is followed by a synchronization so that errors name their kernel exactly
-/// (environment BLAST_CUDA_SYNC=1; slow, for debugging).
+/// Name of the last kernel launched in this process (for errors that surface later).
+/// One of the two globals of gpu/ (the other: the options BlastCudaSetOptions keeps for
+/// the next `create`, gpu/setup.cu). A kernel's execution error is sticky in the
+/// process's CUDA context of the device and surfaces at whichever CUDA call synchronizes
+/// next, also in code with no backend context at hand (uploads, frees, device selection,
+/// other backend contexts on the same device), where BlastCallCuda reports it: the record
+/// belongs to the process, not to a backend context. Written by BlastCheckKernel (and by
+/// test_cuda_errors, which checks the message).
 extern const char *blast_cuda_last_kernel;
-extern int blast_cuda_sync;
 
 #ifdef __cplusplus
 }
@@ -97,16 +157,17 @@ extern "C"
       return BlastCudaError(__FILE__, __LINE__, __func__, (int)blast_cerr_, #__VA_ARGS__, \
                             cudaGetErrorString(blast_cerr_));                             \
   } while (0)
-/// Check the last kernel launch (and, with BLAST_CUDA_SYNC=1, its execution); names the
-/// kernel, and remembers it for errors of its execution found by later calls.
-#define BlastCheckKernel(name)                                                              \
+/// Check the last kernel launch (and, when `sync` is nonzero, its execution: the
+/// context's BlastGpuOptions.sync, BLAST_CUDA_SYNC=1); names the kernel, and remembers it
+/// for errors of its execution found by later calls.
+#define BlastCheckKernel(sync, name)                                                        \
   do {                                                                                      \
     cudaError_t blast_cerr_ = cudaGetLastError();                                           \
     if (blast_cerr_ != cudaSuccess)                                                         \
       return BlastCudaError(__FILE__, __LINE__, __func__, (int)blast_cerr_,                 \
                             "launch of kernel " name, cudaGetErrorString(blast_cerr_));     \
     blast_cuda_last_kernel = name;                                                          \
-    if (blast_cuda_sync && (blast_cerr_ = cudaDeviceSynchronize()) != cudaSuccess)          \
+    if ((sync) && (blast_cerr_ = cudaDeviceSynchronize()) != cudaSuccess)                   \
       return BlastCudaError(__FILE__, __LINE__, __func__, (int)blast_cerr_, "kernel " name, \
                             cudaGetErrorString(blast_cerr_));                               \
   } while (0)

@@ -1,14 +1,13 @@
 // Device selection and CUDA error conversion.
 #include <cuda_runtime.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "blast_cuda.h"
 
+// The last kernel launched in this process (blast_cuda.h says why it is a global).
 extern "C" {
 const char *blast_cuda_last_kernel = NULL;
-int blast_cuda_sync = 0;
 }
 
 // Errors of a kernel's execution: reported by whichever call synchronizes next.
@@ -58,8 +57,6 @@ extern "C" int BlastCudaSelectDevice(int node_rank, BlastGpuInfo *info) {
              "no usable CUDA device (%s); run with [gpu] backend = cpu, or check "
              "CUDA_VISIBLE_DEVICES and the driver",
              err == cudaSuccess ? "0 devices visible" : cudaGetErrorString(err));
-  const char *sync = getenv("BLAST_CUDA_SYNC");
-  blast_cuda_sync = sync && atoi(sync) > 0;
   int dev = node_rank % count;
   BlastCallCuda(cudaSetDevice(dev));
   cudaDeviceProp prop;

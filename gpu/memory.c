@@ -8,16 +8,16 @@
 #include "blast_cuda.h"
 #include "sell.h"
 
-void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s) {
+void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt,
+                            BlastCudaMemorySizes *s) {
   memset(s, 0, sizeof *s);
+  s->cusparse = opt ? opt->spmv_cusparse : 0;
   s->dim = hd->dim, s->nz = hd->nz, s->nqp = hd->nqp, s->h1_nd = hd->h1_nd, s->l2_nd = hd->l2_nd;
   s->h1_nl = hd->h1_nl, s->h1_nown = hd->h1_nown, s->h1_next = hd->h1_next;
   s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] : 0;
   BlastSell sell;  // the layout's size (row order and slice offsets only)
   memset(&sell, 0, sizeof sell);
-  int sigma;
-  if (BlastCudaSellSigma(&sigma))
-    sigma = BLAST_SELL_SIGMA_DEFAULT, BlastErrorClear();  // reported at setup
+  const int sigma = opt && opt->sell_sigma_set ? opt->sell_sigma : BLAST_SELL_SIGMA_DEFAULT;
   if (hd->mv_rowptr && hd->mv_rows) {
     if (!BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->mv_rowptr, NULL, NULL,
                         sigma, &sell))
@@ -32,9 +32,8 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, BlastCudaMemorySizes *s) {
   s->tg_source = hd->tg_source;
 }
 
-int BlastCudaSellSigma(int *sigma) {
+int BlastCudaSellSigmaParse(const char *env, int *sigma) {
   *sigma = BLAST_SELL_SIGMA_DEFAULT;
-  const char *env = getenv("BLAST_SELL_SIGMA");
   if (!env || !*env) return 0;
   char *end = NULL;
   const long v = strtol(env, &end, 10);
@@ -44,7 +43,7 @@ int BlastCudaSellSigma(int *sigma) {
   return 0;
 }
 
-// Every buffer CudaCreate (backend_cuda.cu) allocates, and the state, Runge-Kutta and PCG
+// Every buffer BlastCudaCreate (setup.cu) allocates, and the state, Runge-Kutta and PCG
 // vectors the front end allocates through the backend (hydro.c), with their lengths.
 size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   const double dim = s->dim, nz = s->nz, nqp = s->nqp, nd = s->h1_nd, ne = s->l2_nd;

@@ -198,13 +198,22 @@ int BlastBackendCheck(const BlastBackendOps *ops);
 /// The CPU (OpenMP) reference backend.
 extern const BlastBackendOps blast_backend_cpu;
 
-/// Options of GPU backends, set before `create` (ignored by the CPU backend).
+/// Options of GPU backends, set before `create` (ignored by the CPU backend). The
+/// application fills them, environment variables included (app/main.c); zero is the
+/// default of every field but autotune.
 typedef struct {
   int autotune;          ///< BlastAutotune
   int spmv_cusparse;     ///< mass-matrix products by cuSPARSE instead of the double-double
                          ///< kernel (faster on some GPUs, not bitwise equal to the CPU)
-  char cache_path[512];  ///< autotuning cache file ("" = $XDG_CACHE_HOME or ~/.cache)
-  int verbose;           ///< print tuning decisions (rank 0)
+  char cache_path[512];  ///< autotuning cache file ("": none; the application resolves
+                         ///< $XDG_CACHE_HOME or ~/.cache/blast_gpu_autotune.txt)
+  int verbose;           ///< > 1: trace every tuning candidate (BlastLog, BLAST_LOG_TRACE;
+                         ///< BLAST_AUTOTUNE_TRACE=1 on rank 0); the decisions are data
+  int profile;           ///< time every kernel (BLAST_GPU_PROFILE=1; serialises the stream)
+  int sync;              ///< synchronize after every kernel (BLAST_CUDA_SYNC=1; debugging)
+  int sell_sigma_set;    ///< 1: sell_sigma replaces BLAST_SELL_SIGMA_DEFAULT
+  int sell_sigma;        ///< mass-matrix rows ordered by length within windows of this
+                         ///< many (sell.h; BLAST_SELL_SIGMA)
 } BlastGpuOptions;
 
 #ifdef __cplusplus

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Every kernel launch in gpu/*.cu is followed (within 8 lines) by BlastCheckKernel("<its
-name>"), so that every CUDA error names its kernel (issue 9); a launch through
+"""Every kernel launch in gpu/*.cu is followed (within 8 lines) by BlastCheckKernel(sync,
+"<its name>"), so that every CUDA error names its kernel (issue 9); a launch through
 cudaLaunchKernel (a kernel chosen at run time) by a BlastCheckKernel of any name.
 usage: check_kernel_launches.py GPU_DIR"""
 import glob
@@ -17,7 +17,7 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.cu"))):
         if not m or line.lstrip().startswith("//"):
             continue
         n += 1
-        names = re.findall(r'BlastCheckKernel\("([^"]+)"\)', "\n".join(lines[i:i + 8]))
+        names = re.findall(r'BlastCheckKernel\((?:[^,()"]+,\s*)?"([^"]+)"\)', "\n".join(lines[i:i + 8]))
         kernel = m.group(1) or m.group(2)
         if kernel == "cudaLaunchKernel" and names:
             continue

@@ -83,7 +83,9 @@ int main(int argc, char **argv) {
   TEST_CALL(BlastCudaSelectDevice(0, &info));
   printf("device: %s (sm_%d%d, %d SMs, %.0f GiB)\n", info.name, info.sm_major, info.sm_minor,
          info.multiprocessors, info.memory_gib);
-  BlastGpuOptions opt = {BLAST_AUTOTUNE_ONLINE, 0, "", 0};
+  BlastGpuOptions opt;
+  memset(&opt, 0, sizeof opt);  // the defaults: no profile, no sync, the default window
+  opt.autotune = BLAST_AUTOTUNE_ONLINE;
   snprintf(opt.cache_path, sizeof opt.cache_path, "autotune_test.txt");
   BlastCudaSetOptions(&opt);
   // qo: a raised quadrature order (0: the default), so that the force GEMM stages a
@@ -123,7 +125,7 @@ int main(int argc, char **argv) {
     if (!hc || !hg) continue;
     {  // the memory model (checked before allocating) bounds what the setup took
       BlastCudaMemorySizes ms;
-      BlastCudaMemorySizesOf(&hg->hd, &ms);
+      BlastCudaMemorySizesOf(&hg->hd, &opt, &ms);
       const double est = (double)BlastCudaMemoryEstimate(&ms), used = (double)free0 - (double)free1;
       printf("     device memory: %.1f MiB taken by the setup, %.1f MiB estimated\n",
              used / 1048576.0, est / 1048576.0);

@@ -1,0 +1,293 @@
+// The CUDA backend's context and what its files share (CUDA C++ only): the device copies
+// of the constant data, the context of a run (CudaCtx), the library status checks, the
+// layout helpers of the kernels and the functions one file of gpu/ calls in another.
+//
+// Files (docs/architecture.md, "The CUDA backend"):
+//   backend_cuda_table.c  the backend table (designated initialisers, C11)
+//   ops.h                 the table's functions, declared for C and C++
+//   setup.cu              options, create/destroy, uploads, the memory check, cuSPARSE setup
+//   autotune.cu           launch-parameter tuners and their cache file
+//   profile.cu            per-kernel profile data (BLAST_GPU_PROFILE), tuning decisions
+//   ops_vec.cu, ops_zone.cu, ops_mass.cu, ops_halo.cu, ops_split.cu
+//                         launch code of the table's groups vec, zone, mass, halo, split
+//   kernels/*.cuh         kernel bodies, each included by one ops_*.cu
+//   device.cu             device selection and CUDA error messages
+//   memory.c              device memory model and advice (host code)
+#ifndef BLAST_GPU_CONTEXT_H
+#define BLAST_GPU_CONTEXT_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#include <stddef.h>
+
+#include "backend.h"
+#include "blast.h"
+#include "blast_cuda.h"
+#include "ddsum.h"
+#include "ops.h"
+#include "qpoint.h"
+
+// ---------------------------------------------------------------------------------------
+// Status checks for the libraries (setup.cu)
+
+int BlastCublasError(const char *file, int line, const char *func, cublasStatus_t st,
+                     const char *call);
+int BlastCusparseError(const char *file, int line, const char *func, cusparseStatus_t st,
+                       const char *call);
+#define BlastCallCublas(...)                                                              \
+  do {                                                                                    \
+    cublasStatus_t st_ = (__VA_ARGS__);                                                   \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                                     \
+      return BlastCublasError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);           \
+  } while (0)
+#define BlastCallCusparse(...)                                                            \
+  do {                                                                                    \
+    cusparseStatus_t st_ = (__VA_ARGS__);                                                 \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                   \
+      return BlastCusparseError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);         \
+  } while (0)
+
+enum { kDotBlocks = 256, kDotThreads = 256 };
+
+// ---------------------------------------------------------------------------------------
+// Device copies of the constant data
+
+typedef struct {
+  int dim, nz, nqp, nd, ne, nl, nown, next, rows;
+  int *edof, *toff, *tidx;
+  double *qw, *B, *L2B, *R0, *gamma;
+  // point-fastest copies for the quadrature kernel: Gt [a][g][q], L2Bt [i][q], J0inv
+  // [z][i][q]; for the force GEMM: Gn [q][g][a] node-fastest and L2Bp [q][ne rounded up
+  // to GemmColumns] zero-padded
+  double *Gt, *Gn, *L2Bt, *L2Bp, *J0inv;
+  double *S;                // [nz][nqp][SStride(dim)] w |J| sigma J^-T per point (dim^2 used)
+  double *F, *rE, *tg, *b;  // zone force matrices, zone momentum rhs, TG source, F^T v
+  BlastQPointParams qpar;
+  int tg_source;
+} DevData;
+
+// A CSR matrix on the device with its cuSPARSE descriptor.
+typedef struct {
+  int nrows, ncols, nnz;
+  int *rowptr, *col;
+  double *val;
+  cusparseSpMatDescr_t mat;
+} DevCsr;
+
+// Reverse-halo targets: each distinct owned dof and the buffer positions adding to it.
+typedef struct {
+  int nsend, nrecv, ntarget;
+  int *send_idx, *recv_idx;
+  int *target, *toff, *tpos;
+} DevHalo;
+
+enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
+
+// Launch configuration of the quadrature kernel and the force GEMM (autotuned).
+typedef struct {
+  int zpb;  // zones per block
+  int tpz;  // threads per zone
+  int gtb;  // threads per block of k_force_gemm
+  int reg;  // register cap of k_qdata_force: index into kQRegCap (0: none)
+} QConfig;
+
+// Doubles per point of S: dim^2 rounded up to even, so that S can be read 16 bytes at a time.
+__host__ __device__ constexpr int SStride(int dim) {
+  return dim == 3 ? 10 : dim == 2 ? 4 : 2;
+}
+
+// Columns per thread of k_force_gemm: 4 for narrow B (2D and low orders), else 8.
+__host__ __device__ constexpr int GemmColumns(int ne) {
+  return ne <= 4 ? 4 : 8;
+}
+
+// Doubles of shared memory per zone of k_qdata_force: x, v (rows each), e (ne) and the nqp
+// Taylor-Green source weights.
+__host__ __device__ static inline int QZoneDoubles(int rows, int ne, int nqp) {
+  return 2 * rows + ne + nqp;
+}
+
+// ---------------------------------------------------------------------------------------
+// Profile (BLAST_GPU_PROFILE=1, BlastGpuOptions.profile): events around every kernel, the
+// totals with modeled bytes and flops returned by BlastCudaGetProfile. Serialises the
+// stream: for benchmarks only.
+
+enum {
+  P_QDATA,
+  P_GEMM,
+  P_FORCE_ONES,
+  P_GATHER,
+  P_FORCE_T,
+  P_ME_APPLY,
+  P_SPMV,
+  P_DOT,
+  P_VEC,
+  P_HALO,
+  P_NPROF
+};
+static_assert((int)P_NPROF == (int)BLAST_GPU_PROFILE_KERNELS, "BLAST_GPU_PROFILE_KERNELS");
+
+typedef struct {
+  int on;
+  cudaEvent_t e0, e1;
+  double ms[P_NPROF];
+  long long calls[P_NPROF];
+  double bytes[P_NPROF], flops[P_NPROF];  // modeled totals
+} Profile;
+
+// ---------------------------------------------------------------------------------------
+// The context of a run
+
+typedef struct {
+  BlastHydroData hd;
+  BlastGpuOptions opt;  // as BlastCudaSetOptions left them at creation
+  int sync;             // opt.sync: every launch checked by a synchronization
+  DevData dd;
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  cusparseHandle_t cusparse;
+  DevCsr mv_int, mv_bnd, me_inv;  // mass matrix interior/boundary rows; M_E^{-1}
+  cusparseDnVecDescr_t vx_int, vy_int, vx_bnd, vy_bnd, ve_in, ve_out;
+  void *spmv_buf;
+  size_t spmv_buf_size;
+  int *mv_rows;    // [nown] row order: interior rows then boundary rows (cuSPARSE only)
+  double *y_perm;  // [nown] cuSPARSE SpMV output in that order
+  // the mass matrix in sliced ELLPACK (sell.h) for the double-double kernel
+  int *sell_row, *sell_len, *sell_col;
+  long long *sell_off;
+  double *sell_val;
+  int sell_slots, sell_slots_int;
+  double *xil;            // [3 next] x with components side by side
+  const double *xil_src;  // x whose owned part the last INTERIOR call packed (else NULL)
+  int xil_ncomp;          // with this many components
+  // mass-matrix kernel variant (kSpmmCand) and its online tuning: candidate spmm_tune,
+  // repeat spmm_rep, the timed call in flight between ev_s0 and ev_s1
+  int spmm_cand, spmm_tune, spmm_rep, spmm_pending;
+  float spmm_time[kSpmmMaxCand];
+  cudaEvent_t ev_s0, ev_s1;
+  double *me_inv_blocks;
+  double *mv_dinv;
+  int *ess_off, *ess_idx;  // host offsets, device indices
+  int ess_n[4];
+  DevHalo halo[2];
+  double *dbuf;  // device halo staging
+  size_t dbuf_n;
+  double *dot_part;       // [2*kDotBlocks] device
+  double *dot_host;       // pinned
+  double *red;            // per-block dt and det; the reduced result in red_out
+  double *red_out;
+  int *red_zone;
+  double *red_host;       // pinned: dt, det, zone
+  int nred;
+  double *energy_zone;    // [2*nz] device
+  double *energy_host;    // [2*nz] pinned
+  QConfig qcfg;
+  // autotuning state
+  int tune_active, tune_index, tune_ncand, tune_n1, tune_rep;  // n1: first-round candidates
+  QConfig tune_cand[160];
+  float tune_time[160];
+  BlastGpuAutotune tuned;        // the decisions taken (BlastCudaGetAutotune)
+  cudaEvent_t ev0, ev1, ev_mid;  // around the quadrature kernel and the GEMM; between them
+  char gpu_name[256];
+  size_t smem_limit;  // the device's shared memory per block (opt-in)
+  // hybrid (split_*): the staging buffer for host zones' E-vectors, the copy event, and
+  // the quadrature update in flight
+  double *stage;
+  size_t stage_n;
+  cudaEvent_t ev_copy;
+  int q_ndev, q_tuning;
+  int q_regs[5];   // registers of the quadrature kernel's three variants and the GEMM's two (cache
+                   // key)
+  int sell_sigma;  // rows ordered by length within windows of this many (0: all)
+  Profile prof;
+  size_t mem_used;      // device bytes taken by the backend's data
+  size_t mem_free0;     // free device bytes when the backend was created
+  size_t mem_estimate;  // BlastCudaMemoryEstimate of this rank
+  size_t mem_in_use;    // ... and what the device lost since, at the first update
+} CudaCtx;
+
+// ---------------------------------------------------------------------------------------
+// Small helpers
+
+template <typename T>
+static int DevUpload(const T *host, size_t n, T **dev) {
+  *dev = NULL;
+  BlastCallCuda(cudaMalloc((void **)dev, (n ? n : 1) * sizeof(T)));
+  if (n && host) BlastCallCuda(cudaMemcpy(*dev, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+static inline size_t Blocks(size_t n, int threads) { return (n + threads - 1) / threads; }
+
+// Index of the least of t[0..n) (the fastest tuning candidate; -1 if n = 0).
+static inline int ArgMin(const float *t, int n) {
+  int best = n > 0 ? 0 : -1;
+  for (int i = 1; i < n; i++)
+    if (t[i] < t[best]) best = i;
+  return best;
+}
+
+static inline int GridFor(size_t n) {
+  const size_t b = Blocks(n, 256);
+  return (int)(b < 65535 ? (b ? b : 1) : 65535);
+}
+
+static inline dim3 GridMulti(size_t n, int ncomp) {
+  const size_t b = Blocks(n, 256);
+  return dim3((unsigned)(b < 4096 ? (b ? b : 1) : 4096), (unsigned)ncomp);
+}
+
+static inline void ProfBegin(CudaCtx *c) {
+  if (c->prof.on) cudaEventRecord(c->prof.e0, c->stream);
+}
+static inline void ProfEnd(CudaCtx *c, int k, double bytes, double flops) {
+  Profile *p = &c->prof;
+  if (!p->on) return;
+  cudaEventRecord(p->e1, c->stream);
+  cudaEventSynchronize(p->e1);
+  float ms = 0.0f;
+  cudaEventElapsedTime(&ms, p->e0, p->e1);
+  p->ms[k] += ms, p->calls[k]++, p->bytes[k] += bytes, p->flops[k] += flops;
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared between the files of gpu/
+
+// ops_zone.cu: the kernels chosen at run time, the quadrature update and its parts.
+const void *QKernel(int dim, int reg);
+const void *GemmKernel(int dim, int jt, bool chunks);
+int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e);
+int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds);
+int ForceOnes(CudaCtx *c, int n);
+int GatherRhs(CudaCtx *c, double *rhs);
+int ForceT(CudaCtx *c, int n, const double *v);
+int MeApply(CudaCtx *c, double *de);
+size_t QSharedBytes(const CudaCtx *c, QConfig q);
+int GemmChunk(const DevData *d, int gtb, size_t limit);
+
+// ops_mass.cu: y = m x by cuSPARSE (`[gpu] spmv = cusparse`).
+int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
+         cusparseDnVecDescr_t vy, double *y);
+
+// autotune.cu: the tuners and their cache.
+extern const int kQRegCap[3];
+extern const int kGemmThreads[3];
+typedef struct {
+  int threads, minb, unr;
+} SpmmCand;
+enum { kSpmmNCand = 10, kSpmmReps = 3 };
+extern const SpmmCand kSpmmCand[kSpmmNCand];
+static_assert((int)kSpmmNCand <= (int)kSpmmMaxCand, "kSpmmMaxCand");
+int QConfigFit(const CudaCtx *c, const QConfig *q, size_t limit);
+int TuneCandidates(CudaCtx *c);
+int TuneSetup(CudaCtx *c);
+int QTuneRecord(CudaCtx *c, float ms);
+int SpmmTuneCollect(CudaCtx *c);
+
+// profile.cu
+int ProfileCreate(CudaCtx *c);
+int ProfileDestroy(CudaCtx *c);
+int ProfileQData(CudaCtx *c, float ms);
+
+#endif  // BLAST_GPU_CONTEXT_H

@@ -1,0 +1,160 @@
+// The backend table's mass group: the momentum mass matrix for all velocity components
+// at once (kernel 9: sliced ELLPACK in double-double, or cuSPARSE) and the PCG vectors.
+#include <nvtx3/nvToolsExt.h>
+
+#include "context.h"
+#include "kernels/mass.cuh"
+
+typedef void (*SpmmKernel)(int, int, const int *, const int *, const long long *, const int *,
+                           const double *, unsigned, size_t, const double *, double *);
+template <int NCOMP, bool IL>
+static SpmmKernel SpmmPick(const SpmmCand *k) {
+  if (k->minb == 6) return k_spmm_sell<NCOMP, IL, 6, 4>;
+  if (k->minb == 4)
+    return k->unr == 8 ? k_spmm_sell<NCOMP, IL, 4, 8> : k_spmm_sell<NCOMP, IL, 4, 4>;
+  return k->unr == 8 ? k_spmm_sell<NCOMP, IL, 1, 8> : k_spmm_sell<NCOMP, IL, 1, 4>;
+}
+
+// y = m x with cuSPARSE: the vectors bound to the descriptors, the shared work buffer.
+int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x, cusparseDnVecDescr_t vy,
+                double *y) {
+  if (m->nrows == 0) return 0;
+  const double one = 1.0, zero = 0.0;
+  BlastCallCusparse(cusparseDnVecSetValues(vx, (void *)x));
+  BlastCallCusparse(cusparseDnVecSetValues(vy, (void *)y));
+  BlastCallCusparse(cusparseSpMV(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, m->mat, vx, &zero, vy,
+                                 CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, c->spmv_buf));
+  return 0;
+}
+
+extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  nvtxRangePushA("mass_spmm");
+  const size_t st = (size_t)c->dd.next;
+  if (!c->opt.spmv_cusparse) {
+    const int t0 = rows == BLAST_ROWS_BOUNDARY ? c->sell_slots_int : 0;
+    const int t1 = rows == BLAST_ROWS_INTERIOR ? c->sell_slots_int : c->sell_slots;
+    // Components side by side in xil: one gather per entry instead of ncomp. The INTERIOR
+    // call packs the owned part (even without interior rows) and the BOUNDARY call that
+    // follows on the same x only the ghosts, which arrived in between.
+    const double *xs = x;
+    if (t1 > t0 && ncomp > 0) ProfBegin(c);  // the packing counts as the product's time
+    if (ncomp > 1 && (t1 > t0 || rows == BLAST_ROWS_INTERIOR)) {
+      const int partial = rows == BLAST_ROWS_BOUNDARY && c->xil_src == x && c->xil_ncomp == ncomp;
+      const int n0 = partial ? c->dd.nown : 0;
+      const int n1 = rows == BLAST_ROWS_INTERIOR ? c->dd.nown : c->dd.next;
+      if (n1 > n0) {
+        k_interleave<<<GridFor((size_t)(n1 - n0)), 256, 0, c->stream>>>(n0, n1, ncomp, st, x,
+                                                                        c->xil);
+        BlastCheckKernel(c->sync, "k_interleave");
+      }
+      xs = c->xil;
+    }
+    c->xil_src = rows == BLAST_ROWS_INTERIOR && ncomp > 1 ? x : NULL, c->xil_ncomp = ncomp;
+    if (t1 > t0 && ncomp > 0) {
+      int nact = 0;
+      for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
+      BlastCall(SpmmTuneCollect(c));
+      // timed: interior rows with all 3 components active (the same work for every candidate)
+      const int timed =
+          c->spmm_tune < kSpmmNCand && ncomp == 3 && mask == 7u && rows == BLAST_ROWS_INTERIOR;
+      const SpmmCand *k = &kSpmmCand[timed ? c->spmm_tune : c->spmm_cand];
+      const SpmmKernel k_spmm = ncomp == 1   ? SpmmPick<1, false>(k)
+                                : ncomp == 2 ? SpmmPick<2, true>(k)
+                                             : SpmmPick<3, true>(k);
+      if (timed) BlastCallCuda(cudaEventRecord(c->ev_s0, c->stream));
+      k_spmm<<<(int)Blocks((size_t)(t1 - t0), k->threads), k->threads, 0, c->stream>>>(
+          t0, t1, c->sell_row, c->sell_len, c->sell_off, c->sell_col, c->sell_val, mask, st, xs, y);
+      BlastCheckKernel(c->sync, "k_spmm");
+      if (timed) {
+        BlastCallCuda(cudaEventRecord(c->ev_s1, c->stream));
+        c->spmm_pending = 1;
+      }
+      // bytes and flops of the rows (padding not counted), by the owned rows' average
+      const int ni = c->hd.mv_ninterior, nrows = rows == BLAST_ROWS_ALL        ? c->dd.nown
+                                                 : rows == BLAST_ROWS_INTERIOR ? ni
+                                                                               : c->dd.nown - ni;
+      const double nnz =
+          (double)c->hd.mv_rowptr[c->dd.nown] * nrows / (c->dd.nown ? c->dd.nown : 1);
+      ProfEnd(c, P_SPMV, 12.0 * nnz + 16.0 * nrows * nact, 2.0 * nnz * nact);
+    }
+    nvtxRangePop();
+    return 0;
+  }
+  const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
+  for (int k = 0; k < ncomp; k++) {  // cuSPARSE: one SpMV per component
+    if (!((mask >> k) & 1u)) continue;
+    if (rows != BLAST_ROWS_BOUNDARY && ni) {
+      BlastCall(SpMV(c, &c->mv_int, c->vx_int, x + k * st, c->vy_int, c->y_perm));
+      k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, c->mv_rows, c->y_perm, y + k * st);
+      BlastCheckKernel(c->sync, "k_scatter");
+    }
+    if (rows != BLAST_ROWS_INTERIOR && nb) {
+      BlastCall(SpMV(c, &c->mv_bnd, c->vx_bnd, x + k * st, c->vy_bnd, c->y_perm + ni));
+      k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni, y + k * st);
+      BlastCheckKernel(c->sync, "k_scatter");
+    }
+  }
+  nvtxRangePop();
+  return 0;
+}
+
+extern "C" int BlastCudaJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  if (!n) return 0;
+  ProfBegin(c);
+  k_jacobi_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, c->mv_dinv, r, z);
+  BlastCheckKernel(c->sync, "k_jacobi_multi");
+  ProfEnd(c, P_VEC, 24.0 * n * ncomp, (double)n * ncomp);
+  return 0;
+}
+
+extern "C" int BlastCudaZeroEssential(void *ctx, int ncomp, unsigned mask, double *y) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  Off4 off = {{0, 0, 0, 0}};
+  int maxn = 0;
+  for (int k = 0; k <= ncomp; k++) off.v[k] = c->ess_off[k];
+  for (int k = 0; k < ncomp; k++) maxn = maxn > off.v[k + 1] - off.v[k] ? maxn : off.v[k + 1] - off.v[k];
+  if (!maxn) return 0;
+  k_zero_multi<<<GridMulti(maxn, ncomp), 256, 0, c->stream>>>(mask, (size_t)c->dd.next, off, c->ess_idx, y);
+  BlastCheckKernel(c->sync, "k_zero_multi");
+  return 0;
+}
+
+extern "C" int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
+                          const double *b, double *y) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  if (!n) return 0;
+  Coef3 ca = {{0, 0, 0}}, cb = {{0, 0, 0}};
+  for (int k = 0; k < ncomp; k++) ca.v[k] = a[k], cb.v[k] = b[k];
+  ProfBegin(c);
+  k_axpby_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, ca, x, cb, y);
+  BlastCheckKernel(c->sync, "k_axpby_multi");
+  ProfEnd(c, P_VEC, 24.0 * n * ncomp, 3.0 * n * ncomp);
+  return 0;
+}
+
+extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
+                        double *result) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  ProfBegin(c);
+  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(n, mask, (size_t)c->dd.next, x, y,
+                                                                        c->dot_part);
+  BlastCheckKernel(c->sync, "k_dot_dd_multi");
+  BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part, 2 * (size_t)kDotBlocks * ncomp * sizeof(double),
+                                cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  ProfEnd(c, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
+  for (int k = 0; k < ncomp; k++) {
+    BlastDD acc = {0.0, 0.0};
+    if ((mask >> k) & 1u)
+      for (int b = 0; b < kDotBlocks; b++)
+        BlastDDAddDD(&acc, c->dot_host[2 * (k * kDotBlocks + b)], c->dot_host[2 * (k * kDotBlocks + b) + 1]);
+    BlastDDNormalize(&acc);
+    result[2 * k] = acc.hi, result[2 * k + 1] = acc.lo;
+  }
+  return 0;
+}
