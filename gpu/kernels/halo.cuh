@@ -30,9 +30,10 @@ __global__ void k_unpack_add(DevHalo h, int ncomp, size_t stride, const double *
     if (dd) {
       double *xh = &x[c * stride + tgt], *xl = &x[(ncomp + c) * stride + tgt];
       BlastDD acc = {*xh, *xl};
-      for (int p = h.toff[k]; p < h.toff[k + 1]; p++)
+      for (int p = h.toff[k]; p < h.toff[k + 1]; p++) {  // normalised after each term, as the CPU
         BlastDDAddDD(&acc, buf[(size_t)c * h.nsend + h.tpos[p]], buf[(size_t)(ncomp + c) * h.nsend + h.tpos[p]]);
-      BlastDDNormalize(&acc);
+        BlastDDNormalize(&acc);
+      }
       *xh = acc.hi, *xl = acc.lo;
     } else {
       double s = x[c * stride + tgt];
