@@ -123,7 +123,8 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
   const DeckSchema *s = DeckGetSchema();
   if (out) {
     char src[96];
-    BlastDeckExcerpt(cfg->deck_path, strnlen(cfg->deck_path, sizeof cfg->deck_path), src, sizeof src);
+    BlastDeckExcerpt(cfg->deck_path, strnlen(cfg->deck_path, sizeof cfg->deck_path), src,
+                     sizeof src);
     fprintf(out, "; blast_gpu deck, resolved from %s\n", src[0] ? src : "(no file)");
     fprintf(out,
             "; every key is listed; '; default' marks the built-in defaults (where it fits)\n");

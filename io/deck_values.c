@@ -300,7 +300,7 @@ const BlastDeckChoice kDeckBool[] = {{"false", 0}, {"true", 1}, {NULL, 0}};
 
 /// Parse `value` (non-empty, stripped) for key k into its field of *cfg. Lists set *count.
 int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, BlastConfig *cfg,
-                      int *count) {
+                   int *count) {
   char expected[kExpectLen];
   DeckDescribeExpected(k, expected, sizeof expected);
   char *field = (char *)cfg + k->offset;
