@@ -183,6 +183,7 @@ typedef struct {
   double wall_last;    // MPI_Wtime of the newest one (or of the start of the run)
   char path[BLAST_PATH_MAX + 32];
   const char *run_id;  // the run the checkpoints belong to
+  int kill_at_step;    // test hook BLAST_TEST_KILL_IN_CHECKPOINT (-1: none)
 } Checkpoints;
 
 typedef struct {
@@ -259,8 +260,8 @@ static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, 
   const double t0 = MPI_Wtime();
   BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, fsum / nranks,
                                  cfg->checkpoint_dir, cfg->checkpoint_keep, rs->deck_text,
-                                 BLAST_VERSION " (" BLAST_GIT ")", chk->run_id, chk->path,
-                                 sizeof chk->path));
+                                 BLAST_VERSION " (" BLAST_GIT ")", chk->run_id, chk->kill_at_step,
+                                 chk->path, sizeof chk->path));
   const double dt = MPI_Wtime() - t0;
   chk->seconds += dt;
   chk->count++;
@@ -620,6 +621,10 @@ static int Run(int argc, char **argv, RunState *rs) {
   chk.run_id = run_id;
   chk.last_step = -1;
   chk.wall_last = MPI_Wtime();
+  // Test hook (docs/checkpoint.md): BLAST_TEST_KILL_IN_CHECKPOINT=<step> makes this process
+  // SIGKILL itself in the middle of writing the checkpoint of that step.
+  const char *kill_env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
+  chk.kill_at_step = kill_env ? atoi(kill_env) : -1;
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
   StepHook hook = {&progress, fault, rank, comm, &cfg, h, rs->viz,
                    cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt) : 0.0, &chk, 0, 0, 0};

@@ -357,12 +357,12 @@ static int WriteDeck(hid_t f, int rank, const char *text) {
   return 0;
 }
 
-// Test hook (docs/robustness.md): BLAST_TEST_KILL_IN_CHECKPOINT=<steps> kills this
-// process with SIGKILL in the middle of writing the checkpoint of that step (the file is
-// open, /x written, the rest not), as a node failure would.
-static void KillForTest(int steps) {
-  const char *env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
-  if (env && atoi(env) == steps) {
+// Test hook (docs/checkpoint.md): kill_at_step == steps kills this process with SIGKILL
+// in the middle of writing the checkpoint of that step (the file is open, /x written, the
+// rest not), as a node failure would. blast_gpu sets it from the environment variable
+// BLAST_TEST_KILL_IN_CHECKPOINT=<step> (app/main.c).
+static void KillForTest(int kill_at_step, int steps) {
+  if (kill_at_step == steps) {
     fflush(stdout);
     raise(SIGKILL);
   }
@@ -370,7 +370,8 @@ static void KillForTest(int steps) {
 
 int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, int steps,
                          double gpu_fraction, const char *dir, int keep, const char *deck_text,
-                         const char *build, const char *run_id, char *path, size_t npath) {
+                         const char *build, const char *run_id, int kill_at_step, char *path,
+                         size_t npath) {
   int rank;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   BlastHDF5Quiet();
@@ -409,7 +410,7 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
         buf[(size_t)c * L.nown + i] = fields[k][(size_t)c * L.nl + i];
     BlastCall(WriteField(comm, f, names[k], (hsize_t)L.dim, (hsize_t)L.h1_global,
                          (size_t)L.dim * L.nown, hc, buf));
-    if (k == 0) KillForTest(steps);
+    if (k == 0) KillForTest(kill_at_step, steps);
   }
   BlastCall(
       WriteField(comm, f, "e", (hsize_t)L.zones_global, (hsize_t)L.ne, (size_t)L.nz * L.ne, zc, e));

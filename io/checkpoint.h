@@ -30,11 +30,13 @@ extern "C" {
 
 /// Write h's state after `steps` accepted steps to <dir>/chk_<steps>.h5 and remove all
 /// but the newest `keep` checkpoints of dir. `deck_text`: the resolved deck; `build`: a
-/// version string; `run_id`: the run's id (32 hex digits). The file's path is returned in
-/// path. Collective.
+/// version string; `run_id`: the run's id (32 hex digits); `kill_at_step`: test hook, equal
+/// to `steps`: this process kills itself with SIGKILL in the middle of the write, with /x
+/// written and the rest not (-1: never). The file's path is returned in path. Collective.
 int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, int steps,
                          double gpu_fraction, const char *dir, int keep, const char *deck_text,
-                         const char *build, const char *run_id, char *path, size_t npath);
+                         const char *build, const char *run_id, int kill_at_step, char *path,
+                         size_t npath);
 /// The step of a checkpoint file name as BlastCheckpointWrite makes it (chk_<8 digits>.h5),
 /// or -1 for any other name.
 int BlastCheckpointStepOf(const char *name);

@@ -136,31 +136,33 @@ int BlastDeckLoadArgs(MPI_Comm comm, const char *path, int noverrides, char **ov
                       const int *argnos, BlastConfig *cfg);
 
 // ---------------------------------------------------------------------------------------
-// Command line, help and echo
+// Echo and help (written to the FILE the caller passes)
 
-/// The command line `blast_gpu [options] deck.ini [section.key=value ...]`, split up.
-typedef struct {
-  int help, version, print_deck;  ///< options given
-  const char *deck;               ///< the deck path (NULL: none given)
-  int noverrides;
-  char **overrides;  ///< the overrides (pointers into argv)
-  int *argnos;       ///< their positions in argv
-  char *restart;     ///< "checkpoint.restart=PATH" made from --restart PATH (one of overrides)
-} BlastDeckArgs;
-
-/// Split argv (options may appear anywhere; `--` ends them). Errors: BLAST_ERR_INPUT for
-/// an unknown option, or for no deck when neither --help nor --version is given.
-/// Free with BlastDeckArgsFree, also after an error.
-int BlastDeckParseArgs(int argc, char **argv, BlastDeckArgs *args);
-/// Free the arrays of BlastDeckParseArgs.
-void BlastDeckArgsFree(BlastDeckArgs *args);
-/// Print the usage, the options and the whole schema (every section and key with its
-/// type, default, range or choices and help) to `out`.
-void BlastDeckPrintHelp(FILE *out);
 /// Print the resolved configuration as an INI deck that parses back to the same
 /// BlastConfig. Values equal to their defaults are marked with a `; default` comment.
 /// Errors: BLAST_ERR_ARG when a value cannot be written as a valid deck line.
 int BlastDeckWrite(const BlastConfig *cfg, FILE *out);
+/// Print the whole schema (every section and key with its type, default, range or choices
+/// and help) to `out`: the "deck keys" part of `blast_gpu --help`.
+void BlastDeckPrintKeys(FILE *out);
+
+// ---------------------------------------------------------------------------------------
+// Messages about user text, in the style of the deck's (also used by the command line)
+
+/// Keeps the closest of the candidates offered, if close enough to be a typo of `word`
+/// (for "did you mean '...'?"): `best` is NULL when none is.
+typedef struct {
+  const char *word, *best;
+  int dist;
+} BlastDeckSuggestion;
+
+/// Start looking for the closest name to `word` (kept by pointer, not copied).
+void BlastDeckSuggestInit(BlastDeckSuggestion *s, const char *word);
+/// Offer one candidate name (kept by pointer, not copied).
+void BlastDeckSuggestOffer(BlastDeckSuggestion *s, const char *candidate);
+/// A quoted excerpt of user text [s, s+len) for messages into buf[n]: at most 60
+/// characters, control characters shown as '?'.
+void BlastDeckExcerpt(const char *s, size_t len, char *buf, size_t n);
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,7 @@ static int RunPart(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, int st
   BlastCall(BlastHydroRun(h, StopCallback, &s));
   if (stop_at)
     BlastCall(BlastCheckpointWrite(comm, h, cfg, stop_at, 1.0, dir, 2, "[problem]\n", "test",
-                                   "0123456789abcdef0123456789abcdef", path, 1024));
+                                   "0123456789abcdef0123456789abcdef", -1, path, 1024));
   BlastCall(Finish(h, f));
   BlastCall(BlastHydroDestroy(&h));
   return 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "deck.h"
 #include "testlib.h"
 
@@ -313,32 +314,32 @@ static void Overrides(void) {
 }
 
 static void CommandLine(void) {
-  BlastDeckArgs a;
+  BlastCliArgs a;
   char *argv1[] = {"blast_gpu", NULL};
-  TEST_ASSERT(BlastDeckParseArgs(1, argv1, &a) == BLAST_ERR_INPUT &&
+  TEST_ASSERT(BlastCliParseArgs(1, argv1, &a) == BLAST_ERR_INPUT &&
                   strstr(BlastErrorMessage(), "no deck given"),
               "no deck: %s", BlastErrorMessage());
   BlastErrorClear();
-  BlastDeckArgsFree(&a);
+  BlastCliArgsFree(&a);
   char *argv2[] = {"blast_gpu", "--print-dek", "d.ini", NULL};
-  TEST_ASSERT(BlastDeckParseArgs(3, argv2, &a) == BLAST_ERR_INPUT &&
+  TEST_ASSERT(BlastCliParseArgs(3, argv2, &a) == BLAST_ERR_INPUT &&
                   strstr(BlastErrorMessage(), "command line argument 1 ('--print-dek')") &&
                   strstr(BlastErrorMessage(), "did you mean '--print-deck'?"),
               "bad option: %s", BlastErrorMessage());
   BlastErrorClear();
-  BlastDeckArgsFree(&a);
+  BlastCliArgsFree(&a);
   char *argv3[] = {"blast_gpu", "d.ini",  "time.cfl=1", "--print-deck", "fem.order_kinematic=3",
                    "--",        "-x.y=1", NULL};
-  TEST_CALL(BlastDeckParseArgs(7, argv3, &a));
+  TEST_CALL(BlastCliParseArgs(7, argv3, &a));
   TEST_ASSERT(a.deck && !strcmp(a.deck, "d.ini") && a.print_deck && !a.help && !a.version, "deck");
   TEST_ASSERT(a.noverrides == 3 && a.argnos[0] == 2 && a.argnos[1] == 4 && a.argnos[2] == 6 &&
                   !strcmp(a.overrides[2], "-x.y=1"),
               "overrides");
-  BlastDeckArgsFree(&a);
+  BlastCliArgsFree(&a);
   char *argv4[] = {"blast_gpu", "-h", NULL};
-  TEST_CALL(BlastDeckParseArgs(2, argv4, &a));
+  TEST_CALL(BlastCliParseArgs(2, argv4, &a));
   TEST_ASSERT(a.help && !a.deck, "help without deck");
-  BlastDeckArgsFree(&a);
+  BlastCliArgsFree(&a);
 }
 
 static void Echo(void) {
@@ -353,7 +354,7 @@ static void Echo(void) {
   fclose(f);
   // Help: every key of the schema, in its section, with its help text.
   f = tmpfile();
-  BlastDeckPrintHelp(f);
+  BlastCliPrintHelp(f);
   long n = ftell(f);
   rewind(f);
   char *help = NULL;

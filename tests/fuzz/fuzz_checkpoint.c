@@ -97,7 +97,7 @@ static int Fuzz(const char *work, double seconds, long max_inputs) {
   snprintf(dir, sizeof dir, "%s/original", work);
   BlastCall(BlastCheckpointWrite(MPI_COMM_WORLD, h, &cfg, 3, 1.0, dir, 1,
                                  "[problem]\nname = sedov\n", "fuzz",
-                                 "0123456789abcdef0123456789abcdef", orig, sizeof orig));
+                                 "0123456789abcdef0123456789abcdef", -1, orig, sizeof orig));
   const BlastSpace *sp = BlastHydroGetSpace(h);
   const size_t nx = (size_t)sp->dim * (size_t)sp->h1_nl, ne = (size_t)sp->nz * (size_t)sp->l2_nd;
   BlastCall(BlastHydroDestroy(&h));

@@ -1,0 +1,194 @@
+// Deck echo: the resolved configuration written back as an INI deck (--print-deck, the
+// deck stored in checkpoints), and the schema's keys described for --help. Both write to
+// the FILE the caller passes (see deck.h).
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blast.h"
+#include "deck-impl.h"
+#include "deck.h"
+
+// ---------------------------------------------------------------------------------------
+// Echo
+
+/// The value of key k in cfg as deck text.
+static int FormatValue(const BlastDeckKey *k, const BlastConfig *cfg, char *buf, size_t n) {
+  const char *field = (const char *)cfg + k->offset;
+  buf[0] = '\0';
+  switch (k->type) {
+    case BLAST_DECK_INT: {
+      int v;
+      memcpy(&v, field, sizeof v);
+      snprintf(buf, n, "%d", v);
+      return 0;
+    }
+    case BLAST_DECK_BOOL:
+    case BLAST_DECK_ENUM: {
+      int v;
+      memcpy(&v, field, sizeof v);
+      const BlastDeckChoice *c = k->type == BLAST_DECK_BOOL ? kDeckBool : k->choices;
+      for (int i = 0; c[i].name; i++)
+        if (c[i].value == v) {
+          snprintf(buf, n, "%s", c[i].name);
+          return 0;
+        }
+      BlastError(BLAST_ERR_ARG, "[%s] %s has the value %d, which is none of its choices",
+                 k->section, k->key, v);
+    }
+    case BLAST_DECK_STRING:
+      BlastCheck(memchr(field, '\0', k->size), BLAST_ERR_ARG, "[%s] %s is not terminated",
+                 k->section, k->key);
+      snprintf(buf, n, "%s", field);
+      return 0;
+    case BLAST_DECK_REAL:
+    case BLAST_DECK_REAL_LIST:
+    case BLAST_DECK_INT_LIST: {
+      int count = k->type == BLAST_DECK_REAL ? 1 : DeckListCount(k, cfg);
+      for (int i = 0; i < count; i++) {
+        size_t len = strlen(buf);
+        if (k->type == BLAST_DECK_INT_LIST) {
+          int v;
+          memcpy(&v, field + i * sizeof(int), sizeof v);
+          snprintf(buf + len, n - len, "%s%d", i ? " " : "", v);
+          continue;
+        }
+        double v;
+        memcpy(&v, field + i * sizeof(double), sizeof v);
+        BlastCheck(isfinite(v), BLAST_ERR_ARG, "[%s] %s is not finite", k->section, k->key);
+        // The shortest text that reads back to the same double.
+        for (int prec = 1; prec <= 17; prec++) {
+          snprintf(buf + len, n - len, "%s%.*g", i ? " " : "", prec, v);
+          if (strtod(buf + len, NULL) == v) break;
+        }
+      }
+      return 0;
+    }
+  }
+  BlastError(BLAST_ERR_INTERNAL, "[%s] %s has an unknown type %d", k->section, k->key, k->type);
+}
+
+static size_t FieldBytes(const BlastDeckKey *k) {
+  switch (k->type) {
+    case BLAST_DECK_REAL:
+      return sizeof(double);
+    case BLAST_DECK_STRING:
+      return k->size;
+    case BLAST_DECK_INT_LIST:
+      return k->size * sizeof(int);
+    case BLAST_DECK_REAL_LIST:
+      return k->size * sizeof(double);
+    default:
+      return sizeof(int);
+  }
+}
+
+/// Whether cfg holds what key k resolves to when the deck does not set it.
+static int IsDefault(const BlastDeckKey *k, const BlastConfig *cfg) {
+  if (k->required) return 0;
+  BlastConfig d;
+  memcpy(&d, cfg, sizeof d);
+  if (DeckApplyDefault(k, &d)) return 0;
+  if (k->resolve) {
+    BlastDeckResolveInfo info = {cfg->deck_path, "", "default", 0};
+    if (k->resolve(&d, &info)) {
+      BlastErrorClear();
+      return 0;
+    }
+  }
+  const char *a = (const char *)cfg + k->offset, *b = (const char *)&d + k->offset;
+  if (k->type == BLAST_DECK_STRING) return !strcmp(a, b);
+  return !memcmp(a, b, FieldBytes(k));
+}
+
+/// The key of the same section whose value makes key k unused (e.g. file for dim).
+static const BlastDeckKey *ExcludedBy(const BlastDeckKey *k, const BlastConfig *cfg) {
+  const DeckSchema *s = DeckGetSchema();
+  size_t len = strlen(k->key);
+  for (int o = 0; o < s->nkeys; o++) {
+    const BlastDeckKey *O = &s->keys[o];
+    if (!O->conflicts || strcmp(O->section, k->section) || IsDefault(O, cfg)) continue;
+    for (const char *p = strstr(O->conflicts, k->key); p; p = strstr(p + 1, k->key))
+      if ((p == O->conflicts || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0')) return O;
+  }
+  return NULL;
+}
+
+/// Write the deck to out, or only check that it can be written (out == NULL).
+static int EmitDeck(const BlastConfig *cfg, FILE *out) {
+  const DeckSchema *s = DeckGetSchema();
+  if (out) {
+    char src[96];
+    BlastDeckExcerpt(cfg->deck_path, strnlen(cfg->deck_path, sizeof cfg->deck_path), src,
+                     sizeof src);
+    fprintf(out, "; blast_gpu deck, resolved from %s\n", src[0] ? src : "(no file)");
+    fprintf(out,
+            "; every key is listed; '; default' marks the built-in defaults (where it fits)\n");
+  }
+  for (int i = 0; i < s->nsections; i++) {
+    if (out) fprintf(out, "\n[%s]\n", s->sections[i]);
+    for (int k = 0; k < s->nkeys; k++) {
+      const BlastDeckKey *K = &s->keys[k];
+      if (strcmp(K->section, s->sections[i])) continue;
+      const BlastDeckKey *by = ExcludedBy(K, cfg);
+      if (by) {
+        if (out) fprintf(out, "; %s: not used, [%s] %s is set\n", K->key, by->section, by->key);
+        continue;
+      }
+      char value[BLAST_PATH_MAX + 64];
+      BlastCall(FormatValue(K, cfg, value, sizeof value));
+      if (K->type == BLAST_DECK_STRING && !value[0]) {
+        if (out) fprintf(out, "; %s: not set\n", K->key);
+        continue;
+      }
+      BlastCheck(DeckWritable(K, value), BLAST_ERR_ARG,
+                 "[%s] %s = '%.60s' cannot be written as a deck line", K->section, K->key, value);
+      // The marker is a comment: left out where it would make the line too long to be
+      // read back (a derived default such as [checkpoint] dir can fill the line).
+      static const char kMarker[] = "  ; default";
+      const int mark =
+          IsDefault(K, cfg) &&
+          strlen(K->key) + 3 + strlen(value) + sizeof kMarker - 1 <= (size_t)kMaxEchoLine;
+      if (out) fprintf(out, "%s = %s%s\n", K->key, value, mark ? kMarker : "");
+    }
+  }
+  return 0;
+}
+
+int BlastDeckWrite(const BlastConfig *cfg, FILE *out) {
+  BlastCheck(cfg && out, BLAST_ERR_ARG, "cfg and out must not be NULL");
+  BlastCall(EmitDeck(cfg, NULL));  // nothing is written unless all of it can be
+  BlastCall(EmitDeck(cfg, out));
+  BlastCheck(!ferror(out), BLAST_ERR_IO, "writing the deck failed: %s", strerror(errno));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The schema, described
+
+void BlastDeckPrintKeys(FILE *out) {
+  const DeckSchema *s = DeckGetSchema();
+  for (int i = 0; i < s->nsections; i++) {
+    fprintf(out, "\n[%s]\n", s->sections[i]);
+    for (int k = 0; k < s->nkeys; k++) {
+      const BlastDeckKey *K = &s->keys[k];
+      if (strcmp(K->section, s->sections[i])) continue;
+      char expected[kExpectLen], def[256];
+      DeckDescribeExpected(K, expected, sizeof expected);
+      if (K->required)
+        snprintf(def, sizeof def, "required");
+      else if (K->def_help)
+        snprintf(def, sizeof def, "default %s", K->def_help);
+      else
+        snprintf(def, sizeof def, "default %s", K->def ? K->def : "none");
+      fprintf(out, "  %-17s %-9s %s\n", K->key, DeckTypeName(K), K->help);
+      fprintf(out, "  %-17s %-9s %s; %s\n", "", "", def, expected);
+      if (K->conflicts)
+        fprintf(out, "  %-17s %-9s cannot be combined with: %s\n", "", "", K->conflicts);
+    }
+  }
+}
