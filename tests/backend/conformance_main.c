@@ -385,7 +385,9 @@ int main(int argc, char **argv) {
     }
     printf("device: %s (sm_%d%d, %d SMs, %.0f GiB)\n", info.name, info.sm_major, info.sm_minor,
            info.multiprocessors, info.memory_gib);
-    BlastGpuOptions opt = {BLAST_AUTOTUNE_OFF, 0, "", 0};  // the default kernels, our SpMV
+    BlastGpuOptions opt;  // the default kernels, our SpMV, no cache, no profile
+    memset(&opt, 0, sizeof opt);
+    opt.autotune = BLAST_AUTOTUNE_OFF;
     BlastCudaSetOptions(&opt);
     E.gpu = 1, E.B = &blast_backend_cuda, E.bname = "cuda";
   } else {
