@@ -839,6 +839,7 @@ static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, 
   if (!ierr && cfg->balance_mode != BLAST_BALANCE_OFF)
     ierr = BlastHybridCreate(ops, b, hd, cfg->balance_mode, cfg->balance_gpu_fraction,
                              cfg->balance_period, &h->hybrid);
+  if (!ierr) BlastHybridSetTrace(h->hybrid, cfg->balance_trace);
   if (!ierr) {  // halo buffers in the backend's host memory (pinned for GPUs)
     size_t nbuf = 1;
     for (int w = 0; w < 2; w++) {
