@@ -853,9 +853,8 @@ static int HydroSetupWork(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, 
     ierr = ops->vec.host_alloc(b, nbuf, &h->hbuf_send);
     if (!ierr) ierr = ops->vec.host_alloc(b, nbuf, &h->hbuf_recv);
   }
-  double **vecs[] = {&h->S, &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
-  for (size_t i = 0; i < sizeof vecs / sizeof *vecs && !ierr; i++)
-    ierr = ops->vec.alloc(b, h->nstate, vecs[i]);
+  if (!ierr) ierr = ops->vec.alloc(b, h->nstate, &h->S);
+  if (!ierr) ierr = BlastOdeScratchCreate(h);
   if (!ierr) ierr = ops->vec.alloc(b, 2 * h->nx, &h->rhs);  // double-double pairs
   double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q, &h->cg_d, &h->cg_b, &h->cg_x};
   for (size_t i = 0; i < sizeof cg / sizeof *cg && !ierr; i++)
@@ -976,8 +975,9 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   if (!hydro || !*hydro) return 0;
   BlastHydro h = *hydro;
   if (h->bctx) {
-    double **vecs[] = {&h->S,    &h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2, &h->rhs,
-                       &h->cg_r, &h->cg_z,  &h->cg_d, &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
+    BlastCall(BlastOdeScratchDestroy(h));
+    double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,  &h->cg_d,
+                       &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
     if (h->hbuf_backend) {

@@ -72,7 +72,7 @@ typedef struct {
   int dim, k, m, q1d;  ///< dimension, kinematic and thermodynamic orders, 1D points
   int64_t zones;       ///< zones of this rank (after parallel refinement)
   int backend_host;    ///< 1: the backend's state and zone arrays are in host memory (CPU)
-  int extra_states;    ///< state vectors allocated during a step (RK6: 8)
+  int extra_states;    ///< extra state vectors of the integrator (RK6: 8 stage rates)
 } BlastCpuMemorySizes;
 
 /// @brief Estimated peak host memory of one rank for the setup and the run (bytes):
