@@ -1,5 +1,5 @@
-// Private layout of BlastHydro, shared by hydro.c (setup, operator) and ode.c (time
-// integration).
+// Private layout of BlastHydro, shared by the solver files that implement it (hydro*.c,
+// pcg.c, ode.c) and by white-box tests.
 #ifndef BLAST_HYDRO_IMPL_H
 #define BLAST_HYDRO_IMPL_H
 
