@@ -26,6 +26,7 @@
 #include "diagnostics.h"
 #include "energy.h"
 #include "hydro.h"
+#include "memory_cpu.h"
 #include "meshio.h"
 #include "outdir.h"
 #include "report.h"
@@ -485,6 +486,16 @@ static int CheckContinuation(const BlastConfig *cfg, const BlastCheckpointHeader
   return ierr;
 }
 
+// The run-time options that come from the environment, not the deck (the library layers
+// never read it): BLAST_MEMORY_CHECK=0 turns the host memory checks off,
+// BLAST_BALANCE_TRACE=1 traces the CPU+GPU balancer's decisions.
+static void RunOptionsFromEnvironment(BlastConfig *cfg) {
+  const char *mem = getenv("BLAST_MEMORY_CHECK");
+  BlastMemorySetChecks(!(mem && !strcmp(mem, "0")));
+  const char *trace = getenv("BLAST_BALANCE_TRACE");
+  cfg->balance_trace = trace && atoi(trace) > 0;
+}
+
 static int Run(int argc, char **argv, RunState *rs) {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank;
@@ -494,6 +505,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   memset(&cfg, 0, sizeof cfg);
   BlastCall(BlastCliParse(comm, argc, argv, &cfg, &action));
   if (action == BLAST_CLI_EXIT) return 0;
+  RunOptionsFromEnvironment(&cfg);
   const int restart = cfg.checkpoint_restart[0] != 0;
   // The run's id: a restart continues the run that wrote the checkpoint. Its header is
   // read (and verified) now, so that a bad checkpoint or an impossible continuation costs

@@ -101,6 +101,9 @@ typedef struct {
   char checkpoint_restart[BLAST_PATH_MAX];  ///< checkpoint to continue from ("" = none)
   // bookkeeping
   char deck_path[BLAST_PATH_MAX];  ///< the deck as given ("" = none)
+  // run-time options: not deck keys (never parsed, echoed or checkpointed); app/main.c
+  // sets them from the environment after the command line is parsed
+  int balance_trace;  ///< BLAST_BALANCE_TRACE=N > 0: the balancer traces each period (BlastLog)
 } BlastConfig;
 
 #ifdef __cplusplus

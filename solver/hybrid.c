@@ -3,12 +3,12 @@
 
 #include <math.h>
 #include <omp.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "blast.h"
 #include "config.h"
 #include "cpu_zones.h"
+#include "log.h"
 
 struct BlastHybrid_private {
   const BlastBackendOps *ops;
@@ -21,7 +21,7 @@ struct BlastHybrid_private {
   double *hx, *hv, *he, *hrows, *hb;
   int cap;
   int mode, period, attempts;
-  int trace;  // BLAST_BALANCE_TRACE=1: one line per sampling period on stderr
+  int trace;  // BlastHybridSetTrace: one line per sampling period (BlastLog, trace level)
   BlastBalancer bal;
   // the current period
   double acc_dev, acc_host, acc_wall;
@@ -47,8 +47,6 @@ int BlastHybridCreate(const BlastBackendOps *ops, void *ctx, const BlastHydroDat
   hy->ops = ops, hy->ctx = ctx;
   hy->nz = hd->nz, hy->rows = hd->dim * hd->h1_nd, hy->ne = hd->l2_nd;
   hy->mode = mode, hy->period = period > 0 ? period : 1;
-  const char *trace = getenv("BLAST_BALANCE_TRACE");
-  hy->trace = trace && atoi(trace) > 0;
   BlastCall(BlastCpuZonesCreate(hd, &hy->cz));
   BlastBalancerInit(&hy->bal, mode, f0, hd->nz);
   hy->ndev = hy->ndev_next = NdevOf(hy, hy->bal.f);
@@ -145,16 +143,20 @@ int BlastHybridStepEnd(BlastHybrid hy) {
         BlastBalancerUpdate(&hy->bal, f_used, hy->acc_dev / n, hy->acc_host / n, hy->acc_wall / n);
     hy->ndev_next = NdevOf(hy, f);
     if (hy->trace)
-      fprintf(stderr,
-              "balance: period %d share %.4f: per call device %.3f ms, host %.3f ms, wall %.3f "
-              "ms (baseline %.3f ms) -> share %.4f, %s\n",
-              hy->bal.periods, f_used, 1e3 * hy->acc_dev / n, 1e3 * hy->acc_host / n,
-              1e3 * hy->acc_wall / n, 1e3 * hy->bal.base_wall, (double)hy->ndev_next / hy->nz,
-              BlastBalancePhaseName(hy->bal.phase));
+      BlastLog(BLAST_LOG_TRACE,
+               "balance: period %d share %.4f: per call device %.3f ms, host %.3f ms, wall %.3f "
+               "ms (baseline %.3f ms) -> share %.4f, %s\n",
+               hy->bal.periods, f_used, 1e3 * hy->acc_dev / n, 1e3 * hy->acc_host / n,
+               1e3 * hy->acc_wall / n, 1e3 * hy->bal.base_wall, (double)hy->ndev_next / hy->nz,
+               BlastBalancePhaseName(hy->bal.phase));
   }
   hy->acc_dev = hy->acc_host = hy->acc_wall = 0.0;
   hy->acc_calls = hy->acc_tuning = 0;
   return 0;
+}
+
+void BlastHybridSetTrace(BlastHybrid hy, int on) {
+  if (hy) hy->trace = on != 0;
 }
 
 void BlastHybridSeed(BlastHybrid hy, double f) {

@@ -44,6 +44,9 @@ int BlastHybridEnergyRate(BlastHybrid hy, const double *v, double *de);
 /// takes effect at the next quadrature-data update (never between an update and the
 /// force actions that use it).
 int BlastHybridStepEnd(BlastHybrid hy);
+/// Trace every sampling period's decision through BlastLog (BLAST_LOG_TRACE): the
+/// configuration's balance_trace (app/main.c: BLAST_BALANCE_TRACE=1). Off by default.
+void BlastHybridSetTrace(BlastHybrid hy, int on);
 void BlastHybridGetInfo(BlastHybrid hy, BlastBalanceInfo *info);
 /// Auto mode, before the search began: the first split to try after the baseline (e.g. the
 /// split of the run a checkpoint came from). Ignored in fixed mode, later, or for f outside

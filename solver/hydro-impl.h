@@ -1,5 +1,5 @@
-// Private layout of BlastHydro, shared by hydro.c (setup, operator) and ode.c (time
-// integration).
+// Private layout of BlastHydro, shared by the solver files that implement it (hydro*.c,
+// pcg.c, ode.c) and by white-box tests.
 #ifndef BLAST_HYDRO_IMPL_H
 #define BLAST_HYDRO_IMPL_H
 
@@ -40,7 +40,12 @@ struct BlastHydro_private {
   BlastHydroShape shape;
   // state and work vectors (backend memory)
   size_t nx, ne, nstate;  // sizes of the x (= v) block, the e block, the state
-  double *S, *S_old, *rk_y, *rk_z, *rk_k, *rk_k2;
+  double *S;
+  // integrator scratch (ode.c), nstate each, allocated once at setup for cfg.ode_solver
+  // (BlastOdeScratchCreate) and freed by BlastHydroDestroy (BlastOdeScratchDestroy)
+  double *S_old;  // the state an attempt started from (every integrator)
+  double *rk_y, *rk_z, *rk_k, *rk_k2;
+  double *rk6_k[8];  // RK6 stage rates (NULL for the other integrators)
   double *rhs;  // momentum rhs: dim*nl rounded values, then dim*nl low parts
   double *cg_r, *cg_z, *cg_d, *cg_q, *cg_b, *cg_x;  // PCG: dim components h1_next apart
   // time-stepping state
@@ -74,6 +79,11 @@ int BlastHydroUpdateQData(BlastHydro h, const double *S);
 int BlastHydroSolveVelocity(BlastHydro h, double *dv);
 /// Energy rate de = M_E^{-1}(F^T v (+ source)).
 int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de);
+/// The integrator's work vectors (S_old, rk_*) for cfg.ode_solver, on the backend; on
+/// failure those allocated stay for BlastOdeScratchDestroy. Local (no communication).
+int BlastOdeScratchCreate(BlastHydro h);
+/// Frees what BlastOdeScratchCreate allocated (any part of it); NULLs the pointers.
+int BlastOdeScratchDestroy(BlastHydro h);
 /// Global minimum of the running estimate; reports tangled zones.
 int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est);
 double BlastWtime(void);

@@ -124,6 +124,17 @@ void BlastHydroRequestStop(BlastHydro h);
 /// < dim), 2 energy; the entry is that of the rank's middle L-dof, or the first energy
 /// coefficient of its middle zone. Errors: BLAST_ERR_ARG for a bad quantity or component.
 int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value);
+/// The setup's named phases (hydro_setup.c), in order: their number and names (NULL for
+/// a phase out of range). A setup error that names no zone says which phase failed only
+/// through its message; these are for tests and reports.
+int BlastHydroSetupPhaseCount(void);
+const char *BlastHydroSetupPhaseName(int phase);
+/// Test hook, never called by a normal run: the next BlastHydroCreate fails after setup
+/// phase `phase` (0-based; -1 disarms) on rank `rank` of its communicator (-1: every
+/// rank) with BLAST_ERR_MEM and a message naming the phase, agreed by every rank as a
+/// real error would be; the hook then disarms itself. Set it on every rank alike.
+/// Errors: BLAST_ERR_ARG for a phase out of range.
+int BlastHydroSetupFailAtForTest(int phase, int rank);
 /// The finite element spaces (global ids of dofs and zones).
 const BlastSpace *BlastHydroGetSpace(BlastHydro h);
 /// Initial positions (host L-vector as in BlastHydroGetState), for output.

@@ -44,10 +44,11 @@ static double ProcKiB(const char *path, const char *key) {
   return v;
 }
 
-static int ChecksOn(void) {
-  const char *env = getenv("BLAST_MEMORY_CHECK");
-  return !(env && !strcmp(env, "0"));
-}
+static int g_checks_on = 1;  // BlastMemorySetChecks
+
+void BlastMemorySetChecks(int on) { g_checks_on = on != 0; }
+
+static int ChecksOn(void) { return g_checks_on; }
 
 void BlastMemoryBudgetLocal(BlastMemoryBudget *b) {
   memset(b, 0, sizeof *b);

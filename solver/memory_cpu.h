@@ -5,8 +5,9 @@
 ///
 /// The memory a rank may use is the node's MemAvailable (/proc/meminfo) divided by the
 /// ranks on the node (MPI_COMM_TYPE_SHARED), and at most what RLIMIT_AS (`ulimit -v`) and
-/// RLIMIT_DATA (`ulimit -d`) leave above the process's current size. The environment
-/// variable BLAST_MEMORY_CHECK=0 turns the checks off (they then only never refuse).
+/// RLIMIT_DATA (`ulimit -d`) leave above the process's current size. BlastMemorySetChecks(0)
+/// turns the checks off (they then only never refuse): app/main.c does so for the
+/// environment variable BLAST_MEMORY_CHECK=0.
 #ifndef BLAST_MEMORY_CPU_H
 #define BLAST_MEMORY_CPU_H
 
@@ -35,6 +36,10 @@ typedef struct {
 /// checks that run without a communicator (the serial mesh: box generator, serial
 /// refinement). Without it they assume one rank per node.
 int BlastMemorySetNode(MPI_Comm comm);
+
+/// @brief Turn the refusals of the memory checks on (the default) or off, for the whole
+/// process (the checks that run without a configuration, the serial mesh, need it too).
+void BlastMemorySetChecks(int on);
 
 /// @brief This rank's budget now, without communication (node ranks as remembered).
 void BlastMemoryBudgetLocal(BlastMemoryBudget *b);
@@ -67,7 +72,7 @@ typedef struct {
   int dim, k, m, q1d;  ///< dimension, kinematic and thermodynamic orders, 1D points
   int64_t zones;       ///< zones of this rank (after parallel refinement)
   int backend_host;    ///< 1: the backend's state and zone arrays are in host memory (CPU)
-  int extra_states;    ///< state vectors allocated during a step (RK6: 8)
+  int extra_states;    ///< extra state vectors of the integrator (RK6: 8 stage rates)
 } BlastCpuMemorySizes;
 
 /// @brief Estimated peak host memory of one rank for the setup and the run (bytes):

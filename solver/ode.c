@@ -64,6 +64,26 @@ static int Rk6Stages(BlastHydro h, double dt, double **ks) {
   return 0;
 }
 
+int BlastOdeScratchCreate(BlastHydro h) {
+  const BlastBackendOps *o = h->ops;
+  double **vecs[] = {&h->S_old, &h->rk_y, &h->rk_z, &h->rk_k, &h->rk_k2};
+  for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
+    BlastCall(o->vec.alloc(h->bctx, h->nstate, vecs[i]));
+  if (h->cfg.ode_solver == BLAST_ODE_RK6)
+    for (int i = 0; i < 8; i++) BlastCall(o->vec.alloc(h->bctx, h->nstate, &h->rk6_k[i]));
+  return 0;
+}
+
+int BlastOdeScratchDestroy(BlastHydro h) {
+  double **vecs[] = {&h->S_old,     &h->rk_y,      &h->rk_z,      &h->rk_k,
+                     &h->rk_k2,     &h->rk6_k[0], &h->rk6_k[1], &h->rk6_k[2],
+                     &h->rk6_k[3], &h->rk6_k[4], &h->rk6_k[5], &h->rk6_k[6],
+                     &h->rk6_k[7]};
+  for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
+    if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
+  return 0;
+}
+
 // One step of the chosen integrator on h->S; t advances by dt.
 static int Step(BlastHydro h, double dt) {
   const BlastBackendOps *o = h->ops;
@@ -107,20 +127,9 @@ static int Step(BlastHydro h, double dt) {
       BlastCall(BlastHydroRates(h, y, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, z, dt / 6, k, S));
       break;
-    case BLAST_ODE_RK6: {
-      // The stage vectors are freed on every path: a failed stage (say, a velocity solve
-      // that did not converge) is reported and the run may go on to write a checkpoint.
-      double *ks[8] = {NULL};
-      int ierr = 0;
-      for (int i = 0; i < 8 && !ierr; i++) ierr = o->vec.alloc(b, n, &ks[i]);
-      if (!ierr) ierr = Rk6Stages(h, dt, ks);
-      for (int i = 0; i < 8; i++) {
-        const int ierr_free = ks[i] ? o->vec.free(b, &ks[i]) : 0;
-        if (!ierr) ierr = ierr_free;
-      }
-      BlastCall(ierr);
+    case BLAST_ODE_RK6:  // stage rates in h->rk6_k, allocated at setup
+      BlastCall(Rk6Stages(h, dt, h->rk6_k));
       break;
-    }
     case BLAST_ODE_RK2AVG: {
       // Method spec 9.2: the energy and position rates use the half-advanced velocity.
       const size_t nx = h->nx;

@@ -1,0 +1,230 @@
+// Setup of the Lagrangian operator, part 3: the mass matrices (method spec 6) and the
+// communication patterns of the mass-matrix product and the L-vector ghosts.
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blast_mpi.h"
+#include "hydro_setup.h"
+#include "linalg.h"
+
+typedef struct {
+  int64_t gid;
+  int col;
+} GidCol;
+
+static int CompareGidCol(const void *pa, const void *pb) {
+  const GidCol *a = pa, *b = pb;
+  return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+// Sparsity of the scalar H1 mass matrix (method spec 6.2): rows of the owned dofs
+// complete (every zone containing the row, halo zones included), ext columns stored in
+// ascending global dof id so that rows and their products do not depend on the partition.
+// Interior rows (owned columns only) are listed first: they can be multiplied before
+// ghost values arrive.
+int BlastSetupMassVPattern(BlastHydro h) {
+  const BlastSpace *s = h->space;
+  const int nd = s->h1_nd, nown = s->h1_nown, next = s->h1_next;
+  BlastCall(BlastMalloc(nown + 1, &h->mv_rowptr));
+  int *mark;
+  BlastCall(BlastMalloc(next, &mark));
+  for (int i = 0; i < next; i++) mark[i] = -1;
+  h->mv_rowptr[0] = 0;
+  int maxlen = 0;
+  for (int l = 0; l < nown; l++) {
+    int cnt = 0;
+    for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+      const int z = s->mass_tidx[tt] / nd;
+      for (int b = 0; b < nd; b++) {
+        const int col = s->h1_edof[(size_t)z * nd + b];
+        if (mark[col] != l) mark[col] = l, cnt++;
+      }
+    }
+    if ((long long)h->mv_rowptr[l] + cnt > INT_MAX) {  // 32-bit row offsets
+      BlastFree(&mark);
+      BlastCheck(0, BLAST_ERR_UNSUPPORTED,
+                 "the H1 mass matrix of this rank has more than %d entries (%d zones, %d owned "
+                 "dofs): run with more MPI ranks so that each holds fewer zones",
+                 INT_MAX, s->nz, nown);
+    }
+    h->mv_rowptr[l + 1] = h->mv_rowptr[l] + cnt;
+    if (cnt > maxlen) maxlen = cnt;
+  }
+  GidCol *gc = NULL;
+  int ierr = BlastMalloc((size_t)h->mv_rowptr[nown] + 1, &h->mv_col);
+  if (!ierr) ierr = BlastMalloc(maxlen + 1, &gc);
+  if (ierr) {
+    BlastFree(&mark);
+    BlastCall(ierr);
+  }
+  for (int i = 0; i < next; i++) mark[i] = -1;
+  for (int l = 0; l < nown; l++) {
+    int n = 0;
+    for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+      const int z = s->mass_tidx[tt] / nd;
+      for (int b = 0; b < nd; b++) {
+        const int col = s->h1_edof[(size_t)z * nd + b];
+        if (mark[col] != l) mark[col] = l, gc[n].gid = s->h1_gid[col], gc[n++].col = col;
+      }
+    }
+    qsort(gc, n, sizeof *gc, CompareGidCol);
+    for (int i = 0; i < n; i++) h->mv_col[h->mv_rowptr[l] + i] = gc[i].col;
+  }
+  BlastFree(&gc);
+  BlastFree(&mark);
+  BlastCall(BlastMalloc(nown + 1, &h->mv_rows));
+  int ninterior = 0;
+  for (int l = 0; l < nown; l++) {
+    int interior = 1;
+    for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1] && interior; k++) interior = h->mv_col[k] < nown;
+    h->mv_rows[l] = interior;  // flag for now
+    ninterior += interior;
+  }
+  int *order;
+  BlastCall(BlastMalloc(nown + 1, &order));
+  for (int l = 0, i0 = 0, i1 = ninterior; l < nown; l++) order[h->mv_rows[l] ? i0++ : i1++] = l;
+  memcpy(h->mv_rows, order, sizeof(int) * nown);
+  BlastFree(&order);
+  h->hd.mv_ninterior = ninterior;
+  return 0;
+}
+
+// Values of the mass matrix rows: zones summed in ascending global zone id.
+// qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
+int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int nd = s->h1_nd, nqp = t->nqp, nown = s->h1_nown, next = s->h1_next;
+  BlastCall(BlastCalloc((size_t)h->mv_rowptr[nown] + 1, &h->mv_val));
+  BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
+  int ierr = 0;
+#pragma omp parallel
+  {
+    int *pos = NULL;  // column -> slot within the current row
+    double *row = NULL;
+    int my_err = BlastMalloc(next, &pos) || BlastMalloc(nd, &row);
+    if (my_err) {
+#pragma omp atomic write
+      ierr = 1;
+    }
+    if (!my_err) {
+#pragma omp for schedule(dynamic, 64)
+      for (int l = 0; l < nown; l++) {
+        for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1]; k++) pos[h->mv_col[k]] = k;
+        for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
+          const int z = s->mass_tidx[tt] / nd, a = s->mass_tidx[tt] % nd;
+          for (int b = 0; b < nd; b++) row[b] = 0.0;
+          for (int q = 0; q < nqp; q++) {
+            const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
+            for (int b = 0; b < nd; b++) row[b] += ca * t->h1_B[(size_t)q * nd + b];
+          }
+          for (int b = 0; b < nd; b++) h->mv_val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
+        }
+        h->mv_dinv[l] = 1.0 / h->mv_val[pos[l]];
+      }
+    }
+    BlastFree(&pos);
+    BlastFree(&row);
+  }
+  BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
+  // Finite weights can still sum to an overflow: name a zone of the first bad row.
+  for (int l = 0; l < nown; l++) {
+    if (isfinite(h->mv_dinv[l]) && h->mv_dinv[l] > 0.0) continue;
+    const int z = s->mass_tidx[s->mass_toff[l]] / nd;
+    char where[BLAST_PATH_MAX + 64], zone[256];
+    *bad_gid = s->zone_gid[z];
+    BlastError(BLAST_ERR_INPUT,
+               "%s: %s: the kinematic mass matrix has the diagonal entry %g at H1 dof %lld "
+               "(global id) of this zone, not a finite positive number: coordinates or densities "
+               "too large, or too few quadrature points ([fem] order_quadrature)",
+               BlastSetupMeshOrigin(h, where, sizeof where), BlastSetupZoneName(h, z, zone, sizeof zone),
+               1.0 / h->mv_dinv[l], (long long)s->h1_gid[l]);
+  }
+  return 0;
+}
+
+// Zone blocks of M_E (method spec 6.1) and their inverses (E1).
+int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int ne = s->l2_nd, nqp = t->nqp;
+  BlastCall(BlastMalloc((size_t)s->nz * ne * ne, &h->me_inv));
+  double *M;
+  BlastCall(BlastMalloc((size_t)ne * ne, &M));
+  for (int z = 0; z < s->nz; z++) {
+    for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
+    for (int q = 0; q < nqp; q++) {
+      const double *psi = &t->l2_B[(size_t)q * ne], c = qp_c[(size_t)z * nqp + q];
+      for (int j = 0; j < ne; j++)
+        for (int i = 0; i < ne; i++) M[i + ne * j] += c * psi[i] * psi[j];
+    }
+    double *inv = &h->me_inv[(size_t)z * ne * ne];
+    int ierr = BlastDenseInverse(ne, M, inv);
+    for (int i = 0; i < ne * ne && !ierr; i++) ierr = !isfinite(inv[i]);
+    if (ierr) {
+      BlastFree(&M);
+      *bad_gid = s->zone_gid[z];
+      BlastError(BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
+                 (long long)s->zone_gid[z]);
+    }
+  }
+  BlastFree(&M);
+  return 0;
+}
+
+// The two communication patterns: L-vector ghosts (force assembly, velocity ghost fill)
+// and the ghost columns of the owned mass-matrix rows (SpMV), plus host buffers.
+static int GhostLists(BlastHydro h, int nghost[2], int *idx[2], int *owner[2], int64_t *gid[2]) {
+  const BlastSpace *s = h->space;
+  const int nown = s->h1_nown;
+  nghost[0] = s->h1_nl - nown, nghost[1] = 0;
+  // Column ghosts: ext columns referenced by owned rows, ascending.
+  char *used;
+  BlastCall(BlastCalloc(s->h1_next + 1, &used));
+  for (int k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
+  for (int l = nown; l < s->h1_next; l++) nghost[1] += used[l];
+  int ierr = 0;
+  for (int w = 0; w < 2 && !ierr; w++) {
+    ierr = BlastMalloc(nghost[w] + 1, &idx[w]);
+    if (!ierr) ierr = BlastMalloc(nghost[w] + 1, &owner[w]);
+    if (!ierr) ierr = BlastMalloc(nghost[w] + 1, &gid[w]);
+  }
+  if (!ierr)
+    for (int l = nown, n0 = 0, n1 = 0; l < s->h1_next; l++) {
+      if (l < s->h1_nl) idx[0][n0] = l, owner[0][n0] = s->h1_owner[l], gid[0][n0++] = s->h1_gid[l];
+      if (used[l]) idx[1][n1] = l, owner[1][n1] = s->h1_owner[l], gid[1][n1++] = s->h1_gid[l];
+    }
+  BlastFree(&used);
+  BlastCall(ierr);
+  return 0;
+}
+
+int BlastSetupHalos(BlastHydro h) {
+  const BlastSpace *s = h->space;
+  int nghost[2] = {0, 0}, *idx[2] = {NULL, NULL}, *owner[2] = {NULL, NULL};
+  int64_t *gid[2] = {NULL, NULL};
+  // The lists are local work: agree on them before the collective halo creation.
+  int ierr = BlastSetupAgree(h, GhostLists(h, nghost, idx, owner, gid), kNoZone);
+  size_t nbuf = 1;
+  for (int w = 0; w < 2 && !ierr; w++) {
+    ierr = BlastHaloCreate(h->comm, nghost[w], gid[w], owner[w], idx[w], s->h1_nown, s->h1_gid,
+                           &h->halo[w]);
+    if (ierr) break;
+    const size_t n = 2 * (size_t)s->dim *
+                     (size_t)(BlastHaloSendCount(h->halo[w]) > BlastHaloRecvCount(h->halo[w])
+                                  ? BlastHaloSendCount(h->halo[w])
+                                  : BlastHaloRecvCount(h->halo[w]));
+    if (n > nbuf) nbuf = n;
+  }
+  for (int w = 0; w < 2; w++) {
+    BlastFree(&idx[w]);
+    BlastFree(&owner[w]);
+    BlastFree(&gid[w]);
+  }
+  BlastCall(ierr);
+  BlastCall(BlastMalloc(nbuf, &h->hbuf_send));
+  BlastCall(BlastMalloc(nbuf, &h->hbuf_recv));
+  return 0;
+}

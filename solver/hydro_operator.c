@@ -1,0 +1,107 @@
+// The Lagrangian operator: the rate function f(S) (method spec 9, "Mult"), the quadrature
+// data and the time-step estimate, the momentum right-hand side and velocity solve (7.1),
+// the energy rate (7.2), and the halo exchanges of the backend's vectors.
+#include <math.h>
+
+#include "blast_mpi.h"
+#include "hydro-impl.h"
+#include "pcg.h"
+
+static int BlastHydroSync(BlastHydro h) { return h->ops->ctx.sync(h->bctx); }
+
+int BlastHydroUpdateQData(BlastHydro h, const double *S) {
+  if (h->qdata_current) return 0;
+  const double t0 = BlastWtime();
+  BlastQDataResult res;
+  if (h->hybrid)
+    BlastCall(BlastHybridQData(h->hybrid, S, S + h->nx, S + 2 * h->nx, &res));
+  else
+    BlastCall(h->ops->zone.qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
+  BlastCall(BlastHydroSync(h));
+  h->timers.qdata += BlastWtime() - t0;
+  h->timers.qdata_zone_updates += h->space->nz;
+  if (res.dt_est < h->dt_est) h->dt_est = res.dt_est;
+  // The lowest tangled zone over the whole attempt (local order is global order), so the
+  // reported zone does not depend on the partition.
+  if (res.tangled_zone >= 0 && (h->tangled_zone < 0 || res.tangled_zone < h->tangled_zone))
+    h->tangled_zone = res.tangled_zone, h->tangled_det = res.tangled_det;
+  h->qdata_current = 1;
+  return 0;
+}
+
+int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est) {
+  BlastCallMPI(MPI_Allreduce(&h->dt_est, dt_est, 1, MPI_DOUBLE, MPI_MIN, h->comm));
+  return 0;
+}
+
+// Forward halo (owners -> ghosts) of `ncomp` components `stride` apart: ghosts get the
+// owners' values. Begin/End split so that work can overlap the messages.
+int BlastHydroHaloForwardBegin(BlastHydro h, int which, int ncomp, size_t stride, const double *x) {
+  BlastCall(h->ops->halo.pack(h->bctx, which, 0, ncomp, stride, x, h->hbuf_send));
+  BlastCall(BlastHaloForwardBegin(h->halo[which], ncomp, h->hbuf_send, h->hbuf_recv));
+  return 0;
+}
+int BlastHydroHaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
+  const double t0 = BlastWtime();
+  BlastCall(BlastHaloWait(h->halo[which]));
+  if (h->nranks > 1) h->timers.cg_wait += BlastWtime() - t0;  // both callers are in the CG
+  BlastCall(h->ops->halo.unpack(h->bctx, which, 0, ncomp, stride, h->hbuf_recv, x));
+  return 0;
+}
+// Reverse halo of double-double pairs: ghosts' partial sums (ndd rounded components then
+// ndd low parts) are added to their owners' entries in double-double.
+int BlastHydroHaloReverseAddDD(BlastHydro h, int which, int ndd, size_t stride, double *x) {
+  BlastCall(h->ops->halo.pack(h->bctx, which, 1, 2 * ndd, stride, x, h->hbuf_send));
+  BlastCall(BlastHaloReverseBegin(h->halo[which], 2 * ndd, h->hbuf_send, h->hbuf_recv));
+  BlastCall(BlastHaloWait(h->halo[which]));
+  BlastCall(h->ops->halo.unpack_dd(h->bctx, which, ndd, stride, h->hbuf_recv, x));
+  return 0;
+}
+
+int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
+  const int dim = h->space->dim;
+  const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
+  const size_t st = (size_t)h->space->h1_next;
+  double t0 = BlastWtime();
+  // -F.1 from this rank's zones, completed on the owners (+ M_V g on the owned rows).
+  if (h->hybrid)
+    BlastCall(BlastHybridMomentumRhs(h->hybrid, h->rhs));
+  else
+    BlastCall(h->ops->zone.momentum_rhs(h->bctx, h->rhs));
+  BlastCall(BlastHydroHaloReverseAddDD(h, BLAST_HALO_L, dim, nl, h->rhs));
+  if (h->gravity) BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
+  BlastCall(BlastHydroSync(h));
+  double t1 = BlastWtime();
+  h->timers.force += t1 - t0;
+  // PCG vectors have their components h1_next apart.
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
+  // Ghost copies of the new accelerations from their owners.
+  BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
+  BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
+  BlastCall(BlastHydroSync(h));
+  h->timers.cg += BlastWtime() - t1;
+  return 0;
+}
+
+int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
+  const double t0 = BlastWtime();
+  if (h->hybrid)
+    BlastCall(BlastHybridEnergyRate(h->hybrid, v, de));
+  else
+    BlastCall(h->ops->zone.energy_rate(h->bctx, v, de));
+  BlastCall(BlastHydroSync(h));
+  h->timers.force += BlastWtime() - t0;
+  return 0;
+}
+
+int BlastHydroRates(BlastHydro h, const double *S, double *k) {
+  const double *v = S + h->nx;
+  BlastCall(BlastHydroUpdateQData(h, S));
+  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));               // dx/dt = v
+  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));            // dv/dt
+  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));        // de/dt
+  h->qdata_current = 0;
+  return 0;
+}

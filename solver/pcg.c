@@ -1,0 +1,128 @@
+// The momentum PCG (method spec 7.3, V1: all components in lockstep), the mass-matrix
+// product with its ghost-column exchange, and the global dot products, rounded once from
+// double-double sums (the same bits on any number of ranks, threads and backends).
+#include <math.h>
+
+#include "blast_mpi.h"
+#include "pcg.h"
+
+// Global dot product, rounded once from a double-double sum: the same bits on any
+// number of ranks (and threads).
+int BlastHydroGlobalDot(BlastHydro h, size_t n, const double *x, const double *y, double *r) {
+  double local[2], global[2];
+  BlastCall(h->ops->vec.dot(h->bctx, n, x, y, local));
+  if (h->nranks > 1) {
+    BlastCallMPI(MPI_Allreduce(local, global, 1, h->dd_type, h->dd_op, h->comm));
+  } else {
+    global[0] = local[0], global[1] = local[1];
+  }
+  *r = global[0] + global[1];
+  return 0;
+}
+
+// Ad_c = m d_c on the owned rows for the active components: ghost columns of d travel
+// while the interior rows are multiplied; then the boundary rows. Constrained entries
+// are zeroed.
+int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *Ad) {
+  const BlastBackendOps *o = h->ops;
+  const size_t st = (size_t)h->space->h1_next;
+  BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, ncomp, st, d));
+  BlastCall(o->mass.mult(h->bctx, BLAST_ROWS_INTERIOR, ncomp, mask, d, Ad));
+  BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, ncomp, st, d));
+  BlastCall(o->mass.mult(h->bctx, BLAST_ROWS_BOUNDARY, ncomp, mask, d, Ad));
+  BlastCall(o->mass.zero_essential(h->bctx, ncomp, mask, Ad));
+  return 0;
+}
+
+// Global dot products of the active components, each rounded once from a double-double
+// sum (the same bits on any number of ranks and on every backend).
+int BlastHydroGlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const double *x, const double *y,
+                          double *r) {
+  double local[6], global[6];
+  BlastCall(h->ops->mass.dot_multi(h->bctx, ncomp, mask, x, y, local));
+  if (h->nranks > 1) {
+    const double t0 = BlastWtime();
+    BlastCallMPI(MPI_Allreduce(local, global, ncomp, h->dd_type, h->dd_op, h->comm));
+    h->timers.cg_wait += BlastWtime() - t0;
+  } else {
+    for (int i = 0; i < 2 * ncomp; i++) global[i] = local[i];
+  }
+  for (int c = 0; c < ncomp; c++) r[c] = global[2 * c] + global[2 * c + 1];
+  return 0;
+}
+
+// Jacobi-PCG for the velocity components (method spec 7.3, exactly), all components in
+// lockstep: each solves m x_c = b_c on its free dofs with its own alpha, beta and stopping
+// test, so every component sees exactly the operations of a solve of its own (spec 7.1
+// V1); the matrix is read once per iteration for all of them. b (the owned entries at
+// c * h1_next) is overwritten: constrained entries zeroed.
+int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
+  const BlastBackendOps *o = h->ops;
+  void *ctx = h->bctx;
+  const size_t n = (size_t)h->space->h1_nown, st = (size_t)h->space->h1_next;
+  double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
+  const double tol = h->cfg.cg_tol;
+  const unsigned all = (1u << ncomp) - 1u;
+  double nu[3], nu0[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3], neg[3];
+  BlastCall(o->mass.zero_essential(ctx, ncomp, all, b));
+  for (int c = 0; c < ncomp; c++) {
+    BlastCall(o->vec.set(ctx, n, 0.0, x + c * st));
+    BlastCall(o->vec.copy(ctx, n, b + c * st, r + c * st));
+  }
+  BlastCall(o->mass.jacobi(ctx, ncomp, all, r, z));
+  for (int c = 0; c < ncomp; c++) BlastCall(o->vec.copy(ctx, n, z + c * st, d + c * st));
+  BlastCall(BlastHydroGlobalDotMulti(h, ncomp, all, z, r, nu));
+  unsigned mask = 0;
+  for (int c = 0; c < ncomp; c++) {
+    nu0[c] = nu[c];
+    theta[c] = fmax(nu[c] * tol * tol, 0.0);
+    h->timers.cg_solves++;
+    if (nu[c] > theta[c]) mask |= 1u << c;
+  }
+  if (!mask) return 0;
+  BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad));
+  BlastCall(BlastHydroGlobalDotMulti(h, ncomp, mask, Ad, d, delta));
+  for (int c = 0; c < ncomp; c++)
+    if (((mask >> c) & 1u) && delta[c] <= 0.0) mask &= ~(1u << c);
+  for (int i = 1; mask; i++) {
+    for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c], neg[c] = -coef[c];
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, coef, d, one, x));
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, neg, Ad, one, r));
+    BlastCall(o->mass.jacobi(ctx, ncomp, mask, r, z));
+    BlastCall(BlastHydroGlobalDotMulti(h, ncomp, mask, r, z, betanu));
+    unsigned next = mask, failed = 0;
+    for (int c = 0; c < ncomp; c++) {
+      if (!((mask >> c) & 1u)) continue;
+      h->timers.cg_iter++;
+      if (betanu[c] <= theta[c]) {
+        next &= ~(1u << c);
+      } else if (i + 1 > h->cfg.cg_max_iter) {
+        h->timers.cg_unconverged++;
+        failed |= 1u << c;
+        h->cg_fail.residual[c] = sqrt(betanu[c] / nu0[c]);
+      }
+    }
+    // Unlike the reference, which carries on with the unconverged iterate, this is an
+    // error: the dots are global, so every rank stops here together. The time loop
+    // reports it with the step (BlastHydroRun).
+    if (failed) {
+      int c = 0;
+      while (!((failed >> c) & 1u)) c++;
+      h->cg_fail.comps = failed;
+      h->cg_fail.iters = i;
+      BlastError(BLAST_ERR_NUMERIC,
+                 "the velocity solve (Jacobi-PCG, component %c) did not converge in [solver] "
+                 "cg_max_iter = %d iterations: relative residual %.3e, cg_tol = %.3e",
+                 "xyz"[c], h->cfg.cg_max_iter, h->cg_fail.residual[c], tol);
+    }
+    mask = next;
+    if (!mask) break;
+    for (int c = 0; c < ncomp; c++) coef[c] = betanu[c] / nu[c];
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, one, z, coef, d));
+    BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad));
+    BlastCall(BlastHydroGlobalDotMulti(h, ncomp, mask, d, Ad, delta));
+    for (int c = 0; c < ncomp; c++)
+      if ((mask >> c) & 1u) nu[c] = betanu[c];
+  }
+  return 0;
+}
