@@ -56,7 +56,7 @@ typedef struct {
 typedef struct {
   double dt_est;      ///< minimum per-point estimate (HUGE_VAL if none constrains)
   int tangled_zone;   ///< lowest local zone with det J <= 0, or -1
-  double tangled_det; ///< the determinant found there
+  double tangled_det; ///< its smallest determinant over the points (NaN first: BlastDetWorse)
 } BlastQDataResult;
 
 /// Context of a run on one backend: created once from the constant data, destroyed once.

@@ -147,7 +147,10 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
     const double det = BlastQPointStress(dim, &hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2],
                                          hd->qp_R0[zq], hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
     if (!(det > 0.0)) {
-      if (*tangled < 0) *tangled = z, *tangled_det = det;
+      if (*tangled < 0)
+        *tangled = z, *tangled_det = det;
+      else if (*tangled == z && BlastDetWorse(det, *tangled_det))
+        *tangled_det = det;
       *dt_min = 0.0;
     } else if (dt_q < *dt_min) {
       *dt_min = dt_q;

@@ -23,6 +23,13 @@ typedef struct {
   double cfl;   ///< CFL factor
 } BlastQPointParams;
 
+/// Order of the tangled-zone report (BlastQDataResult.tangled_det): whether determinant a
+/// is reported before b. NaN first, then the smaller value, so the report of a zone is its
+/// smallest determinant whatever the order its points are visited in (CPU and GPU agree).
+BLAST_HOST_DEVICE static inline int BlastDetWorse(double a, double b) {
+  return a != a ? b == b : (b == b && a < b);
+}
+
 BLAST_HOST_DEVICE static inline double BlastMatDet(int dim, const double *A) {
   if (dim == 1) return A[0];
   if (dim == 2) return A[0] * A[3] - A[2] * A[1];

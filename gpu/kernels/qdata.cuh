@@ -72,7 +72,10 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
                                            d.gamma[z], &d.S[zq * SStride(DIM)], &dtq);
       if (!(det > 0.0)) {
         dtmin = 0.0;
-        if (z < tzone) tzone = z, tdet = det;
+        if (z < tzone)
+          tzone = z, tdet = det;
+        else if (z == tzone && BlastDetWorse(det, tdet))
+          tdet = det;
       } else if (dtq < dtmin) {
         dtmin = dtq;
       }
@@ -101,7 +104,12 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
     if ((int)threadIdx.x < s) {
       if (rd[threadIdx.x + s] < rd[threadIdx.x]) rd[threadIdx.x] = rd[threadIdx.x + s];
-      if (rz[threadIdx.x + s] < rz[threadIdx.x]) rz[threadIdx.x] = rz[threadIdx.x + s], rdet[threadIdx.x] = rdet[threadIdx.x + s];
+      // The lowest tangled zone and its smallest det, as the CPU (a zone's points may be on
+      // several threads of the block; the det is compared only for a real tie).
+      const int zs = rz[threadIdx.x + s];
+      if (zs < rz[threadIdx.x] ||
+          (zs == rz[threadIdx.x] && zs != INT_MAX && BlastDetWorse(rdet[threadIdx.x + s], rdet[threadIdx.x])))
+        rz[threadIdx.x] = zs, rdet[threadIdx.x] = rdet[threadIdx.x + s];
     }
     __syncthreads();
   }
@@ -116,7 +124,7 @@ __global__ void k_reduce_min(int n, const double *dt, const int *zone, const dou
   int zz = INT_MAX;
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
     if (dt[i] < m) m = dt[i];
-    if (zone[i] < zz) zz = zone[i], dd = det[i];
+    if (zone[i] < zz) zz = zone[i], dd = det[i];  // a zone is in one block: no ties
   }
   sd[threadIdx.x] = m, sz[threadIdx.x] = zz, sdet[threadIdx.x] = dd;
   __syncthreads();
