@@ -47,4 +47,8 @@ extern int blast_test_failures, blast_test_checks;
 /// Print a summary and return the exit status (0 iff no failure).
 int BlastTestFinish(const char *name);
 
+/// 1 if every rank of MPI_COMM_WORLD holds the same message as rank 0 (collective; the
+/// first 2047 characters are compared).
+int BlastTestSameMessageEverywhere(const char *msg);
+
 #endif  // BLAST_TESTLIB_H

@@ -75,16 +75,6 @@ static void DestroyRecorded(Record *r) {
   BlastHydroDestroy(&r->h);
 }
 
-// 1 if every rank holds the same message as rank 0.
-static int SameMessageEverywhere(const char *msg) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s", g_rank == 0 ? msg : "");
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int differ = strncmp(buf, msg, sizeof buf - 1) != 0, any;
-  MPI_Allreduce(&differ, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return !any;
-}
-
 // The failed run's error and the object it left: `what` must be in the message, the
 // reported step is the one after the last accepted one, and h holds that step's state.
 static void CheckFailure(const char *name, int ierr, BlastHydro h, const Record *r,
@@ -98,7 +88,7 @@ static void CheckFailure(const char *name, int ierr, BlastHydro h, const Record 
   char at[64];
   snprintf(at, sizeof at, "at step %d (attempt ", r->step + 1);
   TEST_ASSERT(strstr(msg, at) != NULL, "%s: message lacks \"%s\": %s", name, at, msg);
-  TEST_ASSERT(SameMessageEverywhere(msg), "%s: the ranks' messages differ", name);
+  TEST_ASSERT(BlastTestSameMessageEverywhere(msg), "%s: the ranks' messages differ", name);
   double t, dt;
   int steps, attempts;
   BlastHydroGetProgress(h, &t, &dt, &steps, &attempts);

@@ -44,16 +44,6 @@ static int SquareMesh(int n, int tangle, BlastMesh *mesh) {
   return ierr;
 }
 
-// 1 if every rank holds the same message as rank 0.
-static int SameMessageEverywhere(const char *msg) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s", g_rank == 0 ? msg : "");
-  MPI_Bcast(buf, sizeof buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int differ = strncmp(buf, msg, sizeof buf - 1) != 0, any;
-  MPI_Allreduce(&differ, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return !any;
-}
-
 // A failed create: the code on every rank, no object, the same message everywhere with
 // `what` in it; the error is cleared.
 static void CheckFailedCreate(const char *name, int ierr, BlastHydro h, int code,
@@ -65,7 +55,7 @@ static void CheckFailedCreate(const char *name, int ierr, BlastHydro h, int code
   TEST_ASSERT(BlastErrorCollective() == BLAST_COLLECTIVE_SAME, "%s: collective level %d", name,
               (int)BlastErrorCollective());
   TEST_ASSERT(strstr(msg, what) != NULL, "%s: message lacks \"%s\": %s", name, what, msg);
-  TEST_ASSERT(SameMessageEverywhere(msg), "%s: the ranks' messages differ", name);
+  TEST_ASSERT(BlastTestSameMessageEverywhere(msg), "%s: the ranks' messages differ", name);
   if (g_nranks > 1 && code == BLAST_ERR_MEM) {
     char on[64];
     snprintf(on, sizeof on, "(on rank %d; 1 of %d ranks failed)", g_nranks - 1, g_nranks);
