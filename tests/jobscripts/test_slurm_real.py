@@ -57,6 +57,9 @@ SMALL_DECK = ["mesh.refine_serial=2"]          # 64 zones, t_final 0.8: a few se
 LONG_DECK = ["mesh.refine_serial=5"]           # 4096 zones, t_final 0.8: many minutes
 
 T0 = time.time()
+# Everything, teardown included, within ctest's TIMEOUT (900 s): past this the test fails
+# and tears down (ctest's own kill would leave the daemons, which are not its children).
+DEADLINE = T0 + float(os.environ.get("BLAST_SLURM_TEST_BUDGET", "780"))
 
 
 def log(msg):
@@ -307,9 +310,18 @@ PartitionName=test Nodes={node} Default=YES MaxTime=INFINITE State=UP
         return left
 
 
+def budget(seconds):
+    """seconds, or less where the test's budget ends sooner (at least 1)."""
+    return max(1.0, min(seconds, DEADLINE - time.time()))
+
+
+def on_signal(signum, frame):
+    raise Fail("interrupted by %s" % signal.Signals(signum).name)
+
+
 def job_record(cluster, job, timeout):
     """Wait for the job's line in the jobcomp file: its fields (JobState, ExitCode, ...)."""
-    end = time.time() + timeout
+    end = time.time() + budget(timeout)
     pat = re.compile(r"^JobId=%s\s" % job)
     while time.time() < end:
         try:
@@ -483,7 +495,10 @@ def main(argv):
         cmd = [tools["mpirun"], "-n", str(RANKS), "--oversubscribe", blast, deck] + final + [
             "output.dir=" + ref, "output.print_every=100000", "checkpoint.at_end=false"]
         log("uninterrupted: " + " ".join(cmd))
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        try:
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=budget(600))
+        except subprocess.TimeoutExpired:
+            raise Fail("uninterrupted run: still running at the test's time budget")
         check(p.returncode == 0, "uninterrupted run: exit %d\n%s%s" % (p.returncode, p.stdout[-3000:],
                                                                         p.stderr[-3000:]))
         sr = load_summary(os.path.join(ref, "summary.json"), "uninterrupted run", p.stdout[-3000:])
@@ -501,6 +516,8 @@ def main(argv):
         log("bitwise equal: e_norm, t, dt, energies, steps, attempts")
         ok = True
     finally:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)  # the teardown runs to its end
         left = cluster.stop()
         if left:
             ok = False
@@ -517,13 +534,14 @@ def main(argv):
                 print("copying %s: %s" % (tmp, e), file=sys.stderr)
             shutil.rmtree(tmp, ignore_errors=True)
             print("the daemons' files are in %s" % keep, file=sys.stderr)
-    if not left:
+    if ok:
         log("PASS")
-        return 0
-    return 1
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
     try:
         sys.exit(main(sys.argv))
     except Skip as e:
