@@ -31,8 +31,9 @@ max_steps changes no bits of the steps before it.
 Ranks are launched as the script does: srun (its LAUNCHER default). Debian 12's Slurm has
 the PMIx plugin (mpi/pmix_v4) and its Open MPI 4.1 is built against the same PMIx 4, so
 slurm.conf sets MpiDefault=pmix, as a site would (a site without it: export
-SLURM_MPI_TYPE=pmix or pass LAUNCHER="srun --mpi=pmix ..."). Without a PMI plugin srun
-would start unconnected singletons; summary.json's "ranks" = 2 shows one 2-rank job.
+SLURM_MPI_TYPE=pmix or pass LAUNCHER="srun --mpi=pmix ..."). With --mpi=none, Open MPI
+stops in MPI_Init ("...direct launched using srun, but OMPI was not built with SLURM's PMI
+support"); summary.json's "ranks" = 2 is checked all the same (one 2-rank job).
 
 Everything is torn down at the end, also on failure: the jobs cancelled, the daemons
 stopped by their pids, and every process that carries this run's SLURM_CONF in its
