@@ -496,6 +496,38 @@ static void RunOptionsFromEnvironment(BlastConfig *cfg) {
   cfg->balance_trace = trace && atoi(trace) > 0;
 }
 
+// A word for a POSIX shell: as is when it holds only safe characters, else single-quoted.
+static void PrintShellWord(const char *w) {
+  if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") ==
+                  strlen(w)) {
+    fputs(w, stdout);
+    return;
+  }
+  putchar('\'');
+  for (const char *c = w; *c; c++) c[0] == '\'' ? fputs("'\\''", stdout) : putchar(*c);
+  putchar('\'');
+}
+
+// The command that continues this run from `checkpoint`: the deck, the run's own
+// overrides (they set the mesh and the method, which a restart must repeat) without any
+// earlier restart, then --restart.
+static void PrintRestartCommand(int argc, char **argv, const char *deck, const char *checkpoint) {
+  BlastCliArgs args;
+  fputs("blast_gpu ", stdout);
+  PrintShellWord(deck);
+  if (!BlastCliParseArgs(argc, argv, &args))
+    for (int i = 0; i < args.noverrides; i++)
+      if (args.overrides[i] != args.restart && strncmp(args.overrides[i], "checkpoint.restart=", 19)) {
+        putchar(' ');
+        PrintShellWord(args.overrides[i]);
+      }
+  BlastErrorClear();  // the arguments were parsed once already; nothing new can fail here
+  BlastCliArgsFree(&args);
+  fputs(" --restart ", stdout);
+  PrintShellWord(checkpoint);
+  putchar('\n');
+}
+
 static int Run(int argc, char **argv, RunState *rs) {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank;
@@ -670,9 +702,10 @@ static int Run(int argc, char **argv, RunState *rs) {
     BlastReportSummary(stdout, &sum);
     BlastCall(BlastReportWriteJson(cfg.output_dir, &cfg, &sum));
     printf("\n  summary written to %s/summary.json\n", cfg.output_dir);
-    if (hook.signal)
-      printf("  stopped by %s: continue with\n    blast_gpu %s --restart %s\n",
-             SignalName(hook.signal), cfg.deck_path, chk.path);
+    if (hook.signal) {
+      printf("  stopped by %s: continue with\n    ", SignalName(hook.signal));
+      PrintRestartCommand(argc, argv, cfg.deck_path, chk.path);
+    }
   }
   BlastCall(BlastVizDestroy(&rs->viz));
   BlastOutdirRelease(&rs->lock_chk);
