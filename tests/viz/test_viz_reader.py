@@ -88,7 +88,7 @@ def describe(v):
 
 def compare_array(where, name, arr, ref):
     """A VTK data array against an HDF5 dataset's values."""
-    if not check(arr is not None, "%s: the reader has no array %s" % (where, name)):
+    if not check(arr is not None, "%s: the reader has no %s" % (where, name)):
         return
     a = vtk_to_numpy(arr)
     ncomp = 1 if ref.ndim == 1 else ref.shape[1]
