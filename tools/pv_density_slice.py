@@ -19,9 +19,13 @@ server even offscreen: without DISPLAY the script re-runs itself under `xvfb-run
 when both are on PATH (set BLAST_PV_XVFB=0 to stop that), else it stops with exit code 2.
 """
 import argparse
+import importlib
 import os
+import random
 import shutil
+import subprocess
 import sys
+import time
 
 
 def parse_args(argv):
@@ -69,7 +73,7 @@ def need_x_server():
     """True when this ParaView renders through GLX and there is no display to use."""
     if sys.platform != "linux" or os.environ.get("DISPLAY"):
         return False
-    import vtkmodules.vtkRenderingOpenGL2  # noqa: F401 (registers the OpenGL window classes)
+    importlib.import_module("vtkmodules.vtkRenderingOpenGL2")  # the OpenGL window classes
     from vtkmodules.vtkRenderingCore import vtkRenderWindow
     return vtkRenderWindow().GetClassName() == "vtkXOpenGLRenderWindow"
 
@@ -84,12 +88,29 @@ def rerun_under_xvfb(args):
         sys.exit(2)
     sys.stderr.write("pv_density_slice: no DISPLAY for this GLX ParaView: re-running under "
                      "xvfb-run -a pvbatch\n")
-    sys.stdout.flush()
-    sys.stderr.flush()
     env = dict(os.environ, BLAST_PV_UNDER_XVFB="1")
     screen = "-screen 0 %dx%dx24" % (max(args.width, 640) + 64, max(args.height, 480) + 64)
-    os.execve(xvfb, [xvfb, "-a", "-s", screen, pvbatch, os.path.abspath(__file__)] +
-              sys.argv[1:], env)
+    # Up to 5 tries: now and then (about 1 run in 15 on Debian 12, with xvfb-run or an Xvfb
+    # started by hand, whatever the display number) ParaView cannot open the new display and
+    # aborts with "bad X server connection". A random display number to start from (-a goes
+    # up from it when taken).
+    tries = 5
+    for attempt in range(tries):
+        cmd = [xvfb, "-a", "-n", str(random.randint(100, 30000)), "-s", screen, pvbatch,
+               os.path.abspath(__file__)] + sys.argv[1:]
+        p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True)
+        x_failed = p.returncode != 0 and ("bad X server connection" in p.stderr or
+                                          "Xvfb failed to start" in p.stderr)
+        if not x_failed or attempt == tries - 1:
+            break
+        why = [ln for ln in p.stderr.splitlines() if "bad X server" in ln or "Xvfb failed" in ln]
+        sys.stderr.write("pv_density_slice: try %d under xvfb-run failed (%s), trying again\n" %
+                         (attempt + 1, why[0].strip()[-120:]))
+        time.sleep(1.0 + attempt)
+    sys.stdout.write(p.stdout)
+    sys.stderr.write(p.stderr)
+    sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)
 
 
 def main(argv):

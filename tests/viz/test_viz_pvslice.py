@@ -38,9 +38,10 @@ def run(args, extra):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     cmd = [args.launcher, args.script] + extra
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
-    print("run:  %s\n      exit %d\n      %s" % (" ".join(cmd), p.returncode,
-                                               (p.stdout + p.stderr).strip()[-3000:]
-                                               .replace("\n", "\n      ")))
+    notes = [ln for ln in p.stderr.splitlines() if ln.startswith("pv_density_slice:")]
+    print("run:  %s\n      exit %d\n      %s" % (" ".join(cmd), p.returncode, "\n      ".join(
+        [ln.strip() for ln in p.stdout.splitlines()] + notes +
+        ([p.stderr.strip()[-3000:]] if p.returncode else []))))
     return p
 
 
