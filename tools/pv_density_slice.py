@@ -89,15 +89,18 @@ def rerun_under_xvfb(args):
     sys.stderr.write("pv_density_slice: no DISPLAY for this GLX ParaView: re-running under "
                      "xvfb-run -a pvbatch\n")
     env = dict(os.environ, BLAST_PV_UNDER_XVFB="1")
-    screen = "-screen 0 %dx%dx24" % (max(args.width, 640) + 64, max(args.height, 480) + 64)
-    # Up to 5 tries: now and then (about 1 run in 15 on Debian 12, with xvfb-run or an Xvfb
-    # started by hand, whatever the display number) ParaView cannot open the new display and
-    # aborts with "bad X server connection". A random display number to start from (-a goes
-    # up from it when taken).
+    # -noreset: an X server resets when its last client disconnects, and refuses connections
+    # meanwhile; something in ParaView's start-up (hwloc's scan of the X displays, by what an
+    # strace shows) opens and closes the display just before the render window does, so
+    # without it ParaView often aborts with "bad X server connection" (1 run in 15 here, most
+    # runs under load). Up to 5 tries all the same, from a random display number (-a goes up
+    # from it when taken).
+    screen = "-noreset -screen 0 %dx%dx24" % (max(args.width, 640) + 64,
+                                              max(args.height, 480) + 64)
     tries = 5
     for attempt in range(tries):
         cmd = [xvfb, "-a", "-n", str(random.randint(100, 30000)), "-s", screen, pvbatch,
-               os.path.abspath(__file__)] + sys.argv[1:]
+               "--no-mpi", os.path.abspath(__file__)] + sys.argv[1:]
         p = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
         x_failed = p.returncode != 0 and ("bad X server connection" in p.stderr or
