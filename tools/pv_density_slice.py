@@ -90,10 +90,10 @@ def rerun_under_xvfb(args):
                      "xvfb-run -a pvbatch\n")
     env = dict(os.environ, BLAST_PV_UNDER_XVFB="1")
     # -noreset: an X server resets when its last client disconnects, and refuses connections
-    # meanwhile; something in ParaView's start-up (hwloc's scan of the X displays, by what an
-    # strace shows) opens and closes the display just before the render window does, so
-    # without it ParaView often aborts with "bad X server connection" (1 run in 15 here, most
-    # runs under load). Up to 5 tries all the same, from a random display number (-a goes up
+    # meanwhile; something in ParaView's start-up (an strace shows a scan of the X displays
+    # :0, :1, ..., like hwloc's) opens and closes the display before the render window does, so
+    # without it ParaView often aborts with "bad X server connection" (1 run in 15 here, more
+    # often under load). Up to 5 tries all the same, from a random display number (-a goes up
     # from it when taken).
     screen = "-noreset -screen 0 %dx%dx24" % (max(args.width, 640) + 64,
                                               max(args.height, 480) + 64)
