@@ -179,8 +179,8 @@ def check_series(folder):
                     print("      %s %s: %s" % (rname, name, describe(a)))
         print("%s %s [%s]: %d time steps (t = %r .. %r), %dD, %d points, %d cells, "
               "%d point + %d cell arrays, %.2f s" %
-              ("ok   " if len(failures) == nfail else "FAIL ", folder, rname, len(ts), ts[0] if ts else None, ts[-1] if ts else None,
-               ref[-1]["_dim"], ref[-1]["coordinates"].shape[0], ref[-1]["topology"].shape[0],
+              ("ok   " if len(failures) == nfail else "FAIL ", folder, rname, len(ts),
+               ts[0] if ts else None, ts[-1] if ts else None, ref[-1]["_dim"], ref[-1]["coordinates"].shape[0], ref[-1]["topology"].shape[0],
                len(pnames), len(cnames), time.time() - t0))
 
 
