@@ -83,8 +83,9 @@ def rerun_under_xvfb(args):
     if os.environ.get("BLAST_PV_XVFB") == "0" or os.environ.get("BLAST_PV_UNDER_XVFB") or \
             not xvfb or not pvbatch:
         sys.stderr.write("pv_density_slice: this ParaView renders through X (GLX) and DISPLAY is "
-                         "not set; run it under xvfb-run -a (Debian: apt-get install xvfb), or "
-                         "use a ParaView built with EGL or OSMesa\n")
+                         "not set; run it under xvfb-run -a -s '-noreset -screen 0 1280x1024x24'"
+                         " (Debian: apt-get install xvfb xauth), or use a ParaView built with "
+                         "EGL or OSMesa\n")
         sys.exit(2)
     sys.stderr.write("pv_density_slice: no DISPLAY for this GLX ParaView: re-running under "
                      "xvfb-run -a pvbatch\n")
