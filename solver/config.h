@@ -44,6 +44,25 @@ typedef enum { BLAST_VISC_AUTO = 0, BLAST_VISC_ON = 1, BLAST_VISC_OFF = 2 } Blas
 /// not implemented).
 typedef enum { BLAST_ENERGY_INVERSE = 0 } BlastEnergySolve;
 
+/// How the momentum mass operator and the forces are applied: `full` is the paper's path
+/// (assembled sparse mass matrix, zone force matrices F_z = A_z B^T); `partial` stores
+/// quadrature data only and applies both by sum-factorised 1D contractions (matrix-free).
+/// DEFAULT resolves per dimension and order (BlastAssemblyResolve), never at run time.
+typedef enum {
+  BLAST_ASSEMBLY_DEFAULT = -1,
+  BLAST_ASSEMBLY_FULL = 0,
+  BLAST_ASSEMBLY_PARTIAL = 1
+} BlastAssembly;
+
+/// The mode a run uses: `requested` unless it is BLAST_ASSEMBLY_DEFAULT, else the faster
+/// one for (dim, k) as measured by bench/peer/vs_laghos.py and bench/gpu (docs/performance.md):
+/// partial everywhere but 1D, where the operators are tiny and full assembly is as fast.
+static inline int BlastAssemblyResolve(int requested, int dim, int k) {
+  (void)k;
+  if (requested != BLAST_ASSEMBLY_DEFAULT) return requested;
+  return dim >= 2 ? BLAST_ASSEMBLY_PARTIAL : BLAST_ASSEMBLY_FULL;
+}
+
 typedef enum { BLAST_GPU_AUTO = 0, BLAST_GPU_CUDA = 1, BLAST_GPU_CPU = 2 } BlastGpuBackend;
 typedef enum { BLAST_AUTOTUNE_OFF = 0, BLAST_AUTOTUNE_ONLINE = 1, BLAST_AUTOTUNE_CACHED = 2 } BlastAutotune;
 /// CPU+GPU sharing of the zones (solver/hybrid.h).
@@ -66,6 +85,7 @@ typedef struct {
   int order_kinematic;   ///< k >= 1
   int order_thermo;      ///< m >= 0 (deck default -1 resolves to k-1)
   int order_quadrature;  ///< -1: 3k+m-1 (method spec section 4)
+  int assembly;          ///< BlastAssembly ([fem] assembly; -1: BlastAssemblyResolve)
   // [time]
   double t_final, cfl;
   int ode_solver;  ///< BlastOdeSolver
