@@ -323,6 +323,9 @@ static int CusparseSetup(CudaCtx *c) {
 // Create and destroy
 
 extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
+  BlastCheck(hd->assembly != BLAST_ASSEMBLY_PARTIAL, BLAST_ERR_UNSUPPORTED,
+             "the cuda backend of this build has no partial assembly yet: set [fem] assembly = "
+             "full");
   const BlastGpuOptions opt = g_next_options;
   size_t estimate = 0;
   BlastCall(CheckMemory(hd, &opt, &estimate));

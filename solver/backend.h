@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include "config.h"
 #include "qpoint.h"
 
 #ifdef __cplusplus
@@ -50,6 +51,24 @@ typedef struct {
   BlastHaloIndex halo[2];                ///< BLAST_HALO_L, BLAST_HALO_COL
   BlastQPointParams qpar;
   int tg_source;                         ///< add the 2D Taylor-Green energy source
+  // The assembly mode (BlastAssembly, resolved). Full: the mv_* matrix and F_z above.
+  // Partial (pa_kernels.h): mv_* are NULL but mv_dinv, mv_rows and mv_ninterior; the
+  // mass action runs over pa_zones (all nz_ext zones: those whose dofs are all owned
+  // first, pa_nzint of them) and every owned dof sums its zones' values in the order of
+  // mass_toff/mass_tidx (ascending global zone id); qp_J0inv is NULL (J0 is recomputed
+  // from pa_x0).
+  int assembly;
+  int nz_ext;                            ///< zones incl. halo zones (partial mass action)
+  int pa_d1d, pa_q1d, pa_l1d;            ///< H1 nodes, points, L2 nodes per direction
+  const double *pa_B, *pa_G, *pa_L;      ///< 1D tables [q1d*d1d], [q1d*d1d], [q1d*l1d]
+  const double *pa_qmass;                ///< [nz_ext*nqp] rho0 |J0| w of the mass operator
+  const double *pa_x0;                   ///< [dim*h1_nl] initial positions (L-vector)
+  const int *mass_toff, *mass_tidx;      ///< owned dof -> E-indices over nz_ext zones
+  const int *pa_zones;                   ///< [nz_ext] zones, those with owned dofs only first
+  int pa_nzint;                          ///< how many of pa_zones have owned dofs only
+  int pa_keep_stress;                    ///< 1: keep S for energy_rate (its v may differ from
+                                         ///< the state's: RK2Avg); 0: F^T v is computed with
+                                         ///< the quadrature data, from the state's v
 } BlastHydroData;
 
 /// Per-call statistics the backend reports from the quadrature-data update.
@@ -90,7 +109,9 @@ typedef struct {
 
 /// The zone (quadrature-point) part of the Lagrangian operator.
 typedef struct {
-  /// Quadrature data at state (x, v, e) and the zone force matrices F_z = A_z B^T.
+  /// Quadrature data at state (x, v, e) and the zone force matrices F_z = A_z B^T (full);
+  /// partial: the zone rows -F_z 1 and, unless pa_keep_stress, b_z = F_z^T v_z (+ source)
+  /// with this v, which energy_rate then must be given again, unchanged.
   int (*qdata_force)(void *ctx, const double *x, const double *v, const double *e,
                      BlastQDataResult *res);
   /// rhs = -F.1 from this rank's zones: an H1 vector L-vector of partial sums, each a

@@ -9,6 +9,7 @@
 #include "blast.h"
 #include "cpu_zones.h"
 #include "ddsum.h"
+#include "pa_kernels.h"
 #include "problems/problems.h"
 
 enum { kDotChunk = 4096 };
@@ -19,9 +20,15 @@ enum { kDotChunk = 4096 };
 typedef struct {
   BlastHydroData hd;
   int rows;         // dim * h1_nd: rows of a zone force matrix
-  double *F;        // [nz * rows * l2_nd] zone force matrices, column-major
+  int pa;           // hd.assembly == BLAST_ASSEMBLY_PARTIAL
+  BlastPaBasis pb;  // partial: the zone kernels' constant data
+  double *F;        // full: [nz * rows * l2_nd] zone force matrices, column-major
+  double *S;        // partial with pa_keep_stress: [nz * nqp * dim^2] stress per point
+  double *b;        // partial without it: [nz * l2_nd] F_z^T v_z (+ source)
   double *tg;       // [nz * l2_nd] Taylor-Green source (or NULL)
-  double *rE;       // [nz * rows] zone momentum contributions
+  double *rE;       // [nz * rows] zone momentum contributions; partial: [nz_ext * rows],
+                    // between momentum_rhs and qdata_force also the mass action's zone
+                    // values, component-major: [c * nz_ext * h1_nd + z * h1_nd + a]
   double *partial;  // dot-product chunk sums
   size_t npartial;
   double *ws;  // per-thread workspace
@@ -31,9 +38,25 @@ typedef struct {
   double split_seconds;
 } CpuCtx;
 
+static void PaBasisOf(const BlastHydroData *hd, BlastPaBasis *pb) {
+  memset(pb, 0, sizeof *pb);
+  pb->dim = hd->dim, pb->D = hd->pa_d1d, pb->Q = hd->pa_q1d, pb->L = hd->pa_l1d;
+  pb->nd = hd->h1_nd, pb->nq = hd->nqp, pb->ne = hd->l2_nd;
+  pb->B = hd->pa_B, pb->G = hd->pa_G, pb->LB = hd->pa_L, pb->qw = hd->qp_w;
+  pb->qpar = hd->qpar, pb->tg_source = hd->tg_source;
+}
+
 static size_t WorkspaceSize(const BlastHydroData *hd) {
   const size_t d2 = (size_t)hd->dim * hd->dim;
-  return 2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 + hd->dim * hd->h1_nd + 16;
+  const size_t full =
+      2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 + hd->dim * hd->h1_nd + 16;
+  if (hd->assembly != BLAST_ASSEMBLY_PARTIAL) return full;
+  BlastPaBasis pb;
+  PaBasisOf(hd, &pb);
+  // zone kernel: x, v, x0 E-vectors, e, one zone's stress, the kernel's scratch; the
+  // energy rate and the mass action need less
+  return 3 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 +
+         (size_t)BlastPaZoneWorkspace(&pb) + 16;
 }
 
 static int CpuCreate(const BlastHydroData *hd, void **ctx) {
@@ -42,8 +65,18 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   c->hd = *hd;
   c->rows = hd->dim * hd->h1_nd;
   c->nthreads = omp_get_max_threads();
-  BlastCall(BlastMalloc((size_t)hd->nz * c->rows * hd->l2_nd, &c->F));
-  BlastCall(BlastMalloc((size_t)hd->nz * c->rows, &c->rE));
+  c->pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
+  if (c->pa) {
+    PaBasisOf(hd, &c->pb);
+    BlastCall(BlastMalloc((size_t)hd->nz_ext * c->rows, &c->rE));
+    if (hd->pa_keep_stress)
+      BlastCall(BlastMalloc((size_t)hd->nz * hd->nqp * hd->dim * hd->dim, &c->S));
+    else
+      BlastCall(BlastMalloc((size_t)hd->nz * hd->l2_nd, &c->b));
+  } else {
+    BlastCall(BlastMalloc((size_t)hd->nz * c->rows * hd->l2_nd, &c->F));
+    BlastCall(BlastMalloc((size_t)hd->nz * c->rows, &c->rE));
+  }
   if (hd->tg_source) BlastCall(BlastCalloc((size_t)hd->nz * hd->l2_nd, &c->tg));
   c->ws_size = WorkspaceSize(hd);
   BlastCall(BlastMalloc(c->ws_size * c->nthreads, &c->ws));
@@ -55,6 +88,8 @@ static int CpuDestroy(void **ctx) {
   if (!ctx || !*ctx) return 0;
   CpuCtx *c = *ctx;
   BlastFree(&c->F);
+  BlastFree(&c->S);
+  BlastFree(&c->b);
   BlastFree(&c->rE);
   BlastFree(&c->tg);
   BlastFree(&c->partial);
@@ -222,9 +257,26 @@ typedef struct {
   const BlastHydroData *hd;
   const double *x, *v, *e;     // L-vectors and the zone-blocked e (when xE == NULL)
   const double *xE, *vE, *eE;  // E-vectors of zones [z0, z1)
-  double *F, *tg;
+  double *F, *tg;              // full: F_z; both: the source integrals (or NULL)
+  const BlastPaBasis *pb;      // partial (else NULL): rows -F_z 1 into rE, and S (if
+  double *rE, *S, *b;          // not NULL) or b = F_z^T v_z (+ source)
   int f0;
 } ZoneRange;
+
+// Partial path: zone z's quadrature data, rows -F_z 1 and S or b (pa_kernels.h); ws holds
+// the initial positions' E-vector, one zone's stress and the zone kernel's scratch.
+static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double *xz,
+                              const double *vz, const double *ez, double *ws, double *dt_min,
+                              int *tangled, double *tangled_det) {
+  const BlastHydroData *hd = zr->hd;
+  const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, d2 = hd->dim * hd->dim;
+  double *x0z = ws, *Sz = x0z + rows, *kws = Sz + (size_t)nqp * d2;
+  GatherZone(hd, z, hd->pa_x0, x0z);
+  if (zr->S) Sz = &zr->S[f * nqp * d2];
+  BlastPaZoneQData(zr->pb, z, xz, vz, x0z, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z], Sz,
+                   &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL, zr->tg ? &zr->tg[f * ne] : NULL,
+                   kws, dt_min, tangled, tangled_det);
+}
 
 // ws_all holds nthreads workspaces of ws_size: the region never uses more threads, even
 // if the OpenMP thread count was raised after the workspace was allocated.
@@ -252,8 +304,11 @@ static void QDataRange(const ZoneRange *zr, int z0, int z1, double *ws_all, size
         for (int i = 0; i < ne; i++) ez[i] = zr->e[(size_t)z * ne + i];
       }
       const size_t f = (size_t)(z - zr->f0);
-      ZoneKernel(hd, z, xs, vs, es, &zr->F[f * rows * ne], zr->tg ? &zr->tg[f * ne] : NULL, kws,
-                 &my_dt, &my_tangled, &my_det);
+      if (zr->pb)
+        ZoneKernelPartial(zr, z, f, xs, vs, es, kws, &my_dt, &my_tangled, &my_det);
+      else
+        ZoneKernel(hd, z, xs, vs, es, &zr->F[f * rows * ne], zr->tg ? &zr->tg[f * ne] : NULL, kws,
+                   &my_dt, &my_tangled, &my_det);
     }
 #pragma omp critical
     {
@@ -267,10 +322,17 @@ static void QDataRange(const ZoneRange *zr, int z0, int z1, double *ws_all, size
   res->tangled_det = tdet;
 }
 
+// The zone range of this backend's own zones (indexed from zone 0).
+static ZoneRange OwnZones(CpuCtx *c, const double *x, const double *v, const double *e) {
+  const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg,
+                        c->pa ? &c->pb : NULL, c->rE, c->S, c->b, 0};
+  return zr;
+}
+
 static int CpuQDataForce(void *ctx, const double *x, const double *v, const double *e,
                          BlastQDataResult *res) {
   CpuCtx *c = ctx;
-  const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg, 0};
+  const ZoneRange zr = OwnZones(c, x, v, e);
   QDataRange(&zr, 0, c->hd.nz, c->ws, c->ws_size, c->nthreads, res);
   return 0;
 }
@@ -280,9 +342,11 @@ static int CpuQDataForce(void *ctx, const double *x, const double *v, const doub
 static void MomentumGather(CpuCtx *c, int ndev, double *rhs) {
   const BlastHydroData *hd = &c->hd;
   const int rows = c->rows, ne = hd->l2_nd, nd = hd->h1_nd, nl = hd->h1_nl, dim = hd->dim;
+  if (!c->pa) {  // partial: the quadrature-data update computed them
 #pragma omp parallel for schedule(static) if (ndev > BLAST_OMP_MIN_ZONES)
-  for (int z = 0; z < ndev; z++)
-    ZoneForceOnes(rows, ne, &c->F[(size_t)z * rows * ne], &c->rE[(size_t)z * rows]);
+    for (int z = 0; z < ndev; z++)
+      ZoneForceOnes(rows, ne, &c->F[(size_t)z * rows * ne], &c->rE[(size_t)z * rows]);
+  }
 #pragma omp parallel for schedule(static) if (nl > BLAST_OMP_MIN_VEC / 8)
   for (int l = 0; l < nl; l++) {
     for (int cc = 0; cc < dim; cc++) {
@@ -315,7 +379,13 @@ static void EnergyRate(CpuCtx *c, int ndev, const double *host_b, const double *
 #pragma omp for schedule(static)
     for (int z = 0; z < nz; z++) {
       const double *bz = b;
-      if (z < ndev) {
+      if (z < ndev && c->pa && !c->S) {
+        bz = &c->b[(size_t)z * ne];  // computed with the quadrature data
+      } else if (z < ndev && c->pa) {
+        GatherZone(hd, z, v, vz);
+        BlastPaZoneForceT(&c->pb, &c->S[(size_t)z * hd->nqp * hd->dim * hd->dim], vz,
+                          c->tg ? &c->tg[(size_t)z * ne] : NULL, b, b + ne);
+      } else if (z < ndev) {
         GatherZone(hd, z, v, vz);
         ZoneForceT(rows, ne, &c->F[(size_t)z * rows * ne], vz,
                    c->tg ? &c->tg[(size_t)z * ne] : NULL, b);
@@ -351,7 +421,7 @@ static int CpuSplitQDataBegin(void *ctx, int ndev, const double *x, const double
   BlastCall(CpuSplitGather(ctx, ndev, nz, v, host_v));
   if (nz > ndev) memcpy(host_e, &e[(size_t)ndev * ne], (size_t)(nz - ndev) * ne * sizeof(double));
   const double t0 = omp_get_wtime();
-  const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg, 0};
+  const ZoneRange zr = OwnZones(c, x, v, e);
   QDataRange(&zr, 0, ndev, c->ws, c->ws_size, c->nthreads, &c->split_res);
   c->split_seconds = omp_get_wtime() - t0;
   return 0;
@@ -384,7 +454,10 @@ static int CpuSplitEnergyRate(void *ctx, int ndev, const double *host_b, const d
 struct BlastCpuZones_private {
   BlastHydroData hd;
   int rows;
+  BlastPaBasis pb;  // partial: the zone kernels' data
+  int pa;
   double *F, *tg;  // [cap * rows * l2_nd], [cap * l2_nd] (tg when the source is on)
+  double *rE, *S, *b;  // partial: [cap * rows], [cap * nqp * dim^2] or [cap * l2_nd]
   int cap;
   double *ws;  // nthreads workspaces of ws_size
   size_t ws_size;
@@ -396,6 +469,8 @@ int BlastCpuZonesCreate(const BlastHydroData *hd, BlastCpuZones *cz) {
   BlastCall(BlastCalloc(1, &z));
   z->hd = *hd;
   z->rows = hd->dim * hd->h1_nd;
+  z->pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
+  if (z->pa) PaBasisOf(hd, &z->pb);
   z->ws_size = WorkspaceSize(hd);
   z->nthreads = omp_get_max_threads();
   const int ierr = BlastMalloc(z->ws_size * z->nthreads, &z->ws);
@@ -410,6 +485,9 @@ int BlastCpuZonesCreate(const BlastHydroData *hd, BlastCpuZones *cz) {
 int BlastCpuZonesDestroy(BlastCpuZones *cz) {
   if (!cz || !*cz) return 0;
   BlastFree(&(*cz)->F);
+  BlastFree(&(*cz)->rE);
+  BlastFree(&(*cz)->S);
+  BlastFree(&(*cz)->b);
   BlastFree(&(*cz)->tg);
   BlastFree(&(*cz)->ws);
   BlastFree(cz);
@@ -420,18 +498,31 @@ int BlastCpuZonesQData(BlastCpuZones cz, int z0, int z1, const double *xE, const
                        const double *eE, BlastQDataResult *res) {
   const int n = z1 - z0, ne = cz->hd.l2_nd;
   if (n > cz->cap) {
-    BlastCall(BlastRealloc((size_t)n * cz->rows * ne, &cz->F));
+    if (!cz->pa) {
+      BlastCall(BlastRealloc((size_t)n * cz->rows * ne, &cz->F));
+    } else {
+      BlastCall(BlastRealloc((size_t)n * cz->rows, &cz->rE));
+      if (cz->hd.pa_keep_stress)
+        BlastCall(BlastRealloc((size_t)n * cz->hd.nqp * cz->hd.dim * cz->hd.dim, &cz->S));
+      else
+        BlastCall(BlastRealloc((size_t)n * ne, &cz->b));
+    }
     if (cz->hd.tg_source) BlastCall(BlastRealloc((size_t)n * ne, &cz->tg));
     cz->cap = n;
   }
-  const ZoneRange zr = {
-      &cz->hd, NULL, NULL, NULL, xE, vE, eE, cz->F, cz->hd.tg_source ? cz->tg : NULL, z0};
+  const ZoneRange zr = {&cz->hd, NULL, NULL, NULL, xE, vE, eE, cz->F,
+                        cz->hd.tg_source ? cz->tg : NULL, cz->pa ? &cz->pb : NULL, cz->rE,
+                        cz->S, cz->b, z0};
   QDataRange(&zr, z0, z1, cz->ws, cz->ws_size, cz->nthreads, res);
   return 0;
 }
 
 void BlastCpuZonesForceOnes(BlastCpuZones cz, int n, double *rows_out) {
   const int rows = cz->rows, ne = cz->hd.l2_nd;
+  if (cz->pa) {  // computed with the quadrature data
+    if (n > 0) memcpy(rows_out, cz->rE, (size_t)n * rows * sizeof(double));
+    return;
+  }
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_ZONES)
   for (int k = 0; k < n; k++)
     ZoneForceOnes(rows, ne, &cz->F[(size_t)k * rows * ne], &rows_out[(size_t)k * rows]);
@@ -439,6 +530,23 @@ void BlastCpuZonesForceOnes(BlastCpuZones cz, int n, double *rows_out) {
 
 void BlastCpuZonesForceT(BlastCpuZones cz, int n, const double *vE, double *b_out) {
   const int rows = cz->rows, ne = cz->hd.l2_nd;
+  if (cz->pa && cz->b) {  // computed with the quadrature data
+    if (n > 0) memcpy(b_out, cz->b, (size_t)n * ne * sizeof(double));
+    return;
+  }
+  if (cz->pa) {
+    const size_t ns = (size_t)cz->hd.nqp * cz->hd.dim * cz->hd.dim;
+#pragma omp parallel if (n > BLAST_OMP_MIN_ZONES) num_threads(cz->nthreads)
+    {
+      double *ws = &cz->ws[(size_t)omp_get_thread_num() * cz->ws_size];
+#pragma omp for schedule(static)
+      for (int k = 0; k < n; k++)
+        BlastPaZoneForceT(&cz->pb, &cz->S[k * ns], &vE[(size_t)k * rows],
+                          cz->hd.tg_source ? &cz->tg[(size_t)k * ne] : NULL, &b_out[(size_t)k * ne],
+                          ws);
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_ZONES)
   for (int k = 0; k < n; k++)
     ZoneForceT(rows, ne, &cz->F[(size_t)k * rows * ne], &vE[(size_t)k * rows],
@@ -461,8 +569,53 @@ static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
   *hi = s;
 }
 
+// Partial assembly: the zone values of the mass action for the zones of `rows` (interior:
+// the zones with owned dofs only; boundary: the others), then each owned row of `rows`
+// sums its zones' values in ascending global zone id, in double-double, rounded once.
+static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const double *x,
+                            double *y) {
+  const BlastHydroData *hd = &c->hd;
+  const int nd = hd->h1_nd, nq = hd->nqp;
+  const size_t st = (size_t)hd->h1_next, es = (size_t)hd->nz_ext * nd;
+  const int k0 = rows == BLAST_ROWS_BOUNDARY ? hd->pa_nzint : 0;
+  const int k1 = rows == BLAST_ROWS_INTERIOR ? hd->pa_nzint : hd->nz_ext;
+  double *E = c->rE;
+#pragma omp parallel if (k1 - k0 > BLAST_OMP_MIN_ZONES) num_threads(c->nthreads)
+  {
+    double *xz = &c->ws[(size_t)omp_get_thread_num() * c->ws_size], *mws = xz + ncomp * nd;
+#pragma omp for schedule(static)
+    for (int k = k0; k < k1; k++) {
+      const int z = hd->pa_zones[k];
+      const int *dof = &hd->h1_edof[(size_t)z * nd];
+      for (int cc = 0; cc < ncomp; cc++)
+        if (ACTIVE(mask, cc))
+          for (int a = 0; a < nd; a++) xz[cc * nd + a] = x[cc * st + dof[a]];
+      BlastPaMassZone(hd->dim, hd->pa_d1d, hd->pa_q1d, hd->pa_B, &hd->pa_qmass[(size_t)z * nq], ncomp,
+                      mask, xz, nd, &E[(size_t)z * nd], es, mws);
+    }
+  }
+  const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
+  const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : hd->h1_nown;
+#pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
+  for (int r = r0; r < r1; r++) {
+    const int i = hd->mv_rows[r], t0 = hd->mass_toff[i], t1 = hd->mass_toff[i + 1];
+    for (int cc = 0; cc < ncomp; cc++) {
+      if (!ACTIVE(mask, cc)) continue;
+      const double *Ec = E + cc * es;
+      BlastDD acc = {0.0, 0.0};
+      for (int t = t0; t < t1; t++) BlastDDAdd(&acc, Ec[hd->mass_tidx[t]]);
+      BlastDDNormalize(&acc);
+      y[cc * st + i] = acc.hi;
+    }
+  }
+}
+
 static int CpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
   CpuCtx *c = ctx;
+  if (c->pa) {
+    MassMultPartial(c, rows, ncomp, mask, x, y);
+    return 0;
+  }
   const BlastHydroData *hd = &c->hd;
   const size_t st = (size_t)hd->h1_next;
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;

@@ -28,6 +28,10 @@ struct BlastHydro_private {
   // host arrays behind hd (owned)
   double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv;
   int *mv_rowptr, *mv_col, *mv_rows, *ess_off, *ess_idx;
+  // partial assembly (hd.assembly == BLAST_ASSEMBLY_PARTIAL)
+  double *pa_qmass;  // [nz_ext*nqp] rho0 |J0| w of the mass operator
+  int *pa_zones;     // [nz_ext] zone order of the mass action
+  int pa_nzint;
   // domain decomposition
   int *part;  // [mesh zones] owning rank (NULL on one rank)
   BlastPartStats pstats;

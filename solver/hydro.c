@@ -37,6 +37,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   if (h->dd_op != MPI_OP_NULL) BlastCallMPI(MPI_Op_free(&h->dd_op));
   if (h->dd_type != MPI_DATATYPE_NULL) BlastCallMPI(MPI_Type_free(&h->dd_type));
   BlastFree(&h->mv_rows);
+  BlastFree(&h->pa_qmass);
+  BlastFree(&h->pa_zones);
   BlastFree(&h->part);
   BlastFree(&h->hbuf_send);
   BlastFree(&h->hbuf_recv);

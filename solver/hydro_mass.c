@@ -180,10 +180,15 @@ static int GhostLists(BlastHydro h, int nghost[2], int *idx[2], int *owner[2], i
   const BlastSpace *s = h->space;
   const int nown = s->h1_nown;
   nghost[0] = s->h1_nl - nown, nghost[1] = 0;
-  // Column ghosts: ext columns referenced by owned rows, ascending.
+  // Column ghosts: ext columns referenced by owned rows (partial assembly: the dofs of
+  // every zone, halo zones included, which is the same set), ascending.
   char *used;
   BlastCall(BlastCalloc(s->h1_next + 1, &used));
-  for (int k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
+  if (h->mv_rowptr) {
+    for (int k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
+  } else {
+    for (size_t k = 0; k < (size_t)s->nz_ext * s->h1_nd; k++) used[s->h1_edof[k]] = 1;
+  }
   for (int l = nown; l < s->h1_next; l++) nghost[1] += used[l];
   int ierr = 0;
   for (int w = 0; w < 2 && !ierr; w++) {

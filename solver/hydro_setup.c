@@ -96,6 +96,7 @@ typedef struct {
   MPI_Comm comm;
   const BlastBackendOps *ops;
   int dim, k, m;  // dimension, kinematic and thermodynamic orders
+  int partial;    // BLAST_ASSEMBLY_PARTIAL resolved
   // temporaries (host), freed by HydroSetup whichever way the phases end
   double *S0;        // initial state
   double *xext;      // positions of all ext dofs
@@ -126,6 +127,8 @@ static int PhaseCommunicator(Setup *st) {
   BlastCallMPI(MPI_Op_create(DDSumOp, 1, &h->dd_op));
   st->dim = BlastMeshDim(st->mesh), st->k = st->cfg->order_kinematic;
   st->m = st->cfg->order_thermo >= 0 ? st->cfg->order_thermo : st->k - 1;
+  h->hd.assembly = BlastAssemblyResolve(st->cfg->assembly, st->dim, st->k);
+  st->partial = h->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
   return 0;
 }
 
@@ -184,7 +187,10 @@ static int PhaseSpaces(Setup *st) {
 // The communication patterns need only the sparsity of the mass matrix (its row-offset
 // check may fail on one rank).
 static int PhaseMassPattern(Setup *st) {
-  BlastCall(BlastSetupAgree(st->h, BlastSetupMassVPattern(st->h), kNoZone));
+  BlastCall(BlastSetupAgree(st->h,
+                            st->partial ? BlastSetupMassVPartialPattern(st->h)
+                                        : BlastSetupMassVPattern(st->h),
+                            kNoZone));
   return 0;
 }
 
@@ -223,6 +229,7 @@ static int PhaseGeometry(Setup *st) {
   int64_t bad_gid = kNoZone;
   if (!ierr) ierr = BlastSetupInitialGeometry(h, st->xext, st->wdetJ0, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
+  if (st->partial) BlastFree(&h->qp_J0inv);  // recomputed from x0 by the zone kernels
   const double *wdetJ0 = st->wdetJ0;
   for (int z = 0; z < nz; z++) {
     double v = 0.0;
@@ -340,10 +347,18 @@ static int PhaseMassMatrices(Setup *st) {
               isfinite(st->qp_c[zq]) ? h->qp_R0[zq] : st->qp_c[zq]);
         }
       }
-  if (!ierr) ierr = BlastSetupMassVValues(h, st->qp_c, &bad_gid);
+  if (st->partial) {
+    if (!ierr && h->prob.gravity) ierr = BlastMalloc(nown + 1, &st->gravity);
+    if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, st->gravity, &bad_gid);
+  } else if (!ierr) {
+    ierr = BlastSetupMassVValues(h, st->qp_c, &bad_gid);
+  }
   if (!ierr) ierr = BlastSetupMassEInverse(h, st->qp_c, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
-  if (h->prob.gravity) {
+  if (st->partial) {  // the mass operator's quadrature data stays
+    h->pa_qmass = st->qp_c;
+    st->qp_c = NULL;
+  } else if (h->prob.gravity) {
     // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained: the y
     // component on the owned rows.
     BlastCall(BlastSetupAgree(h, BlastMalloc(nown + 1, &st->gravity), kNoZone));
@@ -388,6 +403,15 @@ static int PhaseBackendData(Setup *st) {
   hd->qpar.dim = st->dim, hd->qpar.order_k = st->k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = st->cfg->cfl;
   hd->tg_source = h->prob.tg_source;
+  hd->nz_ext = s->nz_ext;
+  hd->mass_toff = s->mass_toff, hd->mass_tidx = s->mass_tidx;
+  if (st->partial) {
+    hd->pa_d1d = t->k + 1, hd->pa_q1d = t->q1d, hd->pa_l1d = t->m + 1;
+    hd->pa_B = t->b1d, hd->pa_G = t->g1d, hd->pa_L = t->l1d;
+    hd->pa_qmass = h->pa_qmass, hd->pa_x0 = h->x0_host;
+    hd->pa_zones = h->pa_zones, hd->pa_nzint = h->pa_nzint;
+    hd->pa_keep_stress = st->cfg->ode_solver == BLAST_ODE_RK2AVG;
+  }
   return 0;
 }
 

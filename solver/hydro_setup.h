@@ -59,6 +59,13 @@ int BlastSetupMassVPattern(BlastHydro h);
 int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid);
 /// Zone blocks of M_E and their inverses (me_inv; local).
 int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid);
+/// Partial assembly (hydro_mass_pa.c): the zone order of the mass action (pa_zones,
+/// pa_nzint) and the interior/boundary rows (mv_rows, mv_ninterior; local).
+int BlastSetupMassVPartialPattern(BlastHydro h);
+/// The reciprocal diagonal mv_dinv of the matrix-free mass operator and, if gravity is
+/// not NULL, M_V applied to -1 on the owned rows (local).
+int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravity,
+                                 int64_t *bad_gid);
 /// The two halos (L-vector ghosts, mass-matrix ghost columns) and host halo buffers
 /// (collective; agrees itself).
 int BlastSetupHalos(BlastHydro h);

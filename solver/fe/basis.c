@@ -177,6 +177,10 @@ int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **
   BlastCall(BlastMalloc(t->nqp * t->h1_nd, &t->h1_B));
   BlastCall(BlastMalloc(t->nqp * t->h1_nd * dim, &t->h1_G));
   BlastCall(BlastMalloc(t->nqp * t->l2_nd, &t->l2_B));
+  for (int l = 0; l < q1d; l++) {
+    BlastLagrange1D(k + 1, t->h1_nodes, t->q1d_x[l], &t->b1d[l * (k + 1)], &t->g1d[l * (k + 1)]);
+    BlastBernstein1D(m, t->q1d_x[l], &t->l1d[l * (m + 1)], NULL);
+  }
   for (int q = 0; q < t->nqp; q++) {
     int l[3] = {q % q1d, (q / q1d) % q1d, q / (q1d * q1d)};
     double w = 1.0;

@@ -48,6 +48,10 @@ typedef struct {
   // 1D data
   double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes
   double q1d_x[BLAST_MAX_Q1D], q1d_w[BLAST_MAX_Q1D];
+  /// 1D tables of the sum-factorised kernels (pa_kernels.h), point-major: T[l*(k+1) + a]
+  /// H1 values and derivatives, T[l*(m+1) + i] L2 (Bernstein) values at 1D point l.
+  double b1d[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)], g1d[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)];
+  double l1d[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)];
 } BlastTensorTables;
 
 /// Build tables for dimension `dim`, orders k (1..8), m (0..k) and q1d points.

@@ -1,0 +1,112 @@
+// Setup of the partial-assembly (matrix-free) momentum mass operator (pa_kernels.h): the
+// zone order of its action, the interior/boundary row split, the Jacobi diagonal and
+// M_V g, all from the quadrature data rho0 |J0| w without a matrix.
+#include <math.h>
+#include <string.h>
+
+#include "ddsum.h"
+#include "hydro_setup.h"
+#include "pa_kernels.h"
+
+// Zones whose dofs are all owned first (their action needs no ghost values), then the
+// others; rows whose zones are all of the first kind first (mv_rows, mv_ninterior).
+int BlastSetupMassVPartialPattern(BlastHydro h) {
+  const BlastSpace *s = h->space;
+  const int nd = s->h1_nd, nown = s->h1_nown, nze = s->nz_ext;
+  char *inner;
+  BlastCall(BlastMalloc(nze + 1, &inner));
+  int nin = 0;
+  for (int z = 0; z < nze; z++) {
+    int in = 1;
+    for (int a = 0; a < nd && in; a++) in = s->h1_edof[(size_t)z * nd + a] < nown;
+    inner[z] = (char)in;
+    nin += in;
+  }
+  int ierr = BlastMalloc(nze + 1, &h->pa_zones);
+  if (!ierr) ierr = BlastMalloc(nown + 1, &h->mv_rows);
+  if (ierr) {
+    BlastFree(&inner);
+    BlastCall(ierr);
+  }
+  for (int z = 0, i0 = 0, i1 = nin; z < nze; z++) h->pa_zones[inner[z] ? i0++ : i1++] = z;
+  h->pa_nzint = nin;
+  int nrin = 0;
+  for (int l = 0; l < nown; l++) {
+    int in = 1;
+    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++) in = inner[s->mass_tidx[t] / nd];
+    nrin += in;
+  }
+  for (int l = 0, i0 = 0, i1 = nrin; l < nown; l++) {
+    int in = 1;
+    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++) in = inner[s->mass_tidx[t] / nd];
+    h->mv_rows[in ? i0++ : i1++] = l;
+  }
+  h->hd.mv_ninterior = nrin;
+  BlastFree(&inner);
+  return 0;
+}
+
+// y[l] for the owned dofs: the zone values E[z*nd + a] summed over each dof's zones in
+// ascending global zone id (mass_toff/mass_tidx), in double-double, rounded once.
+static void GatherOwned(const BlastSpace *s, const double *E, double *y) {
+  for (int l = 0; l < s->h1_nown; l++) {
+    BlastDD acc = {0.0, 0.0};
+    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1]; t++) BlastDDAdd(&acc, E[s->mass_tidx[t]]);
+    BlastDDNormalize(&acc);
+    y[l] = acc.hi;
+  }
+}
+
+// The scalar mass operator's diagonal (sum_q qm B_a(q)^2 per zone: B^T with squared 1D
+// values) and, when gy != NULL, M_V applied to the constant -1 (gravity, y component).
+static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double *gy) {
+  const BlastSpace *s = h->space;
+  const BlastTensorTables *t = h->tab;
+  const int dim = s->dim, D = t->k + 1, Q = t->q1d, nd = s->h1_nd, nq = t->nqp;
+  double B2[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)], *E = NULL, *ws = NULL, *ones = NULL;
+  for (int i = 0; i < Q * D; i++) B2[i] = t->b1d[i] * t->b1d[i];
+  const int n = D > Q ? D : Q;
+  int ierr = BlastMalloc((size_t)s->nz_ext * nd + 1, &E);
+  if (!ierr) ierr = BlastMalloc((size_t)nq + BLAST_PA_CONTRACT_WS(n) + 1, &ws);
+  if (!ierr) ierr = BlastMalloc((size_t)nd, &ones);
+  if (!ierr) {
+    for (int z = 0; z < s->nz_ext; z++)
+      BlastPaInterpT(dim, D, Q, B2, &qp_c[(size_t)z * nq], &E[(size_t)z * nd], ws);
+    GatherOwned(s, E, diag);
+    if (gy) {
+      for (int a = 0; a < nd; a++) ones[a] = -1.0;
+      for (int z = 0; z < s->nz_ext; z++)
+        BlastPaMassZone(dim, D, Q, t->b1d, &qp_c[(size_t)z * nq], 1, 1u, ones, 0,
+                        &E[(size_t)z * nd], 0, ws);
+      GatherOwned(s, E, gy);
+    }
+  }
+  BlastFree(&E);
+  BlastFree(&ws);
+  BlastFree(&ones);
+  BlastCall(ierr);
+  return 0;
+}
+
+int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravity,
+                                 int64_t *bad_gid) {
+  const BlastSpace *s = h->space;
+  const int nown = s->h1_nown, nd = s->h1_nd;
+  BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
+  BlastCall(PartialScalars(h, qp_c, h->mv_dinv, gravity));
+  for (int l = 0; l < nown; l++) {
+    const double d = h->mv_dinv[l];
+    h->mv_dinv[l] = 1.0 / d;
+    if (isfinite(h->mv_dinv[l]) && h->mv_dinv[l] > 0.0) continue;
+    const int z = s->mass_tidx[s->mass_toff[l]] / nd;
+    char where[BLAST_PATH_MAX + 64], zone[256];
+    *bad_gid = s->zone_gid[z];
+    BlastError(BLAST_ERR_INPUT,
+               "%s: %s: the kinematic mass operator has the diagonal entry %g at H1 dof %lld "
+               "(global id) of this zone, not a finite positive number: coordinates or densities "
+               "too large, or too few quadrature points ([fem] order_quadrature)",
+               BlastSetupMeshOrigin(h, where, sizeof where), BlastSetupZoneName(h, z, zone, sizeof zone),
+               d, (long long)s->h1_gid[l]);
+  }
+  return 0;
+}
