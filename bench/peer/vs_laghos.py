@@ -3,7 +3,7 @@
 
     python3 bench/peer/vs_laghos.py --blast build/app/blast_gpu --laghos ./laghos --device gpu \\
         [--cases 2:4,2:5,2:6,3:5,4:4] [--steps 20] [--reps 3] [--autotune cached] \\
-        [--extra-blast "fem.assembly=full"] [--extra-laghos ARGS] [--mpirun "mpirun -n 1"] \\
+        [--extra-blast "gpu.spmv=cusparse"] [--extra-laghos ARGS] [--mpirun "mpirun -n 1"] \\
         [--env KEY=VALUE ...] [--out table.csv]
 
 A case K:R is Sedov Q_K-Q_{K-1} on Laghos's default 3D mesh (2x2x2 hexes of the unit cube)
