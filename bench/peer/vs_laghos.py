@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""blast_gpu against the peer code Laghos on the same 3D Sedov cases (standard library only).
+
+    python3 bench/peer/vs_laghos.py --blast build/app/blast_gpu --laghos ./laghos --device gpu \\
+        [--cases 2:4,2:5,2:6,3:5,4:4] [--steps 20] [--reps 3] [--autotune cached] \\
+        [--extra-blast "gpu.spmv=cusparse"] [--extra-laghos ARGS] [--mpirun "mpirun -n 1"] \\
+        [--env KEY=VALUE ...] [--out table.csv]
+
+A case K:R is Sedov Q_K-Q_{K-1} on Laghos's default 3D mesh (2x2x2 hexes of the unit cube)
+refined R times, i.e. (2*2^R)^3 zones, which blast_gpu generates directly as a box
+(bench/gpu/sedov3d_box.ini with problem.blast_energy=2.0 is Laghos's blast energy 0.25 in
+the octant; see /work/shared/peers/README.md). The two runs of a pair are:
+
+    laghos -p 1 -dim 3 -rs R -ok K -ot K-1 -tf 0.6 -pa -d cuda|cpu -ms N -f
+    blast_gpu sedov3d_box.ini problem.blast_energy=2.0 "mesh.elements=n n n" time.max_steps=N ...
+
+Both programs end a run with step attempt N+1 (Laghos: the attempt that finds N done is
+the last; blast_gpu's time.max_steps=N likewise), so the same N pairs them; the script
+checks that both report the same last step number. Each pair runs --reps times
+(alternating), and the table shows the median "Major kernels total rate" FOM (best of
+the repetitions in brackets), their ratio blast_gpu/Laghos, blast_gpu's whole time-step
+time against half of Laghos's major-kernels time (medians), |e| after the last step from
+both with the relative difference (must be <= --tol), and on --device gpu the peak GPU
+memory of each process (nvidia-smi, polled every 0.2 s) per zone. --device cpu runs both
+on the CPU with OMP_NUM_THREADS=1 unless --env sets it.
+
+Exit status 1 if a run fails (its command and last output lines are printed, and the
+table says 'fails'; with --peer-may-fail a failing Laghos run, e.g. Q4-Q3 on the GPU with
+"too many resources requested for launch", does not count), if |e| disagrees beyond --tol,
+or if the two programs report different last step numbers.
+"""
+import argparse, csv, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DECK = os.path.join(ROOT, "bench", "gpu", "sedov3d_box.ini")
+FLOAT = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+
+def parse_laghos(text):
+    """FOM, major-kernels seconds, last step number and its |e| from Laghos's output."""
+    fom = re.search(r"^Major kernels total rate \(megadofs x time steps / second\): " + FLOAT, text, re.M)
+    tmk = re.search(r"^Major kernels total time \(seconds\): " + FLOAT, text, re.M)
+    steps = re.findall(r"^step\s+(\d+),\s*t = .*?\|e\| = " + FLOAT, text, re.M)
+    if not (fom and tmk and steps):
+        return None
+    return {"fom": float(fom.group(1)), "time": float(tmk.group(1)),
+            "step": int(steps[-1][0]), "e": float(steps[-1][1])}
+
+def parse_blast(text):
+    """FOM, time-step seconds (slowest rank), step count and final |e| from blast_gpu's summary."""
+    fom = re.search(r"^\s*Major kernels total rate \(megadofs x time steps / second\):\s+" + FLOAT, text, re.M)
+    tst = re.search(r"^\s*time steps \(all of the above \+ RK\)\s+" + FLOAT, text, re.M)
+    steps = re.search(r"^\s*steps (\d+) \(attempts (\d+)", text, re.M)
+    e = re.search(r"^\s*\|e\| = " + FLOAT, text, re.M)
+    if not (fom and tst and steps and e):
+        return None
+    return {"fom": float(fom.group(1)), "time": float(tst.group(1)),
+            "step": int(steps.group(1)), "e": float(e.group(1))}
+
+def descendants(pid):
+    """pid and all its descendants (from /proc), so that mpirun's children count too."""
+    children = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        out.add(p)
+        todo.extend(children.get(p, []))
+    return out
+
+class GpuMemPoll(threading.Thread):
+    """Peak GPU memory (MiB) of a process tree, from nvidia-smi every 0.2 s; None if unseen."""
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, None, threading.Event()
+    def run(self):
+        while not self.done.wait(0.2):
+            try:
+                q = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory",
+                                    "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                return
+            pids, used = descendants(self.pid), 0
+            for line in q.stdout.splitlines():
+                f = [x.strip() for x in line.split(",")]
+                if len(f) == 2 and f[0].isdigit() and int(f[0]) in pids and f[1].isdigit():
+                    used += int(f[1])
+            if used and (self.peak is None or used > self.peak):
+                self.peak = used
+
+def run(cmd, env, poll_gpu, timeout):
+    """Run cmd; returns (exit status, output, peak GPU MiB or None)."""
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    poll = GpuMemPoll(p.pid) if poll_gpu else None
+    if poll:
+        poll.start()
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+        out += "\n[vs_laghos] killed after %d s" % (time.time() - t0)
+    if poll:
+        poll.done.set()
+        poll.join()
+    return p.returncode, out, poll.peak if poll else None
+
+def report_failure(name, cmd, rc, out):
+    print("FAIL %s (exit %s): %s" % (name, rc, " ".join(shlex.quote(c) for c in cmd)))
+    for line in out.strip().splitlines()[-15:]:
+        print("    " + line)
+    sys.stdout.flush()
+
+def median_best(vals):
+    return (statistics.median(vals), max(vals)) if vals else (None, None)
+
+def fmt(x, spec="%.2f"):
+    return "-" if x is None else spec % x
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--blast", required=True, help="blast_gpu binary")
+    ap.add_argument("--laghos", required=True, help="Laghos binary (serial build)")
+    ap.add_argument("--device", choices=("gpu", "cpu"), default="gpu")
+    ap.add_argument("--cases", default="2:4,2:5,2:6,3:5,4:4", help="order_kinematic:rs, comma separated")
+    ap.add_argument("--steps", type=int, default=20, help="Laghos -ms N = blast_gpu time.max_steps=N")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--autotune", default="cached", help="blast_gpu gpu.autotune on --device gpu")
+    ap.add_argument("--extra-blast", default="", help="more blast_gpu deck overrides (one shell-quoted string)")
+    ap.add_argument("--extra-laghos", default="", help="more Laghos options (one shell-quoted string)")
+    ap.add_argument("--mpirun", default="", help='launcher prefix for blast_gpu, e.g. "mpirun -n 1 --bind-to none"')
+    ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment for both runs")
+    ap.add_argument("--tol", type=float, default=1e-9, help="relative |e| tolerance")
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds per run")
+    ap.add_argument("--peer-may-fail", action="store_true",
+                    help="a failing Laghos run (e.g. Q4 on the GPU) does not make the exit status 1")
+    ap.add_argument("--out", help="also write the table as CSV")
+    a = ap.parse_args()
+    cases = [tuple(int(x) for x in c.split(":")) for c in a.cases.split(",") if c]
+    gpu = a.device == "gpu"
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    if not gpu:
+        env["OMP_NUM_THREADS"] = "1"
+    env.update(kv.split("=", 1) for kv in a.env)
+    poll_gpu = gpu and shutil.which("nvidia-smi") is not None
+    tmp = tempfile.mkdtemp(prefix="vs_laghos_")
+    ok, rows = True, []
+    print("blast_gpu %s | Laghos %s | device %s | %d steps | %d reps | OMP_NUM_THREADS=%s"
+          % (a.blast, a.laghos, a.device, a.steps, a.reps, env.get("OMP_NUM_THREADS", "unset")))
+    for k, rs in cases:
+        n = 2 * 2 ** rs
+        zones = n ** 3
+        outdir = os.path.join(tmp, "q%d_rs%d" % (k, rs))
+        lcmd = [a.laghos, "-p", "1", "-dim", "3", "-rs", str(rs), "-ok", str(k), "-ot", str(k - 1), "-tf", "0.6",
+                "-pa", "-d", "cuda" if gpu else "cpu", "-ms", str(a.steps), "-f"] + shlex.split(a.extra_laghos)
+        bcmd = shlex.split(a.mpirun) + [
+            a.blast, DECK, "problem.blast_energy=2.0", "mesh.elements=%d %d %d" % (n, n, n),
+            "fem.order_kinematic=%d" % k, "fem.order_thermo=%d" % (k - 1), "time.max_steps=%d" % a.steps,
+            "output.print_every=100000", "output.dir=" + outdir,
+            "output.overwrite=true", "checkpoint.at_end=false",
+            ("gpu.autotune=" + a.autotune) if gpu else "gpu.backend=cpu"] + shlex.split(a.extra_blast)
+        res = {"laghos": [], "blast": []}
+        failed = {"laghos": False, "blast": False}
+        for rep in range(a.reps):
+            for name, cmd, parse in (("laghos", lcmd, parse_laghos), ("blast", bcmd, parse_blast)):
+                if failed[name]:
+                    continue
+                rc, out, peak = run(cmd, env, poll_gpu, a.timeout)
+                r = parse(out) if rc == 0 else None
+                if r is None:
+                    report_failure("%s Q%d-Q%d rs %d" % (name, k, k - 1, rs), cmd, rc, out)
+                    failed[name] = True
+                    if not (name == "laghos" and a.peer_may_fail):
+                        ok = False
+                    continue
+                r["mib"] = peak
+                summary = os.path.join(outdir, "summary.json")
+                if name == "blast" and os.path.exists(summary):  # the step time at full precision
+                    with open(summary) as f:
+                        r["time"] = json.load(f).get("timing", {}).get("steps_max", r["time"])
+                res[name].append(r)
+                print("  Q%d-Q%d rs %d rep %d %-6s FOM %10.4f  time %9.4f s  step %d  |e| %.10e  GPU %s MiB"
+                      % (k, k - 1, rs, rep + 1, name, r["fom"], r["time"], r["step"], r["e"], fmt(peak, "%d")))
+                sys.stdout.flush()
+        L, B = res["laghos"], res["blast"]
+        row = {"case": "Q%d-Q%d, %d zones" % (k, k - 1, zones), "zones": zones}
+        row["laghos_fom"], row["laghos_fom_best"] = median_best([r["fom"] for r in L])
+        row["blast_fom"], row["blast_fom_best"] = median_best([r["fom"] for r in B])
+        row["ratio"] = row["blast_fom"] / row["laghos_fom"] if L and B else None
+        row["blast_step_s"] = statistics.median([r["time"] for r in B]) if B else None
+        row["half_laghos_major_s"] = 0.5 * statistics.median([r["time"] for r in L]) if L else None
+        row["holds"] = (row["blast_step_s"] <= row["half_laghos_major_s"]) if L and B else None
+        row["laghos_e"] = L[-1]["e"] if L else None
+        row["blast_e"] = B[-1]["e"] if B else None
+        row["e_rel"] = None
+        row["same_step"] = None
+        if L and B:  # every pair of repetitions, so that run-to-run differences show too
+            row["e_rel"] = max(abs(b["e"] - l["e"]) / abs(l["e"]) for l in L for b in B)
+            row["same_step"] = len({r["step"] for r in L + B}) == 1
+            ok = ok and row["e_rel"] <= a.tol and row["same_step"]
+        lm = [r["mib"] for r in L if r["mib"]]
+        bm = [r["mib"] for r in B if r["mib"]]
+        row["laghos_kb_zone"] = 1024.0 * max(lm) / zones if lm else None
+        row["blast_kb_zone"] = 1024.0 * max(bm) / zones if bm else None
+        row["laghos_failed"], row["blast_failed"] = failed["laghos"] and not L, failed["blast"] and not B
+        rows.append(row)
+    shutil.rmtree(tmp, ignore_errors=True)
+    print_table(rows, a)
+    if a.out:
+        with open(a.out, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["case"])
+            w.writeheader()
+            w.writerows(rows)
+        print("CSV written to", a.out)
+    print("PASS" if ok else "FAIL")
+    sys.exit(0 if ok else 1)
+
+def print_table(rows, a):
+    tol = a.tol
+    print("\n3D Sedov, %s, %d steps (Laghos -ms %d, blast_gpu time.max_steps=%d), %d reps: FOM = \"Major kernels "
+          "total rate\" (Mdof x steps / s), median (best); times are medians\n"
+          % (a.device.upper(), a.steps + 1, a.steps, a.steps, a.reps))
+    print("| case | Laghos FOM | blast_gpu FOM | ratio | blast time steps s | 0.5 x Laghos major kernels s | "
+          "holds | Laghos \\|e\\| | blast_gpu \\|e\\| | rel. diff | KB/zone Laghos | KB/zone blast_gpu |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        def fom(p):
+            if r[p + "_failed"]:
+                return "fails"
+            return "%s (%s)" % (fmt(r[p + "_fom"], "%.4g"), fmt(r[p + "_fom_best"], "%.4g"))
+        agree = "-" if r["e_rel"] is None else "%.1e %s" % (
+            r["e_rel"], "ok" if r["e_rel"] <= tol and r["same_step"] else
+            ("DIFFERS" if r["e_rel"] > tol else "STEPS DIFFER"))
+        holds = "-" if r["holds"] is None else ("yes" if r["holds"] else "no")
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["case"], fom("laghos"), fom("blast"), fmt(r["ratio"]), fmt(r["blast_step_s"], "%.4g"),
+            fmt(r["half_laghos_major_s"], "%.4g"), holds, fmt(r["laghos_e"], "%.10e"), fmt(r["blast_e"], "%.10e"),
+            agree, fmt(r["laghos_kb_zone"], "%.1f"), fmt(r["blast_kb_zone"], "%.1f")))
+
+if __name__ == "__main__":
+    main()
