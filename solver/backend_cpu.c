@@ -17,11 +17,68 @@ enum { kDotChunk = 4096 };
 #define BLAST_OMP_MIN_VEC   32768
 #define BLAST_OMP_MIN_ZONES 64
 
+// ---- partial assembly: zone kernels instantiated for the common (dim, D, Q, L) ----
+// The same functions as the generic path (pa_kernels.h) with constant sizes, so that the
+// compiler unrolls the contractions: the same bits, several times faster.
+
+typedef void (*PaQDataFn)(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
+                          const double *x0z, const double *J0inv, const double *ez,
+                          const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
+                          double *tgz, double *ws, double *dt_min, int *tangled,
+                          double *tangled_det);
+typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
+                         const double *x, size_t xs, double *y, size_t ys, double *ws);
+
+#define PA_INSTANCE(Pd, Pn, Pq, Pl)                                                                \
+  __attribute__((flatten)) static void PaQData_##Pd##_##Pn##_##Pq##_##Pl(                          \
+      const BlastPaBasis *pb, int z, const double *xz, const double *vz, const double *x0z,      \
+      const double *J0inv, const double *ez, const double *R0z, double gamma, double *Sz,        \
+      double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,            \
+      double *tangled_det) {                                                                     \
+    BlastPaZoneQDataN(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz, tgz, \
+                      ws, dt_min, tangled, tangled_det);                                         \
+  }                                                                                              \
+  __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
+      const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const double *x,       \
+      size_t xs, double *y, size_t ys, double *ws) {                                             \
+    BlastPaMassZone(Pd, Pn, Pq, pb->B, qm, ncomp, mask, x, xs, y, ys, ws);                        \
+  }
+// k = 1..4 with the default quadrature (Pn = k + 1, Pq = 2k, Pl = k), 2D and 3D
+#define PA_CASES(X)                                                                           \
+  X(2, 2, 2, 1) X(2, 3, 4, 2) X(2, 4, 6, 3) X(2, 5, 8, 4) X(3, 2, 2, 1) X(3, 3, 4, 2) X(3, 4, 6, 3) \
+      X(3, 5, 8, 4)
+PA_CASES(PA_INSTANCE)
+
+static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
+                           const double *x0z, const double *J0inv, const double *ez,
+                           const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
+                           double *tgz, double *ws, double *dt_min, int *tangled,
+                           double *tangled_det) {
+  BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
+                    rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
+}
+static void PaMassGeneric(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
+                          const double *x, size_t xs, double *y, size_t ys, double *ws) {
+  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, x, xs, y, ys, ws);
+}
+
+static void PaKernelsOf(const BlastPaBasis *pb, PaQDataFn *qdata, PaMassFn *mass) {
+  *qdata = PaQDataGeneric, *mass = PaMassGeneric;
+#define PA_PICK(Pd, Pn, Pq, Pl)                                              \
+  if (pb->dim == Pd && pb->D == Pn && pb->Q == Pq && pb->L == Pl)            \
+    *qdata = PaQData_##Pd##_##Pn##_##Pq##_##Pl, *mass = PaMass_##Pd##_##Pn##_##Pq##_##Pl;
+  PA_CASES(PA_PICK)
+#undef PA_PICK
+}
+
 typedef struct {
   BlastHydroData hd;
   int rows;         // dim * h1_nd: rows of a zone force matrix
   int pa;           // hd.assembly == BLAST_ASSEMBLY_PARTIAL
   BlastPaBasis pb;  // partial: the zone kernels' constant data
+  PaQDataFn pa_qdata;
+  PaMassFn pa_mass;
+  double *J0inv;    // partial: [nz * nqp * dim^2] J0^{-1} (BlastPaZoneJ0inv)
   double *F;        // full: [nz * rows * l2_nd] zone force matrices, column-major
   double *S;        // partial with pa_keep_stress: [nz * nqp * dim^2] stress per point
   double *b;        // partial without it: [nz * l2_nd] F_z^T v_z (+ source)
@@ -59,6 +116,14 @@ static size_t WorkspaceSize(const BlastHydroData *hd) {
          (size_t)BlastPaZoneWorkspace(&pb) + 16;
 }
 
+// E-vector of the H1 field u (component-major L-vector) on zone z.
+static void GatherZone(const BlastHydroData *hd, int z, const double *u, double *uz) {
+  const int nd = hd->h1_nd, nl = hd->h1_nl;
+  const int *dof = &hd->h1_edof[(size_t)z * nd];
+  for (int cc = 0; cc < hd->dim; cc++)
+    for (int a = 0; a < nd; a++) uz[cc * nd + a] = u[(size_t)cc * nl + dof[a]];
+}
+
 static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   CpuCtx *c;
   BlastCall(BlastCalloc(1, &c));
@@ -68,7 +133,19 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   c->pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
   if (c->pa) {
     PaBasisOf(hd, &c->pb);
+    PaKernelsOf(&c->pb, &c->pa_qdata, &c->pa_mass);
     BlastCall(BlastMalloc((size_t)hd->nz_ext * c->rows, &c->rE));
+    // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
+    const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
+    double *ws;
+    BlastCall(BlastMalloc((size_t)c->rows + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
+    int ierr = BlastMalloc((size_t)hd->nz * nj + 1, &c->J0inv);
+    for (int z = 0; z < hd->nz && !ierr; z++) {
+      GatherZone(hd, z, hd->pa_x0, ws);
+      BlastPaZoneJ0inv(&c->pb, ws, &c->J0inv[z * nj], ws + c->rows);
+    }
+    BlastFree(&ws);
+    BlastCall(ierr);
     if (hd->pa_keep_stress)
       BlastCall(BlastMalloc((size_t)hd->nz * hd->nqp * hd->dim * hd->dim, &c->S));
     else
@@ -88,6 +165,7 @@ static int CpuDestroy(void **ctx) {
   if (!ctx || !*ctx) return 0;
   CpuCtx *c = *ctx;
   BlastFree(&c->F);
+  BlastFree(&c->J0inv);
   BlastFree(&c->S);
   BlastFree(&c->b);
   BlastFree(&c->rE);
@@ -217,13 +295,6 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   }
 }
 
-// E-vector of the H1 field u (component-major L-vector) on zone z.
-static void GatherZone(const BlastHydroData *hd, int z, const double *u, double *uz) {
-  const int nd = hd->h1_nd, nl = hd->h1_nl;
-  const int *dof = &hd->h1_edof[(size_t)z * nd];
-  for (int cc = 0; cc < hd->dim; cc++)
-    for (int a = 0; a < nd; a++) uz[cc * nd + a] = u[(size_t)cc * nl + dof[a]];
-}
 
 // r = -F_z 1 (kernel 8), the same order of terms on every backend.
 static void ZoneForceOnes(int rows, int ne, const double *F, double *r) {
@@ -260,6 +331,8 @@ typedef struct {
   double *F, *tg;              // full: F_z; both: the source integrals (or NULL)
   const BlastPaBasis *pb;      // partial (else NULL): rows -F_z 1 into rE, and S (if
   double *rE, *S, *b;          // not NULL) or b = F_z^T v_z (+ source)
+  PaQDataFn pa_qdata;          // partial: the zone kernel
+  const double *J0inv;         // partial: J0^{-1} of zone z at z * nqp * dim^2, or NULL
   int f0;
 } ZoneRange;
 
@@ -271,11 +344,12 @@ static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double
   const BlastHydroData *hd = zr->hd;
   const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, d2 = hd->dim * hd->dim;
   double *x0z = ws, *Sz = x0z + rows, *kws = Sz + (size_t)nqp * d2;
-  GatherZone(hd, z, hd->pa_x0, x0z);
+  const double *J0inv = zr->J0inv ? &zr->J0inv[(size_t)z * nqp * d2] : NULL;
+  if (!J0inv) GatherZone(hd, z, hd->pa_x0, x0z);
   if (zr->S) Sz = &zr->S[f * nqp * d2];
-  BlastPaZoneQData(zr->pb, z, xz, vz, x0z, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z], Sz,
-                   &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL, zr->tg ? &zr->tg[f * ne] : NULL,
-                   kws, dt_min, tangled, tangled_det);
+  zr->pa_qdata(zr->pb, z, xz, vz, x0z, J0inv, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z],
+               Sz, &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL,
+               zr->tg ? &zr->tg[f * ne] : NULL, kws, dt_min, tangled, tangled_det);
 }
 
 // ws_all holds nthreads workspaces of ws_size: the region never uses more threads, even
@@ -324,8 +398,8 @@ static void QDataRange(const ZoneRange *zr, int z0, int z1, double *ws_all, size
 
 // The zone range of this backend's own zones (indexed from zone 0).
 static ZoneRange OwnZones(CpuCtx *c, const double *x, const double *v, const double *e) {
-  const ZoneRange zr = {&c->hd, x, v, e, NULL, NULL, NULL, c->F, c->tg,
-                        c->pa ? &c->pb : NULL, c->rE, c->S, c->b, 0};
+  const ZoneRange zr = {&c->hd, x, v, e,    NULL,        NULL,    NULL, c->F, c->tg,
+                        c->pa ? &c->pb : NULL, c->rE, c->S, c->b, c->pa_qdata, c->J0inv, 0};
   return zr;
 }
 
@@ -455,6 +529,8 @@ struct BlastCpuZones_private {
   BlastHydroData hd;
   int rows;
   BlastPaBasis pb;  // partial: the zone kernels' data
+  PaQDataFn pa_qdata;
+  PaMassFn pa_mass;
   int pa;
   double *F, *tg;  // [cap * rows * l2_nd], [cap * l2_nd] (tg when the source is on)
   double *rE, *S, *b;  // partial: [cap * rows], [cap * nqp * dim^2] or [cap * l2_nd]
@@ -470,7 +546,10 @@ int BlastCpuZonesCreate(const BlastHydroData *hd, BlastCpuZones *cz) {
   z->hd = *hd;
   z->rows = hd->dim * hd->h1_nd;
   z->pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
-  if (z->pa) PaBasisOf(hd, &z->pb);
+  if (z->pa) {
+    PaBasisOf(hd, &z->pb);
+    PaKernelsOf(&z->pb, &z->pa_qdata, &z->pa_mass);
+  }
   z->ws_size = WorkspaceSize(hd);
   z->nthreads = omp_get_max_threads();
   const int ierr = BlastMalloc(z->ws_size * z->nthreads, &z->ws);
@@ -512,7 +591,7 @@ int BlastCpuZonesQData(BlastCpuZones cz, int z0, int z1, const double *xE, const
   }
   const ZoneRange zr = {&cz->hd, NULL, NULL, NULL, xE, vE, eE, cz->F,
                         cz->hd.tg_source ? cz->tg : NULL, cz->pa ? &cz->pb : NULL, cz->rE,
-                        cz->S, cz->b, z0};
+                        cz->S, cz->b, cz->pa_qdata, NULL, z0};
   QDataRange(&zr, z0, z1, cz->ws, cz->ws_size, cz->nthreads, res);
   return 0;
 }
@@ -590,8 +669,8 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
       for (int cc = 0; cc < ncomp; cc++)
         if (ACTIVE(mask, cc))
           for (int a = 0; a < nd; a++) xz[cc * nd + a] = x[cc * st + dof[a]];
-      BlastPaMassZone(hd->dim, hd->pa_d1d, hd->pa_q1d, hd->pa_B, &hd->pa_qmass[(size_t)z * nq], ncomp,
-                      mask, xz, nd, &E[(size_t)z * nd], es, mws);
+      c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, xz, nd, &E[(size_t)z * nd], es,
+                 mws);
     }
   }
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;

@@ -283,18 +283,23 @@ BLAST_HOST_DEVICE static inline void BlastPaMassZone(int dim, int D, int Q, cons
   }
 }
 
-/// The stress at a point of the partial path: J0^{-1} = adj(J0) / det(J0) from the
-/// initial Jacobian (recomputed from the initial positions rather than stored), then
-/// BlastQPointStress. Returns det J.
+/// J0^{-1} = adj(J0) / det(J0) of the partial path (from the initial Jacobian J0 =
+/// grad x0, recomputed from the initial positions or computed once this same way).
+BLAST_HOST_DEVICE static inline void BlastPaJ0inv(int dim, const double *J0, double *J0inv) {
+  const double det0 = BlastMatDet(dim, J0);
+  BlastMatAdjugate(dim, J0, J0inv);
+  for (int i = 0; i < dim * dim; i++) J0inv[i] = J0inv[i] / det0;
+}
+
+/// The stress at a point of the partial path: BlastPaJ0inv, then BlastQPointStress.
+/// Returns det J.
 BLAST_HOST_DEVICE static inline double BlastPaPointStress(int dim, const BlastQPointParams *par,
                                                           const double *J, const double *Gv,
                                                           const double *J0, double R0, double w,
                                                           double eq, double gamma, double *S,
                                                           double *dt_q) {
   double J0inv[9];
-  const double det0 = BlastMatDet(dim, J0);
-  BlastMatAdjugate(dim, J0, J0inv);
-  for (int i = 0; i < dim * dim; i++) J0inv[i] = J0inv[i] / det0;
+  BlastPaJ0inv(dim, J0, J0inv);
   return BlastQPointStress(dim, par, J, Gv, J0inv, R0, w, eq, gamma, S, dt_q);
 }
 
@@ -338,14 +343,18 @@ BLAST_HOST_DEVICE static inline int BlastPaZoneWorkspace(const BlastPaBasis *pb)
 ///     source integrand.
 /// xz, vz, x0z: E-vectors (component-major), ez: L2 coefficients, R0z: rho0 |J0| w.
 /// Sz (nq * dim^2, point-major) receives the stress. ws: BlastPaZoneWorkspace doubles.
-BLAST_HOST_DEVICE static inline void BlastPaZoneQData(const BlastPaBasis *pb, int z,
-                                                      const double *xz, const double *vz,
-                                                      const double *x0z, const double *ez,
-                                                      const double *R0z, double gamma,
-                                                      double *Sz, double *rEz, double *bz,
-                                                      double *tgz, double *ws, double *dt_min,
-                                                      int *tangled, double *tangled_det) {
-  const int dim = pb->dim, D = pb->D, Q = pb->Q, nd = pb->nd, nq = pb->nq, d2 = dim * dim;
+/// BlastPaZoneQDataN is the same with the sizes as arguments (constants let a compiler
+/// unroll the contractions: the CPU backend instantiates the common orders), and with
+/// J0inv (or NULL): the zone's J0^{-1} per point ([q*dim^2], BlastPaZoneJ0inv) instead of
+/// x0z, which gives the same bits.
+BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
+    const BlastPaBasis *pb, const int dim, const int D, const int Q, const int L, int z,
+    const double *xz, const double *vz, const double *x0z, const double *J0inv,
+    const double *ez, const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
+    double *tgz, double *ws, double *dt_min, int *tangled, double *tangled_det) {
+  int nd = D, nq = Q, ne = L;
+  for (int g = 1; g < dim; g++) nd *= D, nq *= Q, ne *= L;
+  const int d2 = dim * dim;
   double *dx = ws, *dv = dx + 9 * nq, *d0 = dv + 9 * nq, *X = d0 + 9 * nq, *eq = X + 3 * nq;
   double *src = eq + nq, *t = src + nq, *dg = t + nq, *cws = dg + 3 * nq;
   const int tg = pb->tg_source && tgz;
@@ -353,19 +362,23 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQData(const BlastPaBasis *pb, in
     BlastPaGrad(dim, D, Q, pb->B, pb->G, xz + c * nd, dx + c * dim * nq, tg ? X + c * nq : 0,
                 cws);
     BlastPaGrad(dim, D, Q, pb->B, pb->G, vz + c * nd, dv + c * dim * nq, 0, cws);
-    BlastPaGrad(dim, D, Q, pb->B, pb->G, x0z + c * nd, d0 + c * dim * nq, 0, cws);
+    if (!J0inv) BlastPaGrad(dim, D, Q, pb->B, pb->G, x0z + c * nd, d0 + c * dim * nq, 0, cws);
   }
-  BlastPaInterp(dim, pb->L, Q, pb->LB, ez, eq, cws);
+  BlastPaInterp(dim, L, Q, pb->LB, ez, eq, cws);
   for (int q = 0; q < nq; q++) {
     double J[9] = {0}, Gv[9] = {0}, J0[9] = {0}, dtq;
     for (int c = 0; c < dim; c++)
       for (int g = 0; g < dim; g++) {
         const int i = (c * dim + g) * nq + q;
-        J[c + dim * g] = dx[i], Gv[c + dim * g] = dv[i], J0[c + dim * g] = d0[i];
+        J[c + dim * g] = dx[i], Gv[c + dim * g] = dv[i];
+        if (!J0inv) J0[c + dim * g] = d0[i];
       }
     double *Sq = &Sz[q * d2];
-    const double det = BlastPaPointStress(dim, &pb->qpar, J, Gv, J0, R0z[q], pb->qw[q], eq[q],
-                                          gamma, Sq, &dtq);
+    const double det =
+        J0inv ? BlastQPointStress(dim, &pb->qpar, J, Gv, &J0inv[q * d2], R0z[q], pb->qw[q], eq[q],
+                                  gamma, Sq, &dtq)
+              : BlastPaPointStress(dim, &pb->qpar, J, Gv, J0, R0z[q], pb->qw[q], eq[q], gamma, Sq,
+                                   &dtq);
     if (!(det > 0.0)) {
       if (*tangled < 0)
         *tangled = z, *tangled_det = det;
@@ -389,11 +402,38 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQData(const BlastPaBasis *pb, in
     BlastPaGradT(dim, D, Q, pb->B, pb->G, dg, r, cws);
     for (int a = 0; a < nd; a++) r[a] = -r[a];
   }
-  if (tg) BlastPaInterpT(dim, pb->L, Q, pb->LB, src, tgz, cws);
+  if (tg) BlastPaInterpT(dim, L, Q, pb->LB, src, tgz, cws);
   if (bz) {
-    BlastPaInterpT(dim, pb->L, Q, pb->LB, t, bz, cws);
+    BlastPaInterpT(dim, L, Q, pb->LB, t, bz, cws);
     if (tg)
-      for (int j = 0; j < pb->ne; j++) bz[j] = bz[j] + tgz[j];
+      for (int j = 0; j < ne; j++) bz[j] = bz[j] + tgz[j];
+  }
+}
+
+BLAST_HOST_DEVICE static inline void BlastPaZoneQData(const BlastPaBasis *pb, int z,
+                                                      const double *xz, const double *vz,
+                                                      const double *x0z, const double *ez,
+                                                      const double *R0z, double gamma,
+                                                      double *Sz, double *rEz, double *bz,
+                                                      double *tgz, double *ws, double *dt_min,
+                                                      int *tangled, double *tangled_det) {
+  BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, 0, ez, R0z, gamma, Sz, rEz,
+                    bz, tgz, ws, dt_min, tangled, tangled_det);
+}
+
+/// J0^{-1} at the zone's points ([q*dim^2]) from its initial positions x0z, exactly as
+/// BlastPaZoneQData computes it. ws: 9 nq + contraction scratch.
+BLAST_HOST_DEVICE static inline void BlastPaZoneJ0inv(const BlastPaBasis *pb, const double *x0z,
+                                                      double *J0inv, double *ws) {
+  const int dim = pb->dim, nd = pb->nd, nq = pb->nq, d2 = dim * dim;
+  double *d0 = ws, *cws = d0 + 9 * nq;
+  for (int c = 0; c < dim; c++)
+    BlastPaGrad(dim, pb->D, pb->Q, pb->B, pb->G, x0z + c * nd, d0 + c * dim * nq, 0, cws);
+  for (int q = 0; q < nq; q++) {
+    double J0[9] = {0};
+    for (int c = 0; c < dim; c++)
+      for (int g = 0; g < dim; g++) J0[c + dim * g] = d0[(c * dim + g) * nq + q];
+    BlastPaJ0inv(dim, J0, &J0inv[q * d2]);
   }
 }
 
