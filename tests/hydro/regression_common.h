@@ -8,7 +8,8 @@
 #include "hydro.h"
 #include "mesh.h"
 
-/// The reference's defaults (method spec 15.2): k=2, m=1, RK4, cfl 0.5, t_final 0.6.
+/// The reference's defaults (method spec 15.2): k=2, m=1, RK4, cfl 0.5, t_final 0.6; the
+/// default assembly mode.
 static inline void RegressionConfig(BlastConfig *cfg, int problem) {
   memset(cfg, 0, sizeof *cfg);
   cfg->problem = problem;
@@ -26,6 +27,7 @@ static inline void RegressionConfig(BlastConfig *cfg, int problem) {
   cfg->cg_max_iter = 300;
   cfg->viscosity = BLAST_VISC_AUTO;
   cfg->print_every = 1;
+  cfg->assembly = BLAST_ASSEMBLY_DEFAULT;  // what a deck without the key runs
 }
 
 typedef struct {

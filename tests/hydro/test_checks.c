@@ -1,8 +1,9 @@
 // The reference implementation's own regression table (method spec 15.2): problems 0-7
 // in 2D and 3D on the unit square/cube (2x2 and 2x2x2 zones), cg_tol = 1e-14, |e| at
 // accepted step 5 and at a second step, to 1e-13 relative, with the same step numbers.
-// Usage: test_checks [dim] [problem]   (default: all 16 runs)
+// Usage: test_checks [dim] [problem] [full|partial]   (default: all 16 runs, default mode)
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "blast_mpi.h"
@@ -37,6 +38,9 @@ static const Check kChecks[2][8] = {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int dim_only = argc > 1 ? atoi(argv[1]) : 0, p_only = argc > 2 ? atoi(argv[2]) : -1;
+  const int assembly = argc > 3 ? (!strcmp(argv[3], "full") ? BLAST_ASSEMBLY_FULL
+                                                            : BLAST_ASSEMBLY_PARTIAL)
+                                : BLAST_ASSEMBLY_DEFAULT;
   for (int dim = 2; dim <= 3; dim++) {
     if (dim_only && dim != dim_only) continue;
     BlastMesh mesh;
@@ -46,6 +50,7 @@ int main(int argc, char **argv) {
       const Check *chk = &kChecks[dim - 2][p];
       BlastConfig cfg;
       RegressionConfig(&cfg, p);
+      cfg.assembly = assembly;
       BlastHydro h = NULL;
       TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
       if (!h) continue;
