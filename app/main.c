@@ -625,18 +625,22 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastHydroGetInitial(h, &dt0, &energy0);
   BlastCall(BlastHydroENorm(h, &e_norm0));
   if (!rank) BlastReportBanner(stdout, &cfg, &shape, backend, dt0, e_norm0, energy0);
-#ifdef BLAST_HAVE_CUDA
-  if (ops == &blast_backend_cuda) {
+  {  // the backend's memory (both backends): data, state, Runge-Kutta and PCG vectors
     const BlastBackendOps *bops;
     void *bctx;
     BlastHydroGetBackend(h, &bops, &bctx);
-    double used = (double)BlastCudaMemoryUsed(bctx), all;
-    BlastCallMPI(MPI_Reduce(&used, &all, 1, MPI_DOUBLE, MPI_SUM, 0, comm));
-    if (!rank)
-      printf("  GPU memory     %.2f GiB for the backend's data, %.2f KB per zone\n\n",
-             all / 1073741824.0, all / 1024.0 / (double)shape.zones);
-  }
+    double used = 0.0, all;
+    const char *where = "host";
+#ifdef BLAST_HAVE_CUDA
+    if (bops == &blast_backend_cuda) used = (double)BlastCudaMemoryUsed(bctx), where = "GPU";
 #endif
+    if (bops == &blast_backend_cpu) used = (double)BlastCpuMemoryUsed(bctx);
+    BlastCallMPI(MPI_Reduce(&used, &all, 1, MPI_DOUBLE, MPI_SUM, 0, comm));
+    if (!rank && used > 0.0)
+      printf("  memory         %.2f GiB of %s memory for the backend's data and vectors, %.2f KB "
+             "per zone\n\n",
+             all / 1073741824.0, where, all / 1024.0 / (double)shape.zones);
+  }
   double t_start;
   BlastHydroGetProgress(h, &t_start, NULL, NULL, NULL);
   if (!rank && restart) {

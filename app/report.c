@@ -30,8 +30,9 @@ void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape 
   fprintf(out, "  mesh           %s, refined %d serial + %d parallel\n",
           cfg->mesh_file[0] ? cfg->mesh_file : "generated box", cfg->refine_serial,
           cfg->refine_parallel);
-  fprintf(out, "  discretization Q%d-Q%d, %d quadrature points per zone, %s, cfl %g\n", s->k, s->m,
-          s->nqp, OdeName(cfg->ode_solver), cfg->cfl);
+  fprintf(out, "  discretization Q%d-Q%d, %d quadrature points per zone, %s assembly, %s, cfl %g\n",
+          s->k, s->m, s->nqp, s->assembly == BLAST_ASSEMBLY_PARTIAL ? "partial" : "full",
+          OdeName(cfg->ode_solver), cfg->cfl);
   fprintf(out, "  size           %lld zones, %lld H1 dofs, %lld L2 dofs\n", (long long)s->zones,
           (long long)s->h1_dofs, (long long)s->l2_dofs);
   fprintf(out, "  parallel       %d MPI ranks x %d OpenMP threads, backend %s\n", s->ranks,

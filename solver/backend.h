@@ -218,6 +218,9 @@ int BlastBackendCheck(const BlastBackendOps *ops);
 
 /// The CPU (OpenMP) reference backend.
 extern const BlastBackendOps blast_backend_cpu;
+/// Bytes a CPU backend context holds: what it allocated (vec.alloc included) and the
+/// constant data of BlastHydroData it reads in place.
+size_t BlastCpuMemoryUsed(void *ctx);
 
 /// Options of GPU backends, set before `create` (ignored by the CPU backend). The
 /// application fills them, environment variables included (app/main.c); zero is the

@@ -91,6 +91,7 @@ typedef struct {
   double *ws;  // per-thread workspace
   size_t ws_size;
   int nthreads;
+  size_t bytes;  // allocated by create and vec.alloc (BlastCpuMemoryUsed)
   BlastQDataResult split_res;  // hybrid tests: this backend's part of the last split update
   double split_seconds;
 } CpuCtx;
@@ -157,6 +158,16 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   if (hd->tg_source) BlastCall(BlastCalloc((size_t)hd->nz * hd->l2_nd, &c->tg));
   c->ws_size = WorkspaceSize(hd);
   BlastCall(BlastMalloc(c->ws_size * c->nthreads, &c->ws));
+  {
+    const size_t nz = (size_t)hd->nz, ne = (size_t)hd->l2_nd, nq = (size_t)hd->nqp;
+    const size_t d2 = (size_t)hd->dim * hd->dim, rows = (size_t)c->rows;
+    size_t n = c->ws_size * c->nthreads + (hd->tg_source ? nz * ne : 0);
+    if (c->pa)
+      n += (size_t)hd->nz_ext * rows + nz * nq * d2 + (c->S ? nz * nq * d2 : nz * ne);
+    else
+      n += nz * rows * ne + nz * rows;
+    c->bytes = n * sizeof(double);
+  }
   *ctx = c;
   return 0;
 }
@@ -177,7 +188,29 @@ static int CpuDestroy(void **ctx) {
 }
 
 static int CpuAlloc(void *ctx, size_t n, double **p) {
+  if (ctx) ((CpuCtx *)ctx)->bytes += n * sizeof(double);
   return BlastCalloc(n, p);
+}
+
+// Bytes of the constant data of BlastHydroData that this backend reads in place.
+static double HydroDataBytes(const BlastHydroData *hd) {
+  const double nz = hd->nz, nze = hd->nz_ext, nd = hd->h1_nd, ne = hd->l2_nd, nq = hd->nqp;
+  const double d2 = (double)hd->dim * hd->dim, nown = hd->h1_nown;
+  double ints = nze * nd + (hd->h1_nl + 1.0) + nz * nd + (nown + 1.0) + nown;
+  double dbls = nz * nq + nz + nz * ne * ne + nown + (double)hd->dim * hd->h1_nl;
+  if (hd->mass_toff) ints += hd->mass_toff[hd->h1_nown];
+  if (hd->qp_J0inv) dbls += nz * nq * d2;
+  if (hd->mv_rowptr) {
+    const double nnz = hd->mv_rowptr[hd->h1_nown];
+    ints += nown + 1.0 + nnz, dbls += nnz;
+  }
+  if (hd->pa_qmass) dbls += nze * nq, ints += nze;
+  return 4.0 * ints + 8.0 * dbls;
+}
+
+size_t BlastCpuMemoryUsed(void *ctx) {
+  const CpuCtx *c = ctx;
+  return c->bytes + (size_t)HydroDataBytes(&c->hd);
 }
 static int CpuFree(void *ctx, double **p) {
   BlastFree(p);

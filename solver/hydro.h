@@ -41,6 +41,7 @@ typedef struct {
 /// Sizes of the discretisation (global).
 typedef struct {
   int dim, k, m, nqp, ranks, threads;
+  int assembly;  ///< BlastAssembly the run uses (resolved)
   int64_t zones, h1_dofs, l2_dofs;  ///< h1_dofs: vector true dofs (dim x scalar)
   double volume, h0;
   // domain decomposition (zones are fine zones)

@@ -487,6 +487,7 @@ static int PhaseShape(Setup *st) {
   const MPI_Comm comm = st->comm;
   h->shape.dim = st->dim, h->shape.k = st->k, h->shape.m = st->m, h->shape.nqp = h->tab->nqp;
   h->shape.ranks = h->nranks, h->shape.threads = omp_get_max_threads();
+  h->shape.assembly = h->hd.assembly;
   h->shape.zones = s->nz_global;
   h->shape.h1_dofs = st->dim * s->h1_nglobal;
   h->shape.l2_dofs = s->nz_global * s->l2_nd;
