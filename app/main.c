@@ -573,6 +573,13 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
 
   BlastCallAgree(comm, 1, BuildMesh(&cfg, &rs->mesh));
+  // The assembly mode is the run's, resolved with the mesh's dimension: checked before the
+  // solver is built (which may not offer the other mode). Another dimension is refused with
+  // its own reason when the checkpoint is read.
+  if (restart && BlastMeshDim(rs->mesh) == from.dim)
+    BlastCallAgree(comm, 1,
+                   BlastCheckpointCheckAssembly(&from, cfg.checkpoint_restart, cfg.assembly,
+                                                from.dim, cfg.order_kinematic));
   const BlastBackendOps *ops = NULL;
   char backend[400];
   BlastCallAgree(comm, 1, SelectBackend(comm, &cfg, &ops, backend, sizeof backend));

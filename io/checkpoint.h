@@ -3,13 +3,14 @@
 /// collective MPI-IO, fields in global (rank-count independent) order, so that a run
 /// can be restarted on any number of ranks.
 ///
-/// File layout (format 2; HDF5 1.8 file format or later, so metadata carries checksums):
+/// File layout (format 3; HDF5 1.8 file format or later, so metadata carries checksums):
 ///   /x, /v   [dim][h1_global]    positions and velocities by global H1 dof id
 ///   /e       [zones][l2_nd]      specific internal energy by global zone id
 ///   /deck    char[]              the resolved input deck (INI text; not read back)
 ///   attributes of /: the header of checkpoint_header.h (format_version, build, problem,
-///     run_id, dim, orders, quadrature points, sizes, t, dt, dt_initial, energy_initial,
-///     gpu_fraction, steps, step_attempts, mesh fingerprints, mesh, options) and
+///     run_id, dim, orders, quadrature points, resolved [fem] assembly, sizes, t, dt,
+///     dt_initial, energy_initial, gpu_fraction, steps, step_attempts, mesh fingerprints,
+///     mesh, options) and
 ///     header_checksum over all of them; of each field: checksum (order-independent
 ///     64-bit hash of (index, value) pairs, so it is the same for any partition)
 /// Written to a temporary name, closed, then renamed: a crash during the write leaves
@@ -42,9 +43,9 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
 int BlastCheckpointStepOf(const char *name);
 /// Read the checkpoint `path` into h (state, time, dt, counters) after checking that it
 /// belongs to this run: a regular file, format version, the header's types and checksum,
-/// problem, dimension, orders, quadrature rule, mesh and space sizes, mesh fingerprint,
-/// dataset shapes, types and checksums. Errors: BLAST_ERR_INPUT naming the file and the
-/// reason. `notes` (may be NULL) receives the bit-deciding options this run changes
+/// problem, dimension, orders, quadrature rule, assembly mode, mesh and space sizes, mesh
+/// fingerprint, dataset shapes, types and checksums. Errors: BLAST_ERR_INPUT naming the file
+/// and the reason. `notes` (may be NULL) receives the bit-deciding options this run changes
 /// (BlastCheckpointOptionChanges), "" if none. Collective.
 int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, const char *path,
                         char *notes, size_t nnotes);

@@ -59,6 +59,7 @@ static const Field kFields[] = {
     {"order_thermo", kInt, H(order_thermo), 0},
     {"quadrature_points", kInt, H(quadrature_points), 0},
     {"l2_nd", kInt, H(l2_nd), 0},
+    {"assembly", kString, H(assembly), S(assembly)},
     {"zones_global", kLong, H(zones_global), 0},
     {"h1_global", kLong, H(h1_global), 0},
     {"t", kDouble, H(t), 0},
@@ -211,6 +212,8 @@ int BlastCheckpointHeaderFill(MPI_Comm comm, BlastHydro h, const BlastConfig *cf
   snprintf(hd->run_id, sizeof hd->run_id, "%s", run_id ? run_id : "");
   hd->dim = shape.dim, hd->order_kinematic = shape.k, hd->order_thermo = shape.m;
   hd->quadrature_points = shape.nqp, hd->l2_nd = s->l2_nd;
+  snprintf(hd->assembly, sizeof hd->assembly, "%s",
+           BlastCheckpointAssemblyName(BlastAssemblyResolve(cfg->assembly, shape.dim, shape.k)));
   hd->zones_global = (long long)s->nz_global, hd->h1_global = (long long)s->h1_nglobal;
   BlastCall(MeshFingerprint(comm, h, &hd->mesh_fingerprint, &hd->mesh_geometry));
   BlastCheckpointMeshDescription(cfg, hd->mesh, sizeof hd->mesh);
@@ -335,9 +338,11 @@ int BlastCheckpointHeaderRead(hid_t f, const char *path, BlastCheckpointHeader *
   if (hd->format_version != BLAST_CHECKPOINT_FORMAT)
     Corrupt("checkpoint %s has format version %d, this blast_gpu reads version %d%s", path,
             hd->format_version, BLAST_CHECKPOINT_FORMAT,
-            hd->format_version == 1 ? " (version 1 files have no header checksum and no mesh "
-                                      "fingerprint: rerun with the blast_gpu that wrote it)"
-                                    : "");
+            hd->format_version == 1   ? " (version 1 files have no header checksum and no mesh "
+                                        "fingerprint: rerun with the blast_gpu that wrote it)"
+            : hd->format_version == 2 ? " (version 2 files do not record [fem] assembly: "
+                                        "continue the run with the blast_gpu that wrote it)"
+                                      : "");
   for (int i = 1; i < kNumFields; i++)
     BlastCall(ReadField(f, path, &kFields[i], (char *)hd + kFields[i].offset));
   const Field sum_field = {kChecksumName, kU64, 0, 0};
@@ -357,6 +362,9 @@ int BlastCheckpointHeaderRead(hid_t f, const char *path, BlastCheckpointHeader *
         "checkpoint %s is corrupt: inconsistent values (t %g, dt %g, steps %d, attempts %d, "
         "gpu_fraction %g)",
         path, hd->t, hd->dt, hd->steps, hd->step_attempts, hd->gpu_fraction);
+  if (strcmp(hd->assembly, "full") && strcmp(hd->assembly, "partial"))
+    Corrupt("checkpoint %s is corrupt: assembly '%s' is neither 'full' nor 'partial'", path,
+            hd->assembly);
   if (strspn(hd->run_id, "0123456789abcdef") != BLAST_RUN_ID_LEN - 1)
     Corrupt("checkpoint %s is corrupt: run_id '%s' is not 32 hexadecimal digits", path, hd->run_id);
   return 0;
@@ -379,6 +387,27 @@ int BlastCheckpointPeek(const char *path, BlastCheckpointHeader *hd) {
   H5Fclose(f);
   H5Eclear2(H5E_DEFAULT);
   return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The assembly mode a restart must keep
+
+const char *BlastCheckpointAssemblyName(int mode) {
+  return mode == BLAST_ASSEMBLY_FULL ? "full" : mode == BLAST_ASSEMBLY_PARTIAL ? "partial" : "?";
+}
+
+int BlastCheckpointCheckAssembly(const BlastCheckpointHeader *hd, const char *path, int requested,
+                                 int dim, int k) {
+  const char *mine = BlastCheckpointAssemblyName(BlastAssemblyResolve(requested, dim, k));
+  if (!strcmp(hd->assembly, mine)) return 0;
+  char how[96] = "";
+  if (requested == BLAST_ASSEMBLY_DEFAULT)
+    snprintf(how, sizeof how, " ([fem] assembly = default, which is %s in %dD)", mine, dim);
+  BlastError(BLAST_ERR_INPUT,
+             "checkpoint %s was written with [fem] assembly = %s, but this run uses %s%s: a "
+             "restart cannot change the assembly mode (the operators round differently). Set "
+             "[fem] assembly = %s (on the command line: fem.assembly=%s) to continue this run",
+             path, hd->assembly, mine, how, hd->assembly, hd->assembly);
 }
 
 // ---------------------------------------------------------------------------------------

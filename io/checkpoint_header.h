@@ -1,5 +1,5 @@
 /// @file checkpoint_header.h
-/// @brief The root attributes of a checkpoint (format 2): every scalar a restart reads,
+/// @brief The root attributes of a checkpoint (format 3): every scalar a restart reads,
 /// each stored with one exact HDF5 type and covered by one checksum, plus the mesh
 /// fingerprint that ties the file to the zone and dof numbering it was written with.
 ///
@@ -22,7 +22,9 @@
 extern "C" {
 #endif
 
-enum { BLAST_CHECKPOINT_FORMAT = 2, BLAST_RUN_ID_LEN = 33 };
+/// Format 3 added `assembly` (format 2 had none; everything written with it was full
+/// assembly). Other versions are refused: their headers have other fields.
+enum { BLAST_CHECKPOINT_FORMAT = 3, BLAST_RUN_ID_LEN = 33 };
 
 typedef struct {
   int format_version;
@@ -30,6 +32,7 @@ typedef struct {
   char problem[32];
   char run_id[BLAST_RUN_ID_LEN];  ///< 32 hex digits: the run the checkpoint belongs to
   int dim, order_kinematic, order_thermo, quadrature_points, l2_nd;
+  char assembly[16];  ///< the run's resolved [fem] assembly: "full" or "partial"
   long long zones_global, h1_global;
   double t, dt, dt_initial, energy_initial, gpu_fraction;
   int steps, step_attempts;
@@ -53,6 +56,14 @@ int BlastCheckpointHeaderRead(hid_t f, const char *path, BlastCheckpointHeader *
 /// Open `path` alone (no MPI-IO), check that it is a regular file and an HDF5 file, and
 /// read and verify its header. For a rank that looks at a checkpoint before the setup.
 int BlastCheckpointPeek(const char *path, BlastCheckpointHeader *hd);
+/// The word of a resolved BlastAssembly mode ("full", "partial"; "?" for anything else).
+const char *BlastCheckpointAssemblyName(int mode);
+/// Whether a run with [fem] assembly = `requested` on a `dim`-dimensional mesh of order `k`
+/// may continue the checkpoint `path` of header hd: its resolved mode
+/// (BlastAssemblyResolve) must be the one recorded. Else BLAST_ERR_INPUT naming the file,
+/// the key, both modes and the setting that continues the run.
+int BlastCheckpointCheckAssembly(const BlastCheckpointHeader *hd, const char *path, int requested,
+                                 int dim, int k);
 /// What this run would write in a header's `options` and `mesh` fields.
 void BlastCheckpointOptions(const BlastConfig *cfg, char *buf, size_t n);
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n);

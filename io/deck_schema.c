@@ -39,11 +39,17 @@ static const BlastDeckChoice kViscosity[] = {
     {"auto", BLAST_VISC_AUTO}, {"on", BLAST_VISC_ON}, {"off", BLAST_VISC_OFF}, {NULL, 0}};
 // E2 (global CG on M_E, method spec 6.1) is not implemented: only exact zone inverses.
 static const BlastDeckChoice kEnergySolves[] = {{"inverse", BLAST_ENERGY_INVERSE}, {NULL, 0}};
+static const BlastDeckChoice kAssembly[] = {{"default", BLAST_ASSEMBLY_DEFAULT},
+                                            {"full", BLAST_ASSEMBLY_FULL},
+                                            {"partial", BLAST_ASSEMBLY_PARTIAL},
+                                            {NULL, 0}};
 static const BlastDeckChoice kGpuBackends[] = {
     {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
 static const BlastDeckChoice kSpmv[] = {{"dd", 0}, {"cusparse", 1}, {NULL, 0}};
-static const BlastDeckChoice kBalance[] = {
-    {"off", BLAST_BALANCE_OFF}, {"fixed", BLAST_BALANCE_FIXED}, {"auto", BLAST_BALANCE_AUTO}, {NULL, 0}};
+static const BlastDeckChoice kBalance[] = {{"off", BLAST_BALANCE_OFF},
+                                           {"fixed", BLAST_BALANCE_FIXED},
+                                           {"auto", BLAST_BALANCE_AUTO},
+                                           {NULL, 0}};
 static const BlastDeckChoice kAutotune[] = {{"off", BLAST_AUTOTUNE_OFF},
                                             {"online", BLAST_AUTOTUNE_ONLINE},
                                             {"cached", BLAST_AUTOTUNE_CACHED},
@@ -136,8 +142,8 @@ static int ResolveOutputDir(BlastConfig *cfg, const BlastDeckResolveInfo *info) 
 // it comes earlier in the table).
 static int ResolveCheckpointDir(BlastConfig *cfg, const BlastDeckResolveInfo *info) {
   if (cfg->checkpoint_dir[0]) return 0;
-  const int n = snprintf(cfg->checkpoint_dir, sizeof cfg->checkpoint_dir, "%s/checkpoints",
-                         cfg->output_dir);
+  const int n =
+      snprintf(cfg->checkpoint_dir, sizeof cfg->checkpoint_dir, "%s/checkpoints", cfg->output_dir);
   BlastCheck(n > 0 && (size_t)n < sizeof cfg->checkpoint_dir, BLAST_ERR_INPUT,
              "%s: default [checkpoint] dir: '%s/checkpoints' is too long", info->where,
              cfg->output_dir);
@@ -292,6 +298,17 @@ static const BlastDeckKey kSchema[] = {
      .special_help = "the method's default 3k+m-1",
      .help = "order of the zone quadrature rule: order/2+1 Gauss points per direction; at "
              "least 2 max(order_kinematic, order_thermo), or the mass matrices are singular"},
+    {.section = "fem",
+     .key = "assembly",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(assembly),
+     .def = "default",
+     .def_help = "'default': partial in 2D and 3D, full in 1D",
+     .choices = kAssembly,
+     .help = "how the mass and force operators are applied: full (assembled sparse mass matrix, "
+             "zone force matrices F_z = A_z B^T: the paper's path) or partial (matrix-free: "
+             "quadrature data only, sum-factorised kernels); recorded in checkpoints, a restart "
+             "in the other mode is refused"},
     // [time]
     {.section = "time",
      .key = "t_final",
@@ -394,8 +411,9 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(gpu_autotune),
      .def = "online",
      .choices = kAutotune,
-     .help = "kernel launch parameters: off (defaults), online (time the candidates during the "
-             "first steps, keep the fastest, save them), cached (reuse saved choices, tune if none)"},
+     .help =
+         "kernel launch parameters: off (defaults), online (time the candidates during the "
+         "first steps, keep the fastest, save them), cached (reuse saved choices, tune if none)"},
     // [balance]
     {.section = "balance",
      .key = "mode",

@@ -157,6 +157,21 @@ int main(int argc, char **argv) {
       other = cfg;
       other.order_kinematic = 3, other.order_thermo = 2;
       ExpectRefused(MPI_COMM_WORLD, &other, mesh, path, "other order", "kinematic order");
+      // the other [fem] assembly mode than the one the checkpoint recorded
+      other = cfg;
+      other.assembly = BlastAssemblyResolve(cfg.assembly, cases[ci].dim, cfg.order_kinematic) ==
+                               BLAST_ASSEMBLY_FULL
+                           ? BLAST_ASSEMBLY_PARTIAL
+                           : BLAST_ASSEMBLY_FULL;
+      char want[1200];
+      snprintf(want, sizeof want,
+               "checkpoint %s was written with [fem] assembly = %s, but this run uses %s: a "
+               "restart cannot change the assembly mode",
+               path,
+               BlastCheckpointAssemblyName(
+                   BlastAssemblyResolve(cfg.assembly, cases[ci].dim, cfg.order_kinematic)),
+               BlastCheckpointAssemblyName(other.assembly));
+      ExpectRefused(MPI_COMM_WORLD, &other, mesh, path, "other assembly", want);
       BlastMesh fine;
       TEST_CALL(TestUnitBoxMesh(2, 5, &fine));
       ExpectRefused(MPI_COMM_WORLD, &cfg, fine, path, "other mesh", "different mesh");
@@ -194,6 +209,22 @@ int main(int argc, char **argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       ExpectRefused(MPI_COMM_WORLD, &cfg, mesh, bad, "altered value",
                     "/e is corrupted (checksum mismatch)");
+      snprintf(bad, sizeof bad, "%s/format2.h5", dir);
+      if (!rank) {  // a copy that says it is of format 2, which had no assembly attribute
+        FILE *in = fopen(path, "rb"), *out = fopen(bad, "wb");
+        int ch;
+        while ((ch = fgetc(in)) != EOF) fputc(ch, out);
+        fclose(in), fclose(out);
+        hid_t f = H5Fopen(bad, H5F_ACC_RDWR, H5P_DEFAULT);
+        hid_t a = H5Aopen(f, "format_version", H5P_DEFAULT);
+        const int two = 2;
+        H5Awrite(a, H5T_NATIVE_INT, &two);
+        H5Aclose(a), H5Fclose(f);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      ExpectRefused(MPI_COMM_WORLD, &cfg, mesh, bad, "format 2",
+                    "has format version 2, this blast_gpu reads version 3 (version 2 files do not "
+                    "record [fem] assembly");
       snprintf(bad, sizeof bad, "%s/not_hdf5.h5", dir);
       if (!rank) {
         FILE *out = fopen(bad, "w");

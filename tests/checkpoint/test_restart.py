@@ -15,8 +15,9 @@ Every comparison is against an uninterrupted run of the same deck on 2 ranks (A)
     after a final checkpoint (exit 0, summary "completed": false); its restart ends bitwise
     as A;
   - corrupt or foreign checkpoints (truncated, altered value, wrong format version, missing
-    dataset, not HDF5, missing, other problem, other order, other dimension) give exit 2 and
-    a message naming the reason, and leave the output directory and the file unchanged.
+    dataset, not HDF5, missing, other problem, other order, other dimension, other [fem]
+    assembly) give exit 2 and a message naming the reason, and leave the output directory and
+    the file unchanged; a restart in the checkpoint's own assembly mode works.
 """
 import hashlib
 import json
@@ -220,6 +221,22 @@ def main():
     cases.append(("other problem", chkB, TG2D, [], r"problem"))
     cases.append(("other order", chkB, SEDOV2D, ["fem.order_kinematic=3"], r"order"))
     cases.append(("other dimension", chkB, SEDOV3D, ["mesh.refine_serial=0"], r"dim"))
+    # [fem] assembly: the run's resolved mode is recorded; a restart in the other one is
+    # refused before the solver is built (chkB: the 2D default, partial; chkF: full).
+    run(2, SEDOV2D, path("AF"), "fem.assembly=full", "checkpoint.steps=%d" % S,
+        "checkpoint.keep=100", "time.max_steps=%d" % (S + 5))
+    chkF = path("AF", "checkpoints", "chk_%08d.h5" % S)
+    with h5py.File(chkB, "r") as f, h5py.File(chkF, "r") as g:
+        check(f.attrs["assembly"] == b"partial" and g.attrs["assembly"] == b"full",
+              "checkpoints record the resolved assembly (%s, %s)" % (f.attrs["assembly"], g.attrs["assembly"]))
+
+    def assembly_refusal(chk, got, mine):
+        return (re.escape(chk) + r" was written with \[fem\] assembly = %s, but this run uses %s.*"
+                r"Set \[fem\] assembly = %s \(on the command line: fem\.assembly=%s\) to continue "
+                r"this run" % (got, mine, got, got))
+
+    cases.append(("other assembly (full after partial)", chkB, SEDOV2D, ["fem.assembly=full"],
+                  assembly_refusal(chkB, "partial", "full")))
     target = path("C")  # an existing run's output directory, which a restart may continue
     before = snapshot(target)
     files_before = snapshot(bad)
@@ -232,6 +249,22 @@ def main():
         check(snapshot(target) == before, "refused (%s): the output directory is unchanged" % what)
     check(snapshot(bad) == files_before and snapshot(path("B", "checkpoints")) == chk_before,
           "refused checkpoints: the files themselves are unchanged")
+    # chkF into its own run's directory (another run's is refused before the mode is seen).
+    before = snapshot(path("AF"))
+    for what, extra, mine in (("partial after full", ["fem.assembly=partial"], "partial"),
+                              ("the 2D default after full", [],
+                               r"partial \(\[fem\] assembly = default, which is partial in 2D\)")):
+        p = run(2, SEDOV2D, path("AF"), "--restart", chkF, *extra, expect=None)
+        msg = next((l for l in p.stderr.splitlines() if "error" in l), "")
+        ok = p.returncode == 2 and re.search(assembly_refusal(chkF, "full", mine), p.stderr)
+        check(ok, "refused (other assembly, %s): exit %d, %s" % (what, p.returncode, msg[:200]))
+        check(snapshot(path("AF")) == before,
+              "refused (other assembly, %s): the checkpoint and output directory are unchanged" % what)
+    # The same mode continues the run.
+    p = run(2, SEDOV2D, path("AF"), "--restart", chkF, "fem.assembly=full",
+            "time.max_steps=%d" % (S + 5), expect=None)
+    check(p.returncode == 0 and summary(path("AF"))["restart_steps"] == S,
+          "restart in the same assembly mode (full) works (exit %d)" % p.returncode)
 
     # A fresh run does not silently mix with an earlier run's checkpoints.
     p = run(2, SEDOV2D, path("B"), "checkpoint.steps=%d" % S, expect=None)

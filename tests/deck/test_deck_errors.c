@@ -100,6 +100,10 @@ static void BadValues(void) {
   EXPECT_INPUT(P "[solver]\nviscosity = of\n", "did you mean 'on'?");
   EXPECT_INPUT(P "[mesh]\npartitioner = metiss\n", "did you mean 'metis'?");
   EXPECT_INPUT(P "[gpu]\nbackend = CUDA\n", "did you mean 'cuda'?");
+  EXPECT_INPUT(P "[fem]\nassembly = sparse\n", "t.ini:4: ", "bad value 'sparse' for [fem] assembly",
+               "expected one of: default, full, partial");
+  EXPECT_INPUT(P "[fem]\nassembly = -1\n", "t.ini:4: ", "one of: default, full, partial");
+  EXPECT_INPUT(P "[fem]\nassembly = partal\n", "did you mean 'partial'?");
   // Empty values.
   EXPECT_INPUT(P "[time]\ncfl =\n", "t.ini:4: ", "empty value for [time] cfl");
   EXPECT_INPUT(P "[time]\ncfl = ; comment only\n", "t.ini:4: ", "empty value");
@@ -193,6 +197,8 @@ static void Accepted(void) {
   TEST_ASSERT(c.partitioner == BLAST_PARTITION_METIS, "partitioner default");
   TEST_ASSERT(c.order_kinematic == 2 && c.order_thermo == 1 && c.order_quadrature == -1,
               "fem defaults %d %d %d", c.order_kinematic, c.order_thermo, c.order_quadrature);
+  TEST_ASSERT(c.assembly == BLAST_ASSEMBLY_DEFAULT && c.assembly == -1, "assembly default %d",
+              c.assembly);
   TEST_ASSERT(
       c.t_final == 0.6 && c.cfl == 0.5 && c.ode_solver == BLAST_ODE_RK4 && c.max_steps == -1,
       "time defaults");
@@ -223,6 +229,20 @@ static void Accepted(void) {
               "1D lists");
   TEST_CALL(Parse(P "[time]\ncfl = 10\nmax_steps = 0\n[solver]\ncg_tol = 1e-300\n", &c));
   TEST_ASSERT(c.cfl == 10 && c.max_steps == 0 && c.cg_tol == 1e-300, "range edges");
+  // [fem] assembly: the words and the mode each resolves to.
+  TEST_CALL(Parse(P "[fem]\nassembly = full\n", &c));
+  TEST_ASSERT(c.assembly == BLAST_ASSEMBLY_FULL && c.assembly == 0, "assembly full %d", c.assembly);
+  TEST_CALL(Parse(P "[fem]\nassembly = partial\n", &c));
+  TEST_ASSERT(c.assembly == BLAST_ASSEMBLY_PARTIAL && c.assembly == 1, "assembly partial %d",
+              c.assembly);
+  TEST_CALL(Parse(P "[fem]\nassembly = default\n", &c));
+  TEST_ASSERT(c.assembly == BLAST_ASSEMBLY_DEFAULT, "assembly default %d", c.assembly);
+  TEST_ASSERT(BlastAssemblyResolve(c.assembly, 1, 2) == BLAST_ASSEMBLY_FULL &&
+                  BlastAssemblyResolve(c.assembly, 2, 2) == BLAST_ASSEMBLY_PARTIAL &&
+                  BlastAssemblyResolve(c.assembly, 3, 2) == BLAST_ASSEMBLY_PARTIAL &&
+                  BlastAssemblyResolve(BLAST_ASSEMBLY_FULL, 3, 2) == BLAST_ASSEMBLY_FULL &&
+                  BlastAssemblyResolve(BLAST_ASSEMBLY_PARTIAL, 1, 2) == BLAST_ASSEMBLY_PARTIAL,
+              "assembly resolution");
   // Output dir default from the deck name.
   BlastConfig d;
   TEST_CALL(BlastDeckParseText(P, "some/dir/run.v2.ini", "some/dir", &d));
@@ -311,6 +331,22 @@ static void Overrides(void) {
   BlastErrorClear();
   BlastDeckDestroy(&d);
   BlastDeckDestroy(&d);  // NULL is fine
+  // [fem] assembly from the command line replaces the deck's; a bad word names the argument.
+  TEST_CALL(BlastDeckCreate("t.ini", "", &d));
+  TEST_CALL(BlastDeckReadText(d, P "[fem]\nassembly = full\n"));
+  TEST_CALL(BlastDeckApplyOverride(d, "fem.assembly=partial", 2));
+  TEST_CALL(BlastDeckResolve(d, &c));
+  TEST_ASSERT(c.assembly == BLAST_ASSEMBLY_PARTIAL, "assembly override %d", c.assembly);
+  BlastDeckDestroy(&d);
+  TEST_CALL(BlastDeckCreate("t.ini", "", &d));
+  TEST_CALL(BlastDeckReadText(d, P));
+  ierr = BlastDeckApplyOverride(d, "fem.assembly=sparse", 3);
+  TEST_ASSERT(ierr == BLAST_ERR_INPUT &&
+                  strstr(BlastErrorMessage(), "command line argument 3 ('fem.assembly=sparse')") &&
+                  strstr(BlastErrorMessage(), "one of: default, full, partial"),
+              "bad assembly override: %s", BlastErrorMessage());
+  BlastErrorClear();
+  BlastDeckDestroy(&d);
 }
 
 static void CommandLine(void) {
@@ -352,6 +388,26 @@ static void Echo(void) {
   BlastErrorClear();
   TEST_ASSERT(ftell(f) == 0, "partial echo written");
   fclose(f);
+  // [fem] assembly echoes as its word (default included) and reads back the same.
+  const char *modes[] = {"default", "full", "partial"};
+  for (int i = 0; i < 3; i++) {
+    char text[128], want[64];
+    snprintf(text, sizeof text, P "[fem]\nassembly = %s\n", modes[i]);
+    TEST_CALL(Parse(text, &c));
+    f = tmpfile();
+    TEST_CALL(BlastDeckWrite(&c, f));
+    long len = ftell(f);
+    rewind(f);
+    char echo[8192] = "";
+    TEST_ASSERT(len > 0 && len < (long)sizeof echo && fread(echo, 1, (size_t)len, f) == (size_t)len,
+                "echo size");
+    fclose(f);
+    snprintf(want, sizeof want, "\nassembly = %s%s\n", modes[i], i ? "" : "  ; default");
+    TEST_ASSERT(strstr(echo, want), "echo lacks '%s':\n%s", want, echo);
+    BlastConfig back;
+    TEST_CALL(BlastDeckParseText(echo, "t.ini", "", &back));
+    TEST_ASSERT(back.assembly == c.assembly, "assembly %s does not round-trip", modes[i]);
+  }
   // Help: every key of the schema, in its section, with its help text.
   f = tmpfile();
   BlastCliPrintHelp(f);
