@@ -9,6 +9,7 @@
 #include "blast.h"
 #include "cpu_zones.h"
 #include "ddsum.h"
+#include "pa_cpu_lanes.h"
 #include "pa_kernels.h"
 #include "problems/problems.h"
 
@@ -26,8 +27,11 @@ typedef void (*PaQDataFn)(const BlastPaBasis *pb, int z, const double *xz, const
                           const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
                           double *tgz, double *ws, double *dt_min, int *tangled,
                           double *tangled_det);
+// The mass action of one zone: its dofs `dof` of the components in mask gathered from x
+// (components st apart), its values stored at E + c * es + a.
 typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
-                         const double *x, size_t xs, double *y, size_t ys, double *ws);
+                         const int *dof, const double *x, size_t st, double *E, size_t es,
+                         double *ws);
 
 #define PA_INSTANCE(Pd, Pn, Pq, Pl)                                                                \
   __attribute__((flatten)) static void PaQData_##Pd##_##Pn##_##Pq##_##Pl(                          \
@@ -39,9 +43,20 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
                       ws, dt_min, tangled, tangled_det);                                         \
   }                                                                                              \
   __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
-      const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const double *x,       \
-      size_t xs, double *y, size_t ys, double *ws) {                                             \
-    BlastPaMassZone(Pd, Pn, Pq, pb->B, qm, ncomp, mask, x, xs, y, ys, ws);                        \
+      const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,        \
+      const double *x, size_t st, double *E, size_t es, double *ws) {                            \
+    enum { nd = Pd == 3 ? Pn * Pn * Pn : Pn * Pn, nq = Pd == 3 ? Pq * Pq * Pq : Pq * Pq };        \
+    BlastV4 xz[nd], yz[nd], mws[nq + Pn * Pn * Pq + Pn * Pq * Pq];                              \
+    (void)ws;                                                                                    \
+    for (int a = 0; a < nd; a++) {                                                               \
+      const size_t l = (size_t)dof[a];                                                           \
+      const BlastV4 v = {x[l], ncomp > 1 ? x[st + l] : 0.0, ncomp > 2 ? x[2 * st + l] : 0.0, 0.0}; \
+      xz[a] = v;                                                                                 \
+    }                                                                                            \
+    BlastV4MassZone(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                         \
+    for (int c = 0; c < ncomp; c++)                                                              \
+      if ((mask >> c) & 1u)                                                                      \
+        for (int a = 0; a < nd; a++) E[c * es + a] = yz[a][c];                                   \
   }
 // k = 1..4 with the default quadrature (Pn = k + 1, Pq = 2k, Pl = k), 2D and 3D
 #define PA_CASES(X)                                                                           \
@@ -57,9 +72,16 @@ static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, cons
   BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
                     rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
 }
+// ws: ncomp * nd + BlastPaMassZone's scratch
 static void PaMassGeneric(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
-                          const double *x, size_t xs, double *y, size_t ys, double *ws) {
-  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, x, xs, y, ys, ws);
+                          const int *dof, const double *x, size_t st, double *E, size_t es,
+                          double *ws) {
+  const int nd = pb->nd;
+  double *xz = ws;
+  for (int c = 0; c < ncomp; c++)
+    if ((mask >> c) & 1u)
+      for (int a = 0; a < nd; a++) xz[c * nd + a] = x[c * st + dof[a]];
+  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, xz, nd, E, es, ws + ncomp * nd);
 }
 
 static void PaKernelsOf(const BlastPaBasis *pb, PaQDataFn *qdata, PaMassFn *mass) {
@@ -673,7 +695,6 @@ void BlastCpuZonesForceT(BlastCpuZones cz, int n, const double *vE, double *b_ou
 // BlastDDAddDD and BlastDDNormalize on each lane, so the same bits as one sum per
 // component, in a third of the instructions (GCC/Clang vector extension; no contraction
 // into fused multiply-adds under -std=c11).
-typedef double BlastV4 __attribute__((vector_size(4 * sizeof(double))));
 
 static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
   const BlastV4 s = *hi + x, bb = s - *hi;
@@ -694,16 +715,12 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
   double *E = c->rE;
 #pragma omp parallel if (k1 - k0 > BLAST_OMP_MIN_ZONES) num_threads(c->nthreads)
   {
-    double *xz = &c->ws[(size_t)omp_get_thread_num() * c->ws_size], *mws = xz + ncomp * nd;
+    double *mws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
 #pragma omp for schedule(static)
     for (int k = k0; k < k1; k++) {
       const int z = hd->pa_zones[k];
-      const int *dof = &hd->h1_edof[(size_t)z * nd];
-      for (int cc = 0; cc < ncomp; cc++)
-        if (ACTIVE(mask, cc))
-          for (int a = 0; a < nd; a++) xz[cc * nd + a] = x[cc * st + dof[a]];
-      c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, xz, nd, &E[(size_t)z * nd], es,
-                 mws);
+      c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd], x,
+                 st, &E[(size_t)z * nd], es, mws);
     }
   }
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
