@@ -33,12 +33,14 @@ int BlastSetupMassVPartialPattern(BlastHydro h) {
   int nrin = 0;
   for (int l = 0; l < nown; l++) {
     int in = 1;
-    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++) in = inner[s->mass_tidx[t] / nd];
+    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++)
+      in = inner[s->mass_tidx[t] / nd];
     nrin += in;
   }
   for (int l = 0, i0 = 0, i1 = nrin; l < nown; l++) {
     int in = 1;
-    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++) in = inner[s->mass_tidx[t] / nd];
+    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++)
+      in = inner[s->mass_tidx[t] / nd];
     h->mv_rows[in ? i0++ : i1++] = l;
   }
   h->hd.mv_ninterior = nrin;
@@ -51,7 +53,8 @@ int BlastSetupMassVPartialPattern(BlastHydro h) {
 static void GatherOwned(const BlastSpace *s, const double *E, double *y) {
   for (int l = 0; l < s->h1_nown; l++) {
     BlastDD acc = {0.0, 0.0};
-    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1]; t++) BlastDDAdd(&acc, E[s->mass_tidx[t]]);
+    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1]; t++)
+      BlastDDAdd(&acc, E[s->mass_tidx[t]]);
     BlastDDNormalize(&acc);
     y[l] = acc.hi;
   }
@@ -105,8 +108,8 @@ int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravi
                "%s: %s: the kinematic mass operator has the diagonal entry %g at H1 dof %lld "
                "(global id) of this zone, not a finite positive number: coordinates or densities "
                "too large, or too few quadrature points ([fem] order_quadrature)",
-               BlastSetupMeshOrigin(h, where, sizeof where), BlastSetupZoneName(h, z, zone, sizeof zone),
-               d, (long long)s->h1_gid[l]);
+               BlastSetupMeshOrigin(h, where, sizeof where),
+               BlastSetupZoneName(h, z, zone, sizeof zone), d, (long long)s->h1_gid[l]);
   }
   return 0;
 }

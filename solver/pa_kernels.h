@@ -312,15 +312,14 @@ BLAST_HOST_DEVICE static inline double BlastPaPointWork(int dim, const double *S
   return t;
 }
 
-
 /// Constant data of the partial path's zone kernels (host or device pointers).
 typedef struct {
-  int dim, D, Q, L;             ///< H1 nodes, points and L2 nodes per direction
-  int nd, nq, ne;               ///< D^dim, Q^dim, L^dim
-  const double *B, *G, *LB;     ///< 1D tables [Q*D], [Q*D], [Q*L]
-  const double *qw;             ///< [nq] weights
+  int dim, D, Q, L;          ///< H1 nodes, points and L2 nodes per direction
+  int nd, nq, ne;            ///< D^dim, Q^dim, L^dim
+  const double *B, *G, *LB;  ///< 1D tables [Q*D], [Q*D], [Q*L]
+  const double *qw;          ///< [nq] weights
   BlastQPointParams qpar;
-  int tg_source;                ///< add the 2D Taylor-Green energy source
+  int tg_source;  ///< add the 2D Taylor-Green energy source
 } BlastPaBasis;
 
 /// Scratch of BlastPaZoneQData in doubles.
@@ -349,9 +348,9 @@ BLAST_HOST_DEVICE static inline int BlastPaZoneWorkspace(const BlastPaBasis *pb)
 /// x0z, which gives the same bits.
 BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
     const BlastPaBasis *pb, const int dim, const int D, const int Q, const int L, int z,
-    const double *xz, const double *vz, const double *x0z, const double *J0inv,
-    const double *ez, const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
-    double *tgz, double *ws, double *dt_min, int *tangled, double *tangled_det) {
+    const double *xz, const double *vz, const double *x0z, const double *J0inv, const double *ez,
+    const double *R0z, double gamma, double *Sz, double *rEz, double *bz, double *tgz, double *ws,
+    double *dt_min, int *tangled, double *tangled_det) {
   int nd = D, nq = Q, ne = L;
   for (int g = 1; g < dim; g++) nd *= D, nq *= Q, ne *= L;
   const int d2 = dim * dim;
@@ -359,8 +358,7 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
   double *src = eq + nq, *t = src + nq, *dg = t + nq, *cws = dg + 3 * nq;
   const int tg = pb->tg_source && tgz;
   for (int c = 0; c < dim; c++) {
-    BlastPaGrad(dim, D, Q, pb->B, pb->G, xz + c * nd, dx + c * dim * nq, tg ? X + c * nq : 0,
-                cws);
+    BlastPaGrad(dim, D, Q, pb->B, pb->G, xz + c * nd, dx + c * dim * nq, tg ? X + c * nq : 0, cws);
     BlastPaGrad(dim, D, Q, pb->B, pb->G, vz + c * nd, dv + c * dim * nq, 0, cws);
     if (!J0inv) BlastPaGrad(dim, D, Q, pb->B, pb->G, x0z + c * nd, d0 + c * dim * nq, 0, cws);
   }
@@ -374,11 +372,10 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
         if (!J0inv) J0[c + dim * g] = d0[i];
       }
     double *Sq = &Sz[q * d2];
-    const double det =
-        J0inv ? BlastQPointStress(dim, &pb->qpar, J, Gv, &J0inv[q * d2], R0z[q], pb->qw[q], eq[q],
-                                  gamma, Sq, &dtq)
-              : BlastPaPointStress(dim, &pb->qpar, J, Gv, J0, R0z[q], pb->qw[q], eq[q], gamma, Sq,
-                                   &dtq);
+    const double det = J0inv ? BlastQPointStress(dim, &pb->qpar, J, Gv, &J0inv[q * d2], R0z[q],
+                                                 pb->qw[q], eq[q], gamma, Sq, &dtq)
+                             : BlastPaPointStress(dim, &pb->qpar, J, Gv, J0, R0z[q], pb->qw[q],
+                                                  eq[q], gamma, Sq, &dtq);
     if (!(det > 0.0)) {
       if (*tangled < 0)
         *tangled = z, *tangled_det = det;
@@ -410,13 +407,10 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
   }
 }
 
-BLAST_HOST_DEVICE static inline void BlastPaZoneQData(const BlastPaBasis *pb, int z,
-                                                      const double *xz, const double *vz,
-                                                      const double *x0z, const double *ez,
-                                                      const double *R0z, double gamma,
-                                                      double *Sz, double *rEz, double *bz,
-                                                      double *tgz, double *ws, double *dt_min,
-                                                      int *tangled, double *tangled_det) {
+BLAST_HOST_DEVICE static inline void BlastPaZoneQData(
+    const BlastPaBasis *pb, int z, const double *xz, const double *vz, const double *x0z,
+    const double *ez, const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
+    double *tgz, double *ws, double *dt_min, int *tangled, double *tangled_det) {
   BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, 0, ez, R0z, gamma, Sz, rEz,
                     bz, tgz, ws, dt_min, tangled, tangled_det);
 }

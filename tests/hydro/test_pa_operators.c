@@ -83,9 +83,11 @@ static void Compare(BlastMesh mesh, int k, int ode, Diffs *d) {
         S[m][dim * nl + c * nl + i] = Field(s->h1_gid[i], c, 2);
       }
     for (size_t i = 0; i < ne; i++)
-      S[m][2 * dim * nl + i] = 1.5 + Field(s->zone_gid[i / s->l2_nd] * 64 + (int64_t)(i % s->l2_nd), 0, 3);
+      S[m][2 * dim * nl + i] =
+          1.5 + Field(s->zone_gid[i / s->l2_nd] * 64 + (int64_t)(i % s->l2_nd), 0, 3);
     BlastQDataResult res;
-    TEST_CALL(h[m]->ops->zone.qdata_force(h[m]->bctx, S[m], S[m] + dim * nl, S[m] + 2 * dim * nl, &res));
+    TEST_CALL(
+        h[m]->ops->zone.qdata_force(h[m]->bctx, S[m], S[m] + dim * nl, S[m] + 2 * dim * nl, &res));
     TEST_CALL(h[m]->ops->zone.momentum_rhs(h[m]->bctx, rhs[m]));
     TEST_CALL(h[m]->ops->zone.energy_rate(h[m]->bctx, S[m] + dim * nl, de[m]));
   }
@@ -129,8 +131,8 @@ int main(int argc, char **argv) {
         TEST_ASSERT(d.de <= 1e-11, "%dD Q%d: M_E^-1 F^T v differs by %.2e", dim, k, d.de);
         TEST_ASSERT(d.de_other <= 1e-11, "%dD Q%d: F^T v' differs by %.2e", dim, k, d.de_other);
         if (rank == 0)
-          printf("%dD Q%d-Q%d %s: mass %.1e, diagonal %.1e, -F.1 %.1e, M_E^-1 F^T v %.1e\n", dim,
-                 k, k - 1, ode == BLAST_ODE_RK4 ? "RK4" : "RK2Avg", d.mass, d.dinv, d.rhs, d.de);
+          printf("%dD Q%d-Q%d %s: mass %.1e, diagonal %.1e, -F.1 %.1e, M_E^-1 F^T v %.1e\n", dim, k,
+                 k - 1, ode == BLAST_ODE_RK4 ? "RK4" : "RK2Avg", d.mass, d.dinv, d.rhs, d.de);
         if (rank == 0 && ode == BLAST_ODE_RK2AVG)
           printf("    F^T v' with another velocity: %.1e\n", d.de_other);
       }
