@@ -68,7 +68,9 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   c->pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
   if (c->pa) {
     PaBasisOf(hd, &c->pb);
-    BlastCall(BlastMalloc((size_t)hd->nz_ext * c->rows, &c->rE));
+    // rows of nz_ext zones, and the mass action's zone values of up to 3 components (its
+    // ncomp may exceed dim)
+    BlastCall(BlastMalloc((size_t)hd->nz_ext * 3 * hd->h1_nd, &c->rE));
     if (hd->pa_keep_stress)
       BlastCall(BlastMalloc((size_t)hd->nz * hd->nqp * hd->dim * hd->dim, &c->S));
     else
