@@ -39,6 +39,10 @@ static const BlastDeckChoice kViscosity[] = {
     {"auto", BLAST_VISC_AUTO}, {"on", BLAST_VISC_ON}, {"off", BLAST_VISC_OFF}, {NULL, 0}};
 // E2 (global CG on M_E, method spec 6.1) is not implemented: only exact zone inverses.
 static const BlastDeckChoice kEnergySolves[] = {{"inverse", BLAST_ENERGY_INVERSE}, {NULL, 0}};
+static const BlastDeckChoice kAssembly[] = {{"default", BLAST_ASSEMBLY_DEFAULT},
+                                            {"full", BLAST_ASSEMBLY_FULL},
+                                            {"partial", BLAST_ASSEMBLY_PARTIAL},
+                                            {NULL, 0}};
 static const BlastDeckChoice kGpuBackends[] = {
     {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
 static const BlastDeckChoice kSpmv[] = {{"dd", 0}, {"cusparse", 1}, {NULL, 0}};
@@ -292,6 +296,16 @@ static const BlastDeckKey kSchema[] = {
      .special_help = "the method's default 3k+m-1",
      .help = "order of the zone quadrature rule: order/2+1 Gauss points per direction; at "
              "least 2 max(order_kinematic, order_thermo), or the mass matrices are singular"},
+    {.section = "fem",
+     .key = "assembly",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(assembly),
+     .def = "default",
+     .choices = kAssembly,
+     .help = "how the mass and force operators are applied: full (assembled sparse mass matrix, "
+             "zone force matrices F_z = A_z B^T: the paper's path) or partial (matrix-free: "
+             "quadrature data only, sum-factorised kernels); recorded in checkpoints, a restart "
+             "in the other mode is refused"},
     // [time]
     {.section = "time",
      .key = "t_final",
