@@ -212,6 +212,7 @@ typedef struct {
   // doubles), the mass kernel's zones per block and shared memory
   double *pa_ws;
   int pa_nthr, pa_wsz, pa_zpb;
+  int pa_q3;  // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
   size_t pa_smem;
   size_t mem_used;      // device bytes taken by the backend's data
   size_t mem_free0;     // free device bytes when the backend was created

@@ -28,6 +28,24 @@ static PaMassKernel PaMassPick(int dim, int D, int Q) {
   return k_pa_mass<1, 0, 0>;
 }
 
+typedef void (*PaQKernel)(PaQArgs);
+
+// The 3D quadrature kernel for (D, Q, L), specialised for the default Qk-Qk-1 triples.
+static PaQKernel PaQ3Pick(int D, int Q, int L) {
+  if (D == 2 && Q == 2 && L == 1) return k_pa_qdata3<2, 2, 1>;
+  if (D == 3 && Q == 4 && L == 2) return k_pa_qdata3<3, 4, 2>;
+  if (D == 4 && Q == 6 && L == 3) return k_pa_qdata3<4, 6, 3>;
+  if (D == 5 && Q == 8 && L == 4) return k_pa_qdata3<5, 8, 4>;
+  return k_pa_qdata3<0, 0, 0>;
+}
+
+// Threads of k_pa_qdata3: a power of two from 64 to 256, one per point where possible.
+static int PaQ3Threads(int nq) {
+  int t = 64;
+  while (t < nq && t < 256) t *= 2;
+  return t;
+}
+
 static BlastPaBasis DevBasis(const CudaCtx *c) {
   BlastPaBasis pb;
   memset(&pb, 0, sizeof pb);
@@ -70,6 +88,17 @@ int PaSetup(CudaCtx *c) {
   c->pa_zpb = (int)((32 * 1024) / stage);
   c->pa_zpb = c->pa_zpb < 1 ? 1 : c->pa_zpb > 32 ? 32 : c->pa_zpb;
   c->pa_smem = table + c->pa_zpb * stage;
+  // the 3D quadrature kernel: one zone per block, when its stages fit shared memory
+  c->pa_q3 = 0;
+  if (hd->dim == 3) {
+    const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
+    if (q3 + 4096 <= c->smem_limit) {
+      c->pa_q3 = 1;
+      BlastCallCuda(cudaFuncSetAttribute((const void *)PaQ3Pick(d->D, d->Q, d->L),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)(c->smem_limit - 4096)));
+    }
+  }
   if (c->pa_smem > c->smem_limit) c->pa_smem = 0;  // k_pa_mass_generic
   else
     BlastCallCuda(cudaFuncSetAttribute((const void *)PaMassPick(hd->dim, d->D, d->Q),
@@ -91,9 +120,20 @@ int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e
   a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.x = x, a.v = v, a.e = e;
   a.ws = c->pa_ws, a.wsz = c->pa_wsz;
   a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
-  const int blocks = PaBlocks(c, n);
-  k_pa_qdata<<<blocks, kPaQThreads, 0, c->stream>>>(a);
-  BlastCheckKernel(c->sync, "k_pa_qdata");
+  int blocks;
+  if (c->pa_q3) {  // a block per zone
+    const DevData *d = &c->dd;
+    blocks = n;
+    if (n > 0) {
+      const size_t smem = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
+      PaQ3Pick(d->D, d->Q, d->L)<<<blocks, PaQ3Threads(d->nqp), smem, c->stream>>>(a);
+      BlastCheckKernel(c->sync, "k_pa_qdata3");
+    }
+  } else {
+    blocks = PaBlocks(c, n);
+    k_pa_qdata<<<blocks, kPaQThreads, 0, c->stream>>>(a);
+    BlastCheckKernel(c->sync, "k_pa_qdata");
+  }
   BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
   *blocks_out = blocks;
   return 0;
