@@ -21,6 +21,9 @@
 //                           component with gpu.spmv=cusparse)
 //   k_dot_dd                dot products in double-double (rounded once: the same bits on
 //                           any number of ranks, and as the CPU backend)
+// Partial assembly (ops_pa.cu): k_pa_qdata3 / k_pa_qdata (quadrature data, rows -F_z 1
+// and b without F_z), k_pa_force_t (b from a kept stress), k_pa_mass + k_pa_mass_gather
+// (the matrix-free mass action), see docs/architecture.md.
 // Kernel launch failures are reported with the kernel's name; every CUDA, cuBLAS and
 // cuSPARSE call is checked.
 #include <stdio.h>
