@@ -213,6 +213,8 @@ typedef struct {
   double *pa_ws;
   int pa_nthr, pa_wsz, pa_zpb;
   int pa_q3;  // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
+  double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
+  int *pa_red_zone;  // [nz / kPaRedSpan + 2]
   size_t pa_smem;
   size_t mem_used;      // device bytes taken by the backend's data
   size_t mem_free0;     // free device bytes when the backend was created

@@ -88,7 +88,11 @@ int PaSetup(CudaCtx *c) {
   c->pa_zpb = (int)((32 * 1024) / stage);
   c->pa_zpb = c->pa_zpb < 1 ? 1 : c->pa_zpb > 32 ? 32 : c->pa_zpb;
   c->pa_smem = table + c->pa_zpb * stage;
-  // the 3D quadrature kernel: one zone per block, when its stages fit shared memory
+  // the 3D quadrature kernel: one zone per block, when its stages fit shared memory; the
+  // first level of the reduction of its per-zone results
+  const size_t nb = (size_t)hd->nz / kPaRedSpan + 2;
+  BlastCall(DevUpload((const double *)NULL, 2 * nb, &c->pa_red));
+  BlastCall(DevUpload((const int *)NULL, nb, &c->pa_red_zone));
   c->pa_q3 = 0;
   if (hd->dim == 3) {
     const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
@@ -128,6 +132,17 @@ int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e
       const size_t smem = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
       PaQ3Pick(d->D, d->Q, d->L)<<<blocks, PaQ3Threads(d->nqp), smem, c->stream>>>(a);
       BlastCheckKernel(c->sync, "k_pa_qdata3");
+    }
+    if (blocks > kPaRedSpan) {  // a first level: k_reduce_min is one block
+      const int nb = (blocks + kPaRedSpan - 1) / kPaRedSpan;
+      double *odt = c->pa_red, *odet = c->pa_red + nb;
+      k_pa_reduce_blocks<<<nb, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
+                                                     odt, c->pa_red_zone, odet);
+      BlastCheckKernel(c->sync, "k_pa_reduce_blocks");
+      BlastCallCuda(cudaMemcpyAsync(c->red, odt, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(cudaMemcpyAsync(c->red + c->nred, odet, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->pa_red_zone, nb * sizeof(int), cudaMemcpyDeviceToDevice, c->stream));
+      blocks = nb;
     }
   } else {
     blocks = PaBlocks(c, n);

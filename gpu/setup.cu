@@ -445,7 +445,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
                   c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
                   c->me_inv_blocks, c->stage,  d->B1,        d->G1,         d->L1,
                   d->x0,         d->qmass,    d->mtoff,    d->mtidx,      d->zones,
-                  c->pa_ws};
+                  c->pa_ws,      c->pa_red,   c->pa_red_zone};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {

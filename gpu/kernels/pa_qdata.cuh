@@ -247,4 +247,33 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
     p.blk_dt[blockIdx.x] = rd[0], p.blk_zone[blockIdx.x] = rz[0], p.blk_det[blockIdx.x] = rdet[0];
 }
 
+// First level of the reduction of k_pa_qdata3's per-zone block results (a million and more
+// of them, too many for k_reduce_min's single block): block b of 256 threads reduces
+// entries [b kPaRedSpan, (b + 1) kPaRedSpan) into out entry b, as k_reduce_min (a zone is
+// in one entry: no ties).
+enum { kPaRedSpan = 2048 };
+__global__ void __launch_bounds__(256) k_pa_reduce_blocks(int n, const double *dt, const int *zone,
+                                                          const double *det, double *odt,
+                                                          int *ozone, double *odet) {
+  __shared__ double sd[256], sdet[256];
+  __shared__ int sz[256];
+  double m = HUGE_VAL, dd = 0.0;
+  int zz = INT_MAX;
+  const int i0 = blockIdx.x * kPaRedSpan, i1 = i0 + kPaRedSpan < n ? i0 + kPaRedSpan : n;
+  for (int i = i0 + threadIdx.x; i < i1; i += blockDim.x) {
+    if (dt[i] < m) m = dt[i];
+    if (zone[i] < zz) zz = zone[i], dd = det[i];
+  }
+  sd[threadIdx.x] = m, sz[threadIdx.x] = zz, sdet[threadIdx.x] = dd;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if ((int)threadIdx.x < s) {
+      if (sd[threadIdx.x + s] < sd[threadIdx.x]) sd[threadIdx.x] = sd[threadIdx.x + s];
+      if (sz[threadIdx.x + s] < sz[threadIdx.x]) sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) odt[blockIdx.x] = sd[0], ozone[blockIdx.x] = sz[0], odet[blockIdx.x] = sdet[0];
+}
+
 #endif  // BLAST_GPU_KERNELS_PA_QDATA_CUH
