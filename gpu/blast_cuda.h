@@ -102,7 +102,8 @@ typedef struct {
 } BlastCudaMemorySizes;
 
 /// The partial path's generic kernels (a thread per zone): the threads and the scratch
-/// doubles per thread (the CPU backend's workspace of a zone), within 1 GiB in all.
+/// doubles per thread (the CPU backend's workspace of a zone), within 1 GiB in all; no
+/// threads (0) where the shared-memory kernels cover every use (3D, no kept stress).
 void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz);
 
 /// Fixed allowance per rank (bytes): cudaMalloc's 2 MiB rounding of ~70 buffers and the

@@ -16,6 +16,21 @@ void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz) {
   pb.nd = hd->h1_nd, pb.nq = hd->nqp, pb.ne = hd->l2_nd;
   const int rows = hd->dim * hd->h1_nd;
   *wsz = 3 * rows + hd->l2_nd + hd->nqp * hd->dim * hd->dim + BlastPaZoneWorkspace(&pb) + 16;
+  // Not needed in 3D without a kept stress when k_pa_qdata3's and k_pa_mass's stages fit
+  // 160 KB of shared memory (every sm_80+ device; formulas of PaQ3Doubles, PaMassStage).
+  if (hd->dim == 3 && !hd->pa_keep_stress) {
+    const int D = pb.D, Q = pb.Q, L = pb.L, M = D > L ? D : L, nq = Q * Q * Q;
+    const double q3 = 8.0 * (9 * D * D * D + L * L * L + 2 * Q * D + Q * L + 33 * nq +
+                             9 * M * Q * Q + 6 * M * M * Q);
+    int ms = D * D * D > nq ? D * D * D : nq;
+    if (D * D * Q > ms) ms = D * D * Q;
+    if (D * Q * Q > ms) ms = D * Q * Q;
+    const double mass = 8.0 * (Q * D + 6.0 * ms);
+    if (q3 + 4096.0 <= 160.0 * 1024.0 && mass <= 160.0 * 1024.0) {
+      *threads = 0;
+      return;
+    }
+  }
   const double cap = 1073741824.0 / (8.0 * *wsz);
   long long t = (long long)cap / 128 * 128, nz = hd->nz_ext > hd->nz ? hd->nz_ext : hd->nz;
   const long long need = (nz + 127) / 128 * 128;

@@ -79,9 +79,6 @@ int PaSetup(CudaCtx *c) {
   BlastCall(DevUpload((const double *)NULL, nze * 3 * d->nd, &d->rE));
   if (d->keep_stress)
     BlastCall(DevUpload((const double *)NULL, (size_t)hd->nz * nq * hd->dim * hd->dim, &d->S));
-  // the generic kernels' scratch
-  BlastCudaPaScratch(hd, &c->pa_nthr, &c->pa_wsz);
-  BlastCall(DevUpload((const double *)NULL, (size_t)c->pa_nthr * c->pa_wsz, &c->pa_ws));
   // the mass kernel: zones per block within 32 KB of stage buffers (all components)
   const size_t stage = 2 * 3 * (size_t)PaMassStage(hd->dim, d->D, d->Q) * sizeof(double);
   const size_t table = (size_t)d->Q * d->D * sizeof(double);
@@ -108,6 +105,15 @@ int PaSetup(CudaCtx *c) {
     BlastCallCuda(cudaFuncSetAttribute((const void *)PaMassPick(hd->dim, d->D, d->Q),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int)c->smem_limit));
+  // the generic kernels' scratch (where the device's shared memory is smaller than the
+  // model assumes, it is taken anyway)
+  BlastCudaPaScratch(hd, &c->pa_nthr, &c->pa_wsz);
+  if (c->pa_nthr == 0 && (!c->pa_q3 || !c->pa_smem)) {
+    BlastHydroData h2 = *hd;
+    h2.pa_keep_stress = 1;  // the rule's exception: always a scratch
+    BlastCudaPaScratch(&h2, &c->pa_nthr, &c->pa_wsz);
+  }
+  BlastCall(DevUpload((const double *)NULL, (size_t)c->pa_nthr * c->pa_wsz, &c->pa_ws));
   return 0;
 }
 
