@@ -75,6 +75,8 @@ int PaSetup(CudaCtx *c) {
   BlastCall(DevUpload(hd->pa_zones, nze, &d->zones));
   BlastCall(DevUpload(hd->mv_dinv, (size_t)hd->h1_nown, &c->mv_dinv));
   BlastCall(DevUpload(hd->mv_rows, (size_t)hd->h1_nown, &c->mv_rows));
+  if (c->opt.spmv_cusparse)  // the descriptors CusparseSetup binds (M_E^{-1} by cuSPARSE)
+    BlastCall(DevUpload((const double *)NULL, (size_t)hd->h1_nown + 1, &c->y_perm));
   // rows -F_z 1 of nz_ext zones, also the mass action's values of up to 3 components
   BlastCall(DevUpload((const double *)NULL, nze * 3 * d->nd, &d->rE));
   if (d->keep_stress)
