@@ -26,7 +26,7 @@ void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz) {
     if (D * D * Q > ms) ms = D * D * Q;
     if (D * Q * Q > ms) ms = D * Q * Q;
     const double mass = 8.0 * (Q * D + 6.0 * ms);
-    if (q3 + 4096.0 <= 160.0 * 1024.0 && mass <= 160.0 * 1024.0) {
+    if (q3 + 8192.0 <= 160.0 * 1024.0 && mass <= 160.0 * 1024.0) {
       *threads = 0;
       return;
     }

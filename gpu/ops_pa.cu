@@ -95,11 +95,11 @@ int PaSetup(CudaCtx *c) {
   c->pa_q3 = 0;
   if (hd->dim == 3) {
     const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
-    if (q3 + 4096 <= c->smem_limit) {
+    if (q3 + 8192 <= c->smem_limit) {  // its static reduction arrays take 5 KB
       c->pa_q3 = 1;
       BlastCallCuda(cudaFuncSetAttribute((const void *)PaQ3Pick(d->D, d->Q, d->L),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)(c->smem_limit - 4096)));
+                                         (int)(c->smem_limit - 8192)));
     }
   }
   if (c->pa_smem > c->smem_limit) c->pa_smem = 0;  // k_pa_mass_generic
