@@ -94,7 +94,17 @@ typedef struct {
   long long ess;     ///< constrained owned dofs, all components
   int halo_send[2], halo_recv[2];
   int tg_source;
+  int pa;                ///< partial assembly: no F, J0^{-1}, mass matrix; the sizes below
+  int nz_ext;            ///< zones incl. halo zones
+  int pa_keep_stress;    ///< the stress kept per point
+  long long mass_nidx;   ///< entries of mass_tidx
+  double pa_scratch;     ///< bytes of the generic kernels' scratch (BlastCudaPaScratch)
 } BlastCudaMemorySizes;
+
+/// The partial path's generic kernels (a thread per zone): the threads and the scratch
+/// doubles per thread (the CPU backend's workspace of a zone), within 1 GiB in all; no
+/// threads (0) where the shared-memory kernels cover every use (3D, no kept stress).
+void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz);
 
 /// Fixed allowance per rank (bytes): cudaMalloc's 2 MiB rounding of ~70 buffers and the
 /// cuBLAS/cuSPARSE handles' workspaces.

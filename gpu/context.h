@@ -65,6 +65,13 @@ typedef struct {
   double *F, *rE, *tg, *b;  // zone force matrices, zone momentum rhs, TG source, F^T v
   BlastQPointParams qpar;
   int tg_source;
+  // partial assembly (ops_pa.cu): F, J0inv, Gt, Gn, L2Bt, L2Bp are NULL; S only with
+  // keep_stress ([nz][nqp][dim^2] as the CPU backend); rE has nz_ext zones (also the mass
+  // action's zone values, component-major); edof covers the nz_ext zones
+  int pa, keep_stress, nz_ext, D, Q, L, nzint;
+  double *B1, *G1, *L1;  // 1D tables [Q*D], [Q*D], [Q*L]
+  double *x0, *qmass;    // initial positions (L-vector), rho0 |J0| w [nz_ext][nqp]
+  int *mtoff, *mtidx, *zones;  // owned dof -> E-indices; zones, those with owned dofs first
 } DevData;
 
 // A CSR matrix on the device with its cuSPARSE descriptor.
@@ -201,6 +208,14 @@ typedef struct {
                    // key)
   int sell_sigma;  // rows ordered by length within windows of this many (0: all)
   Profile prof;
+  // partial assembly: the generic kernels' per-thread scratch (pa_nthr threads of pa_wsz
+  // doubles), the mass kernel's zones per block and shared memory
+  double *pa_ws;
+  int pa_nthr, pa_wsz, pa_zpb;
+  int pa_q3;  // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
+  double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
+  int *pa_red_zone;  // [nz / kPaRedSpan + 2]
+  size_t pa_smem;
   size_t mem_used;      // device bytes taken by the backend's data
   size_t mem_free0;     // free device bytes when the backend was created
   size_t mem_estimate;  // BlastCudaMemoryEstimate of this rank
@@ -265,6 +280,14 @@ int ForceT(CudaCtx *c, int n, const double *v);
 int MeApply(CudaCtx *c, double *de);
 size_t QSharedBytes(const CudaCtx *c, QConfig q);
 int GemmChunk(const DevData *d, int gtb, size_t limit);
+
+// ops_pa.cu: the partial-assembly path (kernels/pa_mass.cuh, kernels/pa_qdata.cuh).
+int PaSetup(CudaCtx *c);
+int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e,
+            int *blocks);
+int PaForceT(CudaCtx *c, int n, const double *v);
+int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
+size_t PaScratchBytes(const BlastHydroData *hd);
 
 // ops_mass.cu: y = m x by cuSPARSE (`[gpu] spmv = cusparse`).
 int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,

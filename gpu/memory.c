@@ -6,7 +6,39 @@
 #include <string.h>
 
 #include "blast_cuda.h"
+#include "pa_kernels.h"
 #include "sell.h"
+
+void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz) {
+  BlastPaBasis pb;
+  memset(&pb, 0, sizeof pb);
+  pb.dim = hd->dim, pb.D = hd->pa_d1d, pb.Q = hd->pa_q1d, pb.L = hd->pa_l1d;
+  pb.nd = hd->h1_nd, pb.nq = hd->nqp, pb.ne = hd->l2_nd;
+  const int rows = hd->dim * hd->h1_nd;
+  *wsz = 3 * rows + hd->l2_nd + hd->nqp * hd->dim * hd->dim + BlastPaZoneWorkspace(&pb) + 16;
+  // Not needed in 3D without a kept stress when k_pa_qdata3's and k_pa_mass's stages fit
+  // 160 KB of shared memory (every sm_80+ device; formulas of PaQ3Doubles, PaMassStage).
+  if (hd->dim == 3 && !hd->pa_keep_stress) {
+    const int D = pb.D, Q = pb.Q, L = pb.L, M = D > L ? D : L, nq = Q * Q * Q;
+    const double q3 = 8.0 * (9 * D * D * D + L * L * L + 2 * Q * D + Q * L + 33 * nq +
+                             9 * M * Q * Q + 6 * M * M * Q);
+    int ms = D * D * D > nq ? D * D * D : nq;
+    if (D * D * Q > ms) ms = D * D * Q;
+    if (D * Q * Q > ms) ms = D * Q * Q;
+    const double mass = 8.0 * (Q * D + 6.0 * ms);
+    if (q3 + 8192.0 <= 160.0 * 1024.0 && mass <= 160.0 * 1024.0) {
+      *threads = 0;
+      return;
+    }
+  }
+  const double cap = 1073741824.0 / (8.0 * *wsz);
+  long long t = (long long)cap / 128 * 128, nz = hd->nz_ext > hd->nz ? hd->nz_ext : hd->nz;
+  const long long need = (nz + 127) / 128 * 128;
+  if (t > 65536) t = 65536;
+  if (t > need) t = need;
+  if (t < 128) t = 128;
+  *threads = (int)t;
+}
 
 void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt,
                             BlastCudaMemorySizes *s) {
@@ -30,6 +62,13 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt
   for (int w = 0; w < 2; w++)
     s->halo_send[w] = hd->halo[w].nsend, s->halo_recv[w] = hd->halo[w].nrecv;
   s->tg_source = hd->tg_source;
+  if (hd->assembly == BLAST_ASSEMBLY_PARTIAL) {
+    int nt = 0, wsz = 0;
+    s->pa = 1, s->nz_ext = hd->nz_ext, s->pa_keep_stress = hd->pa_keep_stress;
+    s->mass_nidx = hd->mass_toff ? hd->mass_toff[hd->h1_nown] : 0;
+    BlastCudaPaScratch(hd, &nt, &wsz);
+    s->pa_scratch = 8.0 * nt * (double)wsz;
+  }
 }
 
 int BlastCudaSellSigmaParse(const char *env, int *sigma) {
@@ -52,25 +91,42 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   const double slots = nown + 64.0;  // both parts rounded up to 32 rows
   const double rows = dim * nd;
   double ints = 0.0, dbls = 0.0;
-  // zone maps and basis tables
-  ints += 2.0 * nz * nd + nl + 1.0;                    // edof, tidx, toff
-  dbls +=
-      nqp * (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
-  dbls += nz * nqp * (1.0 + dim * dim) + nz;               // rho0|J0|w, J0^{-1}, gamma
-  dbls +=
-      nz * nqp * (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
-  dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
-  dbls += nown;                                        // the mass matrix's D^{-1}
-  if (!s->cusparse) {
-    // the mass matrix in sliced ELLPACK (rows, lengths, slice offsets, entries), x with
-    // its components side by side, M_E^{-1} in dense zone blocks
-    ints += 2.0 * slots + sell;
-    dbls += slots / 32.0 + 1.0 + sell + nz * ne * ne + 3.0 * (next + 1.0);
+  if (s->pa) {
+    // partial assembly (ops_pa.cu): zone maps over nz_ext zones, 1D and point tables,
+    // rho0|J0|w (momentum mass over nz_ext, quadrature over nz), gamma, x0, the rows
+    // -F_z 1 over nz_ext zones (also the mass action's zone values), b or the stress,
+    // the source, the mass gather's indices, D^{-1} and the row order, M_E^{-1} blocks,
+    // the generic kernels' scratch
+    const double nze = s->nz_ext;
+    ints += nze * nd + nz * nd + nl + 1.0 + nze;      // edof, tidx, toff, pa_zones
+    ints += nown + 1.0 + (double)s->mass_nidx + nown;  // mass_toff, mass_tidx, mv_rows
+    dbls += nqp * (1.0 + nd + ne) + 64.0;                // weights, B, L2 B, 1D tables
+    dbls += nze * nqp + nz * nqp + nz + dim * nl;        // qmass, R0, gamma, x0
+    dbls += nze * 3.0 * nd + nz * ne;                    // rE / E (3 components), source
+    dbls += s->pa_keep_stress ? nz * nqp * dim * dim + nz * ne : nz * ne;  // S and b, or b
+    dbls += nown + nz * ne * ne;                         // D^{-1}, M_E^{-1}
+    dbls += s->pa_scratch / 8.0;
   } else {
-    // interior/boundary CSR copies, their row order and permuted output; M_E^{-1} CSR
-    ints += (nown + 2.0) + nnz + nown + nz * ne + 1.0 + nz * ne * ne;
-    dbls += nnz + nown + 1.0 + nz * ne * ne;
-    dbls += nown + nz * ne;  // cuSPARSE SpMV work buffer (bound)
+    // zone maps and basis tables
+    ints += 2.0 * nz * nd + nl + 1.0;                    // edof, tidx, toff
+    dbls +=
+        nqp * (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
+    dbls += nz * nqp * (1.0 + dim * dim) + nz;               // rho0|J0|w, J0^{-1}, gamma
+    dbls +=
+        nz * nqp * (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
+    dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
+    dbls += nown;                                        // the mass matrix's D^{-1}
+    if (!s->cusparse) {
+      // the mass matrix in sliced ELLPACK (rows, lengths, slice offsets, entries), x with
+      // its components side by side, M_E^{-1} in dense zone blocks
+      ints += 2.0 * slots + sell;
+      dbls += slots / 32.0 + 1.0 + sell + nz * ne * ne + 3.0 * (next + 1.0);
+    } else {
+      // interior/boundary CSR copies, their row order and permuted output; M_E^{-1} CSR
+      ints += (nown + 2.0) + nnz + nown + nz * ne + 1.0 + nz * ne * ne;
+      dbls += nnz + nown + 1.0 + nz * ne * ne;
+      dbls += nown + nz * ne;  // cuSPARSE SpMV work buffer (bound)
+    }
   }
   // essential dofs, halos, buffers, reductions
   ints += s->ess;

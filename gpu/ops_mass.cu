@@ -29,6 +29,7 @@ int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x, 
 
 extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
+  if (c->dd.pa) return PaMassMult(c, rows, ncomp, mask, x, y);
   nvtxRangePushA("mass_spmm");
   const size_t st = (size_t)c->dd.next;
   if (!c->opt.spmv_cusparse) {

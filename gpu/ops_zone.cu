@@ -66,6 +66,13 @@ static size_t GemmSharedBytes(const DevData *d, int gtb, int qc) {
 // The quadrature kernel and the force GEMM on zones [0, nz), and the reduction of the
 // quadrature kernel's block results.
 static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const double *v, const double *e) {
+  if (c->dd.pa) {
+    int blocks = 0;
+    BlastCall(PaQData(c, nz, x, v, e, &blocks));
+    k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
+    BlastCheckKernel(c->sync, "k_reduce_min");
+    return 0;
+  }
   QArgs a;
   a.d = c->dd, a.x = x, a.v = v, a.e = e, a.cfg = q;
   a.d.nz = nz;
@@ -139,7 +146,7 @@ extern "C" int BlastCudaQDataForce(void *ctx, const double *x, const double *v, 
 
 // -F_z 1 of zones [0, n) into rE (kernel 8).
 int ForceOnes(CudaCtx *c, int n) {
-  if (n <= 0) return 0;
+  if (n <= 0 || c->dd.pa) return 0;  // partial: the quadrature update computed them
   DevData d = c->dd;
   d.nz = n;
   const double nzr = (double)n * d.rows;
@@ -171,6 +178,7 @@ extern "C" int BlastCudaMomentumRhs(void *ctx, double *rhs) {
 
 // b_z = F_z^T v_z (+ source) of zones [0, n) (kernel 10).
 int ForceT(CudaCtx *c, int n, const double *v) {
+  if (c->dd.pa) return PaForceT(c, n, v);
   if (n <= 0) return 0;
   DevData d = c->dd;
   d.nz = n;

@@ -21,6 +21,9 @@
 //                           component with gpu.spmv=cusparse)
 //   k_dot_dd                dot products in double-double (rounded once: the same bits on
 //                           any number of ranks, and as the CPU backend)
+// Partial assembly (ops_pa.cu): k_pa_qdata3 / k_pa_qdata (quadrature data, rows -F_z 1
+// and b without F_z), k_pa_force_t (b from a kept stress), k_pa_mass + k_pa_mass_gather
+// (the matrix-free mass action), see docs/architecture.md.
 // Kernel launch failures are reported with the kernel's name; every CUDA, cuBLAS and
 // cuSPARSE call is checked.
 #include <stdio.h>
@@ -323,9 +326,6 @@ static int CusparseSetup(CudaCtx *c) {
 // Create and destroy
 
 extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
-  BlastCheck(hd->assembly != BLAST_ASSEMBLY_PARTIAL, BLAST_ERR_UNSUPPORTED,
-             "the cuda backend of this build has no partial assembly yet: set [fem] assembly = "
-             "full");
   const BlastGpuOptions opt = g_next_options;
   size_t estimate = 0;
   BlastCall(CheckMemory(hd, &opt, &estimate));
@@ -342,7 +342,8 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   // Mass-matrix rows ordered by length within windows of sigma rows (sell.h; 0: the whole
   // interior or boundary part). BLAST_SELL_SIGMA overrides, for benchmarks.
   c->sell_sigma = opt.sell_sigma_set ? opt.sell_sigma : BLAST_SELL_SIGMA_DEFAULT;
-  if (!c->opt.spmv_cusparse)
+  const int pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
+  if (!c->opt.spmv_cusparse && !pa)
     BlastCallCuda(cudaMalloc((void **)&c->xil, 3 * ((size_t)hd->h1_next + 1) * sizeof(double)));
   int dev;
   BlastCallCuda(cudaGetDevice(&dev));
@@ -366,22 +367,26 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
   d->qpar = hd->qpar, d->tg_source = hd->tg_source;
   const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
-  BlastCall(DevUpload(hd->h1_edof, nz * nd, &d->edof));
+  BlastCall(DevUpload(hd->h1_edof, (pa ? (size_t)hd->nz_ext : nz) * nd, &d->edof));
   BlastCall(DevUpload(hd->h1_toff, (size_t)hd->h1_nl + 1, &d->toff));
   BlastCall(DevUpload(hd->h1_tidx, nz * nd, &d->tidx));
   BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
   BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
   BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
   BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
-  BlastCall(UploadPointFastest(hd, d));
   BlastCall(DevUpload(hd->zone_gamma, nz, &d->gamma));
-  BlastCall(DevUpload((const double *)NULL, nz * nqp * SStride((int)dim), &d->S));
-  BlastCallCuda(cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
-  BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
-  BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
+  if (pa) {  // partial assembly: no F_z, J0^{-1}, mass matrix (ops_pa.cu)
+    BlastCall(PaSetup(c));
+  } else {
+    BlastCall(UploadPointFastest(hd, d));
+    BlastCall(DevUpload((const double *)NULL, nz * nqp * SStride((int)dim), &d->S));
+    BlastCallCuda(cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
+    BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
+    BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
+    BlastCall(UploadMass(c));
+  }
   BlastCall(DevUpload((const double *)NULL, nz * ne, &d->b));
   BlastCall(DevUpload((const double *)NULL, hd->tg_source ? nz * ne : 1, &d->tg));
-  BlastCall(UploadMass(c));
   BlastCall(UploadMassEInverse(c));
   BlastCall(BlastMalloc(dim + 1, &c->ess_off));
   for (size_t k = 0; k <= dim; k++) c->ess_off[k] = hd->ess_off[k];
@@ -412,6 +417,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
                                            (int)c->smem_limit));
   }
   BlastCall(TuneSetup(c));
+  if (pa) c->tune_active = 0, c->spmm_tune = kSpmmNCand;  // fixed launch shapes (ops_pa.cu)
   const int maxblocks = (int)Blocks(nz, 1);  // zpb >= 1
   c->nred = maxblocks + 1;
   BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
@@ -437,7 +443,9 @@ extern "C" int BlastCudaDestroy(void **ctx) {
                   c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
                   c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->sell_row,
                   c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
-                  c->me_inv_blocks, c->stage};
+                  c->me_inv_blocks, c->stage,  d->B1,        d->G1,         d->L1,
+                  d->x0,         d->qmass,    d->mtoff,    d->mtidx,      d->zones,
+                  c->pa_ws,      c->pa_red,   c->pa_red_zone};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {

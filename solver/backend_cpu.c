@@ -157,7 +157,9 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   if (c->pa) {
     PaBasisOf(hd, &c->pb);
     PaKernelsOf(&c->pb, &c->pa_qdata, &c->pa_mass);
-    BlastCall(BlastMalloc((size_t)hd->nz_ext * c->rows, &c->rE));
+    // rows of nz_ext zones, and the mass action's zone values of up to 3 components (its
+    // ncomp may exceed dim)
+    BlastCall(BlastMalloc((size_t)hd->nz_ext * 3 * hd->h1_nd, &c->rE));
     // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
     const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
     double *ws;
@@ -185,7 +187,7 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     const size_t d2 = (size_t)hd->dim * hd->dim, rows = (size_t)c->rows;
     size_t n = c->ws_size * c->nthreads + (hd->tg_source ? nz * ne : 0);
     if (c->pa)
-      n += (size_t)hd->nz_ext * rows + nz * nq * d2 + (c->S ? nz * nq * d2 : nz * ne);
+      n += (size_t)hd->nz_ext * 3 * hd->h1_nd + nz * nq * d2 + (c->S ? nz * nq * d2 : nz * ne);
     else
       n += nz * rows * ne + nz * rows;
     c->bytes = n * sizeof(double);

@@ -27,6 +27,8 @@ typedef struct {
   BlastHydroData hd, hdm;
   // arrays behind hdm (owned)
   int *m_col, *m_rows, *hl_send, *hl_recv, *hc_send, *hc_recv;
+  int *m_edof, *m_zones;  // partial assembly: hdm's zone dofs (some ghosts) and zone order
+  int pa;                 // hd.assembly == BLAST_ASSEMBLY_PARTIAL
   size_t nx;       // dim * h1_nl: an H1 field
   size_t ne;       // nz * l2_nd: an L2 field
   double *x0;      // [nx] the mesh positions (host)

@@ -224,16 +224,62 @@ void ProblemState(const Problem *p, int variant, double *x, double *v, double *e
 
 // hdm: the mass matrix with every third owned row a boundary row whose odd entries read
 // ghost columns (past h1_next), and halo lists with repeated send targets.
+// Partial assembly: every third zone reads ghost columns for its odd nodes and is a
+// boundary zone (after the interior zones in pa_zones); a row is a boundary row when one
+// of its zones is.
+static int SyntheticPartial(Problem *p) {
+  const BlastHydroData *hd = &p->hd;
+  BlastHydroData *m = &p->hdm;
+  const int nown = hd->h1_nown, next0 = hd->h1_next, nd = hd->h1_nd, nze = hd->nz_ext;
+  p->m_edof = malloc(((size_t)nze * nd + 1) * sizeof(int));
+  p->m_zones = malloc(((size_t)nze + 1) * sizeof(int));
+  p->m_rows = malloc(((size_t)nown + 1) * sizeof(int));
+  int *gmap = malloc(((size_t)next0 + 1) * sizeof(int)), *bz = calloc((size_t)nze + 1, sizeof(int));
+  for (int j = 0; j < next0; j++) gmap[j] = -1;
+  int nghost = 0, nzint = 0, nint = 0;
+  for (int z = 0; z < nze; z++)
+    for (int a = 0; a < nd; a++) {
+      int j = hd->h1_edof[(size_t)z * nd + a];
+      if (z % 3 == 1 && a % 2 == 1) {
+        if (gmap[j] < 0) gmap[j] = nghost++;
+        j = next0 + gmap[j];
+      }
+      p->m_edof[(size_t)z * nd + a] = j;
+    }
+  for (int k = 0; k < nze; k++) bz[hd->pa_zones[k]] = k >= hd->pa_nzint || hd->pa_zones[k] % 3 == 1;
+  for (int k = 0; k < nze; k++)
+    if (!bz[hd->pa_zones[k]]) p->m_zones[nzint++] = hd->pa_zones[k];
+  for (int k = 0, nb = nzint; k < nze; k++)
+    if (bz[hd->pa_zones[k]]) p->m_zones[nb++] = hd->pa_zones[k];
+  int *rb = calloc((size_t)nown + 1, sizeof(int));
+  for (int i = 0; i < nown; i++)
+    for (int t = hd->mass_toff[i]; t < hd->mass_toff[i + 1]; t++) rb[i] |= bz[hd->mass_tidx[t] / nd];
+  for (int i = 0; i < nown; i++)
+    if (!rb[i]) p->m_rows[nint++] = i;
+  for (int i = 0, nb = nint; i < nown; i++)
+    if (rb[i]) p->m_rows[nb++] = i;
+  free(gmap), free(bz), free(rb);
+  m->h1_edof = p->m_edof, m->pa_zones = p->m_zones, m->pa_nzint = nzint;
+  m->mv_rows = p->m_rows, m->mv_ninterior = nint;
+  return nghost;
+}
+
 static void SyntheticData(Problem *p) {
   const BlastHydroData *hd = &p->hd;
   BlastHydroData *m = &p->hdm;
   *m = *hd;
-  const int nown = hd->h1_nown, next0 = hd->h1_next, nnz = hd->mv_rowptr[nown];
+  const int nown = hd->h1_nown, next0 = hd->h1_next;
+  int nghost = 0;
+  if (p->pa) {
+    nghost = SyntheticPartial(p);
+    goto halo;
+  }
+  const int nnz = hd->mv_rowptr[nown];
   p->m_col = malloc(((size_t)nnz + 1) * sizeof(int));
   p->m_rows = malloc(((size_t)nown + 1) * sizeof(int));
   int *gmap = malloc(((size_t)next0 + 1) * sizeof(int));
   for (int j = 0; j < next0; j++) gmap[j] = -1;
-  int nghost = 0, nint = 0;
+  int nint = 0;
   for (int i = 0; i < nown; i++)
     if (i % 3 != 1) p->m_rows[nint++] = i;
   for (int i = 0, nb = nint; i < nown; i++) {
@@ -250,6 +296,7 @@ static void SyntheticData(Problem *p) {
   }
   free(gmap);
   m->mv_col = p->m_col, m->mv_rows = p->m_rows, m->mv_ninterior = nint;
+halo:
   m->h1_next = next0 + nghost;
   // Halo lists. L: sends of owned dofs (a fifth of them repeated: a dof shared with several
   // ranks), receives into distinct L-dofs. COL: the same kind of sends, receives into the
@@ -278,24 +325,28 @@ static void SyntheticData(Problem *p) {
   m->halo[BLAST_HALO_COL] = (BlastHaloIndex){ns, nghost, p->hc_send, p->hc_recv};
 }
 
-static int ProblemCreate(Problem *p, int dim, int k, int n, int variant) {
+static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int assembly) {
   memset(p, 0, sizeof *p);
   p->dim = dim, p->k = k, p->n = n;
   BlastConfig cfg;
   RegressionConfig(&cfg, BLAST_PROBLEM_SEDOV);
   cfg.order_kinematic = k, cfg.order_thermo = k - 1;
+  cfg.assembly = assembly ? BLAST_ASSEMBLY_PARTIAL : BLAST_ASSEMBLY_FULL;
   BlastCall(TestUnitBoxMesh(dim, n, &p->mesh));
   BlastCall(BlastHydroCreate(&cfg, p->mesh, MPI_COMM_WORLD, &blast_backend_cpu, &p->h));
   p->hd = p->h->hd;
   if (variant) p->hd.tg_source = 1, p->hd.qpar.vort = 1;  // the source and vorticity paths
+  p->pa = p->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
+  BlastCheck(p->pa == (assembly != 0), BLAST_ERR_INTERNAL, "assembly %d, expected %d", p->pa, assembly);
+  if (assembly == 2) p->hd.pa_keep_stress = 1;  // energy_rate from the stored stress
   p->nx = (size_t)dim * p->hd.h1_nl;
   p->ne = (size_t)p->hd.nz * p->hd.l2_nd;
   BlastCheck(p->h->nx == p->nx, BLAST_ERR_INTERNAL, "x block %zu, expected %zu", p->h->nx, p->nx);
   p->x0 = HostNew(p->nx);
   memcpy(p->x0, p->h->S, p->nx * sizeof(double));  // CPU backend memory is host memory
   p->hz = 1.0 / (n * k);
-  snprintf(p->label, sizeof p->label, "%dD Q%d-Q%d %d^%d%s", dim, k, k - 1, n, dim,
-           variant ? " tg+vort" : "");
+  snprintf(p->label, sizeof p->label, "%dD Q%d-Q%d %d^%d%s%s", dim, k, k - 1, n, dim,
+           variant ? " tg+vort" : "", assembly == 2 ? " PA keepS" : assembly ? " PA" : "");
   SyntheticData(p);
   return 0;
 }
@@ -304,7 +355,7 @@ static void ProblemDestroy(Problem *p) {
   BlastHydroDestroy(&p->h);
   BlastMeshDestroy(&p->mesh);
   HostFree(&p->x0);
-  free(p->m_col), free(p->m_rows), free(p->hl_send), free(p->hl_recv), free(p->hc_send),
+  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->hl_send), free(p->hl_recv), free(p->hc_send),
       free(p->hc_recv);
 }
 
@@ -421,15 +472,19 @@ int main(int argc, char **argv) {
   // with the largest thread count the cases use.
   Threads(2);
   const struct {
-    int dim, k, n, variant;
-  } probs[] = {{2, 2, 3, 1}, {2, 3, 24, 0}, {3, 2, 2, 0}, {3, 3, 3, 0}, {3, 2, 5, 1}};
+    int dim, k, n, variant, assembly;  // assembly 0 full, 1 partial, 2 partial keeping S
+  } probs[] = {{2, 2, 3, 1, 0}, {2, 3, 24, 0, 0}, {3, 2, 2, 0, 0}, {3, 3, 3, 0, 0},
+               {3, 2, 5, 1, 0}, {2, 2, 3, 1, 1}, {2, 3, 24, 0, 1}, {3, 2, 2, 0, 1},
+               {3, 3, 3, 0, 1}, {3, 2, 5, 1, 1}, {3, 4, 2, 0, 1}, {3, 2, 4, 1, 2},
+               {2, 3, 5, 0, 2}};
   enum { kNp = (int)(sizeof probs / sizeof probs[0]) };
   Problem P[kNp];
   Bk cpu[kNp], cpum[kNp], dev[kNp], devm[kNp];
   E.P = P, E.np = kNp, E.cpu = cpu, E.cpum = cpum, E.dev = dev, E.devm = devm;
   E.entry = "(setup)";
   for (int i = 0; i < kNp; i++) {
-    if (ProblemCreate(&P[i], probs[i].dim, probs[i].k, probs[i].n, probs[i].variant))
+    if (ProblemCreate(&P[i], probs[i].dim, probs[i].k, probs[i].n, probs[i].variant,
+                      probs[i].assembly))
       Fatal(&E, "ProblemCreate", 1);
     cpu[i] = cpum[i] = (Bk){&blast_backend_cpu, NULL};
     dev[i] = devm[i] = (Bk){E.B, NULL};

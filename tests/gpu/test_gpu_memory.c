@@ -63,6 +63,19 @@ int main(void) {
   printf("Q4-Q3 3D: %.1f KB per zone (model)\n", pq4 / 1024.0);
   TEST_ASSERT(pq4 > 192.0 * 1024.0 && pq4 < 800.0 * 1024.0, "%.1f KB per zone", pq4 / 1024.0);
 
+  // Partial assembly (ops_pa.cu): no F_z, J0^{-1}, S nor mass matrix; qmass and R0 at the
+  // points, the rows and mass values, M_E^{-1}, the gather's indices and the front end's
+  // vectors: at most 12 KB per zone at Q2 (the budget of the 2.1 M-zone runs on one H200),
+  // far below the full path's, and no generic-kernel scratch in 3D without a kept stress.
+  BlastCudaMemorySizes pa = a, pb = b;
+  pa.pa = pb.pa = 1, pa.nz_ext = a.nz, pb.nz_ext = b.nz;
+  pa.mass_nidx = 27LL * a.nz, pb.mass_nidx = 27LL * b.nz;
+  const double ppa = ((double)BlastCudaMemoryEstimate(&pb) - (double)BlastCudaMemoryEstimate(&pa)) /
+                     (double)(b.nz - a.nz);
+  printf("Q2-Q1 3D partial assembly: %.1f KB per zone (model)\n", ppa / 1024.0);
+  TEST_ASSERT(ppa > 5.0 * 1024.0 && ppa < 12.0 * 1024.0 && ppa < 0.5 * per_zone,
+              "partial: %.1f KB per zone", ppa / 1024.0);
+
   char msg[2048];
   // 8 ranks on one H200-sized GPU that need 1.6x its free memory.
   BlastCudaShortfall m;

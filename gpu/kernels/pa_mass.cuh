@@ -1,0 +1,156 @@
+// Partial assembly: the momentum mass action zone by zone (sum factorisation with the 1D
+// table B, solver/pa_kernels.h BlastPaMassZone) and the gather of the zone values into the
+// owned rows in double-double.
+// Kernel bodies only: launched from gpu/ops_pa.cu; a kernel is defined in exactly one
+// translation unit (the file that includes this header).
+#ifndef BLAST_GPU_KERNELS_PA_MASS_CUH
+#define BLAST_GPU_KERNELS_PA_MASS_CUH
+
+#include "context.h"
+#include "pa_kernels.h"
+
+// Arguments of the mass kernels: zones pa_zones[k0, k0 + n), components of x and of the
+// zone values E ([c * es + z * nd + a]) in mask.
+typedef struct {
+  int k0, n, ncomp, zpb;
+  unsigned mask;
+  size_t st, es;
+  const double *x;
+  double *E;
+} PaMassArgs;
+
+// Doubles per component and zone of a stage buffer of k_pa_mass: the largest stage of
+// BlastPaInterp/BlastPaInterpT (D^dim, Q^dim, D^2 Q, D Q^2).
+__host__ __device__ static inline int PaMassStage(int dim, int D, int Q) {
+  int m = 1, n = 1;
+  for (int g = 0; g < dim; g++) m *= D, n *= Q;
+  if (n > m) m = n;
+  if (dim >= 2 && D * Q > m) m = D * Q;
+  if (dim == 3 && D * D * Q > m) m = D * D * Q;
+  if (dim == 3 && D * Q * Q > m) m = D * Q * Q;
+  return m;
+}
+
+// One stage of a sum-factorised contraction for every (zone, component) of the block:
+// out[(o M + m) Ni + i] = sum_k T[m tm + k tk] in[(o K + k) Ni + i], k ascending from 0.0
+// (the loops of BlastPaInterp/BlastPaInterpT are all of this form). A thread per entry.
+template <int K>
+__device__ __forceinline__ void PaStage(int nzc, int stride, const double *in, double *out,
+                                        int O, int M, int Kr, int Ni, const double *T, int tm,
+                                        int tk) {
+  const int kk = K ? K : Kr, per = O * M * Ni;
+  for (int idx = threadIdx.x; idx < nzc * per; idx += blockDim.x) {
+    const int zc = idx / per, r = idx - zc * per;
+    const int i = r % Ni, om = r / Ni, m = om % M, o = om / M;
+    const double *src = in + (size_t)zc * stride + (size_t)o * kk * Ni + i;
+    const double *t = T + m * tm;
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < kk; k++) s += t[k * tk] * src[k * Ni];
+    out[(size_t)zc * stride + r] = s;
+  }
+}
+
+// y = B^T (qm .* (B x)) of the block's zones, all components at once: stage buffers P and R
+// in shared memory (zpb zones x ncomp components x PaMassStage doubles each), a thread per
+// entry of each stage. DT, QT: D and Q at compile time (0: at run time).
+template <int DIM, int DT, int QT>
+__global__ void __launch_bounds__(256) k_pa_mass(DevData d, PaMassArgs a) {
+  extern __shared__ double sm[];
+  const int D = DT ? DT : d.D, Q = QT ? QT : d.Q, nd = d.nd, nq = d.nqp, nc = a.ncomp;
+  const int M = PaMassStage(DIM, D, Q);
+  const int kz0 = a.k0 + blockIdx.x * a.zpb;
+  int nzb = a.n - blockIdx.x * a.zpb;
+  nzb = nzb < a.zpb ? nzb : a.zpb;
+  const int nzc = nzb * nc;
+  double *Bs = sm, *P = Bs + Q * D, *R = P + (size_t)a.zpb * nc * M;
+  for (int i = threadIdx.x; i < Q * D; i += blockDim.x) Bs[i] = d.B1[i];
+  for (int idx = threadIdx.x; idx < nzc * nd; idx += blockDim.x) {
+    const int zc = idx / nd, j = idx - zc * nd, zl = zc / nc, c = zc - zl * nc;
+    const int z = d.zones[kz0 + zl];
+    P[(size_t)zc * M + j] =
+        (a.mask >> c) & 1u ? a.x[c * a.st + d.edof[(size_t)z * nd + j]] : 0.0;
+  }
+  __syncthreads();
+  // Interp: x (a1), y (a2), z (a3) contractions; the point values times qm; InterpT: z
+  // (q3), y (q2), x (q1). In the middle form: K the contracted length, Ni the faster index.
+  if (DIM == 1) {
+    PaStage<DT>(nzc, M, P, R, 1, Q, D, 1, Bs, D, 1);
+  } else if (DIM == 2) {
+    PaStage<DT>(nzc, M, P, R, D, Q, D, 1, Bs, D, 1);  // t1[a2][q1]
+    __syncthreads();
+    PaStage<DT>(nzc, M, R, P, 1, Q, D, Q, Bs, D, 1);  // w[q2][q1]
+  } else {
+    PaStage<DT>(nzc, M, P, R, D * D, Q, D, 1, Bs, D, 1);  // t1[a3][a2][q1]
+    __syncthreads();
+    PaStage<DT>(nzc, M, R, P, D, Q, D, Q, Bs, D, 1);  // t2[a3][q2][q1]
+    __syncthreads();
+    PaStage<DT>(nzc, M, P, R, 1, Q, D, Q * Q, Bs, D, 1);  // w[q3][q2][q1]
+  }
+  __syncthreads();
+  double *W = DIM == 2 ? P : R;  // the point values
+  for (int idx = threadIdx.x; idx < nzc * nq; idx += blockDim.x) {
+    const int zc = idx / nq, q = idx - zc * nq, z = d.zones[kz0 + zc / nc];
+    W[(size_t)zc * M + q] = W[(size_t)zc * M + q] * d.qmass[(size_t)z * nq + q];
+  }
+  __syncthreads();
+  double *U;  // the node values
+  if (DIM == 1) {
+    PaStage<QT>(nzc, M, R, P, 1, D, Q, 1, Bs, 1, D);
+    U = P;
+  } else if (DIM == 2) {
+    PaStage<QT>(nzc, M, P, R, 1, D, Q, Q, Bs, 1, D);  // s1[a2][q1]
+    __syncthreads();
+    PaStage<QT>(nzc, M, R, P, D, D, Q, 1, Bs, 1, D);  // u[a2][a1]
+    U = P;
+  } else {
+    PaStage<QT>(nzc, M, R, P, 1, D, Q, Q * Q, Bs, 1, D);  // s2[a3][q2][q1]
+    __syncthreads();
+    PaStage<QT>(nzc, M, P, R, D, D, Q, Q, Bs, 1, D);  // s1[a3][a2][q1]
+    __syncthreads();
+    PaStage<QT>(nzc, M, R, P, D * D, D, Q, 1, Bs, 1, D);  // u[a3][a2][a1]
+    U = P;
+  }
+  __syncthreads();
+  for (int idx = threadIdx.x; idx < nzc * nd; idx += blockDim.x) {
+    const int zc = idx / nd, j = idx - zc * nd, zl = zc / nc, c = zc - zl * nc;
+    if (!((a.mask >> c) & 1u)) continue;
+    const int z = d.zones[kz0 + zl];
+    a.E[c * a.es + (size_t)z * nd + j] = U[(size_t)zc * M + j];
+  }
+}
+
+// Fallback for stages too large for shared memory: a thread per zone calling
+// BlastPaMassZone with a global scratch of wsz doubles per thread.
+__global__ void k_pa_mass_generic(DevData d, PaMassArgs a, double *ws_all, int wsz) {
+  const int tid = blockIdx.x * blockDim.x + threadIdx.x, nt = gridDim.x * blockDim.x;
+  double *xz = ws_all + (size_t)tid * wsz, *mws = xz + a.ncomp * d.nd;
+  for (int k = tid; k < a.n; k += nt) {
+    const int z = d.zones[a.k0 + k];
+    for (int c = 0; c < a.ncomp; c++)
+      if ((a.mask >> c) & 1u)
+        for (int j = 0; j < d.nd; j++) xz[c * d.nd + j] = a.x[c * a.st + d.edof[(size_t)z * d.nd + j]];
+    BlastPaMassZone(d.dim, d.D, d.Q, d.B1, &d.qmass[(size_t)z * d.nqp], a.ncomp, a.mask, xz, d.nd,
+                    &a.E[(size_t)z * d.nd], a.es, mws);
+  }
+}
+
+// y[c * st + i] for the owned rows i = rows[r], r in [r0, r1): the sum of its zones' values
+// in the order of mtoff/mtidx, in double-double, rounded once (as the CPU backend).
+__global__ void k_pa_mass_gather(DevData d, const int *rows, int r0, int r1, int ncomp,
+                                 unsigned mask, size_t st, size_t es, const double *E, double *y) {
+  const size_t n = (size_t)(r1 - r0) * ncomp;
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n;
+       t += (size_t)gridDim.x * blockDim.x) {
+    const int r = r0 + (int)(t / ncomp), c = (int)(t % ncomp);
+    if (!((mask >> c) & 1u)) continue;
+    const int i = rows[r];
+    const double *Ec = E + c * es;
+    BlastDD acc = {0.0, 0.0};
+    for (int k = d.mtoff[i]; k < d.mtoff[i + 1]; k++) BlastDDAdd(&acc, Ec[d.mtidx[k]]);
+    BlastDDNormalize(&acc);
+    y[c * st + i] = acc.hi;
+  }
+}
+
+#endif  // BLAST_GPU_KERNELS_PA_MASS_CUH

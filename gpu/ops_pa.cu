@@ -1,0 +1,216 @@
+// Partial assembly (matrix-free) on the CUDA backend: the uploads of its data, the
+// quadrature-data update (rows -F_z 1 and b = F_z^T v without F_z), b from a kept stress,
+// and the momentum mass action (zone values by sum factorisation, then a deterministic
+// double-double gather per owned row). The bits are those of solver/pa_kernels.h, as the
+// CPU backend computes them (tests/backend compares them).
+#include <nvtx3/nvToolsExt.h>
+
+#include "context.h"
+#include "kernels/pa_mass.cuh"
+#include "kernels/pa_qdata.cuh"
+
+typedef void (*PaMassKernel)(DevData, PaMassArgs);
+
+// The mass kernel for (dim, D, Q): specialised for the default Qk-Qk-1 pairs (D = k + 1,
+// Q = 2k), else D and Q at run time.
+static PaMassKernel PaMassPick(int dim, int D, int Q) {
+  if (dim == 3) {
+    if (D == 2 && Q == 2) return k_pa_mass<3, 2, 2>;
+    if (D == 3 && Q == 4) return k_pa_mass<3, 3, 4>;
+    if (D == 4 && Q == 6) return k_pa_mass<3, 4, 6>;
+    if (D == 5 && Q == 8) return k_pa_mass<3, 5, 8>;
+    return k_pa_mass<3, 0, 0>;
+  }
+  if (dim == 2) {
+    if (D == 3 && Q == 4) return k_pa_mass<2, 3, 4>;
+    return k_pa_mass<2, 0, 0>;
+  }
+  return k_pa_mass<1, 0, 0>;
+}
+
+typedef void (*PaQKernel)(PaQArgs);
+
+// The 3D quadrature kernel for (D, Q, L), specialised for the default Qk-Qk-1 triples.
+static PaQKernel PaQ3Pick(int D, int Q, int L) {
+  if (D == 2 && Q == 2 && L == 1) return k_pa_qdata3<2, 2, 1>;
+  if (D == 3 && Q == 4 && L == 2) return k_pa_qdata3<3, 4, 2>;
+  if (D == 4 && Q == 6 && L == 3) return k_pa_qdata3<4, 6, 3>;
+  if (D == 5 && Q == 8 && L == 4) return k_pa_qdata3<5, 8, 4>;
+  return k_pa_qdata3<0, 0, 0>;
+}
+
+// Threads of k_pa_qdata3: a power of two from 64 to 256, one per point where possible.
+static int PaQ3Threads(int nq) {
+  int t = 64;
+  while (t < nq && t < 256) t *= 2;
+  return t;
+}
+
+static BlastPaBasis DevBasis(const CudaCtx *c) {
+  BlastPaBasis pb;
+  memset(&pb, 0, sizeof pb);
+  const DevData *d = &c->dd;
+  pb.dim = d->dim, pb.D = d->D, pb.Q = d->Q, pb.L = d->L;
+  pb.nd = d->nd, pb.nq = d->nqp, pb.ne = d->ne;
+  pb.B = d->B1, pb.G = d->G1, pb.LB = d->L1, pb.qw = d->qw;
+  pb.qpar = d->qpar, pb.tg_source = d->tg_source;
+  return pb;
+}
+
+// The partial path's data (setup.cu calls it instead of the full path's uploads of F,
+// J0^{-1}, the point-fastest tables and the mass matrix).
+int PaSetup(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  DevData *d = &c->dd;
+  const size_t nze = hd->nz_ext, nq = hd->nqp;
+  d->pa = 1, d->keep_stress = hd->pa_keep_stress, d->nz_ext = hd->nz_ext;
+  d->D = hd->pa_d1d, d->Q = hd->pa_q1d, d->L = hd->pa_l1d, d->nzint = hd->pa_nzint;
+  BlastCall(DevUpload(hd->pa_B, (size_t)d->Q * d->D, &d->B1));
+  BlastCall(DevUpload(hd->pa_G, (size_t)d->Q * d->D, &d->G1));
+  BlastCall(DevUpload(hd->pa_L, (size_t)d->Q * d->L, &d->L1));
+  BlastCall(DevUpload(hd->pa_x0, (size_t)hd->dim * hd->h1_nl, &d->x0));
+  BlastCall(DevUpload(hd->pa_qmass, nze * nq, &d->qmass));
+  BlastCall(DevUpload(hd->mass_toff, (size_t)hd->h1_nown + 1, &d->mtoff));
+  BlastCall(DevUpload(hd->mass_tidx, (size_t)hd->mass_toff[hd->h1_nown], &d->mtidx));
+  BlastCall(DevUpload(hd->pa_zones, nze, &d->zones));
+  BlastCall(DevUpload(hd->mv_dinv, (size_t)hd->h1_nown, &c->mv_dinv));
+  BlastCall(DevUpload(hd->mv_rows, (size_t)hd->h1_nown, &c->mv_rows));
+  if (c->opt.spmv_cusparse)  // the descriptors CusparseSetup binds (M_E^{-1} by cuSPARSE)
+    BlastCall(DevUpload((const double *)NULL, (size_t)hd->h1_nown + 1, &c->y_perm));
+  // rows -F_z 1 of nz_ext zones, also the mass action's values of up to 3 components
+  BlastCall(DevUpload((const double *)NULL, nze * 3 * d->nd, &d->rE));
+  if (d->keep_stress)
+    BlastCall(DevUpload((const double *)NULL, (size_t)hd->nz * nq * hd->dim * hd->dim, &d->S));
+  // the mass kernel: zones per block within 32 KB of stage buffers (all components)
+  const size_t stage = 2 * 3 * (size_t)PaMassStage(hd->dim, d->D, d->Q) * sizeof(double);
+  const size_t table = (size_t)d->Q * d->D * sizeof(double);
+  c->pa_zpb = (int)((32 * 1024) / stage);
+  c->pa_zpb = c->pa_zpb < 1 ? 1 : c->pa_zpb > 32 ? 32 : c->pa_zpb;
+  c->pa_smem = table + c->pa_zpb * stage;
+  // the 3D quadrature kernel: one zone per block, when its stages fit shared memory; the
+  // first level of the reduction of its per-zone results
+  const size_t nb = (size_t)hd->nz / kPaRedSpan + 2;
+  BlastCall(DevUpload((const double *)NULL, 2 * nb, &c->pa_red));
+  BlastCall(DevUpload((const int *)NULL, nb, &c->pa_red_zone));
+  c->pa_q3 = 0;
+  if (hd->dim == 3) {
+    const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
+    if (q3 + 8192 <= c->smem_limit) {  // its static reduction arrays take 5 KB
+      c->pa_q3 = 1;
+      BlastCallCuda(cudaFuncSetAttribute((const void *)PaQ3Pick(d->D, d->Q, d->L),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)(c->smem_limit - 8192)));
+    }
+  }
+  if (c->pa_smem > c->smem_limit) c->pa_smem = 0;  // k_pa_mass_generic
+  else
+    BlastCallCuda(cudaFuncSetAttribute((const void *)PaMassPick(hd->dim, d->D, d->Q),
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)c->smem_limit));
+  // the generic kernels' scratch (where the device's shared memory is smaller than the
+  // model assumes, it is taken anyway)
+  BlastCudaPaScratch(hd, &c->pa_nthr, &c->pa_wsz);
+  if (c->pa_nthr == 0 && (!c->pa_q3 || !c->pa_smem)) {
+    BlastHydroData h2 = *hd;
+    h2.pa_keep_stress = 1;  // the rule's exception: always a scratch
+    BlastCudaPaScratch(&h2, &c->pa_nthr, &c->pa_wsz);
+  }
+  BlastCall(DevUpload((const double *)NULL, (size_t)c->pa_nthr * c->pa_wsz, &c->pa_ws));
+  return 0;
+}
+
+static int PaBlocks(const CudaCtx *c, int n) {
+  int t = c->pa_nthr < n ? c->pa_nthr : n;
+  return t > 0 ? (t + kPaQThreads - 1) / kPaQThreads : 1;
+}
+
+// The quadrature update of zones [0, n) (ev_mid after it, for the profile): its block
+// results in red/red_zone, `blocks` of them (the caller reduces them, ops_zone.cu).
+int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e, int *blocks_out) {
+  PaQArgs a;
+  memset(&a, 0, sizeof a);
+  a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.x = x, a.v = v, a.e = e;
+  a.ws = c->pa_ws, a.wsz = c->pa_wsz;
+  a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
+  int blocks;
+  if (c->pa_q3) {  // a block per zone
+    const DevData *d = &c->dd;
+    blocks = n;
+    if (n > 0) {
+      const size_t smem = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
+      PaQ3Pick(d->D, d->Q, d->L)<<<blocks, PaQ3Threads(d->nqp), smem, c->stream>>>(a);
+      BlastCheckKernel(c->sync, "k_pa_qdata3");
+    }
+    if (blocks > kPaRedSpan) {  // a first level: k_reduce_min is one block
+      const int nb = (blocks + kPaRedSpan - 1) / kPaRedSpan;
+      double *odt = c->pa_red, *odet = c->pa_red + nb;
+      k_pa_reduce_blocks<<<nb, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
+                                                     odt, c->pa_red_zone, odet);
+      BlastCheckKernel(c->sync, "k_pa_reduce_blocks");
+      BlastCallCuda(cudaMemcpyAsync(c->red, odt, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(cudaMemcpyAsync(c->red + c->nred, odet, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->pa_red_zone, nb * sizeof(int), cudaMemcpyDeviceToDevice, c->stream));
+      blocks = nb;
+    }
+  } else {
+    blocks = PaBlocks(c, n);
+    k_pa_qdata<<<blocks, kPaQThreads, 0, c->stream>>>(a);
+    BlastCheckKernel(c->sync, "k_pa_qdata");
+  }
+  BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
+  *blocks_out = blocks;
+  return 0;
+}
+
+// b of zones [0, n) from the kept stress (pa_keep_stress; else the update computed b).
+int PaForceT(CudaCtx *c, int n, const double *v) {
+  if (n <= 0 || !c->dd.keep_stress) return 0;
+  PaQArgs a;
+  memset(&a, 0, sizeof a);
+  a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.v = v, a.ws = c->pa_ws, a.wsz = c->pa_wsz;
+  ProfBegin(c);
+  k_pa_force_t<<<PaBlocks(c, n), kPaQThreads, 0, c->stream>>>(a);
+  BlastCheckKernel(c->sync, "k_pa_force_t");
+  ProfEnd(c, P_FORCE_T, 8.0 * n * (c->dd.rows + c->dd.ne + c->dd.nqp * c->dd.dim * c->dd.dim), 0.0);
+  return 0;
+}
+
+int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y) {
+  const BlastHydroData *hd = &c->hd;
+  const DevData *d = &c->dd;
+  if (ncomp <= 0) return 0;
+  nvtxRangePushA("pa_mass");
+  PaMassArgs a;
+  a.k0 = rows == BLAST_ROWS_BOUNDARY ? d->nzint : 0;
+  const int k1 = rows == BLAST_ROWS_INTERIOR ? d->nzint : d->nz_ext;
+  a.n = k1 - a.k0, a.ncomp = ncomp, a.mask = mask, a.zpb = c->pa_zpb;
+  a.st = (size_t)d->next, a.es = (size_t)d->nz_ext * d->nd, a.x = x, a.E = d->rE;
+  const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
+  const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : d->nown;
+  int nact = 0;
+  for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
+  ProfBegin(c);
+  if (a.n > 0) {
+    if (c->pa_smem) {
+      const size_t smem = (size_t)(d->Q * d->D + 2 * a.zpb * ncomp * PaMassStage(d->dim, d->D, d->Q)) *
+                          sizeof(double);
+      PaMassPick(d->dim, d->D, d->Q)<<<(a.n + a.zpb - 1) / a.zpb, 256, smem, c->stream>>>(*d, a);
+      BlastCheckKernel(c->sync, "k_pa_mass");
+    } else {
+      k_pa_mass_generic<<<PaBlocks(c, a.n), kPaQThreads, 0, c->stream>>>(*d, a, c->pa_ws, c->pa_wsz);
+      BlastCheckKernel(c->sync, "k_pa_mass_generic");
+    }
+  }
+  if (r1 > r0) {
+    k_pa_mass_gather<<<GridFor((size_t)(r1 - r0) * ncomp), 256, 0, c->stream>>>(
+        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, a.es, d->rE, y);
+    BlastCheckKernel(c->sync, "k_pa_mass_gather");
+  }
+  // modeled: x gathered, qmass and E written per zone, E and the indices read per row
+  const double nzr = (double)(a.n > 0 ? a.n : 0), nrow = (double)(r1 > r0 ? r1 - r0 : 0);
+  const double nidx = nrow * ((double)hd->mass_toff[d->nown] / (d->nown ? d->nown : 1));
+  ProfEnd(c, P_SPMV, nzr * (d->nd * (4.0 + 16.0 * nact) + 8.0 * d->nqp) + nidx * (4.0 + 8.0 * nact) + 8.0 * nrow * nact,
+          nzr * nact * 4.0 * d->nqp * d->D * (d->dim));
+  nvtxRangePop();
+  return 0;
+}
