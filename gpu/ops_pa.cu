@@ -28,6 +28,22 @@ static PaMassKernel PaMassPick(int dim, int D, int Q) {
   return k_pa_mass<1, 0, 0>;
 }
 
+// The 3D mass kernel with the third direction in registers (k_pa_mass3) for the default
+// pairs, NZ zones per block of Q x Q x NZ threads (about 256); none elsewhere.
+typedef struct {
+  PaMassKernel kernel;
+  int nz;
+} PaMass3Launch;
+static PaMass3Launch PaMass3Pick(int dim, int D, int Q) {
+  PaMass3Launch l = {NULL, 0};
+  if (dim != 3) return l;
+  if (D == 2 && Q == 2) l.kernel = k_pa_mass3<2, 2, 32>, l.nz = 32;
+  if (D == 3 && Q == 4) l.kernel = k_pa_mass3<3, 4, 16>, l.nz = 16;
+  if (D == 4 && Q == 6) l.kernel = k_pa_mass3<4, 6, 7>, l.nz = 7;
+  if (D == 5 && Q == 8) l.kernel = k_pa_mass3<5, 8, 4>, l.nz = 4;
+  return l;
+}
+
 typedef void (*PaQKernel)(PaQArgs);
 
 // The 3D quadrature kernel for (D, Q, L), specialised for the default Qk-Qk-1 triples.
@@ -190,7 +206,11 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   int nact = 0;
   for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
   ProfBegin(c);
-  if (a.n > 0) {
+  const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
+  if (a.n > 0 && m3.kernel && ncomp <= 3) {
+    m3.kernel<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a);
+    BlastCheckKernel(c->sync, "k_pa_mass3");
+  } else if (a.n > 0) {
     if (c->pa_smem) {
       const size_t smem = (size_t)(d->Q * d->D + 2 * a.zpb * ncomp * PaMassStage(d->dim, d->D, d->Q)) *
                           sizeof(double);
@@ -201,7 +221,11 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
       BlastCheckKernel(c->sync, "k_pa_mass_generic");
     }
   }
-  if (r1 > r0) {
+  if (r1 > r0 && ncomp <= 3) {
+    k_pa_mass_gather_rows<<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
+        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, a.es, d->rE, y);
+    BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
+  } else if (r1 > r0) {
     k_pa_mass_gather<<<GridFor((size_t)(r1 - r0) * ncomp), 256, 0, c->stream>>>(
         *d, c->mv_rows, r0, r1, ncomp, mask, a.st, a.es, d->rE, y);
     BlastCheckKernel(c->sync, "k_pa_mass_gather");

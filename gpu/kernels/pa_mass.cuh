@@ -153,4 +153,110 @@ __global__ void k_pa_mass_gather(DevData d, const int *rows, int r0, int r1, int
   }
 }
 
+
+// 3D, D <= Q at compile time: NZ zones per block, a Q x Q thread plane per zone
+// (threadIdx.x = q1 or a1, threadIdx.y = q2 or a2), the third direction in registers:
+// stage 1 (a1 -> q1) in shared memory, stages 2 and 3 and the transpose of 3 in the
+// registers of the thread that owns (q1, q2), the transposes of 2 and 1 in shared memory.
+// Every entry is the sum of BlastPaInterp/BlastPaInterpT over the same terms in the same
+// order (the same bits), for each active component in turn.
+template <int D, int Q, int NZ>
+__global__ void __launch_bounds__(Q * Q * NZ) k_pa_mass3(DevData d, PaMassArgs a) {
+  static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
+  __shared__ double Bs[Q * D];
+  __shared__ double su[NZ][D * D * D], st1[NZ][D * D * Q], ss2[NZ][D * Q * Q];
+  const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
+  const int tid = (tz * Q + ty) * Q + tx;
+  for (int i = tid; i < Q * D; i += Q * Q * NZ) Bs[i] = d.B1[i];
+  const int kz = blockIdx.x * NZ + tz;
+  const bool active = kz < a.n;
+  const int z = active ? d.zones[a.k0 + kz] : 0;
+  const int *dof = d.edof + (size_t)z * (D * D * D);
+  const double *qm = d.qmass + (size_t)z * (Q * Q * Q);
+  double *u = su[tz], *t1 = st1[tz], *s2 = ss2[tz];
+  for (int c = 0; c < a.ncomp; c++) {
+    if (!((a.mask >> c) & 1u)) continue;  // uniform over the block
+    const double *xc = a.x + c * a.st;
+    if (active && tx < D && ty < D)
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++) u[(a3 * D + ty) * D + tx] = xc[dof[(a3 * D + ty) * D + tx]];
+    __syncthreads();
+    if (ty < D)  // t1[(a3 D + a2) Q + q1] = sum_a1 B[q1][a1] u[(a3 D + a2) D + a1]
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++) {
+        double s = 0.0;
+#pragma unroll
+        for (int a1 = 0; a1 < D; a1++) s += Bs[tx * D + a1] * u[(a3 * D + ty) * D + a1];
+        t1[(a3 * D + ty) * Q + tx] = s;
+      }
+    __syncthreads();
+    double r2[D], w[Q];
+#pragma unroll
+    for (int a3 = 0; a3 < D; a3++) {  // t2[(a3 Q + q2) Q + q1], summed over a2
+      double s = 0.0;
+#pragma unroll
+      for (int a2 = 0; a2 < D; a2++) s += Bs[ty * D + a2] * t1[(a3 * D + a2) * Q + tx];
+      r2[a3] = s;
+    }
+#pragma unroll
+    for (int q3 = 0; q3 < Q; q3++) {  // w at (q1, q2, q3), summed over a3, times qm
+      double s = 0.0;
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++) s += Bs[q3 * D + a3] * r2[a3];
+      w[q3] = s * (active ? qm[(q3 * Q + ty) * Q + tx] : 0.0);
+    }
+#pragma unroll
+    for (int a3 = 0; a3 < D; a3++) {  // s2[(a3 Q + q2) Q + q1] = sum_q3 B[q3][a3] w
+      double s = 0.0;
+#pragma unroll
+      for (int q3 = 0; q3 < Q; q3++) s += Bs[q3 * D + a3] * w[q3];
+      s2[(a3 * Q + ty) * Q + tx] = s;
+    }
+    __syncthreads();
+    if (ty < D)  // s1[(a3 D + a2) Q + q1] = sum_q2 B[q2][a2] s2[(a3 Q + q2) Q + q1] (in t1)
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++) {
+        double s = 0.0;
+#pragma unroll
+        for (int q2 = 0; q2 < Q; q2++) s += Bs[q2 * D + ty] * s2[(a3 * Q + q2) * Q + tx];
+        t1[(a3 * D + ty) * Q + tx] = s;
+      }
+    __syncthreads();
+    if (active && tx < D && ty < D) {  // u[(a3 D + a2) D + a1] = sum_q1 B[q1][a1] s1[...]
+      double *Ec = a.E + c * a.es + (size_t)z * (D * D * D);
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++) {
+        double s = 0.0;
+#pragma unroll
+        for (int q1 = 0; q1 < Q; q1++) s += Bs[q1 * D + tx] * t1[(a3 * D + ty) * Q + q1];
+        Ec[(a3 * D + ty) * D + tx] = s;
+      }
+    }
+    __syncthreads();  // u, t1 and s2 are reused by the next component
+  }
+}
+
+// All components of one owned row per thread (the zone list read once): y[c st + i] =
+// the double-double sum of its zones' values in mtoff/mtidx order, rounded once.
+__global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1, int ncomp,
+                                      unsigned mask, size_t st, size_t es, const double *E,
+                                      double *y) {
+  for (int r = r0 + blockIdx.x * blockDim.x + threadIdx.x; r < r1; r += gridDim.x * blockDim.x) {
+    const int i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];
+    BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
+    for (int k = k0; k < k1; k++) {
+      const size_t e = (size_t)d.mtidx[k];
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        if (c < ncomp && ((mask >> c) & 1u)) BlastDDAdd(&acc[c], E[c * es + e]);
+    }
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      if (c < ncomp && ((mask >> c) & 1u)) {
+        BlastDDNormalize(&acc[c]);
+        y[c * st + i] = acc[c].hi;
+      }
+  }
+}
+
 #endif  // BLAST_GPU_KERNELS_PA_MASS_CUH
