@@ -195,7 +195,6 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   const BlastHydroData *hd = &c->hd;
   const DevData *d = &c->dd;
   if (ncomp <= 0) return 0;
-  nvtxRangePushA("pa_mass");
   PaMassArgs a;
   a.k0 = rows == BLAST_ROWS_BOUNDARY ? d->nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? d->nzint : d->nz_ext;
@@ -205,9 +204,12 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : d->nown;
   int nact = 0;
   for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
+  if (a.n <= 0 && r1 <= r0) return 0;  // e.g. the boundary part on one rank
+  nvtxRangePushA("pa_mass");
   ProfBegin(c);
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
-  if (a.n > 0 && m3.kernel && ncomp <= 3) {
+  const int fast = m3.kernel && ncomp <= 3;  // k_pa_mass3 and its gather
+  if (a.n > 0 && fast) {
     m3.kernel<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a);
     BlastCheckKernel(c->sync, "k_pa_mass3");
   } else if (a.n > 0) {
@@ -221,9 +223,9 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
       BlastCheckKernel(c->sync, "k_pa_mass_generic");
     }
   }
-  if (r1 > r0 && ncomp <= 3) {
+  if (r1 > r0 && fast) {
     k_pa_mass_gather_rows<<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
-        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, a.es, d->rE, y);
+        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
   } else if (r1 > r0) {
     k_pa_mass_gather<<<GridFor((size_t)(r1 - r0) * ncomp), 256, 0, c->stream>>>(

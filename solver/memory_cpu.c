@@ -134,15 +134,22 @@ double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s) {
   const double space_tmp = 24.0 * nd + 36.0 * dof;
   // Hydro setup (solver/hydro.c): mass matrix CSR (int col, double val) with row data,
   // M_E^{-1} blocks, J0^{-1} and rho0|J0|w at the points, gamma, initial positions.
+  // Partial assembly: no CSR but the reciprocal diagonal and the row order; the mass
+  // operator's rho0|J0|w kept next to the point data (J0^{-1} is the setup's peak).
   const double hydro =
-      dof * (16.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) + 8.0 + 8.0 * d * dof;
+      s->partial
+          ? dof * 16.0 + 8.0 * ne * ne + 8.0 * nqp * (d * d + 2.0) + 12.0 + 8.0 * d * dof
+          : dof * (16.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) + 8.0 +
+                8.0 * d * dof;
   // The setup's temporaries still alive when the backend allocates: the initial state.
   const double hydro_tmp = 8.0 * nstate;
   // Backend (solver/backend_cpu.c, hydro.c): F_z (dim*nd x ne) and -F_z.1 per zone, the
   // Taylor-Green source, six state vectors, the double-double right-hand side, six CG
   // vectors, and the extra stage vectors of RK6.
+  // (partial: the zone rows and mass values of 3 components, J0^{-1}, b or the stress)
+  const double zone = s->partial ? 3.0 * nd + d * d * nqp + 2.0 * ne : d * nd * ne + d * nd + ne;
   const double backend = s->backend_host
-                             ? 8.0 * (d * nd * ne + d * nd + ne) +
+                             ? 8.0 * zone +
                                    8.0 * (6.0 * nstate + 2.0 * d * dof + 6.0 * d * dof) +
                                    8.0 * s->extra_states * nstate
                              : 0.0;
@@ -233,6 +240,7 @@ int BlastCpuMemoryCheck(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, c
   sz.zones = zones_rank;
   sz.backend_host = !ops || !strcmp(ops->name, "cpu") || cfg->balance_mode != 0;
   sz.extra_states = cfg->ode_solver == BLAST_ODE_RK6 ? 8 : 0;
+  sz.partial = BlastAssemblyResolve(cfg->assembly, dim, k) == BLAST_ASSEMBLY_PARTIAL;
   const double need = BlastCpuMemoryEstimate(&sz) + BLAST_CPU_MEMORY_FIXED;
   BlastMemoryBudget b;
   BlastCall(BlastMemoryBudgetAgree(comm, &b));

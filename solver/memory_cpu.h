@@ -73,6 +73,7 @@ typedef struct {
   int64_t zones;       ///< zones of this rank (after parallel refinement)
   int backend_host;    ///< 1: the backend's state and zone arrays are in host memory (CPU)
   int extra_states;    ///< extra state vectors of the integrator (RK6: 8 stage rates)
+  int partial;         ///< partial assembly (no mass matrix, no F_z)
 } BlastCpuMemorySizes;
 
 /// @brief Estimated peak host memory of one rank for the setup and the run (bytes):

@@ -223,24 +223,26 @@ __global__ void __launch_bounds__(Q * Q * NZ) k_pa_mass3(DevData d, PaMassArgs a
       }
     __syncthreads();
     if (active && tx < D && ty < D) {  // u[(a3 D + a2) D + a1] = sum_q1 B[q1][a1] s1[...]
-      double *Ec = a.E + c * a.es + (size_t)z * (D * D * D);
+      // stored component-interleaved, E[3 (z nd + a) + c]: a row's gather then reads the
+      // components of an entry from one sector
+      double *Ez = a.E + 3 * (size_t)z * (D * D * D) + c;
 #pragma unroll
       for (int a3 = 0; a3 < D; a3++) {
         double s = 0.0;
 #pragma unroll
         for (int q1 = 0; q1 < Q; q1++) s += Bs[q1 * D + tx] * t1[(a3 * D + ty) * Q + q1];
-        Ec[(a3 * D + ty) * D + tx] = s;
+        Ez[3 * ((a3 * D + ty) * D + tx)] = s;
       }
     }
     __syncthreads();  // u, t1 and s2 are reused by the next component
   }
 }
 
-// All components of one owned row per thread (the zone list read once): y[c st + i] =
-// the double-double sum of its zones' values in mtoff/mtidx order, rounded once.
+// All components of one owned row per thread (the zone list read once), from the
+// component-interleaved values of k_pa_mass3 (E[3 e + c]): y[c st + i] = the
+// double-double sum of its zones' values in mtoff/mtidx order, rounded once.
 __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1, int ncomp,
-                                      unsigned mask, size_t st, size_t es, const double *E,
-                                      double *y) {
+                                      unsigned mask, size_t st, const double *E, double *y) {
   for (int r = r0 + blockIdx.x * blockDim.x + threadIdx.x; r < r1; r += gridDim.x * blockDim.x) {
     const int i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];
     BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
@@ -248,7 +250,7 @@ __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1
       const size_t e = (size_t)d.mtidx[k];
 #pragma unroll
       for (int c = 0; c < 3; c++)
-        if (c < ncomp && ((mask >> c) & 1u)) BlastDDAdd(&acc[c], E[c * es + e]);
+        if (c < ncomp && ((mask >> c) & 1u)) BlastDDAdd(&acc[c], E[3 * e + c]);
     }
 #pragma unroll
     for (int c = 0; c < 3; c++)

@@ -176,7 +176,11 @@ def main():
         ("2D Q2 1M zones under ulimit -v", d2 + ["mesh.refine_parallel=6"],
          ["[mesh] refine_serial = 3, refine_parallel = 6, [fem] order_kinematic = 2", "estimated before allocating",
           "ulimit -v", "lower [mesh] refine_parallel"]),
-        ("3D Q3 under ulimit -v", d3 + ["fem.order_kinematic=3", "mesh.refine_parallel=2"],
+        # (partial assembly, the default, fits refine_parallel = 2 since issue 22)
+        ("3D Q3 under ulimit -v", d3 + ["fem.order_kinematic=3", "mesh.refine_parallel=3"],
+         ["refine_parallel = 3, [fem] order_kinematic = 3", "estimated before allocating", "ulimit -v"]),
+        ("3D Q3 assembled under ulimit -v",
+         d3 + ["fem.order_kinematic=3", "mesh.refine_parallel=2", "fem.assembly=full"],
          ["refine_parallel = 2, [fem] order_kinematic = 3", "estimated before allocating", "ulimit -v"]),
     ]
     for ranks in (1, 3):  # 3 ranks: the same message, once (rank 0), on every rank exit 2
