@@ -39,7 +39,7 @@ typedef struct {
   BlastHydro h;
   BlastEnergy meter;
   BlastViz viz;
-  char *deck_text;  // the resolved deck, stored in checkpoints
+  char *deck_text;                     // the resolved deck, stored in checkpoints
   BlastOutdirLock lock_out, lock_chk;  // held by rank 0 while the run writes
 } RunState;
 
@@ -67,8 +67,11 @@ static int Finish(int ierr, RunState *rs) {
     case BLAST_COLLECTIVE_SAME:
       if (!rank) BlastErrorPrint();
       break;
-    case BLAST_COLLECTIVE_OWN: BlastErrorPrint(); break;
-    case BLAST_COLLECTIVE_PASSIVE: break;
+    case BLAST_COLLECTIVE_OWN:
+      BlastErrorPrint();
+      break;
+    case BLAST_COLLECTIVE_PASSIVE:
+      break;
     case BLAST_COLLECTIVE_NONE:
     default:
       // Only this rank knows: the others may be waiting in a collective. End the job.
@@ -158,7 +161,9 @@ static int InjectStepFault(const FaultPlan *f, int rank, BlastHydro h, const Bla
 // Signals: SIGTERM and SIGUSR1 (what batch systems send ahead of the time limit) ask for
 // a checkpoint and a clean stop after the current step; the handler only sets a flag.
 static volatile sig_atomic_t g_signal = 0;
-static void OnSignal(int sig) { g_signal = sig; }
+static void OnSignal(int sig) {
+  g_signal = sig;
+}
 
 static int InstallSignals(void) {
   struct sigaction sa;
@@ -177,11 +182,11 @@ static const char *SignalName(int sig) {
 
 // Checkpoint bookkeeping of a run.
 typedef struct {
-  int on;              // some checkpoint trigger is set (steps, wall_interval, at_end)
-  int count;           // written by this run
-  int last_step;       // accepted steps of the newest one (-1: none written by this run)
-  double seconds;      // wall time spent writing
-  double wall_last;    // MPI_Wtime of the newest one (or of the start of the run)
+  int on;            // some checkpoint trigger is set (steps, wall_interval, at_end)
+  int count;         // written by this run
+  int last_step;     // accepted steps of the newest one (-1: none written by this run)
+  double seconds;    // wall time spent writing
+  double wall_last;  // MPI_Wtime of the newest one (or of the start of the run)
   char path[BLAST_PATH_MAX + 32];
   const char *run_id;  // the run the checkpoints belong to
   int kill_at_step;    // test hook BLAST_TEST_KILL_IN_CHECKPOINT (-1: none)
@@ -197,9 +202,9 @@ typedef struct {
   BlastViz viz;
   double viz_next_t;  // the next multiple of viz_dt to dump at
   Checkpoints *chk;
-  int chk_due;   // this accepted step asked for a checkpoint (and stopped BlastHydroRun)
-  int signal;    // the signal that stops the run (0: none)
-  int last;      // the step was the run's last
+  int chk_due;  // this accepted step asked for a checkpoint (and stopped BlastHydroRun)
+  int signal;   // the signal that stops the run (0: none)
+  int last;     // the step was the run's last
 } StepHook;
 
 // The first multiple of viz_dt above t (t itself excluded).
@@ -259,8 +264,8 @@ static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, 
   double fraction = b.active ? b.gpu_fraction : 1.0, fsum;
   BlastCallMPI(MPI_Allreduce(&fraction, &fsum, 1, MPI_DOUBLE, MPI_SUM, comm));
   const double t0 = MPI_Wtime();
-  BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, fsum / nranks,
-                                 cfg->checkpoint_dir, cfg->checkpoint_keep, rs->deck_text,
+  BlastCall(BlastCheckpointWrite(comm, rs->h, cfg, steps, fsum / nranks, cfg->checkpoint_dir,
+                                 cfg->checkpoint_keep, rs->deck_text,
                                  BLAST_VERSION " (" BLAST_GIT ")", chk->run_id, chk->kill_at_step,
                                  chk->path, sizeof chk->path));
   const double dt = MPI_Wtime() - t0;
@@ -271,8 +276,8 @@ static int WriteCheckpoint(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, 
   if (!rank) {
     struct stat st;
     const double mb = stat(chk->path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
-    printf("  checkpoint (%s) at step %d, t = %.9g: %s (%.3g MB in %.3f s, %.0f MB/s)\n", why, steps,
-           t, chk->path, mb, dt, dt > 0 ? mb / dt : 0.0);
+    printf("  checkpoint (%s) at step %d, t = %.9g: %s (%.3g MB in %.3f s, %.0f MB/s)\n", why,
+           steps, t, chk->path, mb, dt, dt > 0 ? mb / dt : 0.0);
     fflush(stdout);
   }
   return 0;
@@ -297,7 +302,8 @@ static int TimeLoop(MPI_Comm comm, RunState *rs, const BlastConfig *cfg, StepHoo
 }
 
 // Checkpoints left in `dir` by an earlier run (names as BlastCheckpointStepOf reads them).
-// `after` >= 0: count only those of later steps; `remove_them`: delete them. Rank 0 looks; the outcome is shared.
+// `after` >= 0: count only those of later steps; `remove_them`: delete them. Rank 0 looks; the
+// outcome is shared.
 static int OldCheckpoints(MPI_Comm comm, const char *dir, int after, int remove_them, int *count) {
   int rank;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
@@ -398,9 +404,10 @@ static int SelectBackend(MPI_Comm comm, const BlastConfig *cfg, const BlastBacke
   BlastCudaSetOptions(&opt);
   *ops = &blast_backend_cuda;
   const int per_gpu = (node_size + ndev - 1) / ndev;
-  snprintf(desc, ndesc, "cuda on %s (sm_%d%d, %.0f GiB), %d of %d node GPUs, up to %d ranks per GPU",
-           info.name, info.sm_major, info.sm_minor, info.memory_gib, ndev < node_size ? ndev : node_size,
-           ndev, per_gpu);
+  snprintf(desc, ndesc,
+           "cuda on %s (sm_%d%d, %.0f GiB), %d of %d node GPUs, up to %d ranks per GPU", info.name,
+           info.sm_major, info.sm_minor, info.memory_gib, ndev < node_size ? ndev : node_size, ndev,
+           per_gpu);
 #else
   (void)comm;
   BlastCheck(cfg->gpu_backend != BLAST_GPU_CUDA, BLAST_ERR_UNSUPPORTED,
@@ -442,7 +449,8 @@ static void CheckpointAfterFailure(MPI_Comm comm, RunState *rs, const BlastConfi
   char msg[2048];
   snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
   if (WriteCheckpoint(comm, rs, cfg, chk, "last good state before the failure")) {
-    if (!rank) fprintf(stderr, "blast_gpu: the final checkpoint failed too: %s\n", BlastErrorMessage());
+    if (!rank)
+      fprintf(stderr, "blast_gpu: the final checkpoint failed too: %s\n", BlastErrorMessage());
     BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC, "%s", msg);
     BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
   }
@@ -498,8 +506,9 @@ static void RunOptionsFromEnvironment(BlastConfig *cfg) {
 
 // A word for a POSIX shell: as is when it holds only safe characters, else single-quoted.
 static void PrintShellWord(const char *w) {
-  if (w[0] && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") ==
-                  strlen(w)) {
+  if (w[0] &&
+      strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,:/@%") ==
+          strlen(w)) {
     fputs(w, stdout);
     return;
   }
@@ -517,7 +526,8 @@ static void PrintRestartCommand(int argc, char **argv, const char *deck, const c
   PrintShellWord(deck);
   if (!BlastCliParseArgs(argc, argv, &args))
     for (int i = 0; i < args.noverrides; i++)
-      if (args.overrides[i] != args.restart && strncmp(args.overrides[i], "checkpoint.restart=", 19)) {
+      if (args.overrides[i] != args.restart &&
+          strncmp(args.overrides[i], "checkpoint.restart=", 19)) {
         putchar(' ');
         PrintShellWord(args.overrides[i]);
       }
@@ -546,7 +556,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   memset(&from, 0, sizeof from);
   char run_id[BLAST_RUN_ID_LEN] = "";
   if (restart) {
-    BlastCall(BlastShareRootResult(comm, rank ? 0 : BlastCheckpointPeek(cfg.checkpoint_restart, &from)));
+    BlastCall(
+        BlastShareRootResult(comm, rank ? 0 : BlastCheckpointPeek(cfg.checkpoint_restart, &from)));
     BlastCallMPI(MPI_Bcast(&from, (int)sizeof from, MPI_BYTE, 0, comm));
     BlastCall(CheckContinuation(&cfg, &from));
     snprintf(run_id, sizeof run_id, "%s", from.run_id);
@@ -564,7 +575,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   const int chk_inside = IsInside(cfg.checkpoint_dir, cfg.output_dir);
   const int chk_own_dir = chk_on && chk_apart && !chk_inside;  // locked and marked too
   const char *cont = restart ? run_id : NULL;
-  BlastCall(BlastOutdirCheck(comm, cfg.output_dir, NULL, "[output] dir", cfg.output_overwrite, cont));
+  BlastCall(
+      BlastOutdirCheck(comm, cfg.output_dir, NULL, "[output] dir", cfg.output_overwrite, cont));
   if (chk_apart)  // even without checkpointing: its files must not be another run's
     BlastCall(BlastOutdirCheck(comm, cfg.checkpoint_dir, chk_inside ? cfg.output_dir : NULL,
                                "[checkpoint] dir", cfg.output_overwrite, cont));
@@ -598,8 +610,9 @@ static int Run(int argc, char **argv, RunState *rs) {
     const double t0 = MPI_Wtime();
     // Every rank reads the same header and agrees on the checksums: the refusal is the
     // same everywhere, printed once.
-    BlastCallAgree(comm, 1,
-                   BlastCheckpointRead(comm, h, &cfg, cfg.checkpoint_restart, changes, sizeof changes));
+    BlastCallAgree(
+        comm, 1,
+        BlastCheckpointRead(comm, h, &cfg, cfg.checkpoint_restart, changes, sizeof changes));
     read_seconds = MPI_Wtime() - t0;
     BlastHydroGetProgress(h, NULL, NULL, &restart_steps, NULL);
   }
@@ -615,7 +628,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   int chk_same = same_run;
   if (chk_own_dir) {
     BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, "[checkpoint] dir", cfg.output_overwrite,
-                                 run_id, restart, &rs->lock_chk, NULL, &chk_same, note, sizeof note));
+                                 run_id, restart, &rs->lock_chk, NULL, &chk_same, note,
+                                 sizeof note));
     if (!rank && note[0]) printf("  note: %s\n", note);
   }
   // Checkpoints of an earlier run (replaced with overwrite), or of steps beyond the one a
@@ -625,7 +639,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (chk_on) BlastCall(OldCheckpoints(comm, cfg.checkpoint_dir, after, 1, &removed));
   if (!rank && removed)
     printf("  (removed %d checkpoint(s) %s in %s)\n", removed,
-           after >= 0 ? "of later steps than the restart" : "of the earlier run", cfg.checkpoint_dir);
+           after >= 0 ? "of later steps than the restart" : "of the earlier run",
+           cfg.checkpoint_dir);
 
   BlastHydroShape shape = BlastHydroGetShape(h);
   double dt0, energy0, e_norm0;
@@ -644,21 +659,25 @@ static int Run(int argc, char **argv, RunState *rs) {
     if (bops == &blast_backend_cpu) used = (double)BlastCpuMemoryUsed(bctx);
     BlastCallMPI(MPI_Reduce(&used, &all, 1, MPI_DOUBLE, MPI_SUM, 0, comm));
     if (!rank && used > 0.0)
-      printf("  memory         %.2f GiB of %s memory for the backend's data and vectors, %.2f KB "
-             "per zone\n\n",
-             all / 1073741824.0, where, all / 1024.0 / (double)shape.zones);
+      printf(
+          "  memory         %.2f GiB of %s memory for the backend's data and vectors, %.2f KB "
+          "per zone\n\n",
+          all / 1073741824.0, where, all / 1024.0 / (double)shape.zones);
   }
   double t_start;
   BlastHydroGetProgress(h, &t_start, NULL, NULL, NULL);
   if (!rank && restart) {
     struct stat st;
     const double mb = stat(cfg.checkpoint_restart, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
-    printf("  restarted from %s: step %d, t = %.9g (%.3g MB read and checked in %.3f s, %.0f MB/s)\n",
-           cfg.checkpoint_restart, restart_steps, t_start, mb, read_seconds,
-           read_seconds > 0 ? mb / read_seconds : 0.0);
+    printf(
+        "  restarted from %s: step %d, t = %.9g (%.3g MB read and checked in %.3f s, %.0f MB/s)\n",
+        cfg.checkpoint_restart, restart_steps, t_start, mb, read_seconds,
+        read_seconds > 0 ? mb / read_seconds : 0.0);
     if (changes[0])
-      printf("  note: this restart changes %s: its results will differ from the run that wrote "
-             "the checkpoint, had it gone on\n", changes);
+      printf(
+          "  note: this restart changes %s: its results will differ from the run that wrote "
+          "the checkpoint, had it gone on\n",
+          changes);
     printf("\n");
   }
   // Visualization: a dump of the initial (or restarted) state, then as the deck says.
@@ -681,8 +700,10 @@ static int Run(int argc, char **argv, RunState *rs) {
   const char *kill_env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
   chk.kill_at_step = kill_env ? atoi(kill_env) : -1;
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
-  StepHook hook = {&progress, fault, rank, comm, &cfg, h, rs->viz,
-                   cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt) : 0.0, &chk, 0, 0, 0};
+  StepHook hook = {
+      &progress, fault, rank,    comm,
+      &cfg,      h,     rs->viz, cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt) : 0.0,
+      &chk,      0,     0,       0};
   // Energy of the time steps: GPUs (NVML) when this rank runs on one, CPUs (RAPL) always.
   BlastEnergyReport energy;
   BlastCall(BlastEnergyStart(comm, strcmp(ops->name, "cpu") != 0, NULL, &rs->meter));
@@ -706,9 +727,9 @@ static int Run(int argc, char **argv, RunState *rs) {
   sum.checkpoint_seconds = chk.seconds;
   sum.viz = rs->viz ? viz_series : "";
   sum.viz_dumps = rs->viz ? BlastVizCount(rs->viz) : 0;
-  if (cfg.exact_error) BlastCall(BlastDiagnosticsExactErrors(h, &sum.sedov_density_l2,
-                                                              &sum.vel_err_linf, &sum.vel_err_l1,
-                                                              &sum.vel_err_l2));
+  if (cfg.exact_error)
+    BlastCall(BlastDiagnosticsExactErrors(h, &sum.sedov_density_l2, &sum.vel_err_linf,
+                                          &sum.vel_err_l1, &sum.vel_err_l2));
   if (!rank) {
     BlastReportSummary(stdout, &sum);
     BlastCall(BlastReportWriteJson(cfg.output_dir, &cfg, &sum));

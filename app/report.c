@@ -11,13 +11,20 @@
 
 static const char *OdeName(int ode) {
   switch (ode) {
-    case BLAST_ODE_EULER: return "euler";
-    case BLAST_ODE_RK2: return "rk2";
-    case BLAST_ODE_RK3SSP: return "rk3ssp";
-    case BLAST_ODE_RK4: return "rk4";
-    case BLAST_ODE_RK6: return "rk6";
-    case BLAST_ODE_RK2AVG: return "rk2avg";
-    default: return "unknown";
+    case BLAST_ODE_EULER:
+      return "euler";
+    case BLAST_ODE_RK2:
+      return "rk2";
+    case BLAST_ODE_RK3SSP:
+      return "rk3ssp";
+    case BLAST_ODE_RK4:
+      return "rk4";
+    case BLAST_ODE_RK6:
+      return "rk6";
+    case BLAST_ODE_RK2AVG:
+      return "rk2avg";
+    default:
+      return "unknown";
   }
 }
 
@@ -45,14 +52,18 @@ void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape 
             (long long)s->zones_max, s->imbalance, (long long)s->edge_cut,
             (long long)s->shared_dofs, s->neighbors_min, s->neighbors_max);
   if (cfg->balance_mode == BLAST_BALANCE_FIXED)
-    fprintf(out, "  CPU+GPU split  fixed: the GPU computes %.1f%% of each rank's zones, OpenMP threads the rest\n",
+    fprintf(out,
+            "  CPU+GPU split  fixed: the GPU computes %.1f%% of each rank's zones, OpenMP threads "
+            "the rest\n",
             100.0 * cfg->balance_gpu_fraction);
   else if (cfg->balance_mode == BLAST_BALANCE_AUTO)
-    fprintf(out, "  CPU+GPU split  auto: first share %.1f%% on the GPU, rebalanced every %d steps\n",
+    fprintf(out,
+            "  CPU+GPU split  auto: first share %.1f%% on the GPU, rebalanced every %d steps\n",
             100.0 * cfg->balance_gpu_fraction, cfg->balance_period);
-  fprintf(out, "  run            t_final %g, cg_tol %g, cg_max_iter %d\n", cfg->t_final, cfg->cg_tol,
-          cfg->cg_max_iter);
-  fprintf(out, "  initial        dt %.6e, |e| %.10e, total energy %.10e\n\n", dt0, e_norm0, energy0);
+  fprintf(out, "  run            t_final %g, cg_tol %g, cg_max_iter %d\n", cfg->t_final,
+          cfg->cg_tol, cfg->cg_max_iter);
+  fprintf(out, "  initial        dt %.6e, |e| %.10e, total energy %.10e\n\n", dt0, e_norm0,
+          energy0);
   fflush(out);
 }
 
@@ -72,11 +83,14 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   const double wall = MPI_Wtime() - p->wall0;
   const double left = info->t > 0 ? wall * (p->t_final - info->t) / info->t : 0.0;
   const double dE = (ie + ke - p->energy0) / (p->energy0 != 0.0 ? fabs(p->energy0) : 1.0);
-  fprintf(p->out, "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s",
+  fprintf(p->out,
+          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s",
           info->step, info->t, info->dt, info->e_norm, dE, wall, left);
   BlastBalanceInfo bal;
   BlastHydroGetBalance(p->hydro, &bal);
-  if (bal.active) fprintf(p->out, ", gpu %.1f%% (%s)", 100.0 * bal.gpu_fraction, BlastBalancePhaseName(bal.phase));
+  if (bal.active)
+    fprintf(p->out, ", gpu %.1f%% (%s)", 100.0 * bal.gpu_fraction,
+            BlastBalancePhaseName(bal.phase));
   fprintf(p->out, "\n");
   fflush(p->out);
   return 0;
@@ -98,7 +112,8 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   BlastCallMPI(MPI_Allreduce(loc, mx, 5, MPI_DOUBLE, MPI_MAX, comm));
   BlastCallMPI(MPI_Allreduce(loc, mn, 5, MPI_DOUBLE, MPI_MIN, comm));
   sum->t_qdata = mx[0], sum->t_force = mx[1], sum->t_cg = mx[2], sum->t_step = mx[3];
-  sum->t_qdata_min = mn[0], sum->t_force_min = mn[1], sum->t_cg_min = mn[2], sum->t_step_min = mn[3];
+  sum->t_qdata_min = mn[0], sum->t_force_min = mn[1], sum->t_cg_min = mn[2],
+  sum->t_step_min = mn[3];
   sum->t_cg_wait = mx[4], sum->t_cg_wait_min = mn[4];
   // Every rank takes part in each CG iteration: the counts agree; updates are summed.
   long long cnt[2] = {(long long)tm->qdata_zone_updates, (long long)tm->cg_unconverged}, tot[2];
@@ -114,7 +129,8 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   sum->fom_cg = T1 > 0 ? 1e-6 * h1 * iters / T1 : 0.0;
   sum->fom_force = T2 > 0 ? 1e-6 * sum->attempts * (h1 + l2) / T2 : 0.0;
   sum->fom_qdata = T3 > 0 ? 1e-6 * (double)sum->qdata_zone_updates * sum->shape.nqp / T3 : 0.0;
-  sum->fom_total = T4 > 0 ? (sum->fom_cg * T1 + sum->fom_force * T2 + sum->fom_qdata * T3) / T4 : 0.0;
+  sum->fom_total =
+      T4 > 0 ? (sum->fom_cg * T1 + sum->fom_force * T2 + sum->fom_qdata * T3) / T4 : 0.0;
   sum->fom0 = T4 > 0 ? 1e-6 * sum->attempts * (h1 + l2) / T4 : 0.0;
   sum->sedov_density_l2 = NAN;
   sum->vel_err_linf = sum->vel_err_l1 = sum->vel_err_l2 = NAN;
@@ -162,8 +178,8 @@ static void ReportEnergy(FILE *out, const BlastRunSummary *s) {
 
 void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   fprintf(out, "\n== Summary ==\n");
-  fprintf(out, "  steps %d (attempts %d, repeated %d), t = %.6g, dt = %.6f\n", s->steps, s->attempts,
-          s->rejected, s->t, s->dt);
+  fprintf(out, "  steps %d (attempts %d, repeated %d), t = %.6g, dt = %.6f\n", s->steps,
+          s->attempts, s->rejected, s->t, s->dt);
   if (!s->completed)
     fprintf(out, "  STOPPED EARLY by %s at t = %.9g (t_final not reached)\n",
             s->stopped_by && s->stopped_by[0] ? s->stopped_by : "request", s->t);
@@ -172,8 +188,7 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   if (s->checkpoint && s->checkpoint[0])
     fprintf(out, "  checkpoints: %d written (%.3f s), newest %s\n", s->checkpoints,
             s->checkpoint_seconds, s->checkpoint);
-  if (s->viz && s->viz[0])
-    fprintf(out, "  visualization: %d dumps in %s\n", s->viz_dumps, s->viz);
+  if (s->viz && s->viz[0]) fprintf(out, "  visualization: %d dumps in %s\n", s->viz_dumps, s->viz);
   fprintf(out, "  |e| = %.10e\n", s->e_norm);
   fprintf(out, "  energy: internal %.10e, kinetic %.10e, total %.10e\n", s->ie, s->ke, s->energy);
   fprintf(out, "  energy change: %.3e (relative %.3e) from %.10e\n", s->energy - s->energy0,
@@ -197,14 +212,18 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   ReportEnergy(out, s);
   if (s->balance.active) {
     const BlastBalanceInfo *b = &s->balance;
-    fprintf(out, "  CPU+GPU split (%s): GPU share %.1f%%", b->mode == BLAST_BALANCE_AUTO ? "auto" : "fixed",
-            100.0 * s->gpu_fraction_min);
-    if (s->gpu_fraction_max != s->gpu_fraction_min) fprintf(out, "-%.1f%% over ranks", 100.0 * s->gpu_fraction_max);
+    fprintf(out, "  CPU+GPU split (%s): GPU share %.1f%%",
+            b->mode == BLAST_BALANCE_AUTO ? "auto" : "fixed", 100.0 * s->gpu_fraction_min);
+    if (s->gpu_fraction_max != s->gpu_fraction_min)
+      fprintf(out, "-%.1f%% over ranks", 100.0 * s->gpu_fraction_max);
     fprintf(out, ", %s", BlastBalancePhaseName(b->phase));
     if (b->mode == BLAST_BALANCE_AUTO)
-      fprintf(out, s->converged_period_max >= 0 ? ", converged in %d periods" : ", not converged (%d periods)",
+      fprintf(out,
+              s->converged_period_max >= 0 ? ", converged in %d periods"
+                                           : ", not converged (%d periods)",
               s->converged_period_max >= 0 ? s->converged_period_max : b->periods);
-    fprintf(out, "; rank 0 compute GPU %.3f s, CPU threads %.3f s\n", b->dev_seconds, b->host_seconds);
+    fprintf(out, "; rank 0 compute GPU %.3f s, CPU threads %.3f s\n", b->dev_seconds,
+            b->host_seconds);
   }
   if (s->cg_unconverged)
     fprintf(out, "  warning: %lld PCG solves stopped at cg_max_iter without converging\n",
@@ -246,14 +265,14 @@ static void JsonEnergy(FILE *f, const BlastRunSummary *s) {
   const struct {
     const char *key;
     double v;
-  } num[] = {{"gpu_joules", e->gpu_joules},
-             {"cpu_package_joules", e->cpu_package_joules},
-             {"dram_joules", e->dram_joules},
-             {"total_joules", e->total_joules},
-             {"average_watts", e->average_watts},
-             {"joules_per_zone_step",
-              BlastEnergyPerZoneStep(e, (long long)s->shape.zones, s->attempts)},
-             {"seconds", e->seconds}};
+  } num[] = {
+      {"gpu_joules", e->gpu_joules},
+      {"cpu_package_joules", e->cpu_package_joules},
+      {"dram_joules", e->dram_joules},
+      {"total_joules", e->total_joules},
+      {"average_watts", e->average_watts},
+      {"joules_per_zone_step", BlastEnergyPerZoneStep(e, (long long)s->shape.zones, s->attempts)},
+      {"seconds", e->seconds}};
   fprintf(f, "  \"energy\": {");
   for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
     if (isfinite(num[i].v))
@@ -287,8 +306,9 @@ static void JsonBalance(FILE *f, const BlastRunSummary *s) {
           "  \"balance\": {\"mode\": \"%s\", \"phase\": \"%s\", \"gpu_fraction_min\": %.6g, "
           "\"gpu_fraction_max\": %.6g, \"periods\": %d, \"converged_period\": %d, "
           "\"gpu_seconds_rank0\": %.6g, \"cpu_seconds_rank0\": %.6g},\n",
-          b->mode == BLAST_BALANCE_AUTO ? "auto" : "fixed", BlastBalancePhaseName(b->phase), s->gpu_fraction_min,
-          s->gpu_fraction_max, b->periods, s->converged_period_max, b->dev_seconds, b->host_seconds);
+          b->mode == BLAST_BALANCE_AUTO ? "auto" : "fixed", BlastBalancePhaseName(b->phase),
+          s->gpu_fraction_min, s->gpu_fraction_max, b->periods, s->converged_period_max,
+          b->dev_seconds, b->host_seconds);
 }
 
 int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *s) {
@@ -340,11 +360,13 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
           "\"cg_wait_max\": %.6g, \"cg_wait_min\": %.6g},\n",
           s->t_qdata, s->t_force, s->t_cg, s->t_step, s->t_qdata_min, s->t_force_min, s->t_cg_min,
           s->t_step_min, s->t_cg_wait, s->t_cg_wait_min);
-  fprintf(f, "  \"cg_iterations\": %lld,\n  \"cg_unconverged\": %lld,\n", s->cg_iter, s->cg_unconverged);
+  fprintf(f, "  \"cg_iterations\": %lld,\n  \"cg_unconverged\": %lld,\n", s->cg_iter,
+          s->cg_unconverged);
   JsonNumber(f, "sedov_density_l2_error", s->sedov_density_l2, 1);
   JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);
-  fprintf(f, "  \"fom\": {\"cg_h1\": %.6g, \"forces\": %.6g, \"update_quad_data\": %.6g, "
-             "\"major_kernels\": %.6g, \"fom0\": %.6g},\n",
+  fprintf(f,
+          "  \"fom\": {\"cg_h1\": %.6g, \"forces\": %.6g, \"update_quad_data\": %.6g, "
+          "\"major_kernels\": %.6g, \"fom0\": %.6g},\n",
           s->fom_cg, s->fom_force, s->fom_qdata, s->fom_total, s->fom0);
   JsonBalance(f, s);
   JsonEnergy(f, s);

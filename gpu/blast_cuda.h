@@ -44,10 +44,10 @@ typedef struct {
   int on;  ///< the profile was taken
   int n;   ///< entries in kernel[]
   struct {
-    const char *name;      ///< "k_qdata_force (1-6)", ..., "halo pack/unpack"
-    long long calls;       ///< 0: not run (not printed)
-    double ms;             ///< total time
-    double bytes, flops;   ///< modeled totals
+    const char *name;     ///< "k_qdata_force (1-6)", ..., "halo pack/unpack"
+    long long calls;      ///< 0: not run (not printed)
+    double ms;            ///< total time
+    double bytes, flops;  ///< modeled totals
   } kernel[BLAST_GPU_PROFILE_KERNELS];
   size_t mem_in_use;    ///< device bytes lost since creation, at the first update (0: none yet)
   size_t mem_estimate;  ///< BlastCudaMemoryEstimate of this rank
@@ -88,17 +88,17 @@ void BlastCudaGetAutotune(const void *ctx, BlastGpuAutotune *tune);
 /// Sizes that determine the device memory of one rank (from BlastHydroData).
 typedef struct {
   int dim, nz, nqp, h1_nd, l2_nd, h1_nl, h1_nown, h1_next;
-  long long mv_nnz;  ///< non-zeros of the owned rows of the scalar H1 mass matrix
+  long long mv_nnz;       ///< non-zeros of the owned rows of the scalar H1 mass matrix
   long long mv_sell_nnz;  ///< its stored entries in sliced ELLPACK, padding included (0: mv_nnz)
   int cusparse;           ///< `[gpu] spmv = cusparse`: CSR copies for cuSPARSE instead
-  long long ess;     ///< constrained owned dofs, all components
+  long long ess;          ///< constrained owned dofs, all components
   int halo_send[2], halo_recv[2];
   int tg_source;
-  int pa;                ///< partial assembly: no F, J0^{-1}, mass matrix; the sizes below
-  int nz_ext;            ///< zones incl. halo zones
-  int pa_keep_stress;    ///< the stress kept per point
-  long long mass_nidx;   ///< entries of mass_tidx
-  double pa_scratch;     ///< bytes of the generic kernels' scratch (BlastCudaPaScratch)
+  int pa;               ///< partial assembly: no F, J0^{-1}, mass matrix; the sizes below
+  int nz_ext;           ///< zones incl. halo zones
+  int pa_keep_stress;   ///< the stress kept per point
+  long long mass_nidx;  ///< entries of mass_tidx
+  double pa_scratch;    ///< bytes of the generic kernels' scratch (BlastCudaPaScratch)
 } BlastCudaMemorySizes;
 
 /// The partial path's generic kernels (a thread per zone): the threads and the scratch

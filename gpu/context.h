@@ -35,17 +35,17 @@ int BlastCublasError(const char *file, int line, const char *func, cublasStatus_
                      const char *call);
 int BlastCusparseError(const char *file, int line, const char *func, cusparseStatus_t st,
                        const char *call);
-#define BlastCallCublas(...)                                                              \
-  do {                                                                                    \
-    cublasStatus_t st_ = (__VA_ARGS__);                                                   \
-    if (st_ != CUBLAS_STATUS_SUCCESS)                                                     \
-      return BlastCublasError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);           \
+#define BlastCallCublas(...)                                                    \
+  do {                                                                          \
+    cublasStatus_t st_ = (__VA_ARGS__);                                         \
+    if (st_ != CUBLAS_STATUS_SUCCESS)                                           \
+      return BlastCublasError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__); \
   } while (0)
-#define BlastCallCusparse(...)                                                            \
-  do {                                                                                    \
-    cusparseStatus_t st_ = (__VA_ARGS__);                                                 \
-    if (st_ != CUSPARSE_STATUS_SUCCESS)                                                   \
-      return BlastCusparseError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__);         \
+#define BlastCallCusparse(...)                                                    \
+  do {                                                                            \
+    cusparseStatus_t st_ = (__VA_ARGS__);                                         \
+    if (st_ != CUSPARSE_STATUS_SUCCESS)                                           \
+      return BlastCusparseError(__FILE__, __LINE__, __func__, st_, #__VA_ARGS__); \
   } while (0)
 
 enum { kDotBlocks = 256, kDotThreads = 256 };
@@ -69,8 +69,8 @@ typedef struct {
   // keep_stress ([nz][nqp][dim^2] as the CPU backend); rE has nz_ext zones (also the mass
   // action's zone values, component-major); edof covers the nz_ext zones
   int pa, keep_stress, nz_ext, D, Q, L, nzint;
-  double *B1, *G1, *L1;  // 1D tables [Q*D], [Q*D], [Q*L]
-  double *x0, *qmass;    // initial positions (L-vector), rho0 |J0| w [nz_ext][nqp]
+  double *B1, *G1, *L1;        // 1D tables [Q*D], [Q*D], [Q*L]
+  double *x0, *qmass;          // initial positions (L-vector), rho0 |J0| w [nz_ext][nqp]
   int *mtoff, *mtidx, *zones;  // owned dof -> E-indices; zones, those with owned dofs first
 } DevData;
 
@@ -180,15 +180,15 @@ typedef struct {
   DevHalo halo[2];
   double *dbuf;  // device halo staging
   size_t dbuf_n;
-  double *dot_part;       // [2*kDotBlocks] device
-  double *dot_host;       // pinned
-  double *red;            // per-block dt and det; the reduced result in red_out
+  double *dot_part;  // [2*kDotBlocks] device
+  double *dot_host;  // pinned
+  double *red;       // per-block dt and det; the reduced result in red_out
   double *red_out;
   int *red_zone;
-  double *red_host;       // pinned: dt, det, zone
+  double *red_host;  // pinned: dt, det, zone
   int nred;
-  double *energy_zone;    // [2*nz] device
-  double *energy_host;    // [2*nz] pinned
+  double *energy_zone;  // [2*nz] device
+  double *energy_host;  // [2*nz] pinned
   QConfig qcfg;
   // autotuning state
   int tune_active, tune_index, tune_ncand, tune_n1, tune_rep;  // n1: first-round candidates
@@ -212,7 +212,7 @@ typedef struct {
   // doubles), the mass kernel's zones per block and shared memory
   double *pa_ws;
   int pa_nthr, pa_wsz, pa_zpb;
-  int pa_q3;  // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
+  int pa_q3;         // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
   double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
   int *pa_red_zone;  // [nz / kPaRedSpan + 2]
   size_t pa_smem;
@@ -233,7 +233,9 @@ static int DevUpload(const T *host, size_t n, T **dev) {
   return 0;
 }
 
-static inline size_t Blocks(size_t n, int threads) { return (n + threads - 1) / threads; }
+static inline size_t Blocks(size_t n, int threads) {
+  return (n + threads - 1) / threads;
+}
 
 // Index of the least of t[0..n) (the fastest tuning candidate; -1 if n = 0).
 static inline int ArgMin(const float *t, int n) {
@@ -283,8 +285,7 @@ int GemmChunk(const DevData *d, int gtb, size_t limit);
 
 // ops_pa.cu: the partial-assembly path (kernels/pa_mass.cuh, kernels/pa_qdata.cuh).
 int PaSetup(CudaCtx *c);
-int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e,
-            int *blocks);
+int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e, int *blocks);
 int PaForceT(CudaCtx *c, int n, const double *v);
 int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
 size_t PaScratchBytes(const BlastHydroData *hd);

@@ -98,22 +98,22 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
     // the source, the mass gather's indices, D^{-1} and the row order, M_E^{-1} blocks,
     // the generic kernels' scratch
     const double nze = s->nz_ext;
-    ints += nze * nd + nz * nd + nl + 1.0 + nze;      // edof, tidx, toff, pa_zones
+    ints += nze * nd + nz * nd + nl + 1.0 + nze;       // edof, tidx, toff, pa_zones
     ints += nown + 1.0 + (double)s->mass_nidx + nown;  // mass_toff, mass_tidx, mv_rows
-    dbls += nqp * (1.0 + nd + ne) + 64.0;                // weights, B, L2 B, 1D tables
-    dbls += nze * nqp + nz * nqp + nz + dim * nl;        // qmass, R0, gamma, x0
-    dbls += nze * 3.0 * nd + nz * ne;                    // rE / E (3 components), source
+    dbls += nqp * (1.0 + nd + ne) + 64.0;              // weights, B, L2 B, 1D tables
+    dbls += nze * nqp + nz * nqp + nz + dim * nl;      // qmass, R0, gamma, x0
+    dbls += nze * 3.0 * nd + nz * ne;                  // rE / E (3 components), source
     dbls += s->pa_keep_stress ? nz * nqp * dim * dim + nz * ne : nz * ne;  // S and b, or b
-    dbls += nown + nz * ne * ne;                         // D^{-1}, M_E^{-1}
+    dbls += nown + nz * ne * ne;                                           // D^{-1}, M_E^{-1}
     dbls += s->pa_scratch / 8.0;
   } else {
     // zone maps and basis tables
-    ints += 2.0 * nz * nd + nl + 1.0;                    // edof, tidx, toff
+    ints += 2.0 * nz * nd + nl + 1.0;  // edof, tidx, toff
     dbls +=
         nqp * (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
     dbls += nz * nqp * (1.0 + dim * dim) + nz;               // rho0|J0|w, J0^{-1}, gamma
-    dbls +=
-        nz * nqp * (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
+    dbls += nz * nqp *
+            (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
     dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source
     dbls += nown;                                        // the mass matrix's D^{-1}
     if (!s->cusparse) {

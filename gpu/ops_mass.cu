@@ -16,18 +16,19 @@ static SpmmKernel SpmmPick(const SpmmCand *k) {
 }
 
 // y = m x with cuSPARSE: the vectors bound to the descriptors, the shared work buffer.
-int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x, cusparseDnVecDescr_t vy,
-                double *y) {
+int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
+         cusparseDnVecDescr_t vy, double *y) {
   if (m->nrows == 0) return 0;
   const double one = 1.0, zero = 0.0;
   BlastCallCusparse(cusparseDnVecSetValues(vx, (void *)x));
   BlastCallCusparse(cusparseDnVecSetValues(vy, (void *)y));
-  BlastCallCusparse(cusparseSpMV(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, m->mat, vx, &zero, vy,
-                                 CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, c->spmv_buf));
+  BlastCallCusparse(cusparseSpMV(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, m->mat, vx,
+                                 &zero, vy, CUDA_R_64F, CUSPARSE_SPMV_CSR_ALG2, c->spmv_buf));
   return 0;
 }
 
-extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y) {
+extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
+                                 double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
   if (c->dd.pa) return PaMassMult(c, rows, ncomp, mask, x, y);
   nvtxRangePushA("mass_spmm");
@@ -92,7 +93,8 @@ extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, 
     }
     if (rows != BLAST_ROWS_INTERIOR && nb) {
       BlastCall(SpMV(c, &c->mv_bnd, c->vx_bnd, x + k * st, c->vy_bnd, c->y_perm + ni));
-      k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni, y + k * st);
+      k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni,
+                                                             y + k * st);
       BlastCheckKernel(c->sync, "k_scatter");
     }
   }
@@ -105,7 +107,8 @@ extern "C" int BlastCudaJacobi(void *ctx, int ncomp, unsigned mask, const double
   const int n = c->dd.nown;
   if (!n) return 0;
   ProfBegin(c);
-  k_jacobi_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, c->mv_dinv, r, z);
+  k_jacobi_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next,
+                                                             c->mv_dinv, r, z);
   BlastCheckKernel(c->sync, "k_jacobi_multi");
   ProfEnd(c, P_VEC, 24.0 * n * ncomp, (double)n * ncomp);
   return 0;
@@ -116,36 +119,40 @@ extern "C" int BlastCudaZeroEssential(void *ctx, int ncomp, unsigned mask, doubl
   Off4 off = {{0, 0, 0, 0}};
   int maxn = 0;
   for (int k = 0; k <= ncomp; k++) off.v[k] = c->ess_off[k];
-  for (int k = 0; k < ncomp; k++) maxn = maxn > off.v[k + 1] - off.v[k] ? maxn : off.v[k + 1] - off.v[k];
+  for (int k = 0; k < ncomp; k++)
+    maxn = maxn > off.v[k + 1] - off.v[k] ? maxn : off.v[k + 1] - off.v[k];
   if (!maxn) return 0;
-  k_zero_multi<<<GridMulti(maxn, ncomp), 256, 0, c->stream>>>(mask, (size_t)c->dd.next, off, c->ess_idx, y);
+  k_zero_multi<<<GridMulti(maxn, ncomp), 256, 0, c->stream>>>(mask, (size_t)c->dd.next, off,
+                                                              c->ess_idx, y);
   BlastCheckKernel(c->sync, "k_zero_multi");
   return 0;
 }
 
-extern "C" int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
-                          const double *b, double *y) {
+extern "C" int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a,
+                                   const double *x, const double *b, double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int n = c->dd.nown;
   if (!n) return 0;
   Coef3 ca = {{0, 0, 0}}, cb = {{0, 0, 0}};
   for (int k = 0; k < ncomp; k++) ca.v[k] = a[k], cb.v[k] = b[k];
   ProfBegin(c);
-  k_axpby_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, ca, x, cb, y);
+  k_axpby_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(n, mask, (size_t)c->dd.next, ca, x, cb,
+                                                            y);
   BlastCheckKernel(c->sync, "k_axpby_multi");
   ProfEnd(c, P_VEC, 24.0 * n * ncomp, 3.0 * n * ncomp);
   return 0;
 }
 
-extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
-                        double *result) {
+extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x,
+                                 const double *y, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int n = c->dd.nown;
   ProfBegin(c);
-  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(n, mask, (size_t)c->dd.next, x, y,
-                                                                        c->dot_part);
+  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+      n, mask, (size_t)c->dd.next, x, y, c->dot_part);
   BlastCheckKernel(c->sync, "k_dot_dd_multi");
-  BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part, 2 * (size_t)kDotBlocks * ncomp * sizeof(double),
+  BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part,
+                                2 * (size_t)kDotBlocks * ncomp * sizeof(double),
                                 cudaMemcpyDeviceToHost, c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));
   ProfEnd(c, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
@@ -153,7 +160,8 @@ extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const doub
     BlastDD acc = {0.0, 0.0};
     if ((mask >> k) & 1u)
       for (int b = 0; b < kDotBlocks; b++)
-        BlastDDAddDD(&acc, c->dot_host[2 * (k * kDotBlocks + b)], c->dot_host[2 * (k * kDotBlocks + b) + 1]);
+        BlastDDAddDD(&acc, c->dot_host[2 * (k * kDotBlocks + b)],
+                     c->dot_host[2 * (k * kDotBlocks + b) + 1]);
     BlastDDNormalize(&acc);
     result[2 * k] = acc.hi, result[2 * k + 1] = acc.lo;
   }

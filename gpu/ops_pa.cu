@@ -118,7 +118,8 @@ int PaSetup(CudaCtx *c) {
                                          (int)(c->smem_limit - 8192)));
     }
   }
-  if (c->pa_smem > c->smem_limit) c->pa_smem = 0;  // k_pa_mass_generic
+  if (c->pa_smem > c->smem_limit)
+    c->pa_smem = 0;  // k_pa_mass_generic
   else
     BlastCallCuda(cudaFuncSetAttribute((const void *)PaMassPick(hd->dim, d->D, d->Q),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -161,11 +162,14 @@ int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e
       const int nb = (blocks + kPaRedSpan - 1) / kPaRedSpan;
       double *odt = c->pa_red, *odet = c->pa_red + nb;
       k_pa_reduce_blocks<<<nb, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
-                                                     odt, c->pa_red_zone, odet);
+                                                    odt, c->pa_red_zone, odet);
       BlastCheckKernel(c->sync, "k_pa_reduce_blocks");
-      BlastCallCuda(cudaMemcpyAsync(c->red, odt, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
-      BlastCallCuda(cudaMemcpyAsync(c->red + c->nred, odet, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
-      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->pa_red_zone, nb * sizeof(int), cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(
+          cudaMemcpyAsync(c->red, odt, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(cudaMemcpyAsync(c->red + c->nred, odet, nb * sizeof(double),
+                                    cudaMemcpyDeviceToDevice, c->stream));
+      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->pa_red_zone, nb * sizeof(int),
+                                    cudaMemcpyDeviceToDevice, c->stream));
       blocks = nb;
     }
   } else {
@@ -210,16 +214,19 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
   const int fast = m3.kernel && ncomp <= 3;  // k_pa_mass3 and its gather
   if (a.n > 0 && fast) {
-    m3.kernel<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a);
-    BlastCheckKernel(c->sync, "k_pa_mass3");
+    const PaMassKernel k_pa_mass3_sized = m3.kernel;  // k_pa_mass3<D, Q, NZ>
+    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a);
+    BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
   } else if (a.n > 0) {
     if (c->pa_smem) {
-      const size_t smem = (size_t)(d->Q * d->D + 2 * a.zpb * ncomp * PaMassStage(d->dim, d->D, d->Q)) *
-                          sizeof(double);
+      const size_t smem =
+          (size_t)(d->Q * d->D + 2 * a.zpb * ncomp * PaMassStage(d->dim, d->D, d->Q)) *
+          sizeof(double);
       PaMassPick(d->dim, d->D, d->Q)<<<(a.n + a.zpb - 1) / a.zpb, 256, smem, c->stream>>>(*d, a);
       BlastCheckKernel(c->sync, "k_pa_mass");
     } else {
-      k_pa_mass_generic<<<PaBlocks(c, a.n), kPaQThreads, 0, c->stream>>>(*d, a, c->pa_ws, c->pa_wsz);
+      k_pa_mass_generic<<<PaBlocks(c, a.n), kPaQThreads, 0, c->stream>>>(*d, a, c->pa_ws,
+                                                                         c->pa_wsz);
       BlastCheckKernel(c->sync, "k_pa_mass_generic");
     }
   }
@@ -235,7 +242,9 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   // modeled: x gathered, qmass and E written per zone, E and the indices read per row
   const double nzr = (double)(a.n > 0 ? a.n : 0), nrow = (double)(r1 > r0 ? r1 - r0 : 0);
   const double nidx = nrow * ((double)hd->mass_toff[d->nown] / (d->nown ? d->nown : 1));
-  ProfEnd(c, P_SPMV, nzr * (d->nd * (4.0 + 16.0 * nact) + 8.0 * d->nqp) + nidx * (4.0 + 8.0 * nact) + 8.0 * nrow * nact,
+  ProfEnd(c, P_SPMV,
+          nzr * (d->nd * (4.0 + 16.0 * nact) + 8.0 * d->nqp) + nidx * (4.0 + 8.0 * nact) +
+              8.0 * nrow * nact,
           nzr * nact * 4.0 * d->nqp * d->D * (d->dim));
   nvtxRangePop();
   return 0;

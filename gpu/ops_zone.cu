@@ -65,11 +65,13 @@ static size_t GemmSharedBytes(const DevData *d, int gtb, int qc) {
 
 // The quadrature kernel and the force GEMM on zones [0, nz), and the reduction of the
 // quadrature kernel's block results.
-static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const double *v, const double *e) {
+static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const double *v,
+                       const double *e) {
   if (c->dd.pa) {
     int blocks = 0;
     BlastCall(PaQData(c, nz, x, v, e, &blocks));
-    k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
+    k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
+                                           c->red_out);
     BlastCheckKernel(c->sync, "k_reduce_min");
     return 0;
   }
@@ -129,7 +131,7 @@ int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
 }
 
 extern "C" int BlastCudaQDataForce(void *ctx, const double *x, const double *v, const double *e,
-                          BlastQDataResult *res) {
+                                   BlastQDataResult *res) {
   CudaCtx *c = (CudaCtx *)ctx;
   if (!c->mem_in_use) {  // the first update, in the setup: every buffer exists now
     size_t fr = 0, tot = 0;
@@ -197,8 +199,8 @@ int MeApply(CudaCtx *c, double *de) {
   if (c->opt.spmv_cusparse) {
     BlastCall(SpMV(c, &c->me_inv, c->ve_in, c->dd.b, c->ve_out, de));
   } else {
-    k_me_apply<<<GridFor((size_t)c->dd.nz * c->dd.ne), 256, 0, c->stream>>>(c->dd.nz, c->dd.ne, c->me_inv_blocks,
-                                                                          c->dd.b, de);
+    k_me_apply<<<GridFor((size_t)c->dd.nz * c->dd.ne), 256, 0, c->stream>>>(
+        c->dd.nz, c->dd.ne, c->me_inv_blocks, c->dd.b, de);
     BlastCheckKernel(c->sync, "k_me_apply");
   }
   ProfEnd(c, P_ME_APPLY, 8.0 * nzne * (c->dd.ne + 2), 2.0 * nzne * c->dd.ne);
@@ -214,7 +216,8 @@ extern "C" int BlastCudaEnergyRate(void *ctx, const double *v, double *de) {
   return 0;
 }
 
-extern "C" int BlastCudaEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke) {
+extern "C" int BlastCudaEnergies(void *ctx, const double *v, const double *e, double *ie,
+                                 double *ke) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int nz = c->dd.nz;
   k_energies<<<GridFor(nz), 256, 0, c->stream>>>(c->dd, v, e, c->energy_zone);

@@ -31,12 +31,14 @@ int ProfileDestroy(CudaCtx *c) {
 // zones (profile): the zone data each must read and write once, and the products and sums
 // of J and the velocity gradient, the per-point physics (~400), A and F = A B^T.
 static void QDataModel(const DevData *dd, int nz, double bytes[2], double flops[2]) {
-  const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp, nd = dd->nd;
+  const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp,
+               nd = dd->nd;
   if (dd->pa) {  // partial (k_pa_qdata3/k_pa_qdata; [1]: the reduction only): x, v, x0
     // gathered, e, R0, rows and b (or S) written; 9 gradients by sum factorisation, the
     // physics, 3 transposed gradients and L2 B^T
     const double D = dd->D, Q = dd->Q;
-    bytes[0] = nz * (8.0 * (3 * rows + ne + nqp + rows + (dd->keep_stress ? nqp * D2 : ne)) + 4.0 * nd);
+    bytes[0] =
+        nz * (8.0 * (3 * rows + ne + nqp + rows + (dd->keep_stress ? nqp * D2 : ne)) + 4.0 * nd);
     bytes[1] = 0.0;
     flops[0] = nz * (12.0 * dd->dim * dd->dim * nqp * (D + Q) + nqp * 400.0);
     flops[1] = 0.0;

@@ -62,7 +62,9 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
 // argument for them, its signature being shared with the CPU backend (solver/backend.h).
 static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0};
 
-extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) { g_next_options = *opt; }
+extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) {
+  g_next_options = *opt;
+}
 
 extern "C" size_t BlastCudaMemoryUsed(const void *ctx) {
   return ctx ? ((const CudaCtx *)ctx)->mem_used : 0;
@@ -77,8 +79,8 @@ static int UploadCsr(int nrows, int ncols, const int *rowptr, const int *col, co
   BlastCall(DevUpload(rowptr, (size_t)nrows + 1, &m->rowptr));
   BlastCall(DevUpload(col, (size_t)m->nnz, &m->col));
   BlastCall(DevUpload(val, (size_t)m->nnz, &m->val));
-  BlastCallCusparse(cusparseCreateCsr(&m->mat, nrows, ncols > 0 ? ncols : 1, m->nnz, m->rowptr, m->col,
-                                      m->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+  BlastCallCusparse(cusparseCreateCsr(&m->mat, nrows, ncols > 0 ? ncols : 1, m->nnz, m->rowptr,
+                                      m->col, m->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                       CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   return 0;
 }
@@ -118,14 +120,16 @@ static int UploadMass(CudaCtx *c) {
     int *rp, *col;
     double *val;
     int nnz = 0;
-    for (int r = r0; r < r1; r++) nnz += hd->mv_rowptr[hd->mv_rows[r] + 1] - hd->mv_rowptr[hd->mv_rows[r]];
+    for (int r = r0; r < r1; r++)
+      nnz += hd->mv_rowptr[hd->mv_rows[r] + 1] - hd->mv_rowptr[hd->mv_rows[r]];
     BlastCall(BlastMalloc(n + 1, &rp));
     BlastCall(BlastMalloc(nnz + 1, &col));
     BlastCall(BlastMalloc(nnz + 1, &val));
     rp[0] = 0;
     for (int r = r0, k = 0; r < r1; r++) {
       const int row = hd->mv_rows[r];
-      for (int j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++) col[k] = hd->mv_col[j], val[k++] = hd->mv_val[j];
+      for (int j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++)
+        col[k] = hd->mv_col[j], val[k++] = hd->mv_val[j];
       rp[r - r0 + 1] = k;
     }
     BlastCall(UploadCsr(n, hd->h1_next, rp, col, val, part ? &c->mv_bnd : &c->mv_int));
@@ -153,7 +157,8 @@ static int UploadMassEInverse(CudaCtx *c) {
   rp[0] = 0;
   for (int z = 0, k = 0; z < hd->nz; z++)
     for (int i = 0; i < ne; i++) {
-      for (int j = 0; j < ne; j++) col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];
+      for (int j = 0; j < ne; j++)
+        col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];
       rp[z * ne + i + 1] = k;
     }
   BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
@@ -180,7 +185,8 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
   BlastCall(BlastMalloc(hi->nsend + 2, &toff));
   BlastCall(BlastMalloc(hi->nsend + 1, &tpos));
   for (int i = 0; i < hi->nsend; i++) {
-    if (!nt || target[nt - 1] != hi->send_idx[order[i]]) toff[nt] = i, target[nt++] = hi->send_idx[order[i]];
+    if (!nt || target[nt - 1] != hi->send_idx[order[i]])
+      toff[nt] = i, target[nt++] = hi->send_idx[order[i]];
     tpos[i] = order[i];
   }
   toff[nt] = hi->nsend;
@@ -380,7 +386,8 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   } else {
     BlastCall(UploadPointFastest(hd, d));
     BlastCall(DevUpload((const double *)NULL, nz * nqp * SStride((int)dim), &d->S));
-    BlastCallCuda(cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
+    BlastCallCuda(
+        cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
     BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
     BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
     BlastCall(UploadMass(c));
@@ -394,7 +401,9 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   size_t dbuf = 1;
   for (int w = 0; w < 2; w++) {
     BlastCall(UploadHalo(&hd->halo[w], &c->halo[w]));
-    const size_t n = 2 * dim * (size_t)(hd->halo[w].nsend > hd->halo[w].nrecv ? hd->halo[w].nsend : hd->halo[w].nrecv);
+    const size_t n =
+        2 * dim *
+        (size_t)(hd->halo[w].nsend > hd->halo[w].nrecv ? hd->halo[w].nsend : hd->halo[w].nrecv);
     if (n > dbuf) dbuf = n;
   }
   c->dbuf_n = dbuf;
@@ -418,7 +427,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   }
   BlastCall(TuneSetup(c));
   if (pa) c->tune_active = 0, c->spmm_tune = kSpmmNCand;  // fixed launch shapes (ops_pa.cu)
-  const int maxblocks = (int)Blocks(nz, 1);  // zpb >= 1
+  const int maxblocks = (int)Blocks(nz, 1);               // zpb >= 1
   c->nred = maxblocks + 1;
   BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->red_zone, (size_t)c->nred * sizeof(int)));
@@ -449,7 +458,8 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
-    void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff, c->halo[w].tpos};
+    void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff,
+                  c->halo[w].tpos};
     for (size_t i = 0; i < sizeof hb / sizeof *hb; i++) BlastCallCuda(cudaFree(hb[i]));
   }
   BlastCallCuda(cudaFreeHost(c->dot_host));

@@ -34,23 +34,23 @@ enum { BLAST_ROWS_INTERIOR = 0, BLAST_ROWS_BOUNDARY = 1, BLAST_ROWS_ALL = 2 };
 /// of the backend context; backends that need device copies make them in `create`).
 typedef struct {
   int dim, nz, nqp, h1_nd, l2_nd, h1_nl;
-  int h1_nown, h1_next;                  ///< owned (T) and ext (L + column ghosts) sizes
-  const int *h1_edof;                    ///< [nz*h1_nd] L-dof of each zone node
-  const int *h1_toff, *h1_tidx;          ///< transpose of h1_edof (deterministic assembly)
-  const double *qp_w;                    ///< [nqp] quadrature weights
-  const double *h1_B, *h1_G, *l2_B;      ///< basis tables at quadrature points (fe.h)
-  const double *qp_R0;                   ///< [nz*nqp] rho0 |J0| w
-  const double *qp_J0inv;                ///< [nz*nqp*dim*dim] initial inverse Jacobians
-  const double *zone_gamma;              ///< [nz]
-  const double *me_inv;                  ///< [nz*l2_nd*l2_nd] zone inverses of M_E (col-major)
-  const int *mv_rowptr, *mv_col;         ///< scalar H1 mass matrix: owned rows, ext columns
-  const double *mv_val, *mv_dinv;        ///< values, reciprocal diagonal (owned rows)
-  int mv_ninterior;                      ///< rows with owned columns only: mv_rows[0..ninterior)
-  const int *mv_rows;                    ///< [h1_nown] interior rows, then boundary rows
-  const int *ess_off, *ess_idx;          ///< per component constrained owned dofs
-  BlastHaloIndex halo[2];                ///< BLAST_HALO_L, BLAST_HALO_COL
+  int h1_nown, h1_next;              ///< owned (T) and ext (L + column ghosts) sizes
+  const int *h1_edof;                ///< [nz*h1_nd] L-dof of each zone node
+  const int *h1_toff, *h1_tidx;      ///< transpose of h1_edof (deterministic assembly)
+  const double *qp_w;                ///< [nqp] quadrature weights
+  const double *h1_B, *h1_G, *l2_B;  ///< basis tables at quadrature points (fe.h)
+  const double *qp_R0;               ///< [nz*nqp] rho0 |J0| w
+  const double *qp_J0inv;            ///< [nz*nqp*dim*dim] initial inverse Jacobians
+  const double *zone_gamma;          ///< [nz]
+  const double *me_inv;              ///< [nz*l2_nd*l2_nd] zone inverses of M_E (col-major)
+  const int *mv_rowptr, *mv_col;     ///< scalar H1 mass matrix: owned rows, ext columns
+  const double *mv_val, *mv_dinv;    ///< values, reciprocal diagonal (owned rows)
+  int mv_ninterior;                  ///< rows with owned columns only: mv_rows[0..ninterior)
+  const int *mv_rows;                ///< [h1_nown] interior rows, then boundary rows
+  const int *ess_off, *ess_idx;      ///< per component constrained owned dofs
+  BlastHaloIndex halo[2];            ///< BLAST_HALO_L, BLAST_HALO_COL
   BlastQPointParams qpar;
-  int tg_source;                         ///< add the 2D Taylor-Green energy source
+  int tg_source;  ///< add the 2D Taylor-Green energy source
   // The assembly mode (BlastAssembly, resolved). Full: the mv_* matrix and F_z above.
   // Partial (pa_kernels.h): mv_* are NULL but mv_dinv, mv_rows and mv_ninterior; the
   // mass action runs over pa_zones (all nz_ext zones: those whose dofs are all owned
@@ -58,24 +58,24 @@ typedef struct {
   // mass_toff/mass_tidx (ascending global zone id); qp_J0inv is NULL (J0 is recomputed
   // from pa_x0).
   int assembly;
-  int nz_ext;                            ///< zones incl. halo zones (partial mass action)
-  int pa_d1d, pa_q1d, pa_l1d;            ///< H1 nodes, points, L2 nodes per direction
-  const double *pa_B, *pa_G, *pa_L;      ///< 1D tables [q1d*d1d], [q1d*d1d], [q1d*l1d]
-  const double *pa_qmass;                ///< [nz_ext*nqp] rho0 |J0| w of the mass operator
-  const double *pa_x0;                   ///< [dim*h1_nl] initial positions (L-vector)
-  const int *mass_toff, *mass_tidx;      ///< owned dof -> E-indices over nz_ext zones
-  const int *pa_zones;                   ///< [nz_ext] zones, those with owned dofs only first
-  int pa_nzint;                          ///< how many of pa_zones have owned dofs only
-  int pa_keep_stress;                    ///< 1: keep S for energy_rate (its v may differ from
-                                         ///< the state's: RK2Avg); 0: F^T v is computed with
-                                         ///< the quadrature data, from the state's v
+  int nz_ext;                        ///< zones incl. halo zones (partial mass action)
+  int pa_d1d, pa_q1d, pa_l1d;        ///< H1 nodes, points, L2 nodes per direction
+  const double *pa_B, *pa_G, *pa_L;  ///< 1D tables [q1d*d1d], [q1d*d1d], [q1d*l1d]
+  const double *pa_qmass;            ///< [nz_ext*nqp] rho0 |J0| w of the mass operator
+  const double *pa_x0;               ///< [dim*h1_nl] initial positions (L-vector)
+  const int *mass_toff, *mass_tidx;  ///< owned dof -> E-indices over nz_ext zones
+  const int *pa_zones;               ///< [nz_ext] zones, those with owned dofs only first
+  int pa_nzint;                      ///< how many of pa_zones have owned dofs only
+  int pa_keep_stress;                ///< 1: keep S for energy_rate (its v may differ from
+                                     ///< the state's: RK2Avg); 0: F^T v is computed with
+                                     ///< the quadrature data, from the state's v
 } BlastHydroData;
 
 /// Per-call statistics the backend reports from the quadrature-data update.
 typedef struct {
-  double dt_est;      ///< minimum per-point estimate (HUGE_VAL if none constrains)
-  int tangled_zone;   ///< lowest local zone with det J <= 0, or -1
-  double tangled_det; ///< its smallest determinant over the points (NaN first: BlastDetWorse)
+  double dt_est;       ///< minimum per-point estimate (HUGE_VAL if none constrains)
+  int tangled_zone;    ///< lowest local zone with det J <= 0, or -1
+  double tangled_det;  ///< its smallest determinant over the points (NaN first: BlastDetWorse)
 } BlastQDataResult;
 
 /// Context of a run on one backend: created once from the constant data, destroyed once.
@@ -196,16 +196,15 @@ typedef struct BlastBackendOps {
 
 /// Every entry of the table, as X(group, member): BlastBackendCheck and the conformance
 /// test (tests/backend/) iterate over it, so a new entry cannot go unchecked or untested.
-#define BLAST_BACKEND_OPERATIONS(X)                                                       \
-  X(ctx, create) X(ctx, destroy) X(ctx, sync)                                             \
-  X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host)         \
-  X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)     \
-  X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)       \
-  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, axpby_multi)              \
-  X(mass, dot_multi)                                                                      \
-  X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                        \
-  X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)       \
-  X(split, energy_rate)
+#define BLAST_BACKEND_OPERATIONS(X)                                                            \
+  X(ctx, create)                                                                               \
+  X(ctx, destroy) X(ctx, sync) X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) \
+      X(vec, to_host) X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby)  \
+          X(vec, dot) X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate)          \
+              X(zone, energies) X(mass, mult) X(mass, jacobi) X(mass, zero_essential)          \
+                  X(mass, axpby_multi) X(mass, dot_multi) X(halo, pack) X(halo, unpack)        \
+                      X(halo, unpack_dd) X(split, qdata_begin) X(split, qdata_end)             \
+                          X(split, gather) X(split, momentum_rhs) X(split, energy_rate)
 
 /// Number of entries in BLAST_BACKEND_OPERATIONS.
 int BlastBackendOpCount(void);

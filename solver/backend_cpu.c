@@ -35,32 +35,33 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
 
 #define PA_INSTANCE(Pd, Pn, Pq, Pl)                                                                \
   __attribute__((flatten)) static void PaQData_##Pd##_##Pn##_##Pq##_##Pl(                          \
-      const BlastPaBasis *pb, int z, const double *xz, const double *vz, const double *x0z,      \
-      const double *J0inv, const double *ez, const double *R0z, double gamma, double *Sz,        \
-      double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,            \
-      double *tangled_det) {                                                                     \
+      const BlastPaBasis *pb, int z, const double *xz, const double *vz, const double *x0z,        \
+      const double *J0inv, const double *ez, const double *R0z, double gamma, double *Sz,          \
+      double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,              \
+      double *tangled_det) {                                                                       \
     BlastPaZoneQDataN(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz, tgz, \
-                      ws, dt_min, tangled, tangled_det);                                         \
-  }                                                                                              \
+                      ws, dt_min, tangled, tangled_det);                                           \
+  }                                                                                                \
   __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
-      const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,        \
-      const double *x, size_t st, double *E, size_t es, double *ws) {                            \
-    enum { nd = Pd == 3 ? Pn * Pn * Pn : Pn * Pn, nq = Pd == 3 ? Pq * Pq * Pq : Pq * Pq };        \
-    BlastV4 xz[nd], yz[nd], mws[nq + Pn * Pn * Pq + Pn * Pq * Pq];                              \
-    (void)ws;                                                                                    \
-    for (int a = 0; a < nd; a++) {                                                               \
-      const size_t l = (size_t)dof[a];                                                           \
+      const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,          \
+      const double *x, size_t st, double *E, size_t es, double *ws) {                              \
+    enum { nd = Pd == 3 ? Pn * Pn * Pn : Pn * Pn, nq = Pd == 3 ? Pq * Pq * Pq : Pq * Pq };         \
+    BlastV4 xz[nd], yz[nd], mws[nq + Pn * Pn * Pq + Pn * Pq * Pq];                                 \
+    (void)ws;                                                                                      \
+    for (int a = 0; a < nd; a++) {                                                                 \
+      const size_t l = (size_t)dof[a];                                                             \
       const BlastV4 v = {x[l], ncomp > 1 ? x[st + l] : 0.0, ncomp > 2 ? x[2 * st + l] : 0.0, 0.0}; \
-      xz[a] = v;                                                                                 \
-    }                                                                                            \
-    BlastV4MassZone(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                         \
-    for (int c = 0; c < ncomp; c++)                                                              \
-      if ((mask >> c) & 1u)                                                                      \
-        for (int a = 0; a < nd; a++) E[c * es + a] = yz[a][c];                                   \
+      xz[a] = v;                                                                                   \
+    }                                                                                              \
+    BlastV4MassZone(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                           \
+    for (int c = 0; c < ncomp; c++)                                                                \
+      if ((mask >> c) & 1u)                                                                        \
+        for (int a = 0; a < nd; a++) E[c * es + a] = yz[a][c];                                     \
   }
 // k = 1..4 with the default quadrature (Pn = k + 1, Pq = 2k, Pl = k), 2D and 3D
-#define PA_CASES(X)                                                                           \
-  X(2, 2, 2, 1) X(2, 3, 4, 2) X(2, 4, 6, 3) X(2, 5, 8, 4) X(3, 2, 2, 1) X(3, 3, 4, 2) X(3, 4, 6, 3) \
+#define PA_CASES(X)                                                                   \
+  X(2, 2, 2, 1)                                                                       \
+  X(2, 3, 4, 2) X(2, 4, 6, 3) X(2, 5, 8, 4) X(3, 2, 2, 1) X(3, 3, 4, 2) X(3, 4, 6, 3) \
       X(3, 5, 8, 4)
 PA_CASES(PA_INSTANCE)
 
@@ -86,8 +87,8 @@ static void PaMassGeneric(const BlastPaBasis *pb, const double *qm, int ncomp, u
 
 static void PaKernelsOf(const BlastPaBasis *pb, PaQDataFn *qdata, PaMassFn *mass) {
   *qdata = PaQDataGeneric, *mass = PaMassGeneric;
-#define PA_PICK(Pd, Pn, Pq, Pl)                                              \
-  if (pb->dim == Pd && pb->D == Pn && pb->Q == Pq && pb->L == Pl)            \
+#define PA_PICK(Pd, Pn, Pq, Pl)                                   \
+  if (pb->dim == Pd && pb->D == Pn && pb->Q == Pq && pb->L == Pl) \
     *qdata = PaQData_##Pd##_##Pn##_##Pq##_##Pl, *mass = PaMass_##Pd##_##Pn##_##Pq##_##Pl;
   PA_CASES(PA_PICK)
 #undef PA_PICK
@@ -113,7 +114,7 @@ typedef struct {
   double *ws;  // per-thread workspace
   size_t ws_size;
   int nthreads;
-  size_t bytes;  // allocated by create and vec.alloc (BlastCpuMemoryUsed)
+  size_t bytes;                // allocated by create and vec.alloc (BlastCpuMemoryUsed)
   BlastQDataResult split_res;  // hybrid tests: this backend's part of the last split update
   double split_seconds;
 } CpuCtx;
@@ -352,7 +353,6 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   }
 }
 
-
 // r = -F_z 1 (kernel 8), the same order of terms on every backend.
 static void ZoneForceOnes(int rows, int ne, const double *F, double *r) {
   for (int i = 0; i < rows; i++) r[i] = 0.0;
@@ -455,8 +455,9 @@ static void QDataRange(const ZoneRange *zr, int z0, int z1, double *ws_all, size
 
 // The zone range of this backend's own zones (indexed from zone 0).
 static ZoneRange OwnZones(CpuCtx *c, const double *x, const double *v, const double *e) {
-  const ZoneRange zr = {&c->hd, x, v, e,    NULL,        NULL,    NULL, c->F, c->tg,
-                        c->pa ? &c->pb : NULL, c->rE, c->S, c->b, c->pa_qdata, c->J0inv, 0};
+  const ZoneRange zr = {
+      &c->hd, x,    v,    e,           NULL,     NULL, NULL, c->F, c->tg, c->pa ? &c->pb : NULL,
+      c->rE,  c->S, c->b, c->pa_qdata, c->J0inv, 0};
   return zr;
 }
 
@@ -589,7 +590,7 @@ struct BlastCpuZones_private {
   PaQDataFn pa_qdata;
   PaMassFn pa_mass;
   int pa;
-  double *F, *tg;  // [cap * rows * l2_nd], [cap * l2_nd] (tg when the source is on)
+  double *F, *tg;      // [cap * rows * l2_nd], [cap * l2_nd] (tg when the source is on)
   double *rE, *S, *b;  // partial: [cap * rows], [cap * nqp * dim^2] or [cap * l2_nd]
   int cap;
   double *ws;  // nthreads workspaces of ws_size
@@ -646,9 +647,22 @@ int BlastCpuZonesQData(BlastCpuZones cz, int z0, int z1, const double *xE, const
     if (cz->hd.tg_source) BlastCall(BlastRealloc((size_t)n * ne, &cz->tg));
     cz->cap = n;
   }
-  const ZoneRange zr = {&cz->hd, NULL, NULL, NULL, xE, vE, eE, cz->F,
-                        cz->hd.tg_source ? cz->tg : NULL, cz->pa ? &cz->pb : NULL, cz->rE,
-                        cz->S, cz->b, cz->pa_qdata, NULL, z0};
+  const ZoneRange zr = {&cz->hd,
+                        NULL,
+                        NULL,
+                        NULL,
+                        xE,
+                        vE,
+                        eE,
+                        cz->F,
+                        cz->hd.tg_source ? cz->tg : NULL,
+                        cz->pa ? &cz->pb : NULL,
+                        cz->rE,
+                        cz->S,
+                        cz->b,
+                        cz->pa_qdata,
+                        NULL,
+                        z0};
   QDataRange(&zr, z0, z1, cz->ws, cz->ws_size, cz->nthreads, res);
   return 0;
 }
@@ -721,8 +735,8 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
 #pragma omp for schedule(static)
     for (int k = k0; k < k1; k++) {
       const int z = hd->pa_zones[k];
-      c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd], x,
-                 st, &E[(size_t)z * nd], es, mws);
+      c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd],
+                 x, st, &E[(size_t)z * nd], es, mws);
     }
   }
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
@@ -902,7 +916,9 @@ static int CpuEnergies(void *ctx, const double *v, const double *e, double *ie, 
   return 0;
 }
 
-static int CpuSync(void *ctx) { return 0; }  // every operation completes before it returns
+static int CpuSync(void *ctx) {
+  return 0;
+}  // every operation completes before it returns
 
 const BlastBackendOps blast_backend_cpu = {
     .name = "cpu",

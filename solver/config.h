@@ -64,15 +64,23 @@ static inline int BlastAssemblyResolve(int requested, int dim, int k) {
 }
 
 typedef enum { BLAST_GPU_AUTO = 0, BLAST_GPU_CUDA = 1, BLAST_GPU_CPU = 2 } BlastGpuBackend;
-typedef enum { BLAST_AUTOTUNE_OFF = 0, BLAST_AUTOTUNE_ONLINE = 1, BLAST_AUTOTUNE_CACHED = 2 } BlastAutotune;
+typedef enum {
+  BLAST_AUTOTUNE_OFF = 0,
+  BLAST_AUTOTUNE_ONLINE = 1,
+  BLAST_AUTOTUNE_CACHED = 2
+} BlastAutotune;
 /// CPU+GPU sharing of the zones (solver/hybrid.h).
-typedef enum { BLAST_BALANCE_OFF = 0, BLAST_BALANCE_FIXED = 1, BLAST_BALANCE_AUTO = 2 } BlastBalanceMode;
+typedef enum {
+  BLAST_BALANCE_OFF = 0,
+  BLAST_BALANCE_FIXED = 1,
+  BLAST_BALANCE_AUTO = 2
+} BlastBalanceMode;
 
 typedef struct {
   // [problem]
-  int problem;           ///< BlastProblemId
-  double blast_energy;   ///< Sedov E0 (full, symmetric blast)
-  double blast_tol;      ///< Sedov: max distance of the blast point from a mesh vertex
+  int problem;          ///< BlastProblemId
+  double blast_energy;  ///< Sedov E0 (full, symmetric blast)
+  double blast_tol;     ///< Sedov: max distance of the blast point from a mesh vertex
   // [mesh]
   char mesh_file[BLAST_PATH_MAX];  ///< resolved path ("" = use the generator)
   int generator;                   ///< BlastMeshGenerator
@@ -101,9 +109,9 @@ typedef struct {
   int gpu_autotune;  ///< BlastAutotune
   int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
   // [balance]
-  int balance_mode;            ///< BlastBalanceMode
-  double balance_gpu_fraction; ///< fixed: the GPU's share of the zones; auto: the first guess
-  int balance_period;          ///< auto: steps per sampling period
+  int balance_mode;             ///< BlastBalanceMode
+  double balance_gpu_fraction;  ///< fixed: the GPU's share of the zones; auto: the first guess
+  int balance_period;           ///< auto: steps per sampling period
   // [output]
   char output_dir[BLAST_PATH_MAX];
   int output_overwrite;  ///< replace an earlier run's results in output_dir (else refuse)
@@ -113,11 +121,11 @@ typedef struct {
   double viz_dt;    ///< visualization dump every viz_dt of simulated time (0 = off)
   int viz_refine;   ///< sub-cells per direction and zone (0 = no dumps)
   // [checkpoint]
-  char checkpoint_dir[BLAST_PATH_MAX];  ///< resolved ("" never: <output_dir>/checkpoints)
-  int checkpoint_steps;                 ///< every N accepted steps (0 = off)
-  double checkpoint_wall_interval;      ///< every so many seconds of wall time (0 = off)
-  int checkpoint_keep;                  ///< checkpoints kept in checkpoint_dir
-  int checkpoint_at_end;                ///< write one when the run ends (also on a fault)
+  char checkpoint_dir[BLAST_PATH_MAX];      ///< resolved ("" never: <output_dir>/checkpoints)
+  int checkpoint_steps;                     ///< every N accepted steps (0 = off)
+  double checkpoint_wall_interval;          ///< every so many seconds of wall time (0 = off)
+  int checkpoint_keep;                      ///< checkpoints kept in checkpoint_dir
+  int checkpoint_at_end;                    ///< write one when the run ends (also on a fault)
   char checkpoint_restart[BLAST_PATH_MAX];  ///< checkpoint to continue from ("" = none)
   // bookkeeping
   char deck_path[BLAST_PATH_MAX];  ///< the deck as given ("" = none)

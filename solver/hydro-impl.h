@@ -24,7 +24,7 @@ struct BlastHydro_private {
   const BlastBackendOps *ops;
   void *bctx;
   BlastHybrid hybrid;  // CPU+GPU sharing of the zone work, or NULL
-  BlastHydroData hd;  // host constant data handed to the backend
+  BlastHydroData hd;   // host constant data handed to the backend
   // host arrays behind hd (owned)
   double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv;
   int *mv_rowptr, *mv_col, *mv_rows, *ess_off, *ess_idx;
@@ -35,7 +35,7 @@ struct BlastHydro_private {
   // domain decomposition
   int *part;  // [mesh zones] owning rank (NULL on one rank)
   BlastPartStats pstats;
-  BlastHalo halo[2];  // BLAST_HALO_L, BLAST_HALO_COL
+  BlastHalo halo[2];              // BLAST_HALO_L, BLAST_HALO_COL
   double *hbuf_send, *hbuf_recv;  // host halo buffers
   int hbuf_backend;               // allocated by the backend (host_alloc)
   double *gravity;  // [h1_nown] M_V g (y component) on owned rows, backend memory, or NULL
@@ -50,7 +50,7 @@ struct BlastHydro_private {
   double *S_old;  // the state an attempt started from (every integrator)
   double *rk_y, *rk_z, *rk_k, *rk_k2;
   double *rk6_k[8];  // RK6 stage rates (NULL for the other integrators)
-  double *rhs;  // momentum rhs: dim*nl rounded values, then dim*nl low parts
+  double *rhs;       // momentum rhs: dim*nl rounded values, then dim*nl low parts
   double *cg_r, *cg_z, *cg_d, *cg_q, *cg_b, *cg_x;  // PCG: dim components h1_next apart
   // time-stepping state
   int qdata_current;

@@ -8,7 +8,9 @@
 #include "hydro-impl.h"
 #include "pcg.h"
 
-double BlastWtime(void) { return MPI_Wtime(); }
+double BlastWtime(void) {
+  return MPI_Wtime();
+}
 
 // Frees whatever h holds: every member is NULL (or MPI_*_NULL) until its phase made it.
 int BlastHydroDestroy(BlastHydro *hydro) {
@@ -16,7 +18,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastHydro h = *hydro;
   if (h->bctx) {
     BlastCall(BlastOdeScratchDestroy(h));
-    double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,  &h->cg_d,
+    double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,   &h->cg_d,
                        &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
@@ -72,8 +74,12 @@ int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke) {
   return 0;
 }
 
-BlastHydroShape BlastHydroGetShape(BlastHydro h) { return h->shape; }
-const BlastHydroTimers *BlastHydroGetTimers(BlastHydro h) { return &h->timers; }
+BlastHydroShape BlastHydroGetShape(BlastHydro h) {
+  return h->shape;
+}
+const BlastHydroTimers *BlastHydroGetTimers(BlastHydro h) {
+  return &h->timers;
+}
 void BlastHydroGetProgress(BlastHydro h, double *t, double *dt, int *steps, int *attempts) {
   if (t) *t = h->t;
   if (dt) *dt = h->dt;
@@ -92,7 +98,9 @@ int BlastHydroGetState(BlastHydro h, double *x, double *v, double *e) {
   return 0;
 }
 
-void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info) { BlastHybridGetInfo(h->hybrid, info); }
+void BlastHydroGetBalance(BlastHydro h, BlastBalanceInfo *info) {
+  BlastHybridGetInfo(h->hybrid, info);
+}
 void BlastHydroSeedBalance(BlastHydro h, double gpu_fraction) {
   BlastHybridSeed(h->hybrid, gpu_fraction);
 }
@@ -111,7 +119,9 @@ void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int att
   h->dt0 = dt0, h->energy0 = energy0;
 }
 
-void BlastHydroRequestStop(BlastHydro h) { h->stop_requested = 1; }
+void BlastHydroRequestStop(BlastHydro h) {
+  h->stop_requested = 1;
+}
 
 int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value) {
   BlastCheck(quantity >= 0 && quantity <= 2, BLAST_ERR_ARG,
@@ -124,12 +134,22 @@ int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value) 
   return 0;
 }
 
-const BlastSpace *BlastHydroGetSpace(BlastHydro h) { return h->space; }
+const BlastSpace *BlastHydroGetSpace(BlastHydro h) {
+  return h->space;
+}
 
-const double *BlastHydroGetInitialPositions(BlastHydro h) { return h->x0_host; }
-const BlastTensorTables *BlastHydroGetTables(BlastHydro h) { return h->tab; }
-const BlastProblem *BlastHydroGetProblem(BlastHydro h) { return &h->prob; }
-BlastMesh BlastHydroGetMesh(BlastHydro h) { return h->mesh; }
+const double *BlastHydroGetInitialPositions(BlastHydro h) {
+  return h->x0_host;
+}
+const BlastTensorTables *BlastHydroGetTables(BlastHydro h) {
+  return h->tab;
+}
+const BlastProblem *BlastHydroGetProblem(BlastHydro h) {
+  return &h->prob;
+}
+BlastMesh BlastHydroGetMesh(BlastHydro h) {
+  return h->mesh;
+}
 
 void BlastHydroGetBackend(BlastHydro h, const BlastBackendOps **ops, void **ctx) {
   *ops = h->ops;

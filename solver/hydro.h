@@ -25,45 +25,45 @@ typedef struct BlastHydro_private *BlastHydro;
 
 /// Accumulated timings (seconds, this rank) and counters.
 typedef struct {
-  double qdata;         ///< quadrature data + zone force matrices F_z
-  double force;         ///< force actions: -F.1 assembly and F^T v
-  double cg;            ///< momentum PCG solves
-  double cg_wait;       ///< part of `cg` in halo waits and global dot reductions (messages
-                        ///< plus waiting for slower ranks)
-  double energy;        ///< M_E^{-1} application (included in `force` action call)
-  double step;          ///< whole RK steps including the end-of-step estimate
-  int64_t cg_iter;      ///< PCG iterations summed over all component solves
-  int64_t cg_solves;    ///< component solves
-  int64_t cg_unconverged;  ///< solves that hit cg_max_iter
+  double qdata;                ///< quadrature data + zone force matrices F_z
+  double force;                ///< force actions: -F.1 assembly and F^T v
+  double cg;                   ///< momentum PCG solves
+  double cg_wait;              ///< part of `cg` in halo waits and global dot reductions (messages
+                               ///< plus waiting for slower ranks)
+  double energy;               ///< M_E^{-1} application (included in `force` action call)
+  double step;                 ///< whole RK steps including the end-of-step estimate
+  int64_t cg_iter;             ///< PCG iterations summed over all component solves
+  int64_t cg_solves;           ///< component solves
+  int64_t cg_unconverged;      ///< solves that hit cg_max_iter
   int64_t qdata_zone_updates;  ///< zones times quadrature-data updates (this rank)
 } BlastHydroTimers;
 
 /// Sizes of the discretisation (global).
 typedef struct {
   int dim, k, m, nqp, ranks, threads;
-  int assembly;  ///< BlastAssembly the run uses (resolved)
+  int assembly;                     ///< BlastAssembly the run uses (resolved)
   int64_t zones, h1_dofs, l2_dofs;  ///< h1_dofs: vector true dofs (dim x scalar)
   double volume, h0;
   // domain decomposition (zones are fine zones)
-  int partitioner;               ///< BlastPartitioner used (ranks > 1)
-  int64_t zones_min, zones_max;  ///< zones per rank
-  double imbalance;              ///< max / mean zones per rank
-  int64_t edge_cut;              ///< mesh-zone faces between ranks (before parallel refinement)
-  int64_t shared_dofs;           ///< scalar H1 dofs held by more than one rank
+  int partitioner;                   ///< BlastPartitioner used (ranks > 1)
+  int64_t zones_min, zones_max;      ///< zones per rank
+  double imbalance;                  ///< max / mean zones per rank
+  int64_t edge_cut;                  ///< mesh-zone faces between ranks (before parallel refinement)
+  int64_t shared_dofs;               ///< scalar H1 dofs held by more than one rank
   int neighbors_min, neighbors_max;  ///< ranks each rank exchanges ghosts with
 } BlastHydroShape;
 
 /// One accepted or rejected step, for reports.
 typedef struct {
-  int step;          ///< accepted-step index ti (method spec 10.2)
-  int attempts;      ///< all step attempts so far
-  int rejected;      ///< 1 if this attempt was rejected
-  int last;          ///< 1 on the final step
-  int report;        ///< 1 on report steps (every print_every accepted steps, and the last)
-  double t, dt;      ///< time after the step, dt for the next step (as printed)
-  double dt_used;    ///< dt of this attempt
-  double dt_est;     ///< global estimate of the attempt
-  double e_norm;     ///< |e| (report steps only, NAN otherwise)
+  int step;        ///< accepted-step index ti (method spec 10.2)
+  int attempts;    ///< all step attempts so far
+  int rejected;    ///< 1 if this attempt was rejected
+  int last;        ///< 1 on the final step
+  int report;      ///< 1 on report steps (every print_every accepted steps, and the last)
+  double t, dt;    ///< time after the step, dt for the next step (as printed)
+  double dt_used;  ///< dt of this attempt
+  double dt_est;   ///< global estimate of the attempt
+  double e_norm;   ///< |e| (report steps only, NAN otherwise)
 } BlastStepInfo;
 
 /// Called after every attempt; print/record as you like. Non-zero return aborts.

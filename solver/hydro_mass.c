@@ -78,7 +78,8 @@ int BlastSetupMassVPattern(BlastHydro h) {
   int ninterior = 0;
   for (int l = 0; l < nown; l++) {
     int interior = 1;
-    for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1] && interior; k++) interior = h->mv_col[k] < nown;
+    for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1] && interior; k++)
+      interior = h->mv_col[k] < nown;
     h->mv_rows[l] = interior;  // flag for now
     ninterior += interior;
   }
@@ -139,8 +140,9 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
                "%s: %s: the kinematic mass matrix has the diagonal entry %g at H1 dof %lld "
                "(global id) of this zone, not a finite positive number: coordinates or densities "
                "too large, or too few quadrature points ([fem] order_quadrature)",
-               BlastSetupMeshOrigin(h, where, sizeof where), BlastSetupZoneName(h, z, zone, sizeof zone),
-               1.0 / h->mv_dinv[l], (long long)s->h1_gid[l]);
+               BlastSetupMeshOrigin(h, where, sizeof where),
+               BlastSetupZoneName(h, z, zone, sizeof zone), 1.0 / h->mv_dinv[l],
+               (long long)s->h1_gid[l]);
   }
   return 0;
 }

@@ -98,19 +98,23 @@ typedef struct {
   int dim, k, m;  // dimension, kinematic and thermodynamic orders
   int partial;    // BLAST_ASSEMBLY_PARTIAL resolved
   // temporaries (host), freed by HydroSetup whichever way the phases end
-  double *S0;        // initial state
-  double *xext;      // positions of all ext dofs
-  double *wdetJ0;    // w |J0| at the quadrature points of all ext zones
-  double *zone_vol;  // initial zone volumes
-  double *Vinv;      // inverse Bernstein collocation matrix
-  double *rho0h;     // Bernstein coefficients of the initial density
-  double *qp_c;      // w |J0| rho0 at the quadrature points of all ext zones
-  double *gravity;   // M_V g on the owned rows (problems with gravity)
+  double *S0;         // initial state
+  double *xext;       // positions of all ext dofs
+  double *wdetJ0;     // w |J0| at the quadrature points of all ext zones
+  double *zone_vol;   // initial zone volumes
+  double *Vinv;       // inverse Bernstein collocation matrix
+  double *rho0h;      // Bernstein coefficients of the initial density
+  double *qp_c;       // w |J0| rho0 at the quadrature points of all ext zones
+  double *gravity;    // M_V g on the owned rows (problems with gravity)
   long long nshared;  // owned dofs that another rank holds as a ghost
 } Setup;
 
-static double Rho0Fn(const BlastProblem *p, const double *x) { return BlastProblemRho0(p, x); }
-static double E0Fn(const BlastProblem *p, const double *x) { return BlastProblemE0(p, x); }
+static double Rho0Fn(const BlastProblem *p, const double *x) {
+  return BlastProblemRho0(p, x);
+}
+static double E0Fn(const BlastProblem *p, const double *x) {
+  return BlastProblemE0(p, x);
+}
 
 // The communicator, the configuration and the double-double reduction.
 static int PhaseCommunicator(Setup *st) {
@@ -187,10 +191,9 @@ static int PhaseSpaces(Setup *st) {
 // The communication patterns need only the sparsity of the mass matrix (its row-offset
 // check may fail on one rank).
 static int PhaseMassPattern(Setup *st) {
-  BlastCall(BlastSetupAgree(st->h,
-                            st->partial ? BlastSetupMassVPartialPattern(st->h)
-                                        : BlastSetupMassVPattern(st->h),
-                            kNoZone));
+  BlastCall(BlastSetupAgree(
+      st->h, st->partial ? BlastSetupMassVPartialPattern(st->h) : BlastSetupMassVPattern(st->h),
+      kNoZone));
   return 0;
 }
 
@@ -422,8 +425,8 @@ static int PhaseBackend(Setup *st) {
   const BlastConfig *cfg = st->cfg;
   int ierr = st->ops->ctx.create(&h->hd, &h->bctx);
   if (!ierr && cfg->balance_mode != BLAST_BALANCE_OFF)
-    ierr = BlastHybridCreate(st->ops, h->bctx, &h->hd, cfg->balance_mode,
-                             cfg->balance_gpu_fraction, cfg->balance_period, &h->hybrid);
+    ierr = BlastHybridCreate(st->ops, h->bctx, &h->hd, cfg->balance_mode, cfg->balance_gpu_fraction,
+                             cfg->balance_period, &h->hybrid);
   if (!ierr) BlastHybridSetTrace(h->hybrid, cfg->balance_trace);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   return 0;
@@ -494,7 +497,8 @@ static int PhaseShape(Setup *st) {
   h->shape.volume = h->volume0, h->shape.h0 = h->h0;
   const int64_t nchild = s->nz_global / BlastMeshNumZones(st->mesh);
   h->shape.partitioner = st->cfg->partitioner;
-  h->shape.zones_min = h->pstats.zones_min * nchild, h->shape.zones_max = h->pstats.zones_max * nchild;
+  h->shape.zones_min = h->pstats.zones_min * nchild,
+  h->shape.zones_max = h->pstats.zones_max * nchild;
   h->shape.imbalance = h->pstats.imbalance, h->shape.edge_cut = h->pstats.edge_cut;
   long long tot;
   BlastCallMPI(MPI_Allreduce(&st->nshared, &tot, 1, MPI_LONG_LONG, MPI_SUM, comm));
@@ -570,16 +574,16 @@ static const struct {
 };
 enum { kNumPhases = (int)(sizeof kPhases / sizeof *kPhases) };
 
-int BlastHydroSetupPhaseCount(void) { return kNumPhases; }
+int BlastHydroSetupPhaseCount(void) {
+  return kNumPhases;
+}
 
 const char *BlastHydroSetupPhaseName(int phase) {
   return phase >= 0 && phase < kNumPhases ? kPhases[phase].name : NULL;
 }
 
 // The test hook (BlastHydroSetupFailAtForTest): the phase to fail after, the failing rank.
-static struct {
-  int phase, rank;
-} g_fail = {-1, -1};
+static struct { int phase, rank; } g_fail = {-1, -1};
 
 int BlastHydroSetupFailAtForTest(int phase, int rank) {
   BlastCheck(phase >= -1 && phase < kNumPhases, BLAST_ERR_ARG,

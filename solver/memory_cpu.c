@@ -46,9 +46,13 @@ static double ProcKiB(const char *path, const char *key) {
 
 static int g_checks_on = 1;  // BlastMemorySetChecks
 
-void BlastMemorySetChecks(int on) { g_checks_on = on != 0; }
+void BlastMemorySetChecks(int on) {
+  g_checks_on = on != 0;
+}
 
-static int ChecksOn(void) { return g_checks_on; }
+static int ChecksOn(void) {
+  return g_checks_on;
+}
 
 void BlastMemoryBudgetLocal(BlastMemoryBudget *b) {
   memset(b, 0, sizeof *b);
@@ -137,10 +141,9 @@ double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s) {
   // Partial assembly: no CSR but the reciprocal diagonal and the row order; the mass
   // operator's rho0|J0|w kept next to the point data (J0^{-1} is the setup's peak).
   const double hydro =
-      s->partial
-          ? dof * 16.0 + 8.0 * ne * ne + 8.0 * nqp * (d * d + 2.0) + 12.0 + 8.0 * d * dof
-          : dof * (16.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) + 8.0 +
-                8.0 * d * dof;
+      s->partial ? dof * 16.0 + 8.0 * ne * ne + 8.0 * nqp * (d * d + 2.0) + 12.0 + 8.0 * d * dof
+                 : dof * (16.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) + 8.0 +
+                       8.0 * d * dof;
   // The setup's temporaries still alive when the backend allocates: the initial state.
   const double hydro_tmp = 8.0 * nstate;
   // Backend (solver/backend_cpu.c, hydro.c): F_z (dim*nd x ne) and -F_z.1 per zone, the
@@ -149,8 +152,7 @@ double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s) {
   // (partial: the zone rows and mass values of 3 components, J0^{-1}, b or the stress)
   const double zone = s->partial ? 3.0 * nd + d * d * nqp + 2.0 * ne : d * nd * ne + d * nd + ne;
   const double backend = s->backend_host
-                             ? 8.0 * zone +
-                                   8.0 * (6.0 * nstate + 2.0 * d * dof + 6.0 * d * dof) +
+                             ? 8.0 * zone + 8.0 * (6.0 * nstate + 2.0 * d * dof + 6.0 * d * dof) +
                                    8.0 * s->extra_states * nstate
                              : 0.0;
   const double setup_peak = space + space_tmp;

@@ -35,9 +35,8 @@ __host__ __device__ static inline int PaMassStage(int dim, int D, int Q) {
 // out[(o M + m) Ni + i] = sum_k T[m tm + k tk] in[(o K + k) Ni + i], k ascending from 0.0
 // (the loops of BlastPaInterp/BlastPaInterpT are all of this form). A thread per entry.
 template <int K>
-__device__ __forceinline__ void PaStage(int nzc, int stride, const double *in, double *out,
-                                        int O, int M, int Kr, int Ni, const double *T, int tm,
-                                        int tk) {
+__device__ __forceinline__ void PaStage(int nzc, int stride, const double *in, double *out, int O,
+                                        int M, int Kr, int Ni, const double *T, int tm, int tk) {
   const int kk = K ? K : Kr, per = O * M * Ni;
   for (int idx = threadIdx.x; idx < nzc * per; idx += blockDim.x) {
     const int zc = idx / per, r = idx - zc * per;
@@ -68,8 +67,7 @@ __global__ void __launch_bounds__(256) k_pa_mass(DevData d, PaMassArgs a) {
   for (int idx = threadIdx.x; idx < nzc * nd; idx += blockDim.x) {
     const int zc = idx / nd, j = idx - zc * nd, zl = zc / nc, c = zc - zl * nc;
     const int z = d.zones[kz0 + zl];
-    P[(size_t)zc * M + j] =
-        (a.mask >> c) & 1u ? a.x[c * a.st + d.edof[(size_t)z * nd + j]] : 0.0;
+    P[(size_t)zc * M + j] = (a.mask >> c) & 1u ? a.x[c * a.st + d.edof[(size_t)z * nd + j]] : 0.0;
   }
   __syncthreads();
   // Interp: x (a1), y (a2), z (a3) contractions; the point values times qm; InterpT: z
@@ -129,7 +127,8 @@ __global__ void k_pa_mass_generic(DevData d, PaMassArgs a, double *ws_all, int w
     const int z = d.zones[a.k0 + k];
     for (int c = 0; c < a.ncomp; c++)
       if ((a.mask >> c) & 1u)
-        for (int j = 0; j < d.nd; j++) xz[c * d.nd + j] = a.x[c * a.st + d.edof[(size_t)z * d.nd + j]];
+        for (int j = 0; j < d.nd; j++)
+          xz[c * d.nd + j] = a.x[c * a.st + d.edof[(size_t)z * d.nd + j]];
     BlastPaMassZone(d.dim, d.D, d.Q, d.B1, &d.qmass[(size_t)z * d.nqp], a.ncomp, a.mask, xz, d.nd,
                     &a.E[(size_t)z * d.nd], a.es, mws);
   }
@@ -153,7 +152,6 @@ __global__ void k_pa_mass_gather(DevData d, const int *rows, int r0, int r1, int
   }
 }
 
-
 // 3D, D <= Q at compile time: NZ zones per block, a Q x Q thread plane per zone
 // (threadIdx.x = q1 or a1, threadIdx.y = q2 or a2), the third direction in registers:
 // stage 1 (a1 -> q1) in shared memory, stages 2 and 3 and the transpose of 3 in the
@@ -161,7 +159,7 @@ __global__ void k_pa_mass_gather(DevData d, const int *rows, int r0, int r1, int
 // Every entry is the sum of BlastPaInterp/BlastPaInterpT over the same terms in the same
 // order (the same bits), for each active component in turn.
 template <int D, int Q, int NZ>
-__global__ void __launch_bounds__(Q * Q * NZ) k_pa_mass3(DevData d, PaMassArgs a) {
+__global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3(DevData d, PaMassArgs a) {
   static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
   __shared__ double Bs[Q * D];
   __shared__ double su[NZ][D * D * D], st1[NZ][D * D * Q], ss2[NZ][D * Q * Q];

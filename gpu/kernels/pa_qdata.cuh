@@ -28,7 +28,8 @@ typedef struct {
 // E-vector of zone z of the L-vector u (component-major, as GatherZone of the CPU backend).
 __device__ __forceinline__ void PaGatherZone(const DevData &d, int z, const double *u, double *uz) {
   for (int c = 0; c < d.dim; c++)
-    for (int a = 0; a < d.nd; a++) uz[c * d.nd + a] = u[(size_t)c * d.nl + d.edof[(size_t)z * d.nd + a]];
+    for (int a = 0; a < d.nd; a++)
+      uz[c * d.nd + a] = u[(size_t)c * d.nl + d.edof[(size_t)z * d.nd + a]];
 }
 
 // A thread per zone (zones strided over the grid, each thread ascending, so that its first
@@ -107,7 +108,8 @@ __device__ __forceinline__ void PaC(int nb, int O, int M, int Kr, int Ni, int tm
     } else {
       const double *t2 = T2 + m * tm;
 #pragma unroll
-      for (int k = 0; k < K; k++) s += t1[k * tk] * in1[base + k * Ni] + t2[k * tk] * in2[base + k * Ni];
+      for (int k = 0; k < K; k++)
+        s += t1[k * tk] * in1[base + k * Ni] + t2[k * tk] * in2[base + k * Ni];
     }
     out[b * so + r] = sign == 1.0 ? s : -s;
   }
@@ -182,8 +184,8 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
         J[c + 3 * g] = grad[i], Gv[c + 3 * g] = grad[9 * nq + i], J0[c + 3 * g] = grad[18 * nq + i];
       }
     const size_t zq = (size_t)z * nq + q;
-    const double det = BlastPaPointStress(3, &d.qpar, J, Gv, J0, d.R0[zq], d.qw[q], eq[q],
-                                          d.gamma[z], Sq, &dtq);
+    const double det =
+        BlastPaPointStress(3, &d.qpar, J, Gv, J0, d.R0[zq], d.qw[q], eq[q], d.gamma[z], Sq, &dtq);
     if (!(det > 0.0)) {
       dtmin = 0.0;
       if (tz == INT_MAX || BlastDetWorse(det, tdet)) tz = z, tdet = det;
@@ -237,8 +239,8 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
     if ((int)threadIdx.x < s) {
       if (rd[threadIdx.x + s] < rd[threadIdx.x]) rd[threadIdx.x] = rd[threadIdx.x + s];
       const int zs = rz[threadIdx.x + s];
-      if (zs < rz[threadIdx.x] ||
-          (zs == rz[threadIdx.x] && zs != INT_MAX && BlastDetWorse(rdet[threadIdx.x + s], rdet[threadIdx.x])))
+      if (zs < rz[threadIdx.x] || (zs == rz[threadIdx.x] && zs != INT_MAX &&
+                                   BlastDetWorse(rdet[threadIdx.x + s], rdet[threadIdx.x])))
         rz[threadIdx.x] = zs, rdet[threadIdx.x] = rdet[threadIdx.x + s];
     }
     __syncthreads();
@@ -252,9 +254,9 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
 // entries [b kPaRedSpan, (b + 1) kPaRedSpan) into out entry b, as k_reduce_min (a zone is
 // in one entry: no ties).
 enum { kPaRedSpan = 2048 };
-__global__ void __launch_bounds__(256) k_pa_reduce_blocks(int n, const double *dt, const int *zone,
-                                                          const double *det, double *odt,
-                                                          int *ozone, double *odet) {
+__global__ void __launch_bounds__(256)
+    k_pa_reduce_blocks(int n, const double *dt, const int *zone, const double *det, double *odt,
+                       int *ozone, double *odet) {
   __shared__ double sd[256], sdet[256];
   __shared__ int sz[256];
   double m = HUGE_VAL, dd = 0.0;
@@ -269,11 +271,13 @@ __global__ void __launch_bounds__(256) k_pa_reduce_blocks(int n, const double *d
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
     if ((int)threadIdx.x < s) {
       if (sd[threadIdx.x + s] < sd[threadIdx.x]) sd[threadIdx.x] = sd[threadIdx.x + s];
-      if (sz[threadIdx.x + s] < sz[threadIdx.x]) sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
+      if (sz[threadIdx.x + s] < sz[threadIdx.x])
+        sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) odt[blockIdx.x] = sd[0], ozone[blockIdx.x] = sz[0], odet[blockIdx.x] = sdet[0];
+  if (threadIdx.x == 0)
+    odt[blockIdx.x] = sd[0], ozone[blockIdx.x] = sz[0], odet[blockIdx.x] = sdet[0];
 }
 
 #endif  // BLAST_GPU_KERNELS_PA_QDATA_CUH

@@ -12,7 +12,9 @@ int BlastGaussLegendre(int n, double *x, double *w) {
   BlastCheck(n >= 1 && n <= BLAST_MAX_Q1D, BLAST_ERR_ARG,
              "Gauss-Legendre rule with %d points requested (1..%d supported)", n, BLAST_MAX_Q1D);
   switch (n) {
-    case 1: x[0] = 0.5, w[0] = 1.0; return 0;
+    case 1:
+      x[0] = 0.5, w[0] = 1.0;
+      return 0;
     case 2:
       x[0] = 0.21132486540518711775, x[1] = 0.78867513459481288225;
       w[0] = w[1] = 0.5;
@@ -21,7 +23,8 @@ int BlastGaussLegendre(int n, double *x, double *w) {
       x[0] = 0.11270166537925831148, x[1] = 0.5, x[2] = 0.88729833462074168852;
       w[0] = w[2] = 5. / 18., w[1] = 4. / 9.;
       return 0;
-    default: break;
+    default:
+      break;
   }
   // Newton on P_n(z) in [-1,1] from the classical cosine guesses, largest root first; the
   // point is mapped to [0,1] as ((1 - z) + dz)/2 to avoid cancellation near z = 1.
@@ -160,8 +163,8 @@ static int Pow(int b, int e) {
 
 int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **tables) {
   BlastCheck(dim >= 1 && dim <= 3, BLAST_ERR_ARG, "dimension %d", dim);
-  BlastCheck(k >= 1 && k <= BLAST_MAX_ORDER, BLAST_ERR_INPUT,
-             "kinematic order %d outside 1..%d", k, BLAST_MAX_ORDER);
+  BlastCheck(k >= 1 && k <= BLAST_MAX_ORDER, BLAST_ERR_INPUT, "kinematic order %d outside 1..%d", k,
+             BLAST_MAX_ORDER);
   BlastCheck(m >= 0 && m <= BLAST_MAX_ORDER, BLAST_ERR_INPUT,
              "thermodynamic order %d outside 0..%d", m, BLAST_MAX_ORDER);
   BlastCheck(q1d >= 1 && q1d <= BLAST_MAX_Q1D, BLAST_ERR_INPUT,

@@ -36,10 +36,10 @@ int BlastQuadraturePoints1D(int k, int m, int order_quadrature);
 ///   point q = l1 + n l2 + n^2 l3, basis a = a1 + (k+1) a2 + (k+1)^2 a3.
 typedef struct {
   int dim, k, m;
-  int q1d;     ///< quadrature points per direction
-  int nqp;     ///< q1d^dim
-  int h1_nd;   ///< (k+1)^dim
-  int l2_nd;   ///< (m+1)^dim
+  int q1d;       ///< quadrature points per direction
+  int nqp;       ///< q1d^dim
+  int h1_nd;     ///< (k+1)^dim
+  int l2_nd;     ///< (m+1)^dim
   double *qp_w;  ///< [nqp] weights (w1 w2) w3
   double *qp_x;  ///< [nqp*dim] reference coordinates
   double *h1_B;  ///< [nqp*h1_nd] phi_a(q)

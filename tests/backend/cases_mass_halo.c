@@ -54,7 +54,8 @@ static void RunMult(Env *E, Bk b, const BlastHydroData *hd, int mode, int nc, un
     CK(E, b.o->vec.from_host(b.ctx, n, x, dx));
     CK(E, b.o->mass.mult(b.ctx, BLAST_ROWS_INTERIOR, nc, mask, dx, dy));
     for (int c = 0; c < nc && ng; c++)  // the ghosts arrive between the two calls
-      CK(E, b.o->vec.from_host(b.ctx, ng, xg + c * next + hd->h1_nown, dx + c * next + hd->h1_nown));
+      CK(E,
+         b.o->vec.from_host(b.ctx, ng, xg + c * next + hd->h1_nown, dx + c * next + hd->h1_nown));
     CK(E, b.o->mass.mult(b.ctx, BLAST_ROWS_BOUNDARY, nc, mask, dx, dy));
     HostFree(&neg);
   }
@@ -176,8 +177,8 @@ static void RunMulti(Env *E, Bk b, const BlastHydroData *hd, MultiOp op, int nc,
   Drop(E, b, &dx), Drop(E, b, &dy);
 }
 
-static void RefMulti(const BlastHydroData *hd, MultiOp op, int nc, unsigned mask,
-                     const double *x, const double *y, double *out, double *tol) {
+static void RefMulti(const BlastHydroData *hd, MultiOp op, int nc, unsigned mask, const double *x,
+                     const double *y, double *out, double *tol) {
   const size_t next = (size_t)hd->h1_next, nown = (size_t)hd->h1_nown;
   if (op != OP_DOT) memcpy(out, y, 3 * next * sizeof(double));
   for (int c = 0; c < nc; c++) {
@@ -242,10 +243,18 @@ static void MultiCase(Env *E, MultiOp op) {
     }
 }
 
-void CaseMassJacobi(Env *E) { MultiCase(E, OP_JACOBI); }
-void CaseMassZeroEssential(Env *E) { MultiCase(E, OP_ZERO); }
-void CaseMassAxpbyMulti(Env *E) { MultiCase(E, OP_AXPBY); }
-void CaseMassDotMulti(Env *E) { MultiCase(E, OP_DOT); }
+void CaseMassJacobi(Env *E) {
+  MultiCase(E, OP_JACOBI);
+}
+void CaseMassZeroEssential(Env *E) {
+  MultiCase(E, OP_ZERO);
+}
+void CaseMassAxpbyMulti(Env *E) {
+  MultiCase(E, OP_AXPBY);
+}
+void CaseMassDotMulti(Env *E) {
+  MultiCase(E, OP_DOT);
+}
 
 // ---- halo ----
 
@@ -256,8 +265,8 @@ static size_t StrideOf(const BlastHydroData *hd, int which) {
   return which == BLAST_HALO_L ? (size_t)hd->h1_nl + 5 : (size_t)hd->h1_next;
 }
 
-static void RunHalo(Env *E, Bk b, HaloOp op, int which, int rev, int nc, size_t stride,
-                    size_t nx, size_t nbuf, const double *x, const double *buf, double *out) {
+static void RunHalo(Env *E, Bk b, HaloOp op, int which, int rev, int nc, size_t stride, size_t nx,
+                    size_t nbuf, const double *x, const double *buf, double *out) {
   double *dx = Up(E, b, nx, x), *hb;
   CK(E, b.o->vec.host_alloc(b.ctx, nbuf + 2, &hb));
   memcpy(hb, buf, (nbuf + 2) * sizeof(double));
@@ -276,8 +285,8 @@ static void RunHalo(Env *E, Bk b, HaloOp op, int which, int rev, int nc, size_t 
   Drop(E, b, &dx);
 }
 
-static void RefHalo(const BlastHaloIndex *hi, HaloOp op, int rev, int nc, size_t stride,
-                    size_t nx, size_t nbuf, const double *x, const double *buf, double *out) {
+static void RefHalo(const BlastHaloIndex *hi, HaloOp op, int rev, int nc, size_t stride, size_t nx,
+                    size_t nbuf, const double *x, const double *buf, double *out) {
   if (op == H_PACK) {
     const int n = rev ? hi->nrecv : hi->nsend;
     const int *idx = rev ? hi->recv_idx : hi->send_idx;
@@ -340,20 +349,30 @@ static void HaloCase(Env *E, HaloOp op) {
           char what[160];
           snprintf(what, sizeof what, "%s %s %s ncomp %d (%d entries, stride %zu)", D.label,
                    which == BLAST_HALO_L ? "L" : "COL",
-                   op == H_UNPACK_DD ? "reverse dd" : rev ? "reverse" : "forward", nc, n, stride);
+                   op == H_UNPACK_DD ? "reverse dd"
+                   : rev             ? "reverse"
+                                     : "forward",
+                   nc, n, stride);
           if (!Report(E, what, CompareBits(out, ref, op == H_PACK ? nbuf + 2 : nx)) &&
               op == H_UNPACK_DD) {  // which part differs: rounded values or low parts only
             const Diff dh = CompareBits(out, ref, (size_t)nc * stride);
-            printf("     note: rounded parts: %zu of %zu differ; low parts: %zu differ (a target "
-                   "repeated in the send list: one normalisation per addition, in list order, "
-                   "is the CPU's arithmetic)\n",
-                   dh.ndiff, dh.n, CompareBits(out + nc * stride, ref + nc * stride,
-                                               (size_t)nc * stride).ndiff);
+            printf(
+                "     note: rounded parts: %zu of %zu differ; low parts: %zu differ (a target "
+                "repeated in the send list: one normalisation per addition, in list order, "
+                "is the CPU's arithmetic)\n",
+                dh.ndiff, dh.n,
+                CompareBits(out + nc * stride, ref + nc * stride, (size_t)nc * stride).ndiff);
           }
           HostFree(&x), HostFree(&buf), HostFree(&out), HostFree(&ref);
         }
 }
 
-void CaseHaloPack(Env *E) { HaloCase(E, H_PACK); }
-void CaseHaloUnpack(Env *E) { HaloCase(E, H_UNPACK); }
-void CaseHaloUnpackDD(Env *E) { HaloCase(E, H_UNPACK_DD); }
+void CaseHaloPack(Env *E) {
+  HaloCase(E, H_PACK);
+}
+void CaseHaloUnpack(Env *E) {
+  HaloCase(E, H_UNPACK);
+}
+void CaseHaloUnpackDD(Env *E) {
+  HaloCase(E, H_UNPACK_DD);
+}

@@ -13,11 +13,11 @@
 #include "cpu_zones.h"
 
 typedef struct {
-  BlastQDataResult res;    // combined as BlastHybridQData does
-  double seconds;          // the backend's own time (qdata_end)
+  BlastQDataResult res;  // combined as BlastHybridQData does
+  double seconds;        // the backend's own time (qdata_end)
   int tuning;
-  double *hx, *hv, *he;    // host copies made by qdata_begin (copied out of host memory)
-  double *rhs, *de;        // [2 nx], [ne]
+  double *hx, *hv, *he;  // host copies made by qdata_begin (copied out of host memory)
+  double *rhs, *de;      // [2 nx], [ne]
 } SplitOut;
 
 static void SplitFree(SplitOut *o) {
@@ -89,7 +89,8 @@ void SplitCacheFree(void) {
       if (g_ref[p][st].have) ZoneFree(&g_ref[p][st].z), g_ref[p][st].have = 0;
       for (int s = 0; s < kNSplit; s++)
         for (int t = 0; t < 2; t++)
-          if (g_runs[p][st][s][t].have) SplitFree(&g_runs[p][st][s][t].o), g_runs[p][st][s][t].have = 0;
+          if (g_runs[p][st][s][t].have)
+            SplitFree(&g_runs[p][st][s][t].o), g_runs[p][st][s][t].have = 0;
     }
 }
 
@@ -145,8 +146,8 @@ static void SplitCase(Env *E, int part) {
               if (s == 0 && st == 0) {
                 char detail[96];
                 snprintf(detail, sizeof detail, "seconds %.3e, tuning %d", o.seconds, o.tuning);
-                snprintf(what, sizeof what, "%s ndev %d%s: seconds >= 0 and finite", P->label,
-                         ndev, thr);
+                snprintf(what, sizeof what, "%s ndev %d%s: seconds >= 0 and finite", P->label, ndev,
+                         thr);
                 ReportOk(E, what, o.seconds >= 0.0 && isfinite(o.seconds), detail);
               }
               break;
@@ -156,8 +157,8 @@ static void SplitCase(Env *E, int part) {
               Report(E, what, CompareBits(o.rhs, ref.rhs, 2 * P->nx));
               break;
             default:
-              snprintf(what, sizeof what, "%s %s ndev %d%s: de = %s", P->label, StateName(st),
-                       ndev, thr, unsplit);
+              snprintf(what, sizeof what, "%s %s ndev %d%s: de = %s", P->label, StateName(st), ndev,
+                       thr, unsplit);
               Report(E, what, CompareBits(o.de, ref.de, P->ne));
           }
         }
@@ -165,10 +166,18 @@ static void SplitCase(Env *E, int part) {
     }
 }
 
-void CaseSplitQDataBegin(Env *E) { SplitCase(E, S_BEGIN); }
-void CaseSplitQDataEnd(Env *E) { SplitCase(E, S_END); }
-void CaseSplitMomentumRhs(Env *E) { SplitCase(E, S_RHS); }
-void CaseSplitEnergyRate(Env *E) { SplitCase(E, S_DE); }
+void CaseSplitQDataBegin(Env *E) {
+  SplitCase(E, S_BEGIN);
+}
+void CaseSplitQDataEnd(Env *E) {
+  SplitCase(E, S_END);
+}
+void CaseSplitMomentumRhs(Env *E) {
+  SplitCase(E, S_RHS);
+}
+void CaseSplitEnergyRate(Env *E) {
+  SplitCase(E, S_DE);
+}
 
 // E-vectors of a random H1 field for zone ranges (empty, one zone, a middle range, all)
 // into host memory of the backend, against index loops.
@@ -194,8 +203,8 @@ void CaseSplitGather(Env *E) {
       GatherE(hd, z0, z1, u, ref);
       ref[n] = ref[n + 1] = -7.0;
       char what[128];
-      snprintf(what, sizeof what, "%s zones [%d, %d): E-vectors, nothing past them", P->label,
-               z0, z1);
+      snprintf(what, sizeof what, "%s zones [%d, %d): E-vectors, nothing past them", P->label, z0,
+               z1);
       Report(E, what, CompareBits(host, ref, n + 2));
     }
     CK(E, b.o->vec.host_free(b.ctx, &host));

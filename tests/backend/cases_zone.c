@@ -44,7 +44,9 @@ void ZoneRun(Env *E, Bk b, const Problem *P, const double *x, const double *v, c
   Drop(E, b, &dx), Drop(E, b, &dv), Drop(E, b, &de), Drop(E, b, &rhs), Drop(E, b, &rate);
 }
 
-void ZoneFree(ZoneOut *o) { HostFree(&o->rhs), HostFree(&o->de); }
+void ZoneFree(ZoneOut *o) {
+  HostFree(&o->rhs), HostFree(&o->de);
+}
 
 enum { Q_RES, Q_RHS, Q_DE, Q_EN };  // the part of ZoneOut an entry owns
 
@@ -210,12 +212,10 @@ static void ZoneCase(Env *E, int part, RefFn ref_fn) {
       }
       const ZoneOut a = g_zone[p][st].a, b = g_zone[p][st].b, t1 = g_zone[p][st].t1;
       if (E->gpu) {
-        snprintf(what, sizeof what, "%s %s: %s = CPU's", P->label, StateName(st),
-                 kPartName[part]);
+        snprintf(what, sizeof what, "%s %s: %s = CPU's", P->label, StateName(st), kPartName[part]);
         Report(E, what, PartDiff(part, P, &a, &b));
       } else {
-        snprintf(what, sizeof what, "%s %s: %s repeat", P->label, StateName(st),
-                 kPartName[part]);
+        snprintf(what, sizeof what, "%s %s: %s repeat", P->label, StateName(st), kPartName[part]);
         Report(E, what, PartDiff(part, P, &b, &a));
         snprintf(what, sizeof what, "%s %s: %s 1 thread = 2 threads", P->label, StateName(st),
                  kPartName[part]);
@@ -244,7 +244,15 @@ static void ZoneCase(Env *E, int part, RefFn ref_fn) {
     }
 }
 
-void CaseZoneQDataForce(Env *E) { ZoneCase(E, Q_RES, RefResult); }
-void CaseZoneMomentumRhs(Env *E) { ZoneCase(E, Q_RHS, RefRhs); }
-void CaseZoneEnergyRate(Env *E) { ZoneCase(E, Q_DE, RefDe); }
-void CaseZoneEnergies(Env *E) { ZoneCase(E, Q_EN, RefEnergies); }
+void CaseZoneQDataForce(Env *E) {
+  ZoneCase(E, Q_RES, RefResult);
+}
+void CaseZoneMomentumRhs(Env *E) {
+  ZoneCase(E, Q_RHS, RefRhs);
+}
+void CaseZoneEnergyRate(Env *E) {
+  ZoneCase(E, Q_DE, RefDe);
+}
+void CaseZoneEnergies(Env *E) {
+  ZoneCase(E, Q_EN, RefEnergies);
+}

@@ -29,10 +29,10 @@ typedef struct {
   int *m_col, *m_rows, *hl_send, *hl_recv, *hc_send, *hc_recv;
   int *m_edof, *m_zones;  // partial assembly: hdm's zone dofs (some ghosts) and zone order
   int pa;                 // hd.assembly == BLAST_ASSEMBLY_PARTIAL
-  size_t nx;       // dim * h1_nl: an H1 field
-  size_t ne;       // nz * l2_nd: an L2 field
-  double *x0;      // [nx] the mesh positions (host)
-  double hz;       // a length scale of the zones (1 / (n k))
+  size_t nx;              // dim * h1_nl: an H1 field
+  size_t ne;              // nz * l2_nd: an L2 field
+  double *x0;             // [nx] the mesh positions (host)
+  double hz;              // a length scale of the zones (1 / (n k))
 } Problem;
 
 /// Where the cases run. CPU part (gpu == 0): the backend under test is the CPU backend
@@ -45,8 +45,8 @@ typedef struct {
   const char *bname;         // its name in the report lines
   Problem *P;
   int np;
-  Bk *cpu, *cpum;  // [np] CPU contexts on hd and hdm
-  Bk *dev, *devm;  // [np] contexts of the backend under test on hd and hdm
+  Bk *cpu, *cpum;     // [np] CPU contexts on hd and hdm
+  Bk *dev, *devm;     // [np] contexts of the backend under test on hd and hdm
   const char *entry;  // the entry whose case is running
   int lines;          // report lines of this entry
   int passes, failures;
@@ -91,10 +91,10 @@ void CaseSplitEnergyRate(Env *E);
 
 /// Abort the test (exit 1) when a backend call fails: prints the entry and the error.
 void Fatal(const Env *E, const char *call, int err);
-#define CK(E, call)                          \
-  do {                                       \
-    int ck_ = (call);                        \
-    if (ck_) Fatal((E), #call, ck_);         \
+#define CK(E, call)                  \
+  do {                               \
+    int ck_ = (call);                \
+    if (ck_) Fatal((E), #call, ck_); \
   } while (0)
 
 /// Deterministic random numbers (xorshift64*): uniform in [-1, 1), and the same times

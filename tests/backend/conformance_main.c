@@ -107,11 +107,15 @@ static unsigned long long Next(Rng *r) {
   return r->s * 0x2545F4914F6CDD1Dull;
 }
 
-double RandU(Rng *r) { return (double)(Next(r) >> 11) * 0x1.0p-52 - 1.0; }
+double RandU(Rng *r) {
+  return (double)(Next(r) >> 11) * 0x1.0p-52 - 1.0;
+}
 double RandMixed(Rng *r, int lo, int hi) {
   return ldexp(RandU(r), -lo + (int)(Next(r) % (unsigned long long)(hi + lo + 1)));
 }
-int RandInt(Rng *r, int n) { return n > 0 ? (int)(Next(r) % (unsigned long long)n) : 0; }
+int RandInt(Rng *r, int n) {
+  return n > 0 ? (int)(Next(r) % (unsigned long long)n) : 0;
+}
 void FillU(Rng *r, double *a, size_t n) {
   for (size_t i = 0; i < n; i++) a[i] = RandU(r);
 }
@@ -146,7 +150,9 @@ void Drop(const Env *E, Bk b, double **p) {
   if (*p) CK(E, b.o->vec.free(b.ctx, p));
 }
 
-void Threads(int n) { omp_set_num_threads(n); }
+void Threads(int n) {
+  omp_set_num_threads(n);
+}
 
 Diff CompareBits(const double *out, const double *ref, size_t n) {
   Diff d = {n, 0, 0, 0.0};
@@ -206,7 +212,9 @@ int ReportOk(Env *E, const char *what, int ok, const char *detail) {
   return ok;
 }
 
-const char *StateName(int variant) { return variant == STATE_TANGLED ? "tangled" : "smooth"; }
+const char *StateName(int variant) {
+  return variant == STATE_TANGLED ? "tangled" : "smooth";
+}
 
 void ProblemState(const Problem *p, int variant, double *x, double *v, double *e) {
   Rng r = RngSeed(1000 + 17 * (unsigned long long)p->hd.nz + (unsigned long long)variant);
@@ -253,7 +261,8 @@ static int SyntheticPartial(Problem *p) {
     if (bz[hd->pa_zones[k]]) p->m_zones[nb++] = hd->pa_zones[k];
   int *rb = calloc((size_t)nown + 1, sizeof(int));
   for (int i = 0; i < nown; i++)
-    for (int t = hd->mass_toff[i]; t < hd->mass_toff[i + 1]; t++) rb[i] |= bz[hd->mass_tidx[t] / nd];
+    for (int t = hd->mass_toff[i]; t < hd->mass_toff[i + 1]; t++)
+      rb[i] |= bz[hd->mass_tidx[t] / nd];
   for (int i = 0; i < nown; i++)
     if (!rb[i]) p->m_rows[nint++] = i;
   for (int i = 0, nb = nint; i < nown; i++)
@@ -337,7 +346,8 @@ static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int ass
   p->hd = p->h->hd;
   if (variant) p->hd.tg_source = 1, p->hd.qpar.vort = 1;  // the source and vorticity paths
   p->pa = p->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
-  BlastCheck(p->pa == (assembly != 0), BLAST_ERR_INTERNAL, "assembly %d, expected %d", p->pa, assembly);
+  BlastCheck(p->pa == (assembly != 0), BLAST_ERR_INTERNAL, "assembly %d, expected %d", p->pa,
+             assembly);
   if (assembly == 2) p->hd.pa_keep_stress = 1;  // energy_rate from the stored stress
   p->nx = (size_t)dim * p->hd.h1_nl;
   p->ne = (size_t)p->hd.nz * p->hd.l2_nd;
@@ -346,7 +356,10 @@ static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int ass
   memcpy(p->x0, p->h->S, p->nx * sizeof(double));  // CPU backend memory is host memory
   p->hz = 1.0 / (n * k);
   snprintf(p->label, sizeof p->label, "%dD Q%d-Q%d %d^%d%s%s", dim, k, k - 1, n, dim,
-           variant ? " tg+vort" : "", assembly == 2 ? " PA keepS" : assembly ? " PA" : "");
+           variant ? " tg+vort" : "",
+           assembly == 2 ? " PA keepS"
+           : assembly    ? " PA"
+                         : "");
   SyntheticData(p);
   return 0;
 }
@@ -355,8 +368,8 @@ static void ProblemDestroy(Problem *p) {
   BlastHydroDestroy(&p->h);
   BlastMeshDestroy(&p->mesh);
   HostFree(&p->x0);
-  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->hl_send), free(p->hl_recv), free(p->hc_send),
-      free(p->hc_recv);
+  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->hl_send),
+      free(p->hl_recv), free(p->hc_send), free(p->hc_recv);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -371,7 +384,8 @@ static int Coverage(const BlastBackendOps *const *tables, int ntables, int *miss
     const char *name = BlastBackendOpName(i);
     int found = 0;
     for (int c = 0; c < kNumCases; c++) found |= !strcmp(kCases[c].entry, name);
-    if (!found) printf("FAIL coverage: the backend entry %s has no conformance case\n", name), bad++;
+    if (!found)
+      printf("FAIL coverage: the backend entry %s has no conformance case\n", name), bad++;
     for (int t = 0; t < ntables; t++)
       if (!BlastBackendOpPresent(tables[t], i))
         printf("FAIL coverage: the %s backend table has no entry %s\n", tables[t]->name, name),
@@ -423,8 +437,9 @@ int main(int argc, char **argv) {
   if (gpu) {
     const int ndev = BlastCudaDeviceCount();
     if (ndev <= 0) {
-      const int r = Skip("no CUDA device is visible (BlastCudaDeviceCount() = 0): run it on a "
-                         "GPU node");
+      const int r = Skip(
+          "no CUDA device is visible (BlastCudaDeviceCount() = 0): run it on a "
+          "GPU node");
       MPI_Finalize();
       return r;
     }
@@ -442,8 +457,9 @@ int main(int argc, char **argv) {
     BlastCudaSetOptions(&opt);
     E.gpu = 1, E.B = &blast_backend_cuda, E.bname = "cuda";
   } else {
-    printf("the CUDA backend is compiled: its part runs as test_backend_conformance_gpu "
-           "(--gpu)\n");
+    printf(
+        "the CUDA backend is compiled: its part runs as test_backend_conformance_gpu "
+        "(--gpu)\n");
   }
 #else
   if (gpu) {
@@ -473,10 +489,9 @@ int main(int argc, char **argv) {
   Threads(2);
   const struct {
     int dim, k, n, variant, assembly;  // assembly 0 full, 1 partial, 2 partial keeping S
-  } probs[] = {{2, 2, 3, 1, 0}, {2, 3, 24, 0, 0}, {3, 2, 2, 0, 0}, {3, 3, 3, 0, 0},
-               {3, 2, 5, 1, 0}, {2, 2, 3, 1, 1}, {2, 3, 24, 0, 1}, {3, 2, 2, 0, 1},
-               {3, 3, 3, 0, 1}, {3, 2, 5, 1, 1}, {3, 4, 2, 0, 1}, {3, 2, 4, 1, 2},
-               {2, 3, 5, 0, 2}};
+  } probs[] = {{2, 2, 3, 1, 0}, {2, 3, 24, 0, 0}, {3, 2, 2, 0, 0}, {3, 3, 3, 0, 0}, {3, 2, 5, 1, 0},
+               {2, 2, 3, 1, 1}, {2, 3, 24, 0, 1}, {3, 2, 2, 0, 1}, {3, 3, 3, 0, 1}, {3, 2, 5, 1, 1},
+               {3, 4, 2, 0, 1}, {3, 2, 4, 1, 2},  {2, 3, 5, 0, 2}};
   enum { kNp = (int)(sizeof probs / sizeof probs[0]) };
   Problem P[kNp];
   Bk cpu[kNp], cpum[kNp], dev[kNp], devm[kNp];
@@ -492,11 +507,12 @@ int main(int argc, char **argv) {
     CK(&E, blast_backend_cpu.ctx.create(&P[i].hdm, &cpum[i].ctx));
     CK(&E, E.B->ctx.create(&P[i].hd, &dev[i].ctx));
     CK(&E, E.B->ctx.create(&P[i].hdm, &devm[i].ctx));
-    printf("problem %d: %-20s zones %d, nqp %d, H1 dofs %d (ext %d, synthetic %d), L2 %d per "
-           "zone, halo L %d/%d, COL %d/%d\n",
-           i, P[i].label, P[i].hd.nz, P[i].hd.nqp, P[i].hd.h1_nl, P[i].hd.h1_next,
-           P[i].hdm.h1_next, P[i].hd.l2_nd, P[i].hdm.halo[0].nsend, P[i].hdm.halo[0].nrecv,
-           P[i].hdm.halo[1].nsend, P[i].hdm.halo[1].nrecv);
+    printf(
+        "problem %d: %-20s zones %d, nqp %d, H1 dofs %d (ext %d, synthetic %d), L2 %d per "
+        "zone, halo L %d/%d, COL %d/%d\n",
+        i, P[i].label, P[i].hd.nz, P[i].hd.nqp, P[i].hd.h1_nl, P[i].hd.h1_next, P[i].hdm.h1_next,
+        P[i].hd.l2_nd, P[i].hdm.halo[0].nsend, P[i].hdm.halo[0].nrecv, P[i].hdm.halo[1].nsend,
+        P[i].hdm.halo[1].nrecv);
   }
   // Entries in the order of the table.
   for (int i = 0; i < BlastBackendOpCount(); i++) {
@@ -525,10 +541,11 @@ int main(int argc, char **argv) {
     CK(&E, blast_backend_cpu.ctx.destroy(&cpum[i].ctx));
     ProblemDestroy(&P[i]);
   }
-  printf("backend conformance (%s part, %s backend): %d checks passed, %d failed, %d coverage "
-         "problems: %s\n",
-         E.gpu ? "GPU" : "CPU", E.bname, E.passes, E.failures, bad,
-         E.failures || bad ? "FAIL" : "PASS");
+  printf(
+      "backend conformance (%s part, %s backend): %d checks passed, %d failed, %d coverage "
+      "problems: %s\n",
+      E.gpu ? "GPU" : "CPU", E.bname, E.passes, E.failures, bad,
+      E.failures || bad ? "FAIL" : "PASS");
   MPI_Finalize();
   return E.failures || bad ? 1 : 0;
 }

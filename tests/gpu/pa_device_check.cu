@@ -18,13 +18,13 @@
 #include "kernels/pa_mass.cuh"
 #include "kernels/pa_qdata.cuh"
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                           \
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
       printf("CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, __LINE__, #x); \
-      exit(2);                                                                         \
-    }                                                                                  \
+      exit(2);                                                                                \
+    }                                                                                         \
   } while (0)
 
 template <typename T>
@@ -110,11 +110,17 @@ typedef void (*MassK)(DevData, PaMassArgs);
 typedef void (*QK)(PaQArgs);
 static MassK MassPick(int p, bool runtime) {
   if (runtime) return k_pa_mass<3, 0, 0>;
-  return p == 1 ? k_pa_mass<3, 2, 2> : p == 2 ? k_pa_mass<3, 3, 4> : p == 3 ? k_pa_mass<3, 4, 6> : k_pa_mass<3, 5, 8>;
+  return p == 1   ? k_pa_mass<3, 2, 2>
+         : p == 2 ? k_pa_mass<3, 3, 4>
+         : p == 3 ? k_pa_mass<3, 4, 6>
+                  : k_pa_mass<3, 5, 8>;
 }
 static QK QPick(int p, bool runtime) {
   if (runtime) return k_pa_qdata3<0, 0, 0>;
-  return p == 1 ? k_pa_qdata3<2, 2, 1> : p == 2 ? k_pa_qdata3<3, 4, 2> : p == 3 ? k_pa_qdata3<4, 6, 3> : k_pa_qdata3<5, 8, 4>;
+  return p == 1   ? k_pa_qdata3<2, 2, 1>
+         : p == 2 ? k_pa_qdata3<3, 4, 2>
+         : p == 3 ? k_pa_qdata3<4, 6, 3>
+                  : k_pa_qdata3<5, 8, 4>;
 }
 static int Threads(int nq) {
   int t = 64;
@@ -137,7 +143,8 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   r.m = Build(p, n);
   Mesh &m = r.m;
   const size_t nz = m.nz, nq = m.nq, nl = m.nl;
-  r.x.resize(3 * nl), r.v.resize(3 * nl), r.e.resize(nz * m.ne), r.R0.resize(nz * nq), r.qm.resize(nz * nq), r.gam.assign(nz, 1.4);
+  r.x.resize(3 * nl), r.v.resize(3 * nl), r.e.resize(nz * m.ne), r.R0.resize(nz * nq),
+      r.qm.resize(nz * nq), r.gam.assign(nz, 1.4);
   const double h = 1.0 / (p * n);
   for (size_t i = 0; i < r.x.size(); i++) r.x[i] = m.x0[i] + 0.05 * h * R();
   for (auto &t : r.v) t = 0.1 * R();
@@ -146,10 +153,12 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   for (size_t i = 0; i < r.qm.size(); i++) r.qm[i] = m.qw[i % nq] * (1.0 + 0.1 * R());
   DevData &d = r.d;
   memset(&d, 0, sizeof d);
-  d.dim = 3, d.nz = m.nz, d.nqp = m.nq, d.nd = m.nd, d.ne = m.ne, d.nl = m.nl, d.nown = m.nl, d.next = m.nl;
+  d.dim = 3, d.nz = m.nz, d.nqp = m.nq, d.nd = m.nd, d.ne = m.ne, d.nl = m.nl, d.nown = m.nl,
+  d.next = m.nl;
   d.rows = 3 * m.nd, d.tg_source = tg, d.pa = 1, d.keep_stress = keep, d.nz_ext = m.nz;
   d.D = m.D, d.Q = m.Q, d.L = m.L, d.nzint = m.nz;
-  d.qpar.dim = 3, d.qpar.order_k = p, d.qpar.visc = 1, d.qpar.vort = tg, d.qpar.h0 = h, d.qpar.cfl = 0.5;
+  d.qpar.dim = 3, d.qpar.order_k = p, d.qpar.visc = 1, d.qpar.vort = tg, d.qpar.h0 = h,
+  d.qpar.cfl = 0.5;
   d.edof = Dev(m.edof), d.qw = Dev(m.qw), d.R0 = Dev(r.R0), d.gamma = Dev(r.gam);
   d.B1 = Dev(m.B), d.G1 = Dev(m.G), d.L1 = Dev(m.LB), d.x0 = Dev(m.x0), d.qmass = Dev(r.qm);
   d.mtoff = Dev(m.toff), d.mtidx = Dev(m.tidx);
@@ -166,7 +175,8 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   CK(cudaMalloc(&r.blk_zone, nz * sizeof(int)));
   CK(cudaMalloc(&r.dy, 3 * nl * sizeof(double)));
   memset(&r.pb, 0, sizeof r.pb);
-  r.pb.dim = 3, r.pb.D = m.D, r.pb.Q = m.Q, r.pb.L = m.L, r.pb.nd = m.nd, r.pb.nq = m.nq, r.pb.ne = m.ne;
+  r.pb.dim = 3, r.pb.D = m.D, r.pb.Q = m.Q, r.pb.L = m.L, r.pb.nd = m.nd, r.pb.nq = m.nq,
+  r.pb.ne = m.ne;
   r.pb.qpar = d.qpar, r.pb.tg_source = tg;
   const size_t stage = 2 * 3 * (size_t)PaMassStage(3, m.D, m.Q) * sizeof(double);
   r.zpb = (int)((32 * 1024) / stage);
@@ -174,15 +184,18 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   r.msmem = (size_t)m.Q * m.D * sizeof(double) + r.zpb * stage;
   r.qsmem = (size_t)PaQ3Doubles(m.D, m.Q, m.L) * sizeof(double);
   for (int rt = 0; rt < 2; rt++) {
-    CK(cudaFuncSetAttribute((const void *)MassPick(p, rt), cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
-    CK(cudaFuncSetAttribute((const void *)QPick(p, rt), cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    CK(cudaFuncSetAttribute((const void *)MassPick(p, rt),
+                            cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+    CK(cudaFuncSetAttribute((const void *)QPick(p, rt), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            200 * 1024));
   }
 }
 
 static void Free(Run &r) {
   DevData &d = r.d;
-  void *ps[] = {d.edof, d.qw, d.R0, d.gamma, d.B1, d.G1, d.L1, d.x0, d.qmass, d.mtoff, d.mtidx, d.zones, d.rE, d.b, d.tg, d.S,
-                r.dx, r.dv, r.de, r.blk_dt, r.blk_det, r.blk_zone, r.dy};
+  void *ps[] = {d.edof,  d.qw,    d.R0,    d.gamma,  d.B1,      d.G1,       d.L1, d.x0,
+                d.qmass, d.mtoff, d.mtidx, d.zones,  d.rE,      d.b,        d.tg, d.S,
+                r.dx,    r.dv,    r.de,    r.blk_dt, r.blk_det, r.blk_zone, r.dy};
   for (void *p : ps) cudaFree(p);
 }
 
@@ -199,7 +212,8 @@ static void MassLaunch(Run &r, bool rt, int ncomp, unsigned mask) {
   PaMassArgs a;
   a.k0 = 0, a.n = r.m.nz, a.ncomp = ncomp, a.zpb = r.zpb, a.mask = mask;
   a.st = r.m.nl, a.es = (size_t)r.m.nz * r.m.nd, a.x = r.dx, a.E = r.d.rE;
-  const size_t smem = (size_t)(r.m.Q * r.m.D + 2 * r.zpb * ncomp * PaMassStage(3, r.m.D, r.m.Q)) * sizeof(double);
+  const size_t smem =
+      (size_t)(r.m.Q * r.m.D + 2 * r.zpb * ncomp * PaMassStage(3, r.m.D, r.m.Q)) * sizeof(double);
   MassPick(r.m.p, rt)<<<(a.n + r.zpb - 1) / r.zpb, 256, smem>>>(r.d, a);
   CK(cudaGetLastError());
 }
@@ -243,8 +257,10 @@ static int Check(int p, int n, int tg, int keep) {
       std::vector<double> Er(3 * es, 0.0), xz(3 * nd), ws(nq + BLAST_PA_CONTRACT_WS(16)), yr = y;
       for (size_t z = 0; z < nz; z++) {
         for (int c = 0; c < 3; c++)
-          for (size_t a = 0; a < nd; a++) xz[c * nd + a] = r.x[(size_t)c * m.nl + m.edof[z * nd + a]];
-        BlastPaMassZone(3, m.D, m.Q, m.B.data(), &r.qm[z * nq], 3, mask, xz.data(), nd, &Er[z * nd], es, ws.data());
+          for (size_t a = 0; a < nd; a++)
+            xz[c * nd + a] = r.x[(size_t)c * m.nl + m.edof[z * nd + a]];
+        BlastPaMassZone(3, m.D, m.Q, m.B.data(), &r.qm[z * nq], 3, mask, xz.data(), nd, &Er[z * nd],
+                        es, ws.data());
       }
       for (int i = 0; i < m.nl; i++)
         for (int c = 0; c < 3; c++) {
@@ -262,7 +278,8 @@ static int Check(int p, int n, int tg, int keep) {
     }
   cudaFree(drows);
   // quadrature data: host reference
-  std::vector<double> rE(nz * 3 * nd), b(nz * m.ne, 0.0), tgv(nz * m.ne, 0.0), S(nz * nq * 9, 0.0), Sl(nq * 9);
+  std::vector<double> rE(nz * 3 * nd), b(nz * m.ne, 0.0), tgv(nz * m.ne, 0.0), S(nz * nq * 9, 0.0),
+      Sl(nq * 9);
   std::vector<double> rdt(nz), rdet(nz);
   std::vector<int> rzone(nz);
   BlastPaBasis pb = r.pb;
@@ -277,9 +294,10 @@ static int Check(int p, int n, int tg, int keep) {
         }
       double dt = HUGE_VAL, tdet = 0.0;
       int tz = -1;
-      BlastPaZoneQData(&pb, (int)z, xz.data(), vz.data(), x0z.data(), &r.e[z * m.ne], &r.R0[z * nq], 1.4,
-                       keep ? &S[z * nq * 9] : Sl.data(), &rE[z * 3 * nd], keep ? NULL : &b[z * m.ne],
-                       tg ? &tgv[z * m.ne] : NULL, ws.data(), &dt, &tz, &tdet);
+      BlastPaZoneQData(&pb, (int)z, xz.data(), vz.data(), x0z.data(), &r.e[z * m.ne], &r.R0[z * nq],
+                       1.4, keep ? &S[z * nq * 9] : Sl.data(), &rE[z * 3 * nd],
+                       keep ? NULL : &b[z * m.ne], tg ? &tgv[z * m.ne] : NULL, ws.data(), &dt, &tz,
+                       &tdet);
       rdt[z] = dt, rdet[z] = tz < 0 ? 0.0 : tdet, rzone[z] = tz < 0 ? INT_MAX : tz;
     }
   }
@@ -370,9 +388,12 @@ static void Time(int p, int n) {
   CK(cudaGetLastError());
   const double tq = ms / 3;
   const double nz = r.m.nz;
-  printf("time Q%d %d^3 = %d zones (zpb %d, mass smem %zu B, qdata smem %zu B): k_pa_mass(3 comp) %.3f ms "
-         "(%.1f ns/zone), k_pa_mass_gather %.3f ms, mass action total %.3f ms; k_pa_qdata3 %.3f ms (%.1f ns/zone)\n",
-         p, n, r.m.nz, r.zpb, r.msmem, r.qsmem, tm, 1e6 * tm / nz, tgth, tm + tgth, tq, 1e6 * tq / nz);
+  printf(
+      "time Q%d %d^3 = %d zones (zpb %d, mass smem %zu B, qdata smem %zu B): k_pa_mass(3 comp) "
+      "%.3f ms "
+      "(%.1f ns/zone), k_pa_mass_gather %.3f ms, mass action total %.3f ms; k_pa_qdata3 %.3f ms "
+      "(%.1f ns/zone)\n",
+      p, n, r.m.nz, r.zpb, r.msmem, r.qsmem, tm, 1e6 * tm / nz, tgth, tm + tgth, tq, 1e6 * tq / nz);
   cudaFree(drows);
   Free(r);
 }

@@ -18,9 +18,9 @@
 
 static dim3 emu_tid, emu_bid, emu_bdim, emu_gdim;
 #define threadIdx emu_tid
-#define blockIdx emu_bid
-#define blockDim emu_bdim
-#define gridDim emu_gdim
+#define blockIdx  emu_bid
+#define blockDim  emu_bdim
+#define gridDim   emu_gdim
 static void __syncthreads() {}
 double sm[1 << 20];  // the dynamic shared memory of a block
 #define BLAST_CUDA_CHECKS 1
@@ -34,7 +34,9 @@ double sm[1 << 20];  // the dynamic shared memory of a block
 #include "kernels/pa_mass.cuh"
 #include "kernels/pa_qdata.cuh"
 
-static double R() { return (double)rand() / RAND_MAX * 2 - 1; }
+static double R() {
+  return (double)rand() / RAND_MAX * 2 - 1;
+}
 
 template <int DIM, int DT, int QT>
 static int TestMass(int D, int Q, int nzext, int ncomp, unsigned mask, int zpb) {
@@ -44,7 +46,8 @@ static int TestMass(int D, int Q, int nzext, int ncomp, unsigned mask, int zpb) 
   for (int g = 0; g < DIM; g++) nd *= D, nq *= Q;
   d.dim = DIM, d.D = D, d.Q = Q, d.nd = nd, d.nqp = nq, d.nz_ext = nzext;
   const int next = nzext * nd / 2 + 5;
-  std::vector<double> B(Q * D), qm((size_t)nzext * nq), x(3 * (size_t)next), E(3 * (size_t)nzext * nd, -1.0), Er(E);
+  std::vector<double> B(Q * D), qm((size_t)nzext * nq), x(3 * (size_t)next),
+      E(3 * (size_t)nzext * nd, -1.0), Er(E);
   std::vector<int> edof((size_t)nzext * nd), zones(nzext);
   for (auto &v : B) v = R();
   for (auto &v : qm) v = R();
@@ -62,10 +65,12 @@ static int TestMass(int D, int Q, int nzext, int ncomp, unsigned mask, int zpb) 
     const int z = zones[k];
     for (int c = 0; c < ncomp; c++)
       for (int j = 0; j < nd; j++) xz[c * nd + j] = x[c * next + edof[z * nd + j]];
-    BlastPaMassZone(DIM, D, Q, B.data(), &qm[(size_t)z * nq], ncomp, mask, xz.data(), nd, &Er[(size_t)z * nd], a.es, ws.data());
+    BlastPaMassZone(DIM, D, Q, B.data(), &qm[(size_t)z * nq], ncomp, mask, xz.data(), nd,
+                    &Er[(size_t)z * nd], a.es, ws.data());
   }
   const int bad = memcmp(E.data(), Er.data(), E.size() * sizeof(double)) != 0;
-  printf("%s dim %d D %d Q %d (T %d %d) ncomp %d mask %u zpb %d\n", bad ? "FAIL" : "ok  ", DIM, D, Q, DT, QT, ncomp, mask, zpb);
+  printf("%s dim %d D %d Q %d (T %d %d) ncomp %d mask %u zpb %d\n", bad ? "FAIL" : "ok  ", DIM, D,
+         Q, DT, QT, ncomp, mask, zpb);
   return bad;
 }
 
@@ -77,8 +82,10 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   const int nl = nz * nd / 2 + 3;
   d.dim = 3, d.nz = nz, d.nqp = nq, d.nd = nd, d.ne = ne, d.nl = nl, d.rows = rows;
   d.D = D, d.Q = Q, d.L = L, d.tg_source = tg, d.keep_stress = keep, d.pa = 1;
-  d.qpar.dim = 3, d.qpar.order_k = D - 1, d.qpar.visc = 1, d.qpar.vort = tg, d.qpar.h0 = 0.1, d.qpar.cfl = 0.5;
-  std::vector<double> B(Q * D), G(Q * D), LB(Q * L), qw(nq), x(3 * nl), v(3 * nl), x0(3 * nl), e(nz * ne), R0(nz * nq), gam(nz);
+  d.qpar.dim = 3, d.qpar.order_k = D - 1, d.qpar.visc = 1, d.qpar.vort = tg, d.qpar.h0 = 0.1,
+  d.qpar.cfl = 0.5;
+  std::vector<double> B(Q * D), G(Q * D), LB(Q * L), qw(nq), x(3 * nl), v(3 * nl), x0(3 * nl),
+      e(nz * ne), R0(nz * nq), gam(nz);
   std::vector<int> edof(nz * nd);
   std::vector<double> nodes(D), pts(Q);
   for (int a = 0; a < D; a++) nodes[a] = (double)a / (D - 1);
@@ -130,23 +137,28 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   BlastPaBasis pb;
   memset(&pb, 0, sizeof pb);
   pb.dim = 3, pb.D = D, pb.Q = Q, pb.L = L, pb.nd = nd, pb.nq = nq, pb.ne = ne;
-  pb.B = B.data(), pb.G = G.data(), pb.LB = LB.data(), pb.qw = qw.data(), pb.qpar = d.qpar, pb.tg_source = tg;
+  pb.B = B.data(), pb.G = G.data(), pb.LB = LB.data(), pb.qw = qw.data(), pb.qpar = d.qpar,
+  pb.tg_source = tg;
   std::vector<double> ws(BlastPaZoneWorkspace(&pb) + 10), xz(rows), vz(rows), x0z(rows), Sl(nq * 9);
   int bad = 0;
   for (int z = 0; z < nz; z++) {
     for (int c = 0; c < 3; c++)
       for (int a = 0; a < nd; a++) {
         const int l = edof[z * nd + a];
-        xz[c * nd + a] = x[c * nl + l], vz[c * nd + a] = v[c * nl + l], x0z[c * nd + a] = x0[c * nl + l];
+        xz[c * nd + a] = x[c * nl + l], vz[c * nd + a] = v[c * nl + l],
+                    x0z[c * nd + a] = x0[c * nl + l];
       }
     double dt = HUGE_VAL, tdet = 0.0;
     int tz = -1;
     BlastPaZoneQData(&pb, z, xz.data(), vz.data(), x0z.data(), &e[z * ne], &R0[z * nq], gam[z],
-                     keep ? &S2[(size_t)z * nq * 9] : Sl.data(), &rE2[z * rows], keep ? NULL : &b2[z * ne],
-                     tg ? &tg2[z * ne] : NULL, ws.data(), &dt, &tz, &tdet);
+                     keep ? &S2[(size_t)z * nq * 9] : Sl.data(), &rE2[z * rows],
+                     keep ? NULL : &b2[z * ne], tg ? &tg2[z * ne] : NULL, ws.data(), &dt, &tz,
+                     &tdet);
     const int tzz = tz < 0 ? INT_MAX : tz;
     if (memcmp(&dt, &bdt[z], 8) || tzz != bz[z] || (tz >= 0 && memcmp(&tdet, &bdet[z], 8))) {
-      if (bad < 3) printf("  zone %d: dt %.17g / %.17g, tangled %d / %d det %g / %g\n", z, dt, bdt[z], tzz, bz[z], tdet, bdet[z]);
+      if (bad < 3)
+        printf("  zone %d: dt %.17g / %.17g, tangled %d / %d det %g / %g\n", z, dt, bdt[z], tzz,
+               bz[z], tdet, bdet[z]);
       bad++;
     }
   }
@@ -156,13 +168,14 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   bad += 10 * (memcmp(b.data(), b2.data(), b.size() * 8) != 0);
   bad += 100 * (memcmp(tgv.data(), tg2.data(), tgv.size() * 8) != 0);
   bad += 1000 * (memcmp(S.data(), S2.data(), S.size() * 8) != 0);
-  printf("%s D %d Q %d L %d (T %d %d %d) tg %d keep %d: %d of %d zones tangled, code %d\n", bad ? "FAIL" : "ok  ", D, Q, L, DT, QT, LT, tg, keep, tangled, nz, bad);
+  printf("%s D %d Q %d L %d (T %d %d %d) tg %d keep %d: %d of %d zones tangled, code %d\n",
+         bad ? "FAIL" : "ok  ", D, Q, L, DT, QT, LT, tg, keep, tangled, nz, bad);
   return bad != 0;
 }
 
 int main() {
   int bad = 0;
-  
+
   bad += TestMass<3, 3, 4>(3, 4, 37, 3, 7u, 8);
   bad += TestMass<3, 3, 4>(3, 4, 37, 3, 5u, 3);
   bad += TestMass<3, 2, 2>(2, 2, 20, 2, 3u, 5);
@@ -173,8 +186,7 @@ int main() {
   bad += TestMass<2, 3, 4>(3, 4, 40, 2, 3u, 7);
   bad += TestMass<2, 0, 0>(5, 7, 23, 3, 7u, 4);
   bad += TestMass<1, 0, 0>(4, 6, 23, 3, 5u, 4);
-  
-  
+
   bad += TestQData<3, 4, 2>(3, 4, 2, 9, 0, 0, 0.01);
   bad += TestQData<3, 4, 2>(3, 4, 2, 9, 1, 0, 0.01);
   bad += TestQData<3, 4, 2>(3, 4, 2, 9, 1, 1, 0.01);
@@ -184,6 +196,6 @@ int main() {
   bad += TestQData<5, 8, 4>(5, 8, 4, 2, 0, 0, 0.01);
   bad += TestQData<0, 0, 0>(3, 5, 3, 4, 1, 1, 0.01);
   bad += TestQData<0, 0, 0>(4, 4, 2, 4, 0, 0, 0.01);
-    printf("partial-assembly kernel emulation: %d failures: %s\n", bad, bad ? "FAIL" : "PASS");
+  printf("partial-assembly kernel emulation: %d failures: %s\n", bad, bad ? "FAIL" : "PASS");
   return bad != 0;
 }
