@@ -55,34 +55,45 @@ int BlastSetupInitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int
   int bad_zone = -1, bad_q = 0, bad_kind = 0;  // 1: not finite, 2: det <= 0
   double bad_det = 0.0;
   *bad_gid = kNoZone;
-  for (int z = 0; z < s->nz_ext; z++) {
-    const int *dof = &s->h1_edof[(size_t)z * nd];
-    for (int a = 0; a < nd && z < s->nz && bad_zone < 0; a++)
-      for (int c = 0; c < dim; c++)
-        if (!(fabs(x[(size_t)c * next + dof[a]]) <= BLAST_MAX_COORDINATE) && bad_zone < 0)
-          bad_zone = z, bad_q = -1 - a, bad_det = x[(size_t)c * next + dof[a]], bad_kind = 1;
-    for (int q = 0; q < nqp; q++) {
-      double J[9] = {0}, adj[9];
-      for (int c = 0; c < dim; c++)
-        for (int a = 0; a < nd; a++)
-          for (int g = 0; g < dim; g++)
-            J[c + dim * g] += x[(size_t)c * next + dof[a]] * t->h1_G[((size_t)q * nd + a) * dim + g];
-      const double det = BlastMatDet(dim, J);
-      const double wdet = t->qp_w[q] * det;
-      wdetJ0[(size_t)z * nqp + q] = wdet;
-      if (z >= s->nz) continue;
-      BlastMatAdjugate(dim, J, adj);
-      double *Ji = &h->qp_J0inv[((size_t)z * nqp + q) * d2];
-      int finite = isfinite(det) && isfinite(wdet);
-      for (int i = 0; i < d2; i++) {
-        Ji[i] = adj[i] / det;
-        finite = finite && isfinite(J[i]) && isfinite(adj[i]) && isfinite(Ji[i]);
+  // Zones are independent: threads take contiguous ranges, each remembers its lowest bad
+  // zone, and the lowest over the threads is the serial loop's (the same report).
+#pragma omp parallel if (s->nz_ext > 256)
+  {
+    int my_zone = -1, my_q = 0, my_kind = 0;
+    double my_det = 0.0;
+#pragma omp for schedule(static)
+    for (int z = 0; z < s->nz_ext; z++) {
+      const int *dof = &s->h1_edof[(size_t)z * nd];
+      for (int a = 0; a < nd && z < s->nz && my_zone < 0; a++)
+        for (int c = 0; c < dim; c++)
+          if (!(fabs(x[(size_t)c * next + dof[a]]) <= BLAST_MAX_COORDINATE) && my_zone < 0)
+            my_zone = z, my_q = -1 - a, my_det = x[(size_t)c * next + dof[a]], my_kind = 1;
+      for (int q = 0; q < nqp; q++) {
+        double J[9] = {0}, adj[9];
+        for (int c = 0; c < dim; c++)
+          for (int a = 0; a < nd; a++)
+            for (int g = 0; g < dim; g++)
+              J[c + dim * g] += x[(size_t)c * next + dof[a]] * t->h1_G[((size_t)q * nd + a) * dim + g];
+        const double det = BlastMatDet(dim, J);
+        const double wdet = t->qp_w[q] * det;
+        wdetJ0[(size_t)z * nqp + q] = wdet;
+        if (z >= s->nz) continue;
+        BlastMatAdjugate(dim, J, adj);
+        double *Ji = &h->qp_J0inv[((size_t)z * nqp + q) * d2];
+        int finite = isfinite(det) && isfinite(wdet);
+        for (int i = 0; i < d2; i++) {
+          Ji[i] = adj[i] / det;
+          finite = finite && isfinite(J[i]) && isfinite(adj[i]) && isfinite(Ji[i]);
+        }
+        // Non-finite first: an overflowing zone often has det = -inf or NaN too.
+        const int kind = !finite ? 1 : !(det > 0.0) ? 2 : 0;
+        if (kind && (my_zone < 0 || (my_zone == z && kind < my_kind)))
+          my_zone = z, my_q = q, my_det = det, my_kind = kind;
       }
-      // Non-finite first: an overflowing zone often has det = -inf or NaN too.
-      const int kind = !finite ? 1 : !(det > 0.0) ? 2 : 0;
-      if (kind && (bad_zone < 0 || (bad_zone == z && kind < bad_kind)))
-        bad_zone = z, bad_q = q, bad_det = det, bad_kind = kind;
     }
+#pragma omp critical
+    if (my_zone >= 0 && (bad_zone < 0 || my_zone < bad_zone))
+      bad_zone = my_zone, bad_q = my_q, bad_det = my_det, bad_kind = my_kind;
   }
   if (bad_zone >= 0) {
     char where[BLAST_PATH_MAX + 64], zone[256];

@@ -153,26 +153,43 @@ int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   const BlastTensorTables *t = h->tab;
   const int ne = s->l2_nd, nqp = t->nqp;
   BlastCall(BlastMalloc((size_t)s->nz * ne * ne, &h->me_inv));
-  double *M;
-  BlastCall(BlastMalloc((size_t)ne * ne, &M));
-  for (int z = 0; z < s->nz; z++) {
-    for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
-    for (int q = 0; q < nqp; q++) {
-      const double *psi = &t->l2_B[(size_t)q * ne], c = qp_c[(size_t)z * nqp + q];
-      for (int j = 0; j < ne; j++)
-        for (int i = 0; i < ne; i++) M[i + ne * j] += c * psi[i] * psi[j];
+  // Zones are independent (threads in contiguous ranges); the lowest singular zone is
+  // reported, as by a serial loop.
+  int bad = -1, nomem = 0;
+#pragma omp parallel if (s->nz > 64)
+  {
+    double *M = NULL;
+    int my_bad = -1;
+    if (BlastMalloc((size_t)ne * ne, &M)) {
+      BlastErrorClear();
+#pragma omp atomic write
+      nomem = 1;
     }
-    double *inv = &h->me_inv[(size_t)z * ne * ne];
-    int ierr = BlastDenseInverse(ne, M, inv);
-    for (int i = 0; i < ne * ne && !ierr; i++) ierr = !isfinite(inv[i]);
-    if (ierr) {
-      BlastFree(&M);
-      *bad_gid = s->zone_gid[z];
-      BlastError(BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
-                 (long long)s->zone_gid[z]);
+#pragma omp for schedule(static)
+    for (int z = 0; z < s->nz; z++) {
+      if (!M || my_bad >= 0) continue;
+      for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
+      for (int q = 0; q < nqp; q++) {
+        const double *psi = &t->l2_B[(size_t)q * ne], c = qp_c[(size_t)z * nqp + q];
+        for (int j = 0; j < ne; j++)
+          for (int i = 0; i < ne; i++) M[i + ne * j] += c * psi[i] * psi[j];
+      }
+      double *inv = &h->me_inv[(size_t)z * ne * ne];
+      int ierr = BlastDenseInverse(ne, M, inv);
+      if (ierr) BlastErrorClear();  // reported below, for the lowest such zone
+      for (int i = 0; i < ne * ne && !ierr; i++) ierr = !isfinite(inv[i]);
+      if (ierr) my_bad = z;
     }
+#pragma omp critical
+    if (my_bad >= 0 && (bad < 0 || my_bad < bad)) bad = my_bad;
+    BlastFree(&M);
   }
-  BlastFree(&M);
+  BlastCheck(!nomem, BLAST_ERR_MEM, "could not allocate the thermodynamic mass matrix workspace");
+  if (bad >= 0) {
+    *bad_gid = s->zone_gid[bad];
+    BlastError(BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
+               (long long)s->zone_gid[bad]);
+  }
   return 0;
 }
 
