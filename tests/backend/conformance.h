@@ -28,6 +28,7 @@ typedef struct {
   // arrays behind hdm (owned)
   int *m_col, *m_rows, *hl_send, *hl_recv, *hc_send, *hc_recv;
   int *m_edof, *m_zones;  // partial assembly: hdm's zone dofs (some ghosts) and zone order
+  double *m_x0;           // hdm's initial positions, padded for the ghost dofs its zones read
   int pa;                 // hd.assembly == BLAST_ASSEMBLY_PARTIAL
   size_t nx;              // dim * h1_nl: an H1 field
   size_t ne;              // nz * l2_nd: an L2 field

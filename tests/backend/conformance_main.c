@@ -268,7 +268,13 @@ static int SyntheticPartial(Problem *p) {
   for (int i = 0, nb = nint; i < nown; i++)
     if (rb[i]) p->m_rows[nb++] = i;
   free(gmap), free(bz), free(rb);
-  m->h1_edof = p->m_edof, m->pa_zones = p->m_zones, m->pa_nzint = nzint;
+  // The backend gathers the initial positions through the zone dofs (component c of dof j
+  // at c * h1_nl + j): past the last component for the ghost dofs, so pad them (their
+  // values only feed J0 of zones that no zone check uses).
+  const size_t nx0 = (size_t)p->dim * hd->h1_nl, npad = (size_t)next0 + nghost;
+  p->m_x0 = calloc(nx0 + npad + 1, sizeof(double));
+  memcpy(p->m_x0, hd->pa_x0, nx0 * sizeof(double));
+  m->h1_edof = p->m_edof, m->pa_zones = p->m_zones, m->pa_nzint = nzint, m->pa_x0 = p->m_x0;
   m->mv_rows = p->m_rows, m->mv_ninterior = nint;
   return nghost;
 }
@@ -368,7 +374,7 @@ static void ProblemDestroy(Problem *p) {
   BlastHydroDestroy(&p->h);
   BlastMeshDestroy(&p->mesh);
   HostFree(&p->x0);
-  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->hl_send),
+  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->m_x0), free(p->hl_send),
       free(p->hl_recv), free(p->hc_send), free(p->hc_recv);
 }
 
