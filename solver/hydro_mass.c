@@ -92,6 +92,27 @@ int BlastSetupMassVPattern(BlastHydro h) {
   return 0;
 }
 
+// The reciprocal diagonal mv_dinv of the kinematic mass matrix or operator (`what`) must
+// be finite and positive (finite weights can still sum to an overflow): an input error
+// naming a zone of the first bad row.
+int BlastSetupCheckMassDiagonal(BlastHydro h, const char *what, int64_t *bad_gid) {
+  const BlastSpace *s = h->space;
+  for (int l = 0; l < s->h1_nown; l++) {
+    if (isfinite(h->mv_dinv[l]) && h->mv_dinv[l] > 0.0) continue;
+    const int z = s->mass_tidx[s->mass_toff[l]] / s->h1_nd;
+    char where[BLAST_PATH_MAX + 64], zone[256];
+    *bad_gid = s->zone_gid[z];
+    BlastError(BLAST_ERR_INPUT,
+               "%s: %s: the kinematic mass %s has the diagonal entry %g at H1 dof %lld "
+               "(global id) of this zone, not a finite positive number: coordinates or densities "
+               "too large, or too few quadrature points ([fem] order_quadrature)",
+               BlastSetupMeshOrigin(h, where, sizeof where),
+               BlastSetupZoneName(h, z, zone, sizeof zone), what, 1.0 / h->mv_dinv[l],
+               (long long)s->h1_gid[l]);
+  }
+  return 0;
+}
+
 // Values of the mass matrix rows: zones summed in ascending global zone id.
 // qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
 int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
@@ -130,20 +151,7 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
     BlastFree(&row);
   }
   BlastCheck(!ierr, BLAST_ERR_MEM, "could not allocate mass-matrix assembly workspace");
-  // Finite weights can still sum to an overflow: name a zone of the first bad row.
-  for (int l = 0; l < nown; l++) {
-    if (isfinite(h->mv_dinv[l]) && h->mv_dinv[l] > 0.0) continue;
-    const int z = s->mass_tidx[s->mass_toff[l]] / nd;
-    char where[BLAST_PATH_MAX + 64], zone[256];
-    *bad_gid = s->zone_gid[z];
-    BlastError(BLAST_ERR_INPUT,
-               "%s: %s: the kinematic mass matrix has the diagonal entry %g at H1 dof %lld "
-               "(global id) of this zone, not a finite positive number: coordinates or densities "
-               "too large, or too few quadrature points ([fem] order_quadrature)",
-               BlastSetupMeshOrigin(h, where, sizeof where),
-               BlastSetupZoneName(h, z, zone, sizeof zone), 1.0 / h->mv_dinv[l],
-               (long long)s->h1_gid[l]);
-  }
+  BlastCall(BlastSetupCheckMassDiagonal(h, "matrix", bad_gid));
   return 0;
 }
 

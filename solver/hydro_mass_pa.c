@@ -94,22 +94,10 @@ static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double
 int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravity,
                                  int64_t *bad_gid) {
   const BlastSpace *s = h->space;
-  const int nown = s->h1_nown, nd = s->h1_nd;
+  const int nown = s->h1_nown;
   BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
   BlastCall(PartialScalars(h, qp_c, h->mv_dinv, gravity));
-  for (int l = 0; l < nown; l++) {
-    const double d = h->mv_dinv[l];
-    h->mv_dinv[l] = 1.0 / d;
-    if (isfinite(h->mv_dinv[l]) && h->mv_dinv[l] > 0.0) continue;
-    const int z = s->mass_tidx[s->mass_toff[l]] / nd;
-    char where[BLAST_PATH_MAX + 64], zone[256];
-    *bad_gid = s->zone_gid[z];
-    BlastError(BLAST_ERR_INPUT,
-               "%s: %s: the kinematic mass operator has the diagonal entry %g at H1 dof %lld "
-               "(global id) of this zone, not a finite positive number: coordinates or densities "
-               "too large, or too few quadrature points ([fem] order_quadrature)",
-               BlastSetupMeshOrigin(h, where, sizeof where),
-               BlastSetupZoneName(h, z, zone, sizeof zone), d, (long long)s->h1_gid[l]);
-  }
+  for (int l = 0; l < nown; l++) h->mv_dinv[l] = 1.0 / h->mv_dinv[l];
+  BlastCall(BlastSetupCheckMassDiagonal(h, "operator", bad_gid));
   return 0;
 }

@@ -57,6 +57,9 @@ int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *r
 int BlastSetupMassVPattern(BlastHydro h);
 /// Values of its rows (mv_val, mv_dinv) from qp_c = w |J0| rho0 (local).
 int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid);
+/// mv_dinv must be finite and positive: else an input error naming a zone of the first
+/// bad row (`what`: "matrix" or "operator"; local).
+int BlastSetupCheckMassDiagonal(BlastHydro h, const char *what, int64_t *bad_gid);
 /// Zone blocks of M_E and their inverses (me_inv; local).
 int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid);
 /// Partial assembly (hydro_mass_pa.c): the zone order of the mass action (pa_zones,
