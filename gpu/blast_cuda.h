@@ -36,7 +36,7 @@ void BlastCudaSetOptions(const BlastGpuOptions *opt);
 size_t BlastCudaMemoryUsed(const void *ctx);
 
 /// Entries of the kernel profile (BlastGpuOptions.profile).
-enum { BLAST_GPU_PROFILE_KERNELS = 10 };
+enum { BLAST_GPU_PROFILE_KERNELS = 11 };
 
 /// Per-kernel totals of one context's profile (BlastGpuOptions.profile; zero when off):
 /// events around every kernel, with modeled bytes and flops.

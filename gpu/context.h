@@ -131,6 +131,7 @@ enum {
   P_DOT,
   P_VEC,
   P_HALO,
+  P_CGUP,
   P_NPROF
 };
 static_assert((int)P_NPROF == (int)BLAST_GPU_PROFILE_KERNELS, "BLAST_GPU_PROFILE_KERNELS");
@@ -213,6 +214,7 @@ typedef struct {
   double *pa_ws;
   int pa_nthr, pa_wsz, pa_zpb;
   int pa_q3;         // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
+  int pa_m3c;        // the mass action by k_pa_mass3c (all components per stage)
   double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
   int *pa_red_zone;  // [nz / kPaRedSpan + 2]
   size_t pa_smem;

@@ -40,26 +40,27 @@ int BlastCudaEnergyRate(void *ctx, const double *v, double *de);
 int BlastCudaEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke);
 
 // mass (ops_mass.cu)
-int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
-                      double *y);
+int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
 int BlastCudaJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
 int BlastCudaZeroEssential(void *ctx, int ncomp, unsigned mask, double *y);
 int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                         const double *b, double *y);
 int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
                       double *result);
+int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
+                      const double *Ad, double *x, double *r, double *z, double *result);
 
 // halo (ops_halo.cu)
-int BlastCudaHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride,
-                      const double *x, double *buf);
+int BlastCudaHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
+                      double *buf);
 int BlastCudaHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stride,
                         const double *buf, double *x);
 int BlastCudaHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf,
                           double *x);
 
 // split (ops_split.cu)
-int BlastCudaSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v,
-                             const double *e, double *host_x, double *host_v, double *host_e);
+int BlastCudaSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v, const double *e,
+                             double *host_x, double *host_v, double *host_e);
 int BlastCudaSplitQDataEnd(void *ctx, BlastQDataResult *res, double *seconds, int *tuning);
 int BlastCudaSplitGather(void *ctx, int z0, int z1, const double *h1, double *host);
 int BlastCudaSplitMomentumRhs(void *ctx, int ndev, const double *host_rows, double *rhs);

@@ -143,19 +143,13 @@ extern "C" int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const do
   return 0;
 }
 
-extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x,
-                                 const double *y, double *result) {
-  CudaCtx *c = (CudaCtx *)ctx;
-  const int n = c->dd.nown;
-  ProfBegin(c);
-  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
-      n, mask, (size_t)c->dd.next, x, y, c->dot_part);
-  BlastCheckKernel(c->sync, "k_dot_dd_multi");
+// The block pairs of k_dot_dd_multi / k_cg_update_multi back on the host, combined per
+// active component in block order and rounded once.
+static int DotCombine(CudaCtx *c, int ncomp, unsigned mask, double *result) {
   BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part,
                                 2 * (size_t)kDotBlocks * ncomp * sizeof(double),
                                 cudaMemcpyDeviceToHost, c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));
-  ProfEnd(c, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
   for (int k = 0; k < ncomp; k++) {
     BlastDD acc = {0.0, 0.0};
     if ((mask >> k) & 1u)
@@ -165,5 +159,36 @@ extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const doub
     BlastDDNormalize(&acc);
     result[2 * k] = acc.hi, result[2 * k + 1] = acc.lo;
   }
+  return 0;
+}
+
+extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x,
+                                 const double *y, double *result) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  ProfBegin(c);
+  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+      n, mask, (size_t)c->dd.next, x, y, c->dot_part);
+  BlastCheckKernel(c->sync, "k_dot_dd_multi");
+  BlastCall(DotCombine(c, ncomp, mask, result));
+  ProfEnd(c, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
+  return 0;
+}
+
+extern "C" int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a,
+                                 const double *d, const double *Ad, double *x, double *r, double *z,
+                                 double *result) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  Coef3 ca = {{0, 0, 0}};
+  int nact = 0;
+  for (int k = 0; k < ncomp; k++) ca.v[k] = a[k], nact += (mask >> k) & 1u;
+  ProfBegin(c);
+  k_cg_update_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+      n, mask, (size_t)c->dd.next, ca, d, Ad, c->mv_dinv, x, r, z, c->dot_part);
+  BlastCheckKernel(c->sync, "k_cg_update_multi");
+  BlastCall(DotCombine(c, ncomp, mask, result));
+  // read d, Ad, x, r and D^{-1} (per component), write x, r, z
+  ProfEnd(c, P_CGUP, 64.0 * n * nact, 8.0 * n * nact);
   return 0;
 }

@@ -31,16 +31,23 @@ static PaMassKernel PaMassPick(int dim, int D, int Q) {
 // The 3D mass kernel with the third direction in registers (k_pa_mass3) for the default
 // pairs, NZ zones per block of Q x Q x NZ threads (about 256); none elsewhere.
 typedef struct {
-  PaMassKernel kernel;
+  PaMassKernel kernel, kernel_c;  // k_pa_mass3, k_pa_mass3c
   int nz;
+  size_t smem_c;  // dynamic shared memory of kernel_c
 } PaMass3Launch;
+template <int D, int Q, int NZ>
+static PaMass3Launch PaMass3Of() {
+  PaMass3Launch l = {k_pa_mass3<D, Q, NZ>, k_pa_mass3c<D, Q, NZ>, NZ,
+                     (size_t)PaMass3cDoubles(D, Q, NZ) * sizeof(double)};
+  return l;
+}
 static PaMass3Launch PaMass3Pick(int dim, int D, int Q) {
-  PaMass3Launch l = {NULL, 0};
+  PaMass3Launch l = {NULL, NULL, 0, 0};
   if (dim != 3) return l;
-  if (D == 2 && Q == 2) l.kernel = k_pa_mass3<2, 2, 32>, l.nz = 32;
-  if (D == 3 && Q == 4) l.kernel = k_pa_mass3<3, 4, 16>, l.nz = 16;
-  if (D == 4 && Q == 6) l.kernel = k_pa_mass3<4, 6, 7>, l.nz = 7;
-  if (D == 5 && Q == 8) l.kernel = k_pa_mass3<5, 8, 4>, l.nz = 4;
+  if (D == 2 && Q == 2) l = PaMass3Of<2, 2, 32>();
+  if (D == 3 && Q == 4) l = PaMass3Of<3, 4, 16>();
+  if (D == 4 && Q == 6) l = PaMass3Of<4, 6, 7>();
+  if (D == 5 && Q == 8) l = PaMass3Of<5, 8, 4>();
   return l;
 }
 
@@ -48,18 +55,15 @@ typedef void (*PaQKernel)(PaQArgs);
 
 // The 3D quadrature kernel for (D, Q, L), specialised for the default Qk-Qk-1 triples.
 static PaQKernel PaQ3Pick(int D, int Q, int L) {
-  if (D == 2 && Q == 2 && L == 1) return k_pa_qdata3<2, 2, 1>;
-  if (D == 3 && Q == 4 && L == 2) return k_pa_qdata3<3, 4, 2>;
-  if (D == 4 && Q == 6 && L == 3) return k_pa_qdata3<4, 6, 3>;
-  if (D == 5 && Q == 8 && L == 4) return k_pa_qdata3<5, 8, 4>;
-  return k_pa_qdata3<0, 0, 0>;
+  if (D == 2 && Q == 2 && L == 1) return PaQ3Kernel<2, 2, 1>();
+  if (D == 3 && Q == 4 && L == 2) return PaQ3Kernel<3, 4, 2>();
+  if (D == 4 && Q == 6 && L == 3) return PaQ3Kernel<4, 6, 3>();
+  if (D == 5 && Q == 8 && L == 4) return PaQ3Kernel<5, 8, 4>();
+  return k_pa_qdata3<0, 0, 0, 0, 1>;
 }
-
-// Threads of k_pa_qdata3: a power of two from 64 to 256, one per point where possible.
-static int PaQ3Threads(int nq) {
-  int t = 64;
-  while (t < nq && t < 256) t *= 2;
-  return t;
+static int PaQ3Special(int D, int Q, int L) {
+  return (D == 2 && Q == 2 && L == 1) || (D == 3 && Q == 4 && L == 2) ||
+         (D == 4 && Q == 6 && L == 3) || (D == 5 && Q == 8 && L == 4);
 }
 
 static BlastPaBasis DevBasis(const CudaCtx *c) {
@@ -110,13 +114,23 @@ int PaSetup(CudaCtx *c) {
   BlastCall(DevUpload((const int *)NULL, nb, &c->pa_red_zone));
   c->pa_q3 = 0;
   if (hd->dim == 3) {
-    const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
-    if (q3 + 8192 <= c->smem_limit) {  // its static reduction arrays take 5 KB
+    const int reg = PaQ3Special(d->D, d->Q, d->L);
+    const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L, reg) * sizeof(double);
+    if (q3 + 1024 <= c->smem_limit) {  // its static reduction arrays take 0.3 KB
       c->pa_q3 = 1;
       BlastCallCuda(cudaFuncSetAttribute((const void *)PaQ3Pick(d->D, d->Q, d->L),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)(c->smem_limit - 8192)));
+                                         (int)(c->smem_limit - 1024)));
     }
+  }
+  {  // k_pa_mass3c (BLAST_PA_MASS3C=1: experiments) where its buffers fit
+    const PaMass3Launch m3 = PaMass3Pick(hd->dim, d->D, d->Q);
+    const char *ev = getenv("BLAST_PA_MASS3C");
+    c->pa_m3c = m3.kernel_c && ev && atoi(ev) == 1 && m3.smem_c <= c->smem_limit;
+    if (c->pa_m3c)
+      BlastCallCuda(cudaFuncSetAttribute((const void *)m3.kernel_c,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)m3.smem_c));
   }
   if (c->pa_smem > c->smem_limit)
     c->pa_smem = 0;  // k_pa_mass_generic
@@ -154,8 +168,10 @@ int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e
     const DevData *d = &c->dd;
     blocks = n;
     if (n > 0) {
-      const size_t smem = (size_t)PaQ3Doubles(d->D, d->Q, d->L) * sizeof(double);
-      PaQ3Pick(d->D, d->Q, d->L)<<<blocks, PaQ3Threads(d->nqp), smem, c->stream>>>(a);
+      const int reg = PaQ3Special(d->D, d->Q, d->L);
+      const size_t smem = (size_t)PaQ3Doubles(d->D, d->Q, d->L, reg) * sizeof(double);
+      const int nt = reg ? PaQ3Threads(d->nqp) : 256;
+      PaQ3Pick(d->D, d->Q, d->L)<<<blocks, nt, smem, c->stream>>>(a);
       BlastCheckKernel(c->sync, "k_pa_qdata3");
     }
     if (blocks > kPaRedSpan) {  // a first level: k_reduce_min is one block
@@ -214,9 +230,10 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
   const int fast = m3.kernel && ncomp <= 3;  // k_pa_mass3 and its gather
   if (a.n > 0 && fast) {
-    const PaMassKernel k_pa_mass3_sized = m3.kernel;  // k_pa_mass3<D, Q, NZ>
-    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a);
-    BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
+    const PaMassKernel k_pa_mass3_sized = c->pa_m3c ? m3.kernel_c : m3.kernel;
+    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz),
+                       c->pa_m3c ? m3.smem_c : 0, c->stream>>>(*d, a);
+    BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ> or k_pa_mass3c)");
   } else if (a.n > 0) {
     if (c->pa_smem) {
       const size_t smem =

@@ -146,6 +146,12 @@ typedef struct {
   /// result[2c], result[2c+1] (see BlastVecOps.dot).
   int (*dot_multi)(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
                    double *result);
+  /// A PCG step's vector updates in one pass over the owned dofs: x_c = a[c] d_c + x_c,
+  /// r_c = -a[c] Ad_c + r_c, z_c = D^{-1} r_c, and the local dot products (r_c, z_c) as
+  /// dot_multi; the same bits as axpby_multi(a, d, 1, x), axpby_multi(-a, Ad, 1, r),
+  /// jacobi(r, z) and dot_multi(r, z) in that order.
+  int (*cg_update)(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
+                   const double *Ad, double *x, double *r, double *z, double *result);
 } BlastMassOps;
 
 /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
@@ -198,11 +204,12 @@ typedef struct BlastBackendOps {
 /// test (tests/backend/) iterate over it, so a new entry cannot go unchecked or untested.
 #define BLAST_BACKEND_OPERATIONS(X)                                                            \
   X(ctx, create)                                                                               \
-  X(ctx, destroy) X(ctx, sync) X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) \
-      X(vec, to_host) X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby)  \
-          X(vec, dot) X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate)          \
-              X(zone, energies) X(mass, mult) X(mass, jacobi) X(mass, zero_essential)          \
-                  X(mass, axpby_multi) X(mass, dot_multi) X(halo, pack) X(halo, unpack)        \
+  X(ctx, destroy)                                                                              \
+  X(ctx, sync) X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host) \
+      X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)      \
+          X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)    \
+              X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, axpby_multi)       \
+                  X(mass, dot_multi) X(mass, cg_update) X(halo, pack) X(halo, unpack)          \
                       X(halo, unpack_dd) X(split, qdata_begin) X(split, qdata_end)             \
                           X(split, gather) X(split, momentum_rhs) X(split, energy_rate)
 

@@ -59,10 +59,9 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
         for (int a = 0; a < nd; a++) E[c * es + a] = yz[a][c];                                     \
   }
 // k = 1..4 with the default quadrature (Pn = k + 1, Pq = 2k, Pl = k), 2D and 3D
-#define PA_CASES(X)                                                                   \
-  X(2, 2, 2, 1)                                                                       \
-  X(2, 3, 4, 2) X(2, 4, 6, 3) X(2, 5, 8, 4) X(3, 2, 2, 1) X(3, 3, 4, 2) X(3, 4, 6, 3) \
-      X(3, 5, 8, 4)
+#define PA_CASES(X) \
+  X(2, 2, 2, 1)     \
+  X(2, 3, 4, 2) X(2, 4, 6, 3) X(2, 5, 8, 4) X(3, 2, 2, 1) X(3, 3, 4, 2) X(3, 4, 6, 3) X(3, 5, 8, 4)
 PA_CASES(PA_INSTANCE)
 
 static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
@@ -265,14 +264,28 @@ static int CpuWaxpby(void *ctx, size_t n, double a, const double *x, double b, c
 // Products summed in double-double within fixed chunks, chunk pairs combined in order:
 // the pair's rounded value is (almost always) the correctly rounded sum, so it depends
 // neither on the thread count nor on how dofs are split over ranks.
-static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
-  CpuCtx *c = ctx;
-  const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
+// The chunk pairs of a dot product (nchunks of them), held by the context.
+static int CpuDotPartial(CpuCtx *c, size_t nchunks, double **partial) {
   if (2 * nchunks > c->npartial) {
     BlastCall(BlastRealloc(2 * nchunks, &c->partial));
     c->npartial = 2 * nchunks;
   }
-  double *partial = c->partial;
+  *partial = c->partial;
+  return 0;
+}
+
+// The chunk pairs combined in order, rounded once into result[0] + result[1].
+static void CpuDotCombine(const double *partial, size_t nchunks, double *result) {
+  BlastDD acc = {0.0, 0.0};
+  for (size_t k = 0; k < nchunks; k++) BlastDDAddDD(&acc, partial[2 * k], partial[2 * k + 1]);
+  BlastDDNormalize(&acc);
+  result[0] = acc.hi, result[1] = acc.lo;
+}
+
+static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
+  const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
+  double *partial;
+  BlastCall(CpuDotPartial(ctx, nchunks, &partial));
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
   for (size_t k = 0; k < nchunks; k++) {
     const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
@@ -281,10 +294,7 @@ static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double 
     BlastDDNormalize(&acc);
     partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
   }
-  BlastDD acc = {0.0, 0.0};
-  for (size_t k = 0; k < nchunks; k++) BlastDDAddDD(&acc, partial[2 * k], partial[2 * k + 1]);
-  BlastDDNormalize(&acc);
-  result[0] = acc.hi, result[1] = acc.lo;
+  CpuDotCombine(partial, nchunks, result);
   return 0;
 }
 
@@ -842,6 +852,39 @@ static int CpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, con
   return 0;
 }
 
+// BlastMassOps.cg_update: one pass per component in the chunks of CpuDot. b = 1 of the
+// axpby form is left out: 1 y is y.
+static int CpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
+                       const double *Ad, double *x, double *r, double *z, double *result) {
+  CpuCtx *c = ctx;
+  const double *dinv = c->hd.mv_dinv;
+  const size_t st = (size_t)c->hd.h1_next, n = (size_t)c->hd.h1_nown;
+  const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
+  double *partial;
+  BlastCall(CpuDotPartial(c, nchunks, &partial));
+  for (int cc = 0; cc < ncomp; cc++) {
+    result[2 * cc] = result[2 * cc + 1] = 0.0;
+    if (!ACTIVE(mask, cc)) continue;
+    const double ac = a[cc], na = -a[cc], *dc = d + cc * st, *Adc = Ad + cc * st;
+    double *xc = x + cc * st, *rc = r + cc * st, *zc = z + cc * st;
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
+    for (size_t k = 0; k < nchunks; k++) {
+      const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
+      BlastDD acc = {0.0, 0.0};
+      for (size_t i = i0; i < i1; i++) {
+        xc[i] = ac * dc[i] + xc[i];
+        rc[i] = na * Adc[i] + rc[i];
+        zc[i] = rc[i] * dinv[i];
+        BlastDDAdd(&acc, rc[i] * zc[i]);
+      }
+      BlastDDNormalize(&acc);
+      partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
+    }
+    CpuDotCombine(partial, nchunks, &result[2 * cc]);
+  }
+  return 0;
+}
+
 static int CpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
                        double *buf) {
   const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
@@ -951,6 +994,7 @@ const BlastBackendOps blast_backend_cpu = {
             .zero_essential = CpuZeroEssential,
             .axpby_multi = CpuAxpbyMulti,
             .dot_multi = CpuDotMulti,
+            .cg_update = CpuCgUpdate,
         },
     .halo = {.pack = CpuHaloPack, .unpack = CpuHaloUnpack, .unpack_dd = CpuHaloUnpackDD},
     .split =

@@ -34,12 +34,10 @@ int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double
   return 0;
 }
 
-// Global dot products of the active components, each rounded once from a double-double
-// sum (the same bits on any number of ranks and on every backend).
-int BlastHydroGlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const double *x, const double *y,
-                          double *r) {
-  double local[6], global[6];
-  BlastCall(h->ops->mass.dot_multi(h->bctx, ncomp, mask, x, y, local));
+// The local double-double pairs of the active components summed over the ranks, each
+// rounded once (the same bits on any number of ranks and on every backend).
+static int GlobalDotReduce(BlastHydro h, int ncomp, const double *local, double *r) {
+  double global[6];
   if (h->nranks > 1) {
     const double t0 = BlastWtime();
     BlastCallMPI(MPI_Allreduce(local, global, ncomp, h->dd_type, h->dd_op, h->comm));
@@ -49,6 +47,14 @@ int BlastHydroGlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const doubl
   }
   for (int c = 0; c < ncomp; c++) r[c] = global[2 * c] + global[2 * c + 1];
   return 0;
+}
+
+// Global dot products of the active components (x_c, y_c).
+int BlastHydroGlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const double *x,
+                             const double *y, double *r) {
+  double local[6];
+  BlastCall(h->ops->mass.dot_multi(h->bctx, ncomp, mask, x, y, local));
+  return GlobalDotReduce(h, ncomp, local, r);
 }
 
 // Jacobi-PCG for the velocity components (method spec 7.3, exactly), all components in
@@ -63,7 +69,7 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
   const double tol = h->cfg.cg_tol;
   const unsigned all = (1u << ncomp) - 1u;
-  double nu[3], nu0[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3], neg[3];
+  double nu[3], nu0[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3];
   BlastCall(o->mass.zero_essential(ctx, ncomp, all, b));
   for (int c = 0; c < ncomp; c++) {
     BlastCall(o->vec.set(ctx, n, 0.0, x + c * st));
@@ -85,11 +91,12 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   for (int c = 0; c < ncomp; c++)
     if (((mask >> c) & 1u) && delta[c] <= 0.0) mask &= ~(1u << c);
   for (int i = 1; mask; i++) {
-    for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c], neg[c] = -coef[c];
-    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, coef, d, one, x));
-    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, neg, Ad, one, r));
-    BlastCall(o->mass.jacobi(ctx, ncomp, mask, r, z));
-    BlastCall(BlastHydroGlobalDotMulti(h, ncomp, mask, r, z, betanu));
+    double local[6];
+    for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c];
+    // x += coef d, r -= coef Ad, z = D^{-1} r and (r, z) in one pass (the same bits as
+    // the four operations one after the other)
+    BlastCall(o->mass.cg_update(ctx, ncomp, mask, coef, d, Ad, x, r, z, local));
+    BlastCall(GlobalDotReduce(h, ncomp, local, betanu));
     unsigned next = mask, failed = 0;
     for (int c = 0; c < ncomp; c++) {
       if (!((mask >> c) & 1u)) continue;
@@ -113,7 +120,7 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
       BlastError(BLAST_ERR_NUMERIC,
                  "the velocity solve (Jacobi-PCG, component %c) did not converge in [solver] "
                  "cg_max_iter = %d iterations: relative residual %.3e, cg_tol = %.3e",
-                 "xyz"[c], h->cfg.cg_max_iter, h->cg_fail.residual[c], tol);
+                 "xyz"[c], h -> cfg.cg_max_iter, h->cg_fail.residual[c], tol);
     }
     mask = next;
     if (!mask) break;

@@ -60,7 +60,8 @@ typedef struct {
 } Coef3;
 
 // y_c = a_c x_c + b_c y_c on the first n entries of each active component (grid y = c).
-__global__ void k_axpby_multi(int n, unsigned mask, size_t st, Coef3 a, const double *x, Coef3 b, double *y) {
+__global__ void k_axpby_multi(int n, unsigned mask, size_t st, Coef3 a, const double *x, Coef3 b,
+                              double *y) {
   const int c = blockIdx.y;
   if (!((mask >> c) & 1u)) return;
   const double *xc = x + c * st;
@@ -69,7 +70,8 @@ __global__ void k_axpby_multi(int n, unsigned mask, size_t st, Coef3 a, const do
     yc[i] = __dadd_rn(__dmul_rn(a.v[c], xc[i]), __dmul_rn(b.v[c], yc[i]));
 }
 
-__global__ void k_jacobi_multi(int n, unsigned mask, size_t st, const double *dinv, const double *r, double *z) {
+__global__ void k_jacobi_multi(int n, unsigned mask, size_t st, const double *dinv, const double *r,
+                               double *z) {
   const int c = blockIdx.y;
   if (!((mask >> c) & 1u)) return;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -83,18 +85,15 @@ typedef struct {
 __global__ void k_zero_multi(unsigned mask, size_t st, Off4 off, const int *idx, double *y) {
   const int c = blockIdx.y;
   if (!((mask >> c) & 1u)) return;
-  for (int k = off.v[c] + blockIdx.x * blockDim.x + threadIdx.x; k < off.v[c + 1]; k += gridDim.x * blockDim.x)
+  for (int k = off.v[c] + blockIdx.x * blockDim.x + threadIdx.x; k < off.v[c + 1];
+       k += gridDim.x * blockDim.x)
     y[c * st + idx[k]] = 0.0;
 }
 
-// Double-double dots of the active components; blocks (x) per component (y).
-__global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x, const double *y, double *part) {
+// The block's double-double sum of its threads' pairs into part (entry blockIdx.x of
+// component c).
+__device__ __forceinline__ void DotBlockPart(BlastDD acc, int c, double *part) {
   __shared__ double sh[2 * kDotThreads];
-  const int c = blockIdx.y;
-  if (!((mask >> c) & 1u)) return;
-  BlastDD acc = {0.0, 0.0};
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    BlastDDAdd(&acc, __dmul_rn(x[c * st + i], y[c * st + i]));
   BlastDDNormalize(&acc);
   sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
   __syncthreads();
@@ -111,6 +110,37 @@ __global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x,
     part[2 * (c * kDotBlocks + blockIdx.x)] = sh[0];
     part[2 * (c * kDotBlocks + blockIdx.x) + 1] = sh[1];
   }
+}
+
+// Double-double dots of the active components; blocks (x) per component (y).
+__global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x, const double *y,
+                               double *part) {
+  const int c = blockIdx.y;
+  if (!((mask >> c) & 1u)) return;
+  BlastDD acc = {0.0, 0.0};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    BlastDDAdd(&acc, __dmul_rn(x[c * st + i], y[c * st + i]));
+  DotBlockPart(acc, c, part);
+}
+
+// A PCG step's updates (BlastMassOps.cg_update): x_c = a_c d_c + x_c, r_c = -a_c Ad_c + r_c,
+// z_c = r_c dinv, and the dots (r_c, z_c) as k_dot_dd_multi; blocks (x) per component (y).
+__global__ void k_cg_update_multi(int n, unsigned mask, size_t st, Coef3 a, const double *d,
+                                  const double *Ad, const double *dinv, double *x, double *r,
+                                  double *z, double *part) {
+  const int c = blockIdx.y;
+  if (!((mask >> c) & 1u)) return;
+  const double ac = a.v[c], na = -a.v[c];
+  const double *dc = d + c * st, *Adc = Ad + c * st;
+  double *xc = x + c * st, *rc = r + c * st, *zc = z + c * st;
+  BlastDD acc = {0.0, 0.0};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    xc[i] = __dadd_rn(__dmul_rn(ac, dc[i]), xc[i]);
+    const double ri = __dadd_rn(__dmul_rn(na, Adc[i]), rc[i]), zi = __dmul_rn(ri, dinv[i]);
+    rc[i] = ri, zc[i] = zi;
+    BlastDDAdd(&acc, __dmul_rn(ri, zi));
+  }
+  DotBlockPart(acc, c, part);
 }
 
 __global__ void k_scatter(int n, const int *rows, const double *src, double *dst) {

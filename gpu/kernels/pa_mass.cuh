@@ -236,6 +236,108 @@ __global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3(DevData d, PaMassArgs a) 
   }
 }
 
+// k_pa_mass3 with all active components in each stage (5 barriers instead of 5 per
+// component) and the zone's rho0 |J0| w read once into registers: the stage buffers of the
+// 3 components in dynamic shared memory (PaMass3cDoubles), u and s2 sharing one (u is dead
+// once t1 is formed). The same terms in the same order: the same bits.
+__host__ __device__ constexpr int PaMass3cDoubles(int D, int Q, int NZ) {
+  return Q * D + NZ * 3 * (D * D * Q + D * Q * Q);
+}
+template <int D, int Q, int NZ>
+__global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3c(DevData d, PaMassArgs a) {
+  static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
+  constexpr int ST = D * D * Q, SS = D * Q * Q;
+  extern __shared__ double sm[];
+  double *Bs = sm;
+  const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
+  const int tid = (tz * Q + ty) * Q + tx;
+  for (int i = tid; i < Q * D; i += Q * Q * NZ) Bs[i] = d.B1[i];
+  const int kz = blockIdx.x * NZ + tz;
+  const bool active = kz < a.n;
+  const int z = active ? d.zones[a.k0 + kz] : 0;
+  const int *dof = d.edof + (size_t)z * (D * D * D);
+  double *t1 = sm + Q * D + (size_t)tz * 3 * (ST + SS), *us = t1 + 3 * ST;  // [3][ST], [3][SS]
+  bool on[3];
+#pragma unroll
+  for (int c = 0; c < 3; c++) on[c] = c < a.ncomp && ((a.mask >> c) & 1u);
+  double qr[Q];
+#pragma unroll
+  for (int q3 = 0; q3 < Q; q3++)
+    qr[q3] = active ? d.qmass[(size_t)z * (Q * Q * Q) + (q3 * Q + ty) * Q + tx] : 0.0;
+  if (active && tx < D && ty < D)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      if (on[c])
+#pragma unroll
+        for (int a3 = 0; a3 < D; a3++)
+          us[c * SS + (a3 * D + ty) * D + tx] = a.x[c * a.st + dof[(a3 * D + ty) * D + tx]];
+  __syncthreads();
+  if (ty < D)  // t1[(a3 D + a2) Q + q1] = sum_a1 B[q1][a1] u[(a3 D + a2) D + a1]
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      if (on[c])
+#pragma unroll
+        for (int a3 = 0; a3 < D; a3++) {
+          double s = 0.0;
+#pragma unroll
+          for (int a1 = 0; a1 < D; a1++) s += Bs[tx * D + a1] * us[c * SS + (a3 * D + ty) * D + a1];
+          t1[c * ST + (a3 * D + ty) * Q + tx] = s;
+        }
+  __syncthreads();
+#pragma unroll
+  for (int c = 0; c < 3; c++) {
+    if (!on[c]) continue;
+    double r2[D], w[Q];
+#pragma unroll
+    for (int a3 = 0; a3 < D; a3++) {  // t2[(a3 Q + q2) Q + q1], summed over a2
+      double s = 0.0;
+#pragma unroll
+      for (int a2 = 0; a2 < D; a2++) s += Bs[ty * D + a2] * t1[c * ST + (a3 * D + a2) * Q + tx];
+      r2[a3] = s;
+    }
+#pragma unroll
+    for (int q3 = 0; q3 < Q; q3++) {  // w at (q1, q2, q3), summed over a3, times qm
+      double s = 0.0;
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++) s += Bs[q3 * D + a3] * r2[a3];
+      w[q3] = s * qr[q3];
+    }
+#pragma unroll
+    for (int a3 = 0; a3 < D; a3++) {  // s2[(a3 Q + q2) Q + q1] = sum_q3 B[q3][a3] w
+      double s = 0.0;
+#pragma unroll
+      for (int q3 = 0; q3 < Q; q3++) s += Bs[q3 * D + a3] * w[q3];
+      us[c * SS + (a3 * Q + ty) * Q + tx] = s;
+    }
+  }
+  __syncthreads();
+  if (ty < D)  // s1[(a3 D + a2) Q + q1] = sum_q2 B[q2][a2] s2[(a3 Q + q2) Q + q1] (in t1)
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+      if (on[c])
+#pragma unroll
+        for (int a3 = 0; a3 < D; a3++) {
+          double s = 0.0;
+#pragma unroll
+          for (int q2 = 0; q2 < Q; q2++) s += Bs[q2 * D + ty] * us[c * SS + (a3 * Q + q2) * Q + tx];
+          t1[c * ST + (a3 * D + ty) * Q + tx] = s;
+        }
+  __syncthreads();
+  if (active && tx < D && ty < D) {  // E[3 (z nd + a) + c] = sum_q1 B[q1][a1] s1[...]
+    double *Ez = a.E + 3 * (size_t)z * (D * D * D);
+#pragma unroll
+    for (int a3 = 0; a3 < D; a3++)
+#pragma unroll
+      for (int c = 0; c < 3; c++)
+        if (on[c]) {
+          double s = 0.0;
+#pragma unroll
+          for (int q1 = 0; q1 < Q; q1++) s += Bs[q1 * D + tx] * t1[c * ST + (a3 * D + ty) * Q + q1];
+          Ez[3 * ((a3 * D + ty) * D + tx) + c] = s;
+        }
+  }
+}
+
 // All components of one owned row per thread (the zone list read once), from the
 // component-interleaved values of k_pa_mass3 (E[3 e + c]): y[c st + i] = the
 // double-double sum of its zones' values in mtoff/mtidx order, rounded once.

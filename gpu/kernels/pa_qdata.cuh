@@ -115,24 +115,92 @@ __device__ __forceinline__ void PaC(int nb, int O, int M, int Kr, int Ni, int tm
   }
 }
 
-// Doubles of shared memory of k_pa_qdata3 (one zone).
-__host__ __device__ static inline int PaQ3Doubles(int D, int Q, int L) {
+// Doubles of shared memory of k_pa_qdata3 (one zone); reg: the gradients at the points
+// are kept in registers (the specialised kernels), only the stress in shared memory.
+__host__ __device__ static inline int PaQ3Doubles(int D, int Q, int L, int reg) {
   const int M = D > L ? D : L, nq = Q * Q * Q, nd = D * D * D, ne = L * L * L;
-  return 9 * nd + ne + 2 * Q * D + Q * L + 27 * nq + 3 * nq + 3 * nq + 9 * M * Q * Q +
+  return 9 * nd + ne + 2 * Q * D + Q * L + (reg ? 9 : 30) * nq + 3 * nq + 9 * M * Q * Q +
          6 * M * M * Q;
 }
 
-template <int D_, int Q_, int L_>
-__global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
+// Threads of k_pa_qdata3: a power of two from 64 to 512, one per point where possible.
+__host__ __device__ constexpr int PaQ3Threads(int nq) {
+  return nq <= 64 ? 64 : nq <= 128 ? 128 : nq <= 256 ? 256 : 512;
+}
+
+// The block's dt minimum and tangled report (one zone: the worst det) into thread 0's
+// values: warp shuffles, then the first warp over the warps' results. The minimum does
+// not depend on the order, and the det comparison is the one of the serial path.
+__device__ __forceinline__ void PaQ3BlockReduce(double *dtmin, double *tdet, int *tz) {
+  __shared__ double wd[16], wdet[16];
+  __shared__ int wz[16];
+  double m = *dtmin, dd = *tdet;
+  int zz = *tz;
+  for (int off = 16; off > 0; off >>= 1) {
+    const double om = __shfl_down_sync(0xffffffffu, m, off);
+    const double od = __shfl_down_sync(0xffffffffu, dd, off);
+    const int oz = __shfl_down_sync(0xffffffffu, zz, off);
+    if (om < m) m = om;
+    if (oz < zz || (oz == zz && oz != INT_MAX && BlastDetWorse(od, dd))) zz = oz, dd = od;
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+  if (lane == 0) wd[warp] = m, wdet[warp] = dd, wz[warp] = zz;
+  __syncthreads();
+  if (warp == 0) {
+    m = lane < nw ? wd[lane] : HUGE_VAL, dd = lane < nw ? wdet[lane] : 0.0;
+    zz = lane < nw ? wz[lane] : INT_MAX;
+    for (int off = 16; off > 0; off >>= 1) {
+      const double om = __shfl_down_sync(0xffffffffu, m, off);
+      const double od = __shfl_down_sync(0xffffffffu, dd, off);
+      const int oz = __shfl_down_sync(0xffffffffu, zz, off);
+      if (om < m) m = om;
+      if (oz < zz || (oz == zz && oz != INT_MAX && BlastDetWorse(od, dd))) zz = oz, dd = od;
+    }
+  }
+  *dtmin = m, *tdet = dd, *tz = zz;
+}
+
+// The last stage of the gradient of one field at point q = m Q^2 + i, component c:
+// g[c + 3 g] = sum_k T_g[m D + k] in_g[c sB + k Q^2 + i] (k ascending from 0.0) with
+// (T_g, in_g) = (B, gb), (B, bg), (G, bb): the entries PaC writes in the shared path.
+template <int D, int Q>
+__device__ __forceinline__ void PaQ3PointGrad(int q, const double *Bs, const double *Gs,
+                                              const double *bb, const double *gb, const double *bg,
+                                              int sB, double *g, double *Xq) {
+  const int m = q / (Q * Q), i = q - m * (Q * Q);
+#pragma unroll
+  for (int c = 0; c < 3; c++) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, sx = 0.0;
+#pragma unroll
+    for (int k = 0; k < D; k++) {
+      const int at = c * sB + k * (Q * Q) + i;
+      s0 += Bs[m * D + k] * gb[at];
+      s1 += Bs[m * D + k] * bg[at];
+      s2 += Gs[m * D + k] * bb[at];
+      if (Xq) sx += Bs[m * D + k] * bb[at];
+    }
+    g[c * 3 + 0] = s0, g[c * 3 + 1] = s1, g[c * 3 + 2] = s2;
+    if (Xq) Xq[c] = sx;
+  }
+}
+
+// 3D: a block per zone, the stages of BlastPaZoneQData in shared memory with a thread per
+// output entry (contractions) or per point (the stress). The specialised kernels (D_ > 0,
+// T_ threads, at least one per point) keep each point's gradients in registers from the
+// last contraction to the stress; the generic one stores them in shared memory. MINB_:
+// blocks per SM the register allocation is made for (occupancy against spills).
+template <int D_, int Q_, int L_, int T_, int MINB_>
+__global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
+  constexpr bool REG = D_ > 0 && T_ >= Q_ * Q_ * Q_;
   extern __shared__ double sm[];
-  __shared__ double rd[256], rdet[256];
-  __shared__ int rz[256];
   const DevData &d = p.d;
   const int D = D_ ? D_ : d.D, Q = Q_ ? Q_ : d.Q, L = L_ ? L_ : d.L;
   const int M = D > L ? D : L, nq = Q * Q * Q, nd = D * D * D, ne = L * L * L, rows = 3 * nd;
   const int z = blockIdx.x;
   double *u = sm, *ez = u + 9 * nd, *Bs = ez + ne, *Gs = Bs + Q * D, *Ls = Gs + Q * D;
-  double *grad = Ls + Q * L, *X = grad + 27 * nq, *eq = X + 3 * nq, *tq = eq + nq, *src = tq + nq;
+  // REG: S [9 nq], eq, tq, src; else grad [27 nq] (S overwrites the x0 part), X [3 nq], ...
+  double *grad = Ls + Q * L, *X = grad + 27 * nq, *eq = REG ? grad + 9 * nq : X + 3 * nq;
+  double *tq = eq + nq, *src = tq + nq;
   double *s1 = src + nq, *s2 = s1 + 9 * M * Q * Q;  // [3][3][M Q Q], [2][3][M M Q]
   const bool tg = d.tg_source != 0, keep = d.keep_stress != 0;
   for (int i = threadIdx.x; i < Q * D; i += blockDim.x) Bs[i] = d.B1[i], Gs[i] = d.G1[i];
@@ -144,10 +212,14 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
   }
   for (int i = threadIdx.x; i < ne; i += blockDim.x) ez[i] = p.e[(size_t)z * ne + i];
   __syncthreads();
-  // 1. gradients of x, v, x0 (fields f), components c: grad[f][c*3 + g][q]
+  // 1. gradients of x, v, x0 (fields f), components c: grad[f][c*3 + g][q], or this
+  // thread's point's gr[f][c + 3 g] (REG)
   const int sA = M * M * Q, sB = M * Q * Q;
   double *bx = s2, *gx = s2 + 3 * sA, *bb = s1, *gb = s1 + 3 * sB, *bg = s1 + 6 * sB;
-  for (int f = 0; f < 3; f++) {
+  double gr[3][9], Xr[3];
+  const int qme = threadIdx.x;  // REG: the point of this thread
+#pragma unroll
+  for (int f = 0; f < 3; f++) {  // unrolled: gr[f] in registers
     const double *uf = u + f * rows;
     double *gf = grad + f * 9 * nq;
     PaC<D_>(3, D * D, Q, D, 1, D, 1, Bs, uf, NULL, NULL, nd, bx, sA);
@@ -157,10 +229,21 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
     PaC<D_>(3, D, Q, D, Q, D, 1, Bs, gx, NULL, NULL, sA, gb, sB);
     PaC<D_>(3, D, Q, D, Q, D, 1, Gs, bx, NULL, NULL, sA, bg, sB);
     __syncthreads();
-    PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Bs, gb, NULL, NULL, sB, gf, 3 * nq);
-    PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Bs, bg, NULL, NULL, sB, gf + nq, 3 * nq);
-    PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Gs, bb, NULL, NULL, sB, gf + 2 * nq, 3 * nq);
-    if (f == 0 && tg) PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Bs, bb, NULL, NULL, sB, X, nq);
+    if constexpr (REG) {
+      if (qme < nq) {
+        double g9[9];
+        PaQ3PointGrad<D_, Q_>(qme, Bs, Gs, bb, gb, bg, sB, g9, f == 0 && tg ? Xr : NULL);
+#pragma unroll
+        for (int c = 0; c < 3; c++)
+#pragma unroll
+          for (int g = 0; g < 3; g++) gr[f][c + 3 * g] = g9[c * 3 + g];
+      }
+    } else {
+      PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Bs, gb, NULL, NULL, sB, gf, 3 * nq);
+      PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Bs, bg, NULL, NULL, sB, gf + nq, 3 * nq);
+      PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Gs, bb, NULL, NULL, sB, gf + 2 * nq, 3 * nq);
+      if (f == 0 && tg) PaC<D_>(3, 1, Q, D, Q * Q, D, 1, Bs, bb, NULL, NULL, sB, X, nq);
+    }
     __syncthreads();
   }
   // 2. e at the points (L table)
@@ -170,19 +253,28 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
   __syncthreads();
   PaC<L_>(1, 1, Q, L, Q * Q, L, 1, Ls, s1, NULL, NULL, 0, eq, 0);
   __syncthreads();
-  // 3. the stress per point (overwrites the x0 gradient at its own point: S[i][q])
+  // 3. the stress per point: S[i][q] (REG: its own region; else over the x0 gradient at
+  // its own point)
   double dtmin = HUGE_VAL, tdet = 0.0;
   int tz = INT_MAX;
-  double *S = grad + 18 * nq;
+  double *S = REG ? grad : grad + 18 * nq;
   for (int q = threadIdx.x; q < nq; q += blockDim.x) {
-    double J[9], Gv[9], J0[9], Sq[9], dtq;
+    double J[9], Gv[9], J0[9], Sq[9], Xq[3], dtq;
+    if constexpr (REG) {
 #pragma unroll
-    for (int i = 0; i < 9; i++) J[i] = 0.0, Gv[i] = 0.0, J0[i] = 0.0;
-    for (int c = 0; c < 3; c++)
-      for (int g = 0; g < 3; g++) {
-        const int i = (c * 3 + g) * nq + q;
-        J[c + 3 * g] = grad[i], Gv[c + 3 * g] = grad[9 * nq + i], J0[c + 3 * g] = grad[18 * nq + i];
-      }
+      for (int i = 0; i < 9; i++) J[i] = gr[0][i], Gv[i] = gr[1][i], J0[i] = gr[2][i];
+#pragma unroll
+      for (int c = 0; c < 3; c++) Xq[c] = Xr[c];
+    } else {
+      for (int c = 0; c < 3; c++)
+        for (int g = 0; g < 3; g++) {
+          const int i = (c * 3 + g) * nq + q;
+          J[c + 3 * g] = grad[i], Gv[c + 3 * g] = grad[9 * nq + i],
+                    J0[c + 3 * g] = grad[18 * nq + i];
+        }
+      if (tg)
+        for (int c = 0; c < 3; c++) Xq[c] = X[c * nq + q];
+    }
     const size_t zq = (size_t)z * nq + q;
     const double det =
         BlastPaPointStress(3, &d.qpar, J, Gv, J0, d.R0[zq], d.qw[q], eq[q], d.gamma[z], Sq, &dtq);
@@ -192,11 +284,7 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
     } else if (dtq < dtmin) {
       dtmin = dtq;
     }
-    if (tg) {
-      double Xq[3];
-      for (int c = 0; c < 3; c++) Xq[c] = X[c * nq + q];
-      src[q] = d.qw[q] * det * BlastTaylorGreenQ(Xq);
-    }
+    if (tg) src[q] = d.qw[q] * det * BlastTaylorGreenQ(Xq);
     if (!keep) tq[q] = BlastPaPointWork(3, Sq, Gv);
 #pragma unroll
     for (int i = 0; i < 9; i++) S[i * nq + q] = Sq[i];
@@ -233,20 +321,22 @@ __global__ void __launch_bounds__(256) k_pa_qdata3(PaQArgs p) {
     }
   }
   // the block's dt minimum and its tangled report (one zone: the worst det)
-  rd[threadIdx.x] = dtmin, rdet[threadIdx.x] = tdet, rz[threadIdx.x] = tz;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) {
-      if (rd[threadIdx.x + s] < rd[threadIdx.x]) rd[threadIdx.x] = rd[threadIdx.x + s];
-      const int zs = rz[threadIdx.x + s];
-      if (zs < rz[threadIdx.x] || (zs == rz[threadIdx.x] && zs != INT_MAX &&
-                                   BlastDetWorse(rdet[threadIdx.x + s], rdet[threadIdx.x])))
-        rz[threadIdx.x] = zs, rdet[threadIdx.x] = rdet[threadIdx.x + s];
-    }
-    __syncthreads();
-  }
+  PaQ3BlockReduce(&dtmin, &tdet, &tz);
   if (threadIdx.x == 0)
-    p.blk_dt[blockIdx.x] = rd[0], p.blk_zone[blockIdx.x] = rz[0], p.blk_det[blockIdx.x] = rdet[0];
+    p.blk_dt[blockIdx.x] = dtmin, p.blk_zone[blockIdx.x] = tz, p.blk_det[blockIdx.x] = tdet;
+}
+
+// The specialised k_pa_qdata3 for (D, Q, L) with its registers capped at R per thread
+// through the blocks per SM it is compiled for: occupancy against spills, measured on an
+// H100 with BLAST_GPU_PROFILE=1 (3D Sedov, 19 steps; docs/performance.md), k_qdata_force
+// ms per call at Q2 64^3: 11.53 uncapped, 7.62 at 128, 7.30 at 96, 7.40 at 80, 7.76 at
+// 64; Q3 48^3: 18.15, 11.39, 11.39, 10.36, 10.10; Q4 32^3 (512 threads): 7.27 at 128,
+// 7.24 at 64.
+template <int D, int Q, int L>
+static void (*PaQ3Kernel())(PaQArgs) {
+  constexpr int T = PaQ3Threads(Q * Q * Q), R = D <= 3 ? 96 : D == 4 ? 64 : 128;
+  constexpr int B = 65536 / (T * R);
+  return k_pa_qdata3<D, Q, L, T, (B > 1 ? B : 1)>;
 }
 
 // First level of the reduction of k_pa_qdata3's per-zone block results (a million and more

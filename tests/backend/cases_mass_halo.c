@@ -196,6 +196,25 @@ static void RefMulti(const BlastHydroData *hd, MultiOp op, int nc, unsigned mask
   }
 }
 
+// Dot pairs (out, ref: 2 nc entries): rounded value bit for bit, low part within the
+// double-double bound tol (per component); in the CPU part only the active components
+// have a contract.
+static void ReportDots(Env *E, char *what, int nc, unsigned mask, const double *out,
+                       const double *ref, const double *tol) {
+  double o2[6], r2[6], t2[3];
+  int m = 0;
+  for (int c = 0; c < nc; c++)
+    if (E->gpu || ACTIVE(mask, c))
+      o2[m] = out[2 * c], o2[3 + m] = out[2 * c + 1], r2[m] = ref[2 * c],
+      r2[3 + m] = ref[2 * c + 1], t2[m++] = tol[c] > 0 ? 2 * tol[c] : DBL_MIN;
+  int lo_ok;
+  Diff d = CompareDD(o2, r2, (size_t)m, 3, t2, &lo_ok);
+  if (!lo_ok) d.ndiff += !d.ndiff;
+  snprintf(what + strlen(what), 160 - strlen(what), ": pairs%s",
+           lo_ok ? "" : ", LOW PART OUT OF BOUND");
+  Report(E, what, d);
+}
+
 static void MultiCase(Env *E, MultiOp op) {
   for (int p = 0; p < E->np; p++)
     for (int syn = 0; syn < 2; syn++) {
@@ -224,20 +243,7 @@ static void MultiCase(Env *E, MultiOp op) {
           Report(E, what, CompareBits(out, ref, n));
           continue;
         }
-        // dot pairs: rounded value bit for bit, low part within the double-double bound;
-        // in the CPU part only the active components have a contract
-        double o2[6], r2[6], t2[3];
-        int m = 0;
-        for (int c = 0; c < nc; c++)
-          if (E->gpu || ACTIVE(mask, c))
-            o2[m] = out[2 * c], o2[3 + m] = out[2 * c + 1], r2[m] = ref[2 * c],
-            r2[3 + m] = ref[2 * c + 1], t2[m++] = tol[c] > 0 ? 2 * tol[c] : DBL_MIN;
-        int lo_ok;
-        Diff d = CompareDD(o2, r2, (size_t)m, 3, t2, &lo_ok);
-        if (!lo_ok) d.ndiff += !d.ndiff;
-        snprintf(what + strlen(what), sizeof what - strlen(what), ": pairs%s",
-                 lo_ok ? "" : ", LOW PART OUT OF BOUND");
-        Report(E, what, d);
+        ReportDots(E, what, nc, mask, out, ref, tol);
       }
       HostFree(&x), HostFree(&y), HostFree(&out), HostFree(&ref);
     }
@@ -254,6 +260,66 @@ void CaseMassAxpbyMulti(Env *E) {
 }
 void CaseMassDotMulti(Env *E) {
   MultiCase(E, OP_DOT);
+}
+
+// ---- cg_update ----
+
+// Inputs d, Ad, x, r, z (3 next each, in v[0..4]); out: x, r, z after the call and the
+// 2 ncomp dot pairs (at 9 next).
+static void RunCgUpdate(Env *E, Bk b, const BlastHydroData *hd, int nc, unsigned mask,
+                        double *const v[5], double *out) {
+  const size_t n = 3 * (size_t)hd->h1_next;
+  double *dv[5];
+  for (int i = 0; i < 5; i++) dv[i] = Up(E, b, n, v[i]);
+  CK(E, b.o->mass.cg_update(b.ctx, nc, mask, kA, dv[0], dv[1], dv[2], dv[3], dv[4], out + 3 * n));
+  for (int i = 0; i < 3; i++) Down(E, b, n, dv[2 + i], out + i * n);
+  for (int i = 0; i < 5; i++) Drop(E, b, &dv[i]);
+}
+
+// The reference: the four operations the entry replaces, one after the other.
+static void RefCgUpdate(const BlastHydroData *hd, int nc, unsigned mask, double *const v[5],
+                        double *out, double *tol) {
+  const size_t next = (size_t)hd->h1_next, nown = (size_t)hd->h1_nown, n = 3 * next;
+  for (int i = 0; i < 3; i++) memcpy(out + i * n, v[2 + i], n * sizeof(double));
+  for (int c = 0; c < nc; c++) {
+    if (!ACTIVE(mask, c)) continue;
+    const double *d = v[0] + c * next, *Ad = v[1] + c * next, na = -kA[c];
+    double *x = out + c * next, *r = out + n + c * next, *z = out + 2 * n + c * next;
+    for (size_t i = 0; i < nown; i++) x[i] = kA[c] * d[i] + 1.0 * x[i];
+    for (size_t i = 0; i < nown; i++) r[i] = na * Ad[i] + 1.0 * r[i];
+    for (size_t i = 0; i < nown; i++) z[i] = r[i] * hd->mv_dinv[i];
+    DotReference(nown, r, z, &out[3 * n + 2 * c], &tol[c]);
+  }
+}
+
+void CaseMassCgUpdate(Env *E) {
+  for (int p = 0; p < E->np; p++)
+    for (int syn = 0; syn < 2; syn++) {
+      const Data D = DataOf(E, p, syn);
+      const size_t n = 3 * (size_t)D.hd->h1_next;
+      double *v[5], *out = HostNew(3 * n + 6), *ref = HostNew(3 * n + 6), *tmp = HostNew(3 * n + 6);
+      Rng r = RngSeed(500 + 2 * (unsigned long long)p + (unsigned long long)syn);
+      for (int i = 0; i < 5; i++) v[i] = HostNew(n), FillMixed(&r, v[i], n);
+      for (int k = 0; k < kNComp; k++) {
+        const int nc = kComp[k].ncomp;
+        const unsigned mask = kComp[k].mask;
+        double tol[3] = {0, 0, 0};
+        RunCgUpdate(E, D.dev, D.hd, nc, mask, v, out);
+        if (E->gpu) {
+          RunCgUpdate(E, D.cpu, D.hd, nc, mask, v, ref);
+          RefCgUpdate(D.hd, nc, mask, v, tmp, tol);  // the bound of the low parts
+        } else {
+          RefCgUpdate(D.hd, nc, mask, v, ref, tol);
+        }
+        char what[160];
+        snprintf(what, sizeof what, "%s ncomp %d mask %u: x, r, z", D.label, nc, mask);
+        Report(E, what, CompareBits(out, ref, 3 * n));
+        snprintf(what, sizeof what, "%s ncomp %d mask %u: (r, z)", D.label, nc, mask);
+        ReportDots(E, what, nc, mask, out + 3 * n, ref + 3 * n, tol);
+      }
+      for (int i = 0; i < 5; i++) HostFree(&v[i]);
+      HostFree(&out), HostFree(&ref), HostFree(&tmp);
+    }
 }
 
 // ---- halo ----

@@ -79,6 +79,7 @@ void CaseMassJacobi(Env *E);
 void CaseMassZeroEssential(Env *E);
 void CaseMassAxpbyMulti(Env *E);
 void CaseMassDotMulti(Env *E);
+void CaseMassCgUpdate(Env *E);
 void CaseHaloPack(Env *E);
 void CaseHaloUnpack(Env *E);
 void CaseHaloUnpackDD(Env *E);

@@ -62,6 +62,7 @@ static const struct {
     {"mass.zero_essential", CaseMassZeroEssential},
     {"mass.axpby_multi", CaseMassAxpbyMulti},
     {"mass.dot_multi", CaseMassDotMulti},
+    {"mass.cg_update", CaseMassCgUpdate},
     {"halo.pack", CaseHaloPack},
     {"halo.unpack", CaseHaloUnpack},
     {"halo.unpack_dd", CaseHaloUnpackDD},
@@ -374,8 +375,8 @@ static void ProblemDestroy(Problem *p) {
   BlastHydroDestroy(&p->h);
   BlastMeshDestroy(&p->mesh);
   HostFree(&p->x0);
-  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->m_x0), free(p->hl_send),
-      free(p->hl_recv), free(p->hc_send), free(p->hc_recv);
+  free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->m_x0),
+      free(p->hl_send), free(p->hl_recv), free(p->hc_send), free(p->hc_recv);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -116,16 +116,11 @@ static MassK MassPick(int p, bool runtime) {
                   : k_pa_mass<3, 5, 8>;
 }
 static QK QPick(int p, bool runtime) {
-  if (runtime) return k_pa_qdata3<0, 0, 0>;
-  return p == 1   ? k_pa_qdata3<2, 2, 1>
-         : p == 2 ? k_pa_qdata3<3, 4, 2>
-         : p == 3 ? k_pa_qdata3<4, 6, 3>
-                  : k_pa_qdata3<5, 8, 4>;
-}
-static int Threads(int nq) {
-  int t = 64;
-  while (t < nq && t < 256) t *= 2;
-  return t;
+  if (runtime) return k_pa_qdata3<0, 0, 0, 0, 1>;
+  return p == 1   ? PaQ3Kernel<2, 2, 1>()
+         : p == 2 ? PaQ3Kernel<3, 4, 2>()
+         : p == 3 ? PaQ3Kernel<4, 6, 3>()
+                  : PaQ3Kernel<5, 8, 4>();
 }
 
 struct Run {
@@ -170,9 +165,10 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   CK(cudaMalloc(&d.tg, nz * m.ne * sizeof(double)));
   if (keep) CK(cudaMalloc(&d.S, nz * nq * 9 * sizeof(double)));
   r.dx = Dev(r.x), r.dv = Dev(r.v), r.de = Dev(r.e);
-  CK(cudaMalloc(&r.blk_dt, nz * sizeof(double)));
-  CK(cudaMalloc(&r.blk_det, nz * sizeof(double)));
-  CK(cudaMalloc(&r.blk_zone, nz * sizeof(int)));
+  const size_t nblk = nz > 64 ? nz : 64;  // k_pa_qdata: 64 blocks (Check)
+  CK(cudaMalloc(&r.blk_dt, nblk * sizeof(double)));
+  CK(cudaMalloc(&r.blk_det, nblk * sizeof(double)));
+  CK(cudaMalloc(&r.blk_zone, nblk * sizeof(int)));
   CK(cudaMalloc(&r.dy, 3 * nl * sizeof(double)));
   memset(&r.pb, 0, sizeof r.pb);
   r.pb.dim = 3, r.pb.D = m.D, r.pb.Q = m.Q, r.pb.L = m.L, r.pb.nd = m.nd, r.pb.nq = m.nq,
@@ -182,7 +178,7 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   r.zpb = (int)((32 * 1024) / stage);
   r.zpb = r.zpb < 1 ? 1 : r.zpb > 32 ? 32 : r.zpb;
   r.msmem = (size_t)m.Q * m.D * sizeof(double) + r.zpb * stage;
-  r.qsmem = (size_t)PaQ3Doubles(m.D, m.Q, m.L) * sizeof(double);
+  r.qsmem = (size_t)PaQ3Doubles(m.D, m.Q, m.L, 0) * sizeof(double);  // fits both
   for (int rt = 0; rt < 2; rt++) {
     CK(cudaFuncSetAttribute((const void *)MassPick(p, rt),
                             cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
@@ -308,7 +304,7 @@ static int Check(int p, int n, int tg, int keep) {
     std::vector<double> ws;
     int nblk = m.nz;
     if (variant < 2) {
-      QPick(p, variant == 1)<<<m.nz, Threads(m.nq), r.qsmem>>>(a);
+      QPick(p, variant == 1)<<<m.nz, variant == 1 ? 256 : PaQ3Threads(m.nq), r.qsmem>>>(a);
     } else {
       BlastPaZoneWorkspace(&pb);
       a.wsz = 3 * 3 * m.nd + m.ne + m.nq * 9 + BlastPaZoneWorkspace(&pb) + 16;
@@ -381,9 +377,9 @@ static void Time(int p, int n) {
   cudaEventRecord(e1), cudaEventSynchronize(e1), cudaEventElapsedTime(&ms, e0, e1);
   const double tgth = ms / reps;
   PaQArgs a = QArgs(r);
-  QPick(p, false)<<<r.m.nz, Threads(r.m.nq), r.qsmem>>>(a);
+  QPick(p, false)<<<r.m.nz, PaQ3Threads(r.m.nq), r.qsmem>>>(a);
   cudaEventRecord(e0);
-  for (int i = 0; i < 3; i++) QPick(p, false)<<<r.m.nz, Threads(r.m.nq), r.qsmem>>>(a);
+  for (int i = 0; i < 3; i++) QPick(p, false)<<<r.m.nz, PaQ3Threads(r.m.nq), r.qsmem>>>(a);
   cudaEventRecord(e1), cudaEventSynchronize(e1), cudaEventElapsedTime(&ms, e0, e1);
   CK(cudaGetLastError());
   const double tq = ms / 3;

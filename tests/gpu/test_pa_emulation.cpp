@@ -22,6 +22,11 @@ static dim3 emu_tid, emu_bid, emu_bdim, emu_gdim;
 #define blockDim  emu_bdim
 #define gridDim   emu_gdim
 static void __syncthreads() {}
+// one thread: a lane beyond the warp's threads gives the caller's own value
+template <class T>
+static T __shfl_down_sync(unsigned, T v, int) {
+  return v;
+}
 double sm[1 << 20];  // the dynamic shared memory of a block
 #define BLAST_CUDA_CHECKS 1
 #include "blast_cuda.h"
@@ -132,7 +137,8 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   p.d = d, p.n = nz, p.x = x.data(), p.v = v.data(), p.e = e.data();
   p.blk_dt = bdt.data(), p.blk_det = bdet.data(), p.blk_zone = bz.data();
   emu_bdim = dim3(1), emu_gdim = dim3(nz), emu_tid = dim3(0);
-  for (int z = 0; z < nz; z++) emu_bid = dim3(z), k_pa_qdata3<DT, QT, LT>(p);
+  for (int z = 0; z < nz; z++)
+    emu_bid = dim3(z), k_pa_qdata3<DT, QT, LT, 0, 1>(p);  // shared-memory gradients
   // reference
   BlastPaBasis pb;
   memset(&pb, 0, sizeof pb);
