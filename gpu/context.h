@@ -74,10 +74,12 @@ typedef struct {
   int *mtoff, *mtidx, *zones;  // owned dof -> E-indices; zones, those with owned dofs first
 } DevData;
 
-// A CSR matrix on the device with its cuSPARSE descriptor.
+// A CSR matrix on the device with its cuSPARSE descriptor: 64-bit row offsets and columns
+// (CUSPARSE_INDEX_64I for both: cuSPARSE's SpMV documents one index type per matrix, and a
+// rank's mass matrix or M_E^{-1} blocks may have more than 2^31 entries).
 typedef struct {
-  int nrows, ncols, nnz;
-  int *rowptr, *col;
+  int64_t nrows, ncols, nnz;
+  int64_t *rowptr, *col;
   double *val;
   cusparseSpMatDescr_t mat;
 } DevCsr;

@@ -46,7 +46,7 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt
   s->cusparse = opt ? opt->spmv_cusparse : 0;
   s->dim = hd->dim, s->nz = hd->nz, s->nqp = hd->nqp, s->h1_nd = hd->h1_nd, s->l2_nd = hd->l2_nd;
   s->h1_nl = hd->h1_nl, s->h1_nown = hd->h1_nown, s->h1_next = hd->h1_next;
-  s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] : 0;
+  s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] - hd->mv_rowptr[0] : 0;
   BlastSell sell;  // the layout's size (row order and slice offsets only)
   memset(&sell, 0, sizeof sell);
   const int sigma = opt && opt->sell_sigma_set ? opt->sell_sigma : BLAST_SELL_SIGMA_DEFAULT;
@@ -122,8 +122,10 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
       ints += 2.0 * slots + sell;
       dbls += slots / 32.0 + 1.0 + sell + nz * ne * ne + 3.0 * (next + 1.0);
     } else {
-      // interior/boundary CSR copies, their row order and permuted output; M_E^{-1} CSR
-      ints += (nown + 2.0) + nnz + nown + nz * ne + 1.0 + nz * ne * ne;
+      // interior/boundary CSR copies, their row order and permuted output; M_E^{-1} CSR.
+      // The CSR row offsets and columns are 64-bit (context.h): 8 bytes, counted as doubles.
+      ints += nown;
+      dbls += (nown + 2.0) + nnz + nz * ne + 1.0 + nz * ne * ne;  // 64-bit indices
       dbls += nnz + nown + 1.0 + nz * ne * ne;
       dbls += nown + nz * ne;  // cuSPARSE SpMV work buffer (bound)
     }

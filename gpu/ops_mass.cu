@@ -76,14 +76,14 @@ extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, 
       const int ni = c->hd.mv_ninterior, nrows = rows == BLAST_ROWS_ALL        ? c->dd.nown
                                                  : rows == BLAST_ROWS_INTERIOR ? ni
                                                                                : c->dd.nown - ni;
-      const double nnz =
-          (double)c->hd.mv_rowptr[c->dd.nown] * nrows / (c->dd.nown ? c->dd.nown : 1);
+      const double nnz = (double)(c->hd.mv_rowptr[c->dd.nown] - c->hd.mv_rowptr[0]) * nrows /
+                         (c->dd.nown ? c->dd.nown : 1);
       ProfEnd(c, P_SPMV, 12.0 * nnz + 16.0 * nrows * nact, 2.0 * nnz * nact);
     }
     nvtxRangePop();
     return 0;
   }
-  const int ni = c->mv_int.nrows, nb = c->mv_bnd.nrows;
+  const int ni = (int)c->mv_int.nrows, nb = (int)c->mv_bnd.nrows;  // < h1_nown
   for (int k = 0; k < ncomp; k++) {  // cuSPARSE: one SpMV per component
     if (!((mask >> k) & 1u)) continue;
     if (rows != BLAST_ROWS_BOUNDARY && ni) {

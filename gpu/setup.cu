@@ -73,14 +73,15 @@ extern "C" size_t BlastCudaMemoryUsed(const void *ctx) {
 // ---------------------------------------------------------------------------------------
 // Device copies of the constant data
 
-static int UploadCsr(int nrows, int ncols, const int *rowptr, const int *col, const double *val,
-                     DevCsr *m) {
+// A CSR matrix (context.h: 64-bit row offsets and columns) to the device.
+static int UploadCsr(int64_t nrows, int64_t ncols, const int64_t *rowptr, const int64_t *col,
+                     const double *val, DevCsr *m) {
   m->nrows = nrows, m->ncols = ncols, m->nnz = rowptr[nrows];
   BlastCall(DevUpload(rowptr, (size_t)nrows + 1, &m->rowptr));
   BlastCall(DevUpload(col, (size_t)m->nnz, &m->col));
   BlastCall(DevUpload(val, (size_t)m->nnz, &m->val));
   BlastCallCusparse(cusparseCreateCsr(&m->mat, nrows, ncols > 0 ? ncols : 1, m->nnz, m->rowptr,
-                                      m->col, m->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                      m->col, m->val, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I,
                                       CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   return 0;
 }
@@ -117,18 +118,18 @@ static int UploadMass(CudaCtx *c) {
   }
   for (int part = 0; part < 2; part++) {
     const int r0 = part ? ni : 0, r1 = part ? nown : ni, n = r1 - r0;
-    int *rp, *col;
+    int64_t *rp, *col, nnz = 0;
     double *val;
-    int nnz = 0;
     for (int r = r0; r < r1; r++)
       nnz += hd->mv_rowptr[hd->mv_rows[r] + 1] - hd->mv_rowptr[hd->mv_rows[r]];
     BlastCall(BlastMalloc(n + 1, &rp));
     BlastCall(BlastMalloc(nnz + 1, &col));
     BlastCall(BlastMalloc(nnz + 1, &val));
     rp[0] = 0;
-    for (int r = r0, k = 0; r < r1; r++) {
+    int64_t k = 0;
+    for (int r = r0; r < r1; r++) {
       const int row = hd->mv_rows[r];
-      for (int j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++)
+      for (int64_t j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++)
         col[k] = hd->mv_col[j], val[k++] = hd->mv_val[j];
       rp[r - r0 + 1] = k;
     }
@@ -146,16 +147,17 @@ static int UploadMass(CudaCtx *c) {
 // block-diagonal CSR matrix.
 static int UploadMassEInverse(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
-  const int ne = hd->l2_nd, n = hd->nz * ne;
+  const int ne = hd->l2_nd;
+  const int64_t n = (int64_t)hd->nz * ne;
   if (!c->opt.spmv_cusparse)
     return DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
-  int *rp, *col;
+  int64_t *rp, *col, k = 0;
   double *val;
   BlastCall(BlastMalloc(n + 1, &rp));
   BlastCall(BlastMalloc((size_t)n * ne + 1, &col));
   BlastCall(BlastMalloc((size_t)n * ne + 1, &val));
   rp[0] = 0;
-  for (int z = 0, k = 0; z < hd->nz; z++)
+  for (int64_t z = 0; z < hd->nz; z++)
     for (int i = 0; i < ne; i++) {
       for (int j = 0; j < ne; j++)
         col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -100,11 +101,27 @@ static void RouteFree(Route *rt) {
   BlastFree(&rt->perm), BlastFree(&rt->recv_off);
 }
 
+// MPI_Alltoallv's counts and displacements are ints: a rank that would send or receive
+// more than INT_MAX entries of one field stops every rank with the same message (collective).
+static int RouteFits(MPI_Comm comm, const Split *s, long long count, const char *what) {
+  long long most = 0;
+  BlastCallMPI(MPI_Allreduce(&count, &most, 1, MPI_LONG_LONG, MPI_MAX, comm));
+  if (most <= INT_MAX) return 0;
+  BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_UNSUPPORTED,
+                  "checkpoint: a rank %s %lld entries of a %llu x %llu field, more than the %d "
+                  "that MPI_Alltoallv can move at once (32-bit counts): run on more ranks, so "
+                  "that each holds fewer zones (or lower [mesh] refine_parallel)",
+                  what, most, (unsigned long long)s->rows, (unsigned long long)s->cols, INT_MAX);
+  BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+  return BLAST_ERR_UNSUPPORTED;
+}
+
 static int RouteCreate(MPI_Comm comm, const Split *s, size_t n, const hsize_t *coords, Route *rt) {
   int rank, p = s->nranks;
   memset(rt, 0, sizeof *rt);  // RouteFree is safe whatever fails below
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   SplitBlock(s, rank, rt->start, rt->count);
+  BlastCall(RouteFits(comm, s, (long long)n, "sends"));
   int *dest = NULL;
   int64_t *send_off = NULL;
   BlastCall(BlastCalloc(p, &rt->scount));
@@ -132,6 +149,12 @@ static int RouteCreate(MPI_Comm comm, const Split *s, size_t n, const hsize_t *c
   BlastFree(&fill);
   BlastFree(&dest);
   BlastCallMPI(MPI_Alltoall(rt->scount, 1, MPI_INT, rt->rcount, 1, MPI_INT, comm));
+  long long nrecv = 0;
+  for (int r = 0; r < p; r++) nrecv += rt->rcount[r];
+  if (RouteFits(comm, s, nrecv, "receives")) {
+    BlastFree(&send_off);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, BLAST_ERR_UNSUPPORTED);
+  }
   for (int r = 0; r < p; r++) rt->rdispl[r + 1] = rt->rdispl[r] + rt->rcount[r];
   rt->nrecv = (size_t)rt->rdispl[p];
   BlastCall(BlastMalloc(rt->nrecv + 1, &rt->recv_off));

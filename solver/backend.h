@@ -12,6 +12,7 @@
 #define BLAST_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "qpoint.h"
@@ -43,7 +44,9 @@ typedef struct {
   const double *qp_J0inv;            ///< [nz*nqp*dim*dim] initial inverse Jacobians
   const double *zone_gamma;          ///< [nz]
   const double *me_inv;              ///< [nz*l2_nd*l2_nd] zone inverses of M_E (col-major)
-  const int *mv_rowptr, *mv_col;     ///< scalar H1 mass matrix: owned rows, ext columns
+  const int64_t *mv_rowptr;          ///< scalar H1 mass matrix: [h1_nown+1] row offsets (64-bit:
+                                     ///< a rank's entries may exceed 2^31)
+  const int *mv_col;                 ///< ext column of each entry (32-bit: < h1_next)
   const double *mv_val, *mv_dinv;    ///< values, reciprocal diagonal (owned rows)
   int mv_ninterior;                  ///< rows with owned columns only: mv_rows[0..ninterior)
   const int *mv_rows;                ///< [h1_nown] interior rows, then boundary rows

@@ -224,9 +224,9 @@ static double HydroDataBytes(const BlastHydroData *hd) {
   double dbls = nz * nq + nz + nz * ne * ne + nown + (double)hd->dim * hd->h1_nl;
   if (hd->mass_toff) ints += hd->mass_toff[hd->h1_nown];
   if (hd->qp_J0inv) dbls += nz * nq * d2;
-  if (hd->mv_rowptr) {
-    const double nnz = hd->mv_rowptr[hd->h1_nown];
-    ints += nown + 1.0 + nnz, dbls += nnz;
+  if (hd->mv_rowptr) {  // 64-bit row offsets (8 bytes, as a double), int columns, values
+    const double nnz = (double)(hd->mv_rowptr[hd->h1_nown] - hd->mv_rowptr[0]);
+    ints += nnz, dbls += nown + 1.0 + nnz;
   }
   if (hd->pa_qmass) dbls += nze * nq, ints += nze;
   return 4.0 * ints + 8.0 * dbls;
@@ -778,11 +778,12 @@ static int CpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const doub
   const double *x1 = ncomp > 1 ? x + st : x, *x2 = ncomp > 2 ? x + 2 * st : x;
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
-    const int i = hd->mv_rows[r], k0 = hd->mv_rowptr[i], k1 = hd->mv_rowptr[i + 1];
+    const int i = hd->mv_rows[r];
+    const int64_t k0 = hd->mv_rowptr[i], k1 = hd->mv_rowptr[i + 1];
     // Two independent chains hide the additions' latency; the row is read once for all
     // components, and the sums rounded once give the same bits in any order (the GPU's).
     BlastV4 h0 = {0, 0, 0, 0}, l0 = h0, h1 = h0, l1 = h0;
-    int k = k0;
+    int64_t k = k0;
     for (; k + 1 < k1; k += 2) {
       const int ja = hd->mv_col[k], jb = hd->mv_col[k + 1];
       const BlastV4 xa = {x[ja], x1[ja], x2[ja], 0.0}, xb = {x[jb], x1[jb], x2[jb], 0.0};

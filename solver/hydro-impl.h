@@ -27,7 +27,8 @@ struct BlastHydro_private {
   BlastHydroData hd;   // host constant data handed to the backend
   // host arrays behind hd (owned)
   double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv;
-  int *mv_rowptr, *mv_col, *mv_rows, *ess_off, *ess_idx;
+  int64_t *mv_rowptr;  // 64-bit row offsets of the mass matrix (its entries may exceed 2^31)
+  int *mv_col, *mv_rows, *ess_off, *ess_idx;
   // partial assembly (hd.assembly == BLAST_ASSEMBLY_PARTIAL)
   double *pa_qmass;  // [nz_ext*nqp] rho0 |J0| w of the mass operator
   int *pa_zones;     // [nz_ext] zone order of the mass action

@@ -1,6 +1,5 @@
 // Setup of the Lagrangian operator, part 3: the mass matrices (method spec 6) and the
 // communication patterns of the mass-matrix product and the L-vector ghosts.
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +22,8 @@ static int CompareGidCol(const void *pa, const void *pb) {
 // complete (every zone containing the row, halo zones included), ext columns stored in
 // ascending global dof id so that rows and their products do not depend on the partition.
 // Interior rows (owned columns only) are listed first: they can be multiplied before
-// ghost values arrive.
+// ghost values arrive. Row offsets are 64-bit (a Q2-Q1 rank of over ~4.1 M zones has more
+// than 2^31 entries); columns and row lengths are ints (columns index the h1_next ext dofs).
 int BlastSetupMassVPattern(BlastHydro h) {
   const BlastSpace *s = h->space;
   const int nd = s->h1_nd, nown = s->h1_nown, next = s->h1_next;
@@ -41,13 +41,6 @@ int BlastSetupMassVPattern(BlastHydro h) {
         const int col = s->h1_edof[(size_t)z * nd + b];
         if (mark[col] != l) mark[col] = l, cnt++;
       }
-    }
-    if ((long long)h->mv_rowptr[l] + cnt > INT_MAX) {  // 32-bit row offsets
-      BlastFree(&mark);
-      BlastCheck(0, BLAST_ERR_UNSUPPORTED,
-                 "the H1 mass matrix of this rank has more than %d entries (%d zones, %d owned "
-                 "dofs): run with more MPI ranks so that each holds fewer zones",
-                 INT_MAX, s->nz, nown);
     }
     h->mv_rowptr[l + 1] = h->mv_rowptr[l] + cnt;
     if (cnt > maxlen) maxlen = cnt;
@@ -78,7 +71,7 @@ int BlastSetupMassVPattern(BlastHydro h) {
   int ninterior = 0;
   for (int l = 0; l < nown; l++) {
     int interior = 1;
-    for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1] && interior; k++)
+    for (int64_t k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1] && interior; k++)
       interior = h->mv_col[k] < nown;
     h->mv_rows[l] = interior;  // flag for now
     ninterior += interior;
@@ -124,7 +117,7 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   int ierr = 0;
 #pragma omp parallel
   {
-    int *pos = NULL;  // column -> slot within the current row
+    int *pos = NULL;  // column -> slot within the current row (rows are short: an int)
     double *row = NULL;
     int my_err = BlastMalloc(next, &pos) || BlastMalloc(nd, &row);
     if (my_err) {
@@ -134,7 +127,11 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
     if (!my_err) {
 #pragma omp for schedule(dynamic, 64)
       for (int l = 0; l < nown; l++) {
-        for (int k = h->mv_rowptr[l]; k < h->mv_rowptr[l + 1]; k++) pos[h->mv_col[k]] = k;
+        const int64_t k0 = h->mv_rowptr[l];
+        const int len = (int)(h->mv_rowptr[l + 1] - k0);
+        const int *col = &h->mv_col[k0];
+        double *val = &h->mv_val[k0];
+        for (int i = 0; i < len; i++) pos[col[i]] = i;
         for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
           const int z = s->mass_tidx[tt] / nd, a = s->mass_tidx[tt] % nd;
           for (int b = 0; b < nd; b++) row[b] = 0.0;
@@ -142,9 +139,9 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
             const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
             for (int b = 0; b < nd; b++) row[b] += ca * t->h1_B[(size_t)q * nd + b];
           }
-          for (int b = 0; b < nd; b++) h->mv_val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
+          for (int b = 0; b < nd; b++) val[pos[s->h1_edof[(size_t)z * nd + b]]] += row[b];
         }
-        h->mv_dinv[l] = 1.0 / h->mv_val[pos[l]];
+        h->mv_dinv[l] = 1.0 / val[pos[l]];
       }
     }
     BlastFree(&pos);
@@ -212,7 +209,7 @@ static int GhostLists(BlastHydro h, int nghost[2], int *idx[2], int *owner[2], i
   char *used;
   BlastCall(BlastCalloc(s->h1_next + 1, &used));
   if (h->mv_rowptr) {
-    for (int k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
+    for (int64_t k = 0; k < h->mv_rowptr[nown]; k++) used[h->mv_col[k]] = 1;
   } else {
     for (size_t k = 0; k < (size_t)s->nz_ext * s->h1_nd; k++) used[s->h1_edof[k]] = 1;
   }

@@ -367,7 +367,8 @@ static int PhaseMassMatrices(Setup *st) {
     BlastCall(BlastSetupAgree(h, BlastMalloc(nown + 1, &st->gravity), kNoZone));
     for (int l = 0; l < nown; l++) {
       double sum = 0.0;
-      for (int kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++) sum += h->mv_val[kk] * -1.0;
+      for (int64_t kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++)
+        sum += h->mv_val[kk] * -1.0;
       st->gravity[l] = sum;
     }
   }

@@ -5,23 +5,28 @@
 
 #include "ddsum.h"
 
+// Entries of row r (a row has at most as many entries as there are columns: an int).
+static int RowLength(const int64_t *rowptr, int r) {
+  return (int)(rowptr[r + 1] - rowptr[r]);
+}
+
 // Order the n rows `part` by length within windows of `sig` rows, longest first, equal
 // lengths in their given order (counting sort per window); write them to row/len.
-static int OrderPart(int n, const int *part, const int *rowptr, int sig, int maxlen, int *row,
+static int OrderPart(int n, const int *part, const int64_t *rowptr, int sig, int maxlen, int *row,
                      int *len) {
   int *count;
   BlastCall(BlastCalloc((size_t)maxlen + 2, &count));
   for (int w0 = 0; w0 < n; w0 += sig) {
     const int w1 = n - w0 < sig ? n : w0 + sig;
     memset(count, 0, sizeof(int) * ((size_t)maxlen + 2));
-    for (int i = w0; i < w1; i++) count[maxlen - (rowptr[part[i] + 1] - rowptr[part[i]])]++;
+    for (int i = w0; i < w1; i++) count[maxlen - RowLength(rowptr, part[i])]++;
     for (int b = 0, at = w0; b <= maxlen; b++) {  // count[b]: first position of key b
       const int c = count[b];
       count[b] = at;
       at += c;
     }
     for (int i = w0; i < w1; i++) {
-      const int r = part[i], l = rowptr[r + 1] - rowptr[r], at = count[maxlen - l]++;
+      const int r = part[i], l = RowLength(rowptr, r), at = count[maxlen - l]++;
       row[at] = r, len[at] = l;
     }
   }
@@ -29,7 +34,7 @@ static int OrderPart(int n, const int *part, const int *rowptr, int sig, int max
   return 0;
 }
 
-int BlastSellBuild(int nown, int ninterior, const int *rows, const int *rowptr, const int *col,
+int BlastSellBuild(int nown, int ninterior, const int *rows, const int64_t *rowptr, const int *col,
                    const double *val, int sigma, BlastSell *s) {
   memset(s, 0, sizeof *s);
   BlastCheck(nown >= 0 && ninterior >= 0 && ninterior <= nown, BLAST_ERR_INTERNAL,
@@ -40,7 +45,7 @@ int BlastSellBuild(int nown, int ninterior, const int *rows, const int *rowptr, 
   const int si = (ninterior + C - 1) / C * C, sb = (nown - ninterior + C - 1) / C * C;
   s->nslots_interior = si, s->nslots = si + sb;
   for (int i = 0; i < nown; i++) {
-    const int l = rowptr[rows[i] + 1] - rowptr[rows[i]];
+    const int l = RowLength(rowptr, rows[i]);
     if (l > s->maxlen) s->maxlen = l;
     s->nnz_rows += l;
   }
@@ -67,7 +72,7 @@ int BlastSellBuild(int nown, int ninterior, const int *rows, const int *rowptr, 
   for (int t = 0; t < s->nslots; t++) {
     if (s->row[t] < 0) continue;
     const long long base = s->off[t / C] + t % C;
-    const int k0 = rowptr[s->row[t]];
+    const int64_t k0 = rowptr[s->row[t]];
     for (int k = 0; k < s->len[t]; k++)
       s->col[base + (long long)C * k] = col[k0 + k], s->val[base + (long long)C * k] = val[k0 + k];
   }

@@ -9,6 +9,8 @@
 #ifndef BLAST_SELL_H
 #define BLAST_SELL_H
 
+#include <stdint.h>
+
 #include "blast.h"
 
 #ifdef __cplusplus
@@ -34,10 +36,11 @@ typedef struct {
 } BlastSell;
 
 /// Build the layout of the rows `rows[0..nown)` (interior rows first: `ninterior` of
-/// them) of the CSR matrix (rowptr, col, val), ordered by length within windows of
+/// them) of the CSR matrix (rowptr, col, val; 64-bit row offsets: only the rows listed
+/// are read, at rowptr[r] .. rowptr[r + 1] - 1), ordered by length within windows of
 /// `sigma` rows (a positive multiple of 32; 0: the whole part). With col or val NULL only
 /// the row order, lengths and slice offsets are built (the memory model needs nnz).
-int BlastSellBuild(int nown, int ninterior, const int *rows, const int *rowptr, const int *col,
+int BlastSellBuild(int nown, int ninterior, const int *rows, const int64_t *rowptr, const int *col,
                    const double *val, int sigma, BlastSell *s);
 void BlastSellFree(BlastSell *s);
 

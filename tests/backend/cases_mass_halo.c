@@ -109,7 +109,7 @@ static void RefMult(const BlastHydroData *hd, int mode, int nc, unsigned mask, c
     for (int c = 0; c < nc; c++) {
       if (!ACTIVE(mask, c)) continue;
       BlastDD acc = {0.0, 0.0};
-      for (int k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++)
+      for (int64_t k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++)
         BlastDDAdd(&acc, hd->mv_val[k] * xs[c * next + hd->mv_col[k]]);
       BlastDDNormalize(&acc);
       y[c * next + i] = acc.hi;

@@ -290,7 +290,7 @@ static void SyntheticData(Problem *p) {
     nghost = SyntheticPartial(p);
     goto halo;
   }
-  const int nnz = hd->mv_rowptr[nown];
+  const int64_t nnz = hd->mv_rowptr[nown];
   p->m_col = malloc(((size_t)nnz + 1) * sizeof(int));
   p->m_rows = malloc(((size_t)nown + 1) * sizeof(int));
   int *gmap = malloc(((size_t)next0 + 1) * sizeof(int));
@@ -301,7 +301,7 @@ static void SyntheticData(Problem *p) {
   for (int i = 0, nb = nint; i < nown; i++) {
     const int bnd = i % 3 == 1;
     if (bnd) p->m_rows[nb++] = i;
-    for (int k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) {
+    for (int64_t k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) {
       int j = hd->mv_col[k];
       if (bnd && (k - hd->mv_rowptr[i]) % 2 == 1) {
         if (gmap[j] < 0) gmap[j] = nghost++;

@@ -21,11 +21,11 @@ static double Uniform(void) {
 
 // Row r of the CSR matrix times x, summed in double-double in the order of its entries;
 // *ref and *mag (if not NULL): the long-double sum and the sum of |terms|.
-static double RowDD(const int *rowptr, const int *col, const double *val, const double *x, int r,
-                    long double *ref, long double *mag) {
+static double RowDD(const int64_t *rowptr, const int *col, const double *val, const double *x,
+                    int r, long double *ref, long double *mag) {
   BlastDD acc = {0.0, 0.0};
   long double s = 0.0L, m = 0.0L;
-  for (int k = rowptr[r]; k < rowptr[r + 1]; k++) {
+  for (int64_t k = rowptr[r]; k < rowptr[r + 1]; k++) {
     const double term = val[k] * x[col[k]];
     BlastDDAdd(&acc, term);
     s += (long double)term, m += fabsl((long double)term);
@@ -39,10 +39,11 @@ int main(void) {
   // A random matrix with the row lengths of a 3D Q2 mass matrix (27, 45, 75, 125) and a
   // few others, 1000 owned rows of which 613 interior, 1200 columns (ext dofs).
   const int nown = 1000, ninterior = 613, ncol = 1200, lens[6] = {27, 45, 75, 125, 1, 60};
-  int *rowptr = malloc(sizeof(int) * (nown + 1)), *rows = malloc(sizeof(int) * nown);
+  int64_t *rowptr = malloc(sizeof(int64_t) * (nown + 1));
+  int *rows = malloc(sizeof(int) * nown);
   rowptr[0] = 0;
   for (int r = 0; r < nown; r++) rowptr[r + 1] = rowptr[r] + lens[Next() % 6];
-  const int nnz = rowptr[nown];
+  const int nnz = (int)rowptr[nown];
   int *col = malloc(sizeof(int) * nnz);
   double *val = malloc(sizeof(double) * nnz);
   for (int k = 0; k < nnz; k++)

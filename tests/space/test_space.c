@@ -191,7 +191,7 @@ static void Volumes(void) {
           // so compensate.
           BlastDD acc = {0.0, 0.0};
           if (!pa) {
-            for (int j = 0; j < h->mv_rowptr[h->space->h1_nown]; j++)
+            for (int64_t j = 0; j < h->mv_rowptr[h->space->h1_nown]; j++)
               BlastDDAdd(&acc, h->mv_val[j]);
           } else {
             const int nown = h->space->h1_nown, next = h->space->h1_next;
