@@ -216,7 +216,6 @@ typedef struct {
   double *pa_ws;
   int pa_nthr, pa_wsz, pa_zpb;
   int pa_q3;         // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
-  int pa_m3c;        // the mass action by k_pa_mass3c (all components per stage)
   double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
   int *pa_red_zone;  // [nz / kPaRedSpan + 2]
   size_t pa_smem;

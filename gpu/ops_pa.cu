@@ -30,24 +30,22 @@ static PaMassKernel PaMassPick(int dim, int D, int Q) {
 
 // The 3D mass kernel with the third direction in registers (k_pa_mass3) for the default
 // pairs, NZ zones per block of Q x Q x NZ threads (about 256); none elsewhere.
+typedef void (*PaMass3Kernel)(DevData, PaMassArgs, PaMassB);
 typedef struct {
-  PaMassKernel kernel, kernel_c;  // k_pa_mass3, k_pa_mass3c
+  PaMass3Kernel kernel;
   int nz;
-  size_t smem_c;  // dynamic shared memory of kernel_c
 } PaMass3Launch;
-template <int D, int Q, int NZ>
-static PaMass3Launch PaMass3Of() {
-  PaMass3Launch l = {k_pa_mass3<D, Q, NZ>, k_pa_mass3c<D, Q, NZ>, NZ,
-                     (size_t)PaMass3cDoubles(D, Q, NZ) * sizeof(double)};
-  return l;
-}
+// Registers capped for 6 blocks per SM at Q2 and Q3 (40, no spills): an H100 at 3D Sedov
+// 19 steps, mass action ms per PCG product uncapped / capped: Q2 64^3 0.427 / 0.404, Q3
+// 48^3 0.678 / 0.526 (the kernel is bound by the shared-memory pipe; more warps hide its
+// latency). Q1 and Q4 stay at the compiler's choice (Q4 would spill).
 static PaMass3Launch PaMass3Pick(int dim, int D, int Q) {
-  PaMass3Launch l = {NULL, NULL, 0, 0};
+  PaMass3Launch l = {NULL, 0};
   if (dim != 3) return l;
-  if (D == 2 && Q == 2) l = PaMass3Of<2, 2, 32>();
-  if (D == 3 && Q == 4) l = PaMass3Of<3, 4, 16>();
-  if (D == 4 && Q == 6) l = PaMass3Of<4, 6, 7>();
-  if (D == 5 && Q == 8) l = PaMass3Of<5, 8, 4>();
+  if (D == 2 && Q == 2) l.kernel = k_pa_mass3<2, 2, 32, 1>, l.nz = 32;
+  if (D == 3 && Q == 4) l.kernel = k_pa_mass3<3, 4, 16, 6>, l.nz = 16;
+  if (D == 4 && Q == 6) l.kernel = k_pa_mass3<4, 6, 7, 6>, l.nz = 7;
+  if (D == 5 && Q == 8) l.kernel = k_pa_mass3<5, 8, 4, 1>, l.nz = 4;
   return l;
 }
 
@@ -122,15 +120,6 @@ int PaSetup(CudaCtx *c) {
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)(c->smem_limit - 1024)));
     }
-  }
-  {  // k_pa_mass3c (BLAST_PA_MASS3C=1: experiments) where its buffers fit
-    const PaMass3Launch m3 = PaMass3Pick(hd->dim, d->D, d->Q);
-    const char *ev = getenv("BLAST_PA_MASS3C");
-    c->pa_m3c = m3.kernel_c && ev && atoi(ev) == 1 && m3.smem_c <= c->smem_limit;
-    if (c->pa_m3c)
-      BlastCallCuda(cudaFuncSetAttribute((const void *)m3.kernel_c,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)m3.smem_c));
   }
   if (c->pa_smem > c->smem_limit)
     c->pa_smem = 0;  // k_pa_mass_generic
@@ -230,10 +219,13 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
   const int fast = m3.kernel && ncomp <= 3;  // k_pa_mass3 and its gather
   if (a.n > 0 && fast) {
-    const PaMassKernel k_pa_mass3_sized = c->pa_m3c ? m3.kernel_c : m3.kernel;
-    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz),
-                       c->pa_m3c ? m3.smem_c : 0, c->stream>>>(*d, a);
-    BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ> or k_pa_mass3c)");
+    const PaMass3Kernel k_pa_mass3_sized = m3.kernel;  // k_pa_mass3<D, Q, NZ>
+    PaMassB Bc;
+    memset(&Bc, 0, sizeof Bc);
+    memcpy(Bc.v, hd->pa_B, (size_t)d->Q * d->D * sizeof(double));
+    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a,
+                                                                                           Bc);
+    BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
   } else if (a.n > 0) {
     if (c->pa_smem) {
       const size_t smem =

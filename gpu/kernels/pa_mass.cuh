@@ -157,9 +157,19 @@ __global__ void k_pa_mass_gather(DevData d, const int *rows, int r0, int r1, int
 // stage 1 (a1 -> q1) in shared memory, stages 2 and 3 and the transpose of 3 in the
 // registers of the thread that owns (q1, q2), the transposes of 2 and 1 in shared memory.
 // Every entry is the sum of BlastPaInterp/BlastPaInterpT over the same terms in the same
-// order (the same bits), for each active component in turn.
-template <int D, int Q, int NZ>
-__global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3(DevData d, PaMassArgs a) {
+// order (the same bits), for each active component in turn. MINB: blocks per SM the
+// registers are allocated for.
+// The 1D table by value (kernel parameter space): an entry whose index is the same for
+// every thread (the third direction's loops, unrolled) is then an operand from the constant
+// bank instead of a shared-memory load (the kernel is bound by the shared-memory pipe).
+enum { kPaMassBMax = 40 };  // Q D of the specialised pairs (Q5: 8 x 5)
+typedef struct {
+  double v[kPaMassBMax];
+} PaMassB;
+
+template <int D, int Q, int NZ, int MINB>
+__global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassArgs a, PaMassB Bc) {
+  static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
   static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
   __shared__ double Bs[Q * D];
   __shared__ double su[NZ][D * D * D], st1[NZ][D * D * Q], ss2[NZ][D * Q * Q];
@@ -200,14 +210,14 @@ __global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3(DevData d, PaMassArgs a) 
     for (int q3 = 0; q3 < Q; q3++) {  // w at (q1, q2, q3), summed over a3, times qm
       double s = 0.0;
 #pragma unroll
-      for (int a3 = 0; a3 < D; a3++) s += Bs[q3 * D + a3] * r2[a3];
+      for (int a3 = 0; a3 < D; a3++) s += Bc.v[q3 * D + a3] * r2[a3];
       w[q3] = s * (active ? qm[(q3 * Q + ty) * Q + tx] : 0.0);
     }
 #pragma unroll
     for (int a3 = 0; a3 < D; a3++) {  // s2[(a3 Q + q2) Q + q1] = sum_q3 B[q3][a3] w
       double s = 0.0;
 #pragma unroll
-      for (int q3 = 0; q3 < Q; q3++) s += Bs[q3 * D + a3] * w[q3];
+      for (int q3 = 0; q3 < Q; q3++) s += Bc.v[q3 * D + a3] * w[q3];
       s2[(a3 * Q + ty) * Q + tx] = s;
     }
     __syncthreads();
@@ -233,108 +243,6 @@ __global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3(DevData d, PaMassArgs a) 
       }
     }
     __syncthreads();  // u, t1 and s2 are reused by the next component
-  }
-}
-
-// k_pa_mass3 with all active components in each stage (5 barriers instead of 5 per
-// component) and the zone's rho0 |J0| w read once into registers: the stage buffers of the
-// 3 components in dynamic shared memory (PaMass3cDoubles), u and s2 sharing one (u is dead
-// once t1 is formed). The same terms in the same order: the same bits.
-__host__ __device__ constexpr int PaMass3cDoubles(int D, int Q, int NZ) {
-  return Q * D + NZ * 3 * (D * D * Q + D * Q * Q);
-}
-template <int D, int Q, int NZ>
-__global__ void __launch_bounds__(Q *Q *NZ) k_pa_mass3c(DevData d, PaMassArgs a) {
-  static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
-  constexpr int ST = D * D * Q, SS = D * Q * Q;
-  extern __shared__ double sm[];
-  double *Bs = sm;
-  const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
-  const int tid = (tz * Q + ty) * Q + tx;
-  for (int i = tid; i < Q * D; i += Q * Q * NZ) Bs[i] = d.B1[i];
-  const int kz = blockIdx.x * NZ + tz;
-  const bool active = kz < a.n;
-  const int z = active ? d.zones[a.k0 + kz] : 0;
-  const int *dof = d.edof + (size_t)z * (D * D * D);
-  double *t1 = sm + Q * D + (size_t)tz * 3 * (ST + SS), *us = t1 + 3 * ST;  // [3][ST], [3][SS]
-  bool on[3];
-#pragma unroll
-  for (int c = 0; c < 3; c++) on[c] = c < a.ncomp && ((a.mask >> c) & 1u);
-  double qr[Q];
-#pragma unroll
-  for (int q3 = 0; q3 < Q; q3++)
-    qr[q3] = active ? d.qmass[(size_t)z * (Q * Q * Q) + (q3 * Q + ty) * Q + tx] : 0.0;
-  if (active && tx < D && ty < D)
-#pragma unroll
-    for (int c = 0; c < 3; c++)
-      if (on[c])
-#pragma unroll
-        for (int a3 = 0; a3 < D; a3++)
-          us[c * SS + (a3 * D + ty) * D + tx] = a.x[c * a.st + dof[(a3 * D + ty) * D + tx]];
-  __syncthreads();
-  if (ty < D)  // t1[(a3 D + a2) Q + q1] = sum_a1 B[q1][a1] u[(a3 D + a2) D + a1]
-#pragma unroll
-    for (int c = 0; c < 3; c++)
-      if (on[c])
-#pragma unroll
-        for (int a3 = 0; a3 < D; a3++) {
-          double s = 0.0;
-#pragma unroll
-          for (int a1 = 0; a1 < D; a1++) s += Bs[tx * D + a1] * us[c * SS + (a3 * D + ty) * D + a1];
-          t1[c * ST + (a3 * D + ty) * Q + tx] = s;
-        }
-  __syncthreads();
-#pragma unroll
-  for (int c = 0; c < 3; c++) {
-    if (!on[c]) continue;
-    double r2[D], w[Q];
-#pragma unroll
-    for (int a3 = 0; a3 < D; a3++) {  // t2[(a3 Q + q2) Q + q1], summed over a2
-      double s = 0.0;
-#pragma unroll
-      for (int a2 = 0; a2 < D; a2++) s += Bs[ty * D + a2] * t1[c * ST + (a3 * D + a2) * Q + tx];
-      r2[a3] = s;
-    }
-#pragma unroll
-    for (int q3 = 0; q3 < Q; q3++) {  // w at (q1, q2, q3), summed over a3, times qm
-      double s = 0.0;
-#pragma unroll
-      for (int a3 = 0; a3 < D; a3++) s += Bs[q3 * D + a3] * r2[a3];
-      w[q3] = s * qr[q3];
-    }
-#pragma unroll
-    for (int a3 = 0; a3 < D; a3++) {  // s2[(a3 Q + q2) Q + q1] = sum_q3 B[q3][a3] w
-      double s = 0.0;
-#pragma unroll
-      for (int q3 = 0; q3 < Q; q3++) s += Bs[q3 * D + a3] * w[q3];
-      us[c * SS + (a3 * Q + ty) * Q + tx] = s;
-    }
-  }
-  __syncthreads();
-  if (ty < D)  // s1[(a3 D + a2) Q + q1] = sum_q2 B[q2][a2] s2[(a3 Q + q2) Q + q1] (in t1)
-#pragma unroll
-    for (int c = 0; c < 3; c++)
-      if (on[c])
-#pragma unroll
-        for (int a3 = 0; a3 < D; a3++) {
-          double s = 0.0;
-#pragma unroll
-          for (int q2 = 0; q2 < Q; q2++) s += Bs[q2 * D + ty] * us[c * SS + (a3 * Q + q2) * Q + tx];
-          t1[c * ST + (a3 * D + ty) * Q + tx] = s;
-        }
-  __syncthreads();
-  if (active && tx < D && ty < D) {  // E[3 (z nd + a) + c] = sum_q1 B[q1][a1] s1[...]
-    double *Ez = a.E + 3 * (size_t)z * (D * D * D);
-#pragma unroll
-    for (int a3 = 0; a3 < D; a3++)
-#pragma unroll
-      for (int c = 0; c < 3; c++)
-        if (on[c]) {
-          double s = 0.0;
-#pragma unroll
-          for (int q1 = 0; q1 < Q; q1++) s += Bs[q1 * D + tx] * t1[c * ST + (a3 * D + ty) * Q + q1];
-          Ez[3 * ((a3 * D + ty) * D + tx) + c] = s;
-        }
   }
 }
 
