@@ -130,6 +130,9 @@ int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value);
 /// through its message; these are for tests and reports.
 int BlastHydroSetupPhaseCount(void);
 const char *BlastHydroSetupPhaseName(int phase);
+/// Wall seconds this rank spent in setup phase `phase` of BlastHydroCreate (0 for a phase
+/// out of range).
+double BlastHydroSetupPhaseSeconds(BlastHydro h, int phase);
 /// Test hook, never called by a normal run: the next BlastHydroCreate fails after setup
 /// phase `phase` (0-based; -1 disarms) on rank `rank` of its communicator (-1: every
 /// rank) with BLAST_ERR_MEM and a message naming the phase, agreed by every rank as a

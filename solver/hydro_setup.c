@@ -573,6 +573,7 @@ static const struct {
     {"initial step", PhaseInitialStep},
 };
 enum { kNumPhases = (int)(sizeof kPhases / sizeof *kPhases) };
+_Static_assert((int)kNumPhases <= (int)BLAST_SETUP_PHASES_MAX, "BLAST_SETUP_PHASES_MAX too small");
 
 int BlastHydroSetupPhaseCount(void) {
   return kNumPhases;
@@ -580,6 +581,10 @@ int BlastHydroSetupPhaseCount(void) {
 
 const char *BlastHydroSetupPhaseName(int phase) {
   return phase >= 0 && phase < kNumPhases ? kPhases[phase].name : NULL;
+}
+
+double BlastHydroSetupPhaseSeconds(BlastHydro h, int phase) {
+  return phase >= 0 && phase < kNumPhases ? h->setup_seconds[phase] : 0.0;
 }
 
 // The test hook (BlastHydroSetupFailAtForTest): the phase to fail after, the failing rank.
@@ -603,7 +608,9 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
   st.h = h, st.cfg = cfg, st.mesh = mesh, st.comm = comm, st.ops = ops;
   int ierr = 0;
   for (int p = 0; p < kNumPhases && !ierr; p++) {
+    const double t0 = BlastWtime();
     ierr = kPhases[p].run(&st);
+    h->setup_seconds[p] = BlastWtime() - t0;
     if (!ierr && g_fail.phase == p) {  // the test hook: a local error, agreed as any other
       int mine = 0;
       if (g_fail.rank < 0 || g_fail.rank == h->rank)
