@@ -109,10 +109,19 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
     enum { kMax = (int)(sizeof sum->setup_phase / sizeof *sum->setup_phase) };
     const int n = BlastHydroSetupPhaseCount();
     sum->setup_phases = n < kMax ? n : kMax;
-    double loc[kMax];
-    for (int p = 0; p < sum->setup_phases; p++) loc[p] = BlastHydroSetupPhaseSeconds(h, p);
-    BlastCallMPI(
-        MPI_Allreduce(loc, sum->setup_phase, sum->setup_phases, MPI_DOUBLE, MPI_MAX, comm));
+    double loc[3 * kMax], mx[3 * kMax];
+    const int n3 = 3 * sum->setup_phases;
+    for (int p = 0; p < sum->setup_phases; p++) {
+      loc[3 * p] = BlastHydroSetupPhaseSeconds(h, p);
+      loc[3 * p + 1] = BlastHydroSetupPhaseCpuSeconds(h, p);
+      loc[3 * p + 2] = BlastHydroSetupPhasePeakRss(h, p);
+    }
+    BlastCallMPI(MPI_Allreduce(loc, mx, n3, MPI_DOUBLE, MPI_MAX, comm));
+    for (int p = 0; p < sum->setup_phases; p++) {
+      sum->setup_phase[p] = mx[3 * p];
+      sum->setup_phase_cpu[p] = mx[3 * p + 1];
+      sum->setup_phase_rss[p] = mx[3 * p + 2];
+    }
   }
   BlastCall(BlastHydroNorms(h, &sum->e_norm, &sum->ie, &sum->ke));
   sum->energy = sum->ie + sum->ke;
@@ -375,6 +384,15 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   fprintf(f, "  \"setup_phases_max\": {\"mesh\": %.6g", s->mesh_seconds);
   for (int p = 0; p < s->setup_phases; p++)
     fprintf(f, ", \"%s\": %.6g", BlastHydroSetupPhaseName(p), s->setup_phase[p]);
+  fprintf(f, "},\n");
+  fprintf(f, "  \"setup_phases_cpu_max\": {");
+  for (int p = 0; p < s->setup_phases; p++)
+    fprintf(f, "%s\"%s\": %.6g", p ? ", " : "", BlastHydroSetupPhaseName(p),
+            isfinite(s->setup_phase_cpu[p]) ? s->setup_phase_cpu[p] : -1.0);
+  fprintf(f, "},\n  \"setup_phases_peak_rss_mb_max\": {");
+  for (int p = 0; p < s->setup_phases; p++)
+    fprintf(f, "%s\"%s\": %.6g", p ? ", " : "", BlastHydroSetupPhaseName(p),
+            isfinite(s->setup_phase_rss[p]) ? s->setup_phase_rss[p] / 1048576.0 : -1.0);
   fprintf(f, "},\n");
   fprintf(f,
           "  \"timing\": {\"qdata_force_max\": %.6g, \"force_actions_max\": %.6g, "

@@ -20,6 +20,8 @@ typedef struct {
   double mesh_seconds;     ///< building the mesh, rank 0 (part of setup_wall; set by main)
   int setup_phases;        ///< BlastHydroSetupPhaseCount() (at most 32)
   double setup_phase[32];  ///< wall seconds of each setup phase, max over ranks
+  double setup_phase_cpu[32];  ///< process CPU seconds (all threads) in it, max over ranks
+  double setup_phase_rss[32];  ///< the process's peak RSS after it (bytes), max over ranks
   BlastHydroShape shape;
   const char *backend;
   // timings: max over ranks (and min for imbalance)

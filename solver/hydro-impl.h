@@ -63,7 +63,9 @@ struct BlastHydro_private {
   int ti, attempts;
   int stop_requested;  // end the run after the current accepted step
   BlastHydroTimers timers;
-  double setup_seconds[BLAST_SETUP_PHASES_MAX];  // wall time of each setup phase (this rank)
+  // each setup phase on this rank: wall and process CPU seconds, peak RSS after it (bytes)
+  double setup_seconds[BLAST_SETUP_PHASES_MAX], setup_cpu_seconds[BLAST_SETUP_PHASES_MAX];
+  double setup_peak_rss[BLAST_SETUP_PHASES_MAX];
   // A velocity solve that hit cg_max_iter (set by the PCG, reported by the time loop with
   // the step): components that failed (bit c), iterations, their relative residual.
   struct {
