@@ -585,6 +585,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
 
   BlastCallAgree(comm, 1, BuildMesh(&cfg, &rs->mesh));
+  const double mesh_seconds = MPI_Wtime() - wall0;
   // The assembly mode is the run's, resolved with the mesh's dimension: checked before the
   // solver is built (which may not offer the other mode). Another dimension is refused with
   // its own reason when the checkpoint is read.
@@ -717,6 +718,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastRunSummary sum;
   BlastCall(BlastReportCollect(comm, h, MPI_Wtime() - wall0, setup, ops->name, &sum));
   sum.dt0 = dt0, sum.e_norm0 = e_norm0, sum.hw_energy = energy;
+  sum.mesh_seconds = mesh_seconds;
   sum.completed = !hook.signal;
   sum.stopped_by = hook.signal ? SignalName(hook.signal) : "";
   sum.restart_from = cfg.checkpoint_restart;

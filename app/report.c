@@ -105,6 +105,24 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   sum->wall = wall, sum->setup_wall = setup_wall;
   BlastHydroGetProgress(h, &sum->t, &sum->dt, &sum->steps, &sum->attempts);
   sum->rejected = sum->attempts - sum->steps;
+  {  // the setup's phases, max over ranks (the slowest rank sets the pace)
+    enum { kMax = (int)(sizeof sum->setup_phase / sizeof *sum->setup_phase) };
+    const int n = BlastHydroSetupPhaseCount();
+    sum->setup_phases = n < kMax ? n : kMax;
+    double loc[3 * kMax], mx[3 * kMax];
+    const int n3 = 3 * sum->setup_phases;
+    for (int p = 0; p < sum->setup_phases; p++) {
+      loc[3 * p] = BlastHydroSetupPhaseSeconds(h, p);
+      loc[3 * p + 1] = BlastHydroSetupPhaseCpuSeconds(h, p);
+      loc[3 * p + 2] = BlastHydroSetupPhasePeakRss(h, p);
+    }
+    BlastCallMPI(MPI_Allreduce(loc, mx, n3, MPI_DOUBLE, MPI_MAX, comm));
+    for (int p = 0; p < sum->setup_phases; p++) {
+      sum->setup_phase[p] = mx[3 * p];
+      sum->setup_phase_cpu[p] = mx[3 * p + 1];
+      sum->setup_phase_rss[p] = mx[3 * p + 2];
+    }
+  }
   BlastCall(BlastHydroNorms(h, &sum->e_norm, &sum->ie, &sum->ke));
   sum->energy = sum->ie + sum->ke;
   BlastHydroGetInitial(h, NULL, &sum->energy0);
@@ -208,6 +226,16 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
     Row(out, "  of which halo waits + dot reductions", s->t_cg_wait, s->t_cg_wait_min, s->wall);
   Row(out, "time steps (all of the above + RK)", s->t_step, s->t_step_min, s->wall);
   Row(out, "setup", s->setup_wall, s->setup_wall, s->wall);
+  {  // its largest parts (every phase is in summary.json)
+    char name[64];
+    if (s->mesh_seconds >= 0.05 * s->setup_wall && s->mesh_seconds >= 0.01)
+      Row(out, "  of which mesh", s->mesh_seconds, s->mesh_seconds, s->wall);
+    for (int p = 0; p < s->setup_phases; p++) {
+      if (!(s->setup_phase[p] >= 0.05 * s->setup_wall && s->setup_phase[p] >= 0.01)) continue;
+      snprintf(name, sizeof name, "  of which %s", BlastHydroSetupPhaseName(p));
+      Row(out, name, s->setup_phase[p], s->setup_phase[p], s->wall);
+    }
+  }
   fprintf(out, "  %-34s %10.3f\n", "wall", s->wall);
   ReportEnergy(out, s);
   if (s->balance.active) {
@@ -353,6 +381,19 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
           s->shape.threads, s->backend);
   JsonNumber(f, "wall_seconds", s->wall, 1);
   JsonNumber(f, "setup_seconds", s->setup_wall, 1);
+  fprintf(f, "  \"setup_phases_max\": {\"mesh\": %.6g", s->mesh_seconds);
+  for (int p = 0; p < s->setup_phases; p++)
+    fprintf(f, ", \"%s\": %.6g", BlastHydroSetupPhaseName(p), s->setup_phase[p]);
+  fprintf(f, "},\n");
+  fprintf(f, "  \"setup_phases_cpu_max\": {");
+  for (int p = 0; p < s->setup_phases; p++)
+    fprintf(f, "%s\"%s\": %.6g", p ? ", " : "", BlastHydroSetupPhaseName(p),
+            isfinite(s->setup_phase_cpu[p]) ? s->setup_phase_cpu[p] : -1.0);
+  fprintf(f, "},\n  \"setup_phases_peak_rss_mb_max\": {");
+  for (int p = 0; p < s->setup_phases; p++)
+    fprintf(f, "%s\"%s\": %.6g", p ? ", " : "", BlastHydroSetupPhaseName(p),
+            isfinite(s->setup_phase_rss[p]) ? s->setup_phase_rss[p] / 1048576.0 : -1.0);
+  fprintf(f, "},\n");
   fprintf(f,
           "  \"timing\": {\"qdata_force_max\": %.6g, \"force_actions_max\": %.6g, "
           "\"cg_max\": %.6g, \"steps_max\": %.6g, \"qdata_force_min\": %.6g, "

@@ -17,6 +17,11 @@ typedef struct {
   double ie, ke, energy, energy0;
   double dt0, e_norm0;  ///< initial time step (spec 10.1) and |e| at t = 0
   double wall, setup_wall;
+  double mesh_seconds;     ///< building the mesh, rank 0 (part of setup_wall; set by main)
+  int setup_phases;        ///< BlastHydroSetupPhaseCount() (at most 32)
+  double setup_phase[32];  ///< wall seconds of each setup phase, max over ranks
+  double setup_phase_cpu[32];  ///< process CPU seconds (all threads) in it, max over ranks
+  double setup_phase_rss[32];  ///< the process's peak RSS after it (bytes), max over ranks
   BlastHydroShape shape;
   const char *backend;
   // timings: max over ranks (and min for imbalance)

@@ -30,9 +30,10 @@ static int CompareGhost(const void *pa, const void *pb) {
   return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
-static int CompareOwned(const void *pa, const void *pb) {
-  const int64_t *a = pa, *b = pb;  // (gid, idx) pairs
-  return (a[0] > b[0]) - (a[0] < b[0]);
+static int CompareNeed(const void *pa, const void *pb) {
+  const int64_t *a = pa, *b = pb;  // (gid, position in the send list) pairs
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return (a[1] > b[1]) - (a[1] < b[1]);
 }
 
 int BlastHaloCreate(MPI_Comm comm, int nghost, const int64_t *ghost_gid, const int *ghost_owner,
@@ -70,24 +71,37 @@ int BlastHaloCreate(MPI_Comm comm, int nghost, const int64_t *ghost_gid, const i
   for (int k = 0; k < nghost; k++) req_gid[k] = g[k].gid;
   BlastCallMPI(MPI_Alltoallv(req_gid, req_count, req_off, MPI_INT64_T, need_gid, need_count,
                              need_off, MPI_INT64_T, comm));
-  // Owned lookup: (gid, local index) sorted by gid.
-  int64_t *own;
-  BlastCall(BlastMalloc(2 * (size_t)nowned + 2, &own));
-  for (int i = 0; i < nowned; i++) own[2 * i] = owned_gid[i], own[2 * i + 1] = i;
-  qsort(own, nowned, 2 * sizeof(int64_t), CompareOwned);
+  // The local index of every requested gid: the requests (the ranks' shared surface, few)
+  // sorted as (gid, position), and every owned dof looks itself up among them (owned gids
+  // are distinct: each position is found by one dof; threads write disjoint entries).
   h->nsend = need_off[size], h->nrecv = nghost;
   BlastCall(BlastMalloc(h->nsend + 1, &h->send_idx));
   BlastCall(BlastMalloc(h->nrecv + 1, &h->recv_idx));
-  int bad = -1;
-  for (int i = 0; i < h->nsend; i++) {
-    int64_t key[2] = {need_gid[i], 0};
-    const int64_t *hit = bsearch(key, own, nowned, 2 * sizeof(int64_t), CompareOwned);
-    if (!hit) {
-      bad = i;
-      break;
+  int64_t *need;
+  BlastCall(BlastMalloc(2 * (size_t)h->nsend + 2, &need));
+  for (int i = 0; i < h->nsend; i++) need[2 * i] = need_gid[i], need[2 * i + 1] = i;
+  qsort(need, h->nsend, 2 * sizeof(int64_t), CompareNeed);
+  for (int i = 0; i < h->nsend; i++) h->send_idx[i] = -1;
+  const int nsend = h->nsend;
+  int *send_idx = h->send_idx;
+  if (nsend > 0) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < nowned; i++) {
+      int lo = 0, hi = nsend;  // the first request with gid >= owned_gid[i]
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (need[2 * mid] < owned_gid[i])
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      for (int k = lo; k < nsend && need[2 * k] == owned_gid[i]; k++) send_idx[need[2 * k + 1]] = i;
     }
-    h->send_idx[i] = (int)hit[1];
   }
+  BlastFree(&need);
+  int bad = -1;
+  for (int i = 0; i < h->nsend && bad < 0; i++)
+    if (send_idx[i] < 0) bad = i;
   BlastCheck(bad < 0, BLAST_ERR_INTERNAL,
              "a neighbour asked for dof %lld, which this rank does not own (inconsistent "
              "ownership)",
@@ -114,7 +128,6 @@ int BlastHaloCreate(MPI_Comm comm, int nghost, const int64_t *ghost_gid, const i
   BlastFree(&need_off);
   BlastFree(&req_gid);
   BlastFree(&need_gid);
-  BlastFree(&own);
   *halo = h;
   return 0;
 }

@@ -10,6 +10,8 @@
 #include "problems/problems.h"
 #include "space.h"
 
+enum { BLAST_SETUP_PHASES_MAX = 32 };  // at least the setup's phases (hydro_setup.c)
+
 struct BlastHydro_private {
   MPI_Comm comm;
   int rank, nranks;
@@ -62,6 +64,9 @@ struct BlastHydro_private {
   int ti, attempts;
   int stop_requested;  // end the run after the current accepted step
   BlastHydroTimers timers;
+  // each setup phase on this rank: wall and process CPU seconds, peak RSS after it (bytes)
+  double setup_seconds[BLAST_SETUP_PHASES_MAX], setup_cpu_seconds[BLAST_SETUP_PHASES_MAX];
+  double setup_peak_rss[BLAST_SETUP_PHASES_MAX];
   // A velocity solve that hit cg_max_iter (set by the PCG, reported by the time loop with
   // the step): components that failed (bit c), iterations, their relative residual.
   struct {

@@ -130,6 +130,12 @@ int BlastHydroPoisonForTest(BlastHydro h, int quantity, int comp, double value);
 /// through its message; these are for tests and reports.
 int BlastHydroSetupPhaseCount(void);
 const char *BlastHydroSetupPhaseName(int phase);
+/// Wall seconds this rank spent in setup phase `phase` of BlastHydroCreate, the CPU seconds
+/// of its process (all threads) in it, and the process's peak resident set (bytes) at its
+/// end: 0 for a phase out of range, NAN where the system does not tell.
+double BlastHydroSetupPhaseSeconds(BlastHydro h, int phase);
+double BlastHydroSetupPhaseCpuSeconds(BlastHydro h, int phase);
+double BlastHydroSetupPhasePeakRss(BlastHydro h, int phase);
 /// Test hook, never called by a normal run: the next BlastHydroCreate fails after setup
 /// phase `phase` (0-based; -1 disarms) on rank `rank` of its communicator (-1: every
 /// rank) with BLAST_ERR_MEM and a message naming the phase, agreed by every rank as a

@@ -1,6 +1,7 @@
 // Setup of the Lagrangian operator, part 3: the mass matrices (method spec 6) and the
 // communication patterns of the mass-matrix product and the L-vector ghosts.
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,45 +153,86 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   return 0;
 }
 
+typedef double V4 __attribute__((vector_size(4 * sizeof(double))));
+
+static inline V4 LoadV4(const double *p) {  // unaligned
+  V4 v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// One zone's M_E (method spec 6.1): M_ij = sum_q (c_q psi_i(q)) psi_j(q), every entry summed
+// over the points in ascending order from 0.0 (c = rho0 |J0| w at the points, psi = l2_B).
+// Blocks of 8 x 4 entries stay in registers over all points, 4 rows per vector; the
+// entries outside whole blocks are summed one at a time, in the same order: every entry
+// has the bits of the plain loop. cpsi: workspace of nqp ne doubles.
+static void ZoneMassE(const int ne, const int nqp, const double *psi, const double *c, double *cpsi,
+                      double *M) {
+  for (int q = 0; q < nqp; q++)
+    for (int i = 0; i < ne; i++) cpsi[(size_t)q * ne + i] = c[q] * psi[(size_t)q * ne + i];
+  const int ib = ne - ne % 8, jb = ne - ne % 4;
+  for (int j0 = 0; j0 < jb; j0 += 4)
+    for (int i0 = 0; i0 < ib; i0 += 8) {
+      const V4 zero = {0.0, 0.0, 0.0, 0.0};
+      V4 m[4][2] = {{zero, zero}, {zero, zero}, {zero, zero}, {zero, zero}};
+      for (int q = 0; q < nqp; q++) {
+        const double *cq = &cpsi[(size_t)q * ne + i0], *pq = &psi[(size_t)q * ne + j0];
+        const V4 a0 = LoadV4(cq), a1 = LoadV4(cq + 4);
+        for (int jj = 0; jj < 4; jj++) {
+          const double b = pq[jj];
+          m[jj][0] += a0 * b;
+          m[jj][1] += a1 * b;
+        }
+      }
+      for (int jj = 0; jj < 4; jj++) {
+        memcpy(&M[(size_t)(j0 + jj) * ne + i0], &m[jj][0], sizeof(V4));
+        memcpy(&M[(size_t)(j0 + jj) * ne + i0 + 4], &m[jj][1], sizeof(V4));
+      }
+    }
+  for (int j = 0; j < ne; j++)
+    for (int i = j < jb ? ib : 0; i < ne; i++) {
+      double sum = 0.0;
+      for (int q = 0; q < nqp; q++) sum += cpsi[(size_t)q * ne + i] * psi[(size_t)q * ne + j];
+      M[(size_t)j * ne + i] = sum;
+    }
+}
+
 // Zone blocks of M_E (method spec 6.1) and their inverses (E1).
 int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int ne = s->l2_nd, nqp = t->nqp;
   BlastCall(BlastMalloc((size_t)s->nz * ne * ne, &h->me_inv));
-  // Zones are independent (threads in contiguous ranges); the lowest singular zone is
-  // reported, as by a serial loop.
-  int bad = -1, nomem = 0;
-#pragma omp parallel if (s->nz > 64)
+  // Zones are independent (threads write their own blocks, with their own workspace,
+  // allocated here: nothing in the threads allocates or raises errors); the lowest
+  // singular zone is reported, as by a serial loop.
+  const int nth = omp_get_max_threads();
+  // M, the inverse's LU and solution, c psi at every point
+  const size_t nws = 3 * (size_t)ne * ne + (size_t)nqp * ne;
+  double *wsall;
+  int *pivall;
+  BlastCall(BlastMalloc(nws * nth, &wsall));
+  const int ierr = BlastMalloc((size_t)ne * nth, &pivall);
+  if (ierr) BlastFree(&wsall);
+  BlastCall(ierr);
+  int bad = INT_MAX;
+#pragma omp parallel if (s->nz > 64) reduction(min : bad)
   {
-    double *M = NULL;
-    int my_bad = -1;
-    if (BlastMalloc((size_t)ne * ne, &M)) {
-      BlastErrorClear();
-#pragma omp atomic write
-      nomem = 1;
-    }
+    double *M = &wsall[nws * omp_get_thread_num()], *cpsi = M + 3 * (size_t)ne * ne;
+    int *piv = &pivall[(size_t)ne * omp_get_thread_num()];
 #pragma omp for schedule(static)
     for (int z = 0; z < s->nz; z++) {
-      if (!M || my_bad >= 0) continue;
-      for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
-      for (int q = 0; q < nqp; q++) {
-        const double *psi = &t->l2_B[(size_t)q * ne], c = qp_c[(size_t)z * nqp + q];
-        for (int j = 0; j < ne; j++)
-          for (int i = 0; i < ne; i++) M[i + ne * j] += c * psi[i] * psi[j];
-      }
+      if (bad < INT_MAX) continue;
+      ZoneMassE(ne, nqp, t->l2_B, &qp_c[(size_t)z * nqp], cpsi, M);
       double *inv = &h->me_inv[(size_t)z * ne * ne];
-      int ierr = BlastDenseInverse(ne, M, inv);
-      if (ierr) BlastErrorClear();  // reported below, for the lowest such zone
-      for (int i = 0; i < ne * ne && !ierr; i++) ierr = !isfinite(inv[i]);
-      if (ierr) my_bad = z;
+      int singular = BlastDenseInverseWork(ne, M, inv, M + (size_t)ne * ne, piv);
+      for (int i = 0; i < ne * ne && !singular; i++) singular = !isfinite(inv[i]);
+      if (singular) bad = z;
     }
-#pragma omp critical
-    if (my_bad >= 0 && (bad < 0 || my_bad < bad)) bad = my_bad;
-    BlastFree(&M);
   }
-  BlastCheck(!nomem, BLAST_ERR_MEM, "could not allocate the thermodynamic mass matrix workspace");
-  if (bad >= 0) {
+  BlastFree(&wsall);
+  BlastFree(&pivall);
+  if (bad < INT_MAX) {
     *bad_gid = s->zone_gid[bad];
     BlastError(BLAST_ERR_NUMERIC, "zone %lld: the thermodynamic mass matrix is singular",
                (long long)s->zone_gid[bad]);

@@ -2,11 +2,14 @@
 // zone order of its action, the interior/boundary row split, the Jacobi diagonal and
 // M_V g, all from the quadrature data rho0 |J0| w without a matrix.
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "ddsum.h"
 #include "hydro_setup.h"
 #include "pa_kernels.h"
+
+enum { kMaxNd = (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) };
 
 // Zones whose dofs are all owned first (their action needs no ghost values), then the
 // others; rows whose zones are all of the first kind first (mv_rows, mv_ninterior).
@@ -16,6 +19,7 @@ int BlastSetupMassVPartialPattern(BlastHydro h) {
   char *inner;
   BlastCall(BlastMalloc(nze + 1, &inner));
   int nin = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nin)
   for (int z = 0; z < nze; z++) {
     int in = 1;
     for (int a = 0; a < nd && in; a++) in = s->h1_edof[(size_t)z * nd + a] < nown;
@@ -30,27 +34,30 @@ int BlastSetupMassVPartialPattern(BlastHydro h) {
   }
   for (int z = 0, i0 = 0, i1 = nin; z < nze; z++) h->pa_zones[inner[z] ? i0++ : i1++] = z;
   h->pa_nzint = nin;
-  int nrin = 0;
+  // The rows' kinds (mv_rows holds them until the rows are listed).
+  int nrin = 0, *row_in = h->mv_rows;
+#pragma omp parallel for schedule(static) reduction(+ : nrin)
   for (int l = 0; l < nown; l++) {
     int in = 1;
     for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++)
       in = inner[s->mass_tidx[t] / nd];
+    row_in[l] = in;
     nrin += in;
   }
-  for (int l = 0, i0 = 0, i1 = nrin; l < nown; l++) {
-    int in = 1;
-    for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1] && in; t++)
-      in = inner[s->mass_tidx[t] / nd];
-    h->mv_rows[in ? i0++ : i1++] = l;
-  }
-  h->hd.mv_ninterior = nrin;
   BlastFree(&inner);
+  int *order;
+  BlastCall(BlastMalloc(nown + 1, &order));
+  for (int l = 0, i0 = 0, i1 = nrin; l < nown; l++) order[row_in[l] ? i0++ : i1++] = l;
+  memcpy(h->mv_rows, order, sizeof(int) * nown);
+  BlastFree(&order);
+  h->hd.mv_ninterior = nrin;
   return 0;
 }
 
 // y[l] for the owned dofs: the zone values E[z*nd + a] summed over each dof's zones in
 // ascending global zone id (mass_toff/mass_tidx), in double-double, rounded once.
 static void GatherOwned(const BlastSpace *s, const double *E, double *y) {
+#pragma omp parallel for schedule(static)
   for (int l = 0; l < s->h1_nown; l++) {
     BlastDD acc = {0.0, 0.0};
     for (int t = s->mass_toff[l]; t < s->mass_toff[l + 1]; t++)
@@ -66,27 +73,34 @@ static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int dim = s->dim, D = t->k + 1, Q = t->q1d, nd = s->h1_nd, nq = t->nqp;
-  double B2[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)], *E = NULL, *ws = NULL, *ones = NULL;
+  double B2[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)], *E = NULL, ones[kMaxNd];
   for (int i = 0; i < Q * D; i++) B2[i] = t->b1d[i] * t->b1d[i];
+  for (int a = 0; a < nd; a++) ones[a] = -1.0;
   const int n = D > Q ? D : Q;
+  const size_t nws = (size_t)nq + BLAST_PA_CONTRACT_WS(n) + 1;
+  // Zones are independent (each writes its own E block, with its thread's workspace); the
+  // owned rows then sum their zones' values in a fixed order (GatherOwned).
+  const int nth = omp_get_max_threads();
+  double *wsall = NULL;
   int ierr = BlastMalloc((size_t)s->nz_ext * nd + 1, &E);
-  if (!ierr) ierr = BlastMalloc((size_t)nq + BLAST_PA_CONTRACT_WS(n) + 1, &ws);
-  if (!ierr) ierr = BlastMalloc((size_t)nd, &ones);
-  if (!ierr) {
-    for (int z = 0; z < s->nz_ext; z++)
-      BlastPaInterpT(dim, D, Q, B2, &qp_c[(size_t)z * nq], &E[(size_t)z * nd], ws);
-    GatherOwned(s, E, diag);
-    if (gy) {
-      for (int a = 0; a < nd; a++) ones[a] = -1.0;
-      for (int z = 0; z < s->nz_ext; z++)
-        BlastPaMassZone(dim, D, Q, t->b1d, &qp_c[(size_t)z * nq], 1, 1u, ones, 0,
-                        &E[(size_t)z * nd], 0, ws);
-      GatherOwned(s, E, gy);
+  if (!ierr) ierr = BlastMalloc(nws * nth, &wsall);
+  for (int pass = 0; pass < (gy ? 2 : 1) && !ierr; pass++) {
+#pragma omp parallel
+    {
+      double *ws = &wsall[nws * omp_get_thread_num()];
+#pragma omp for schedule(static)
+      for (int z = 0; z < s->nz_ext; z++) {
+        if (pass == 0)
+          BlastPaInterpT(dim, D, Q, B2, &qp_c[(size_t)z * nq], &E[(size_t)z * nd], ws);
+        else
+          BlastPaMassZone(dim, D, Q, t->b1d, &qp_c[(size_t)z * nq], 1, 1u, ones, 0,
+                          &E[(size_t)z * nd], 0, ws);
+      }
     }
+    GatherOwned(s, E, pass == 0 ? diag : gy);
   }
   BlastFree(&E);
-  BlastFree(&ws);
-  BlastFree(&ones);
+  BlastFree(&wsall);
   BlastCall(ierr);
   return 0;
 }

@@ -2,11 +2,15 @@
 // named phases with one cleanup path (HydroSetup), and BlastHydroCreate. The phases' numerical
 // work is in hydro_init.c (initial geometry and data) and hydro_mass.c (mass matrices,
 // communication patterns).
+#define _POSIX_C_SOURCE 200809L  // clock_gettime, getrusage
+
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "blast_mpi.h"
 #include "ddsum.h"
@@ -226,14 +230,15 @@ static int PhaseGeometry(Setup *st) {
   BlastHydro h = st->h;
   const BlastSpace *s = h->space;
   const int dim = st->dim, nz = s->nz, nqp = h->tab->nqp;
-  int ierr = BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv);
+  // J0^{-1} only for the full path: the partial path's zone kernels recompute it from x0.
+  int ierr = st->partial ? 0 : BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv);
   if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &st->wdetJ0);
   if (!ierr) ierr = BlastMalloc(nz + 1, &st->zone_vol);
   int64_t bad_gid = kNoZone;
   if (!ierr) ierr = BlastSetupInitialGeometry(h, st->xext, st->wdetJ0, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
-  if (st->partial) BlastFree(&h->qp_J0inv);  // recomputed from x0 by the zone kernels
   const double *wdetJ0 = st->wdetJ0;
+#pragma omp parallel for schedule(static)
   for (int z = 0; z < nz; z++) {
     double v = 0.0;
     for (int q = 0; q < nqp; q++) v += wdetJ0[(size_t)z * nqp + q];
@@ -266,12 +271,14 @@ static int PhaseInitialData(Setup *st) {
   const double *xext = st->xext;
   int64_t bad_gid = kNoZone;
   int ierr = BlastMalloc(nz + 1, &h->zone_gamma);
-  if (!ierr)
+  if (!ierr) {
+#pragma omp parallel for schedule(static)
     for (int z = 0; z < nz; z++) {
       double xi[3] = {0.5, 0.5, 0.5}, X[3];
       BlastSetupZonePoint(s, z, xi, X);
       h->zone_gamma[z] = BlastProblemGamma(&h->prob, X);
     }
+  }
   if (!ierr) ierr = BlastMalloc((size_t)ne * ne, &st->Vinv);
   if (!ierr) ierr = BlastSetupBernsteinCollocationInverse(h, st->Vinv);
   if (!ierr) ierr = BlastMalloc((size_t)nz * ne + 1, &st->rho0h);
@@ -281,6 +288,7 @@ static int PhaseInitialData(Setup *st) {
   if (!ierr) ierr = BlastSetupCheckInitialData(h, xext, st->rho0h, e0, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
   if (h->prob.id == BLAST_PROBLEM_SEDOV) BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
+#pragma omp parallel for schedule(static)
   for (int l = 0; l < nl; l++) {  // nodal interpolation at the (canonical) node positions
     double X[3], vv[3];
     for (int c = 0; c < dim; c++) X[c] = xext[(size_t)c * next + l];
@@ -326,30 +334,40 @@ static int PhaseMassMatrices(Setup *st) {
   int64_t bad_gid = kNoZone;
   int ierr = BlastMalloc((size_t)nz * nqp, &h->qp_R0);
   if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &st->qp_c);
-  if (!ierr)
+  if (!ierr) {
+    // Zones are independent (disjoint outputs); the lowest zone with a non-finite mass is
+    // reported, at its first such point, as by a serial loop.
+    int bad = INT_MAX;
+    double *qp_c = st->qp_c, *qp_R0 = h->qp_R0;
+#pragma omp parallel for schedule(static) reduction(min : bad)
     for (int z = 0; z < s->nz_ext; z++)
       for (int q = 0; q < nqp; q++) {
         double X[3];
         const size_t zq = (size_t)z * nqp + q;
         BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
-        st->qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
+        qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
         if (z >= nz) continue;
         double rho = 0.0;
         for (int j = 0; j < ne; j++)
           rho += st->rho0h[(size_t)z * ne + j] * t->l2_B[(size_t)q * ne + j];
-        h->qp_R0[zq] = wdetJ0[zq] * rho;
-        if (!ierr && !(isfinite(st->qp_c[zq]) && isfinite(h->qp_R0[zq]))) {
-          char where[BLAST_PATH_MAX + 64], zone[256];
-          bad_gid = s->zone_gid[z];
-          ierr = BlastErrorRaise(
-              __FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-              "%s: %s: coordinates or densities too large: the mass of the zone at quadrature "
-              "point %d (rho0 w det J0 = %g) overflows double precision",
-              BlastSetupMeshOrigin(h, where, sizeof where),
-              BlastSetupZoneName(h, z, zone, sizeof zone), q,
-              isfinite(st->qp_c[zq]) ? h->qp_R0[zq] : st->qp_c[zq]);
-        }
+        qp_R0[zq] = wdetJ0[zq] * rho;
+        if (!(isfinite(qp_c[zq]) && isfinite(qp_R0[zq])) && z < bad) bad = z;
       }
+    for (int q = 0; q < nqp && bad < INT_MAX; q++) {
+      const size_t zq = (size_t)bad * nqp + q;
+      if (isfinite(qp_c[zq]) && isfinite(qp_R0[zq])) continue;
+      char where[BLAST_PATH_MAX + 64], zone[256];
+      bad_gid = s->zone_gid[bad];
+      ierr = BlastErrorRaise(
+          __FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+          "%s: %s: coordinates or densities too large: the mass of the zone at quadrature "
+          "point %d (rho0 w det J0 = %g) overflows double precision",
+          BlastSetupMeshOrigin(h, where, sizeof where),
+          BlastSetupZoneName(h, bad, zone, sizeof zone), q,
+          isfinite(qp_c[zq]) ? qp_R0[zq] : qp_c[zq]);
+      break;
+    }
+  }
   if (st->partial) {
     if (!ierr && h->prob.gravity) ierr = BlastMalloc(nown + 1, &st->gravity);
     if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, st->gravity, &bad_gid);
@@ -574,6 +592,7 @@ static const struct {
     {"initial step", PhaseInitialStep},
 };
 enum { kNumPhases = (int)(sizeof kPhases / sizeof *kPhases) };
+_Static_assert((int)kNumPhases <= (int)BLAST_SETUP_PHASES_MAX, "BLAST_SETUP_PHASES_MAX too small");
 
 int BlastHydroSetupPhaseCount(void) {
   return kNumPhases;
@@ -581,6 +600,32 @@ int BlastHydroSetupPhaseCount(void) {
 
 const char *BlastHydroSetupPhaseName(int phase) {
   return phase >= 0 && phase < kNumPhases ? kPhases[phase].name : NULL;
+}
+
+double BlastHydroSetupPhaseSeconds(BlastHydro h, int phase) {
+  return phase >= 0 && phase < kNumPhases ? h->setup_seconds[phase] : 0.0;
+}
+
+double BlastHydroSetupPhaseCpuSeconds(BlastHydro h, int phase) {
+  return phase >= 0 && phase < kNumPhases ? h->setup_cpu_seconds[phase] : 0.0;
+}
+
+double BlastHydroSetupPhasePeakRss(BlastHydro h, int phase) {
+  return phase >= 0 && phase < kNumPhases ? h->setup_peak_rss[phase] : 0.0;
+}
+
+// CPU time of the process (all its threads), NAN if the clock is not there.
+static double ProcessCpuSeconds(void) {
+  struct timespec t;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return NAN;
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// The process's peak resident set so far (bytes; Linux reports KiB), NAN if unknown.
+static double PeakRssBytes(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return NAN;
+  return 1024.0 * (double)ru.ru_maxrss;
 }
 
 // The test hook (BlastHydroSetupFailAtForTest): the phase to fail after, the failing rank.
@@ -604,7 +649,11 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
   st.h = h, st.cfg = cfg, st.mesh = mesh, st.comm = comm, st.ops = ops;
   int ierr = 0;
   for (int p = 0; p < kNumPhases && !ierr; p++) {
+    const double t0 = BlastWtime(), c0 = ProcessCpuSeconds();
     ierr = kPhases[p].run(&st);
+    h->setup_seconds[p] = BlastWtime() - t0;
+    h->setup_cpu_seconds[p] = ProcessCpuSeconds() - c0;
+    h->setup_peak_rss[p] = PeakRssBytes();
     if (!ierr && g_fail.phase == p) {  // the test hook: a local error, agreed as any other
       int mine = 0;
       if (g_fail.rank < 0 || g_fail.rank == h->rank)

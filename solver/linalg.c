@@ -4,22 +4,15 @@
 #include <math.h>
 #include <string.h>
 
-int BlastDenseInverse(int n, const double *A, double *Ainv) {
-  double *LU;
-  int *piv;
-  BlastCall(BlastMalloc((size_t)n * n, &LU));
-  BlastCall(BlastMalloc(n, &piv));
+int BlastDenseInverseWork(int n, const double *A, double *Ainv, double *work, int *piv) {
+  double *LU = work, *X = work + (size_t)n * n;
   memcpy(LU, A, sizeof(double) * n * n);
-  int singular = 0;
-  for (int k = 0; k < n && !singular; k++) {
+  for (int k = 0; k < n; k++) {
     int p = k;
     for (int i = k + 1; i < n; i++)
       if (fabs(LU[i + n * k]) > fabs(LU[p + n * k])) p = i;
     piv[k] = p;
-    if (LU[p + n * k] == 0.0) {
-      singular = 1;
-      break;
-    }
+    if (LU[p + n * k] == 0.0) return 1;
     if (p != k)
       for (int j = 0; j < n; j++) {
         double tmp = LU[k + n * j];
@@ -32,25 +25,47 @@ int BlastDenseInverse(int n, const double *A, double *Ainv) {
       for (int i = k + 1; i < n; i++) LU[i + n * j] -= LU[i + n * k] * ukj;
     }
   }
-  if (!singular) {
-    // Solve A X = I column by column: P A = L U.
-    for (int col = 0; col < n; col++) {
-      double *x = &Ainv[(size_t)n * col];
-      for (int i = 0; i < n; i++) x[i] = (i == col);
-      for (int k = 0; k < n; k++)
-        if (piv[k] != k) {
-          double tmp = x[k];
-          x[k] = x[piv[k]], x[piv[k]] = tmp;
-        }
-      for (int i = 0; i < n; i++)
-        for (int k = 0; k < i; k++) x[i] -= LU[i + n * k] * x[k];
-      for (int i = n - 1; i >= 0; i--) {
-        for (int k = i + 1; k < n; k++) x[i] -= LU[i + n * k] * x[k];
-        x[i] /= LU[i + n * i];
+  // Solve A X = I for all columns at once: P A = L U. X is row-major (X[i n + col]) so that
+  // the innermost loops run over the columns; each column sees exactly the operations, in
+  // the same order, of a solve of that column alone.
+  for (int i = 0; i < n; i++)
+    for (int col = 0; col < n; col++) X[(size_t)i * n + col] = (i == col);
+  for (int k = 0; k < n; k++)
+    if (piv[k] != k)
+      for (int col = 0; col < n; col++) {
+        double tmp = X[(size_t)k * n + col];
+        X[(size_t)k * n + col] = X[(size_t)piv[k] * n + col], X[(size_t)piv[k] * n + col] = tmp;
       }
+  for (int i = 0; i < n; i++) {
+    double *xi = &X[(size_t)i * n];
+    for (int k = 0; k < i; k++) {
+      const double lik = LU[i + n * k], *xk = &X[(size_t)k * n];
+      for (int col = 0; col < n; col++) xi[col] -= lik * xk[col];
     }
   }
-  BlastFree(&LU);
+  for (int i = n - 1; i >= 0; i--) {
+    double *xi = &X[(size_t)i * n];
+    for (int k = i + 1; k < n; k++) {
+      const double uik = LU[i + n * k], *xk = &X[(size_t)k * n];
+      for (int col = 0; col < n; col++) xi[col] -= uik * xk[col];
+    }
+    const double uii = LU[i + n * i];
+    for (int col = 0; col < n; col++) xi[col] /= uii;
+  }
+  for (int col = 0; col < n; col++)
+    for (int i = 0; i < n; i++) Ainv[(size_t)n * col + i] = X[(size_t)i * n + col];
+  return 0;
+}
+
+int BlastDenseInverse(int n, const double *A, double *Ainv) {
+  double *work;
+  int *piv;
+  BlastCall(BlastMalloc(2 * (size_t)n * n, &work));
+  const int ierr = BlastMalloc(n, &piv);
+  if (ierr) BlastFree(&work);
+  BlastCall(ierr);
+  const int singular = BlastDenseInverseWork(n, A, Ainv, work, piv);
+  BlastFree(&work);
   BlastFree(&piv);
   BlastCheck(!singular, BLAST_ERR_NUMERIC, "singular %dx%d matrix", n, n);
   return 0;

@@ -8,5 +8,8 @@
 /// Inverse of the n x n matrix A (column-major) by LU factorisation with partial pivoting.
 /// Returns BLAST_ERR_NUMERIC if A is singular to working precision.
 int BlastDenseInverse(int n, const double *A, double *Ainv);
+/// The same without allocating or raising errors (safe in threads): `work` holds 2 n^2
+/// doubles, `piv` n ints. Returns 0, or 1 if A is singular (Ainv is then undefined).
+int BlastDenseInverseWork(int n, const double *A, double *Ainv, double *work, int *piv);
 
 #endif  // BLAST_LINALG_H

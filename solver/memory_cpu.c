@@ -139,12 +139,13 @@ double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s) {
   // Hydro setup (solver/hydro.c): mass matrix CSR (int col, double val) with row data
   // (64-bit offset, int order, reciprocal diagonal), M_E^{-1} blocks, J0^{-1} and rho0|J0|w
   // at the points, gamma, initial positions.
-  // Partial assembly: no CSR but the reciprocal diagonal and the row order; the mass
-  // operator's rho0|J0|w kept next to the point data (J0^{-1} is the setup's peak).
-  const double hydro =
-      s->partial ? dof * 16.0 + 8.0 * ne * ne + 8.0 * nqp * (d * d + 2.0) + 12.0 + 8.0 * d * dof
-                 : dof * (20.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) + 8.0 +
-                       8.0 * d * dof;
+  // Partial assembly: no CSR but the reciprocal diagonal and the row order; no J0^{-1}
+  // (the zone kernels recompute it); w|J0|, rho0|J0|w of the energy and of the mass
+  // operator at the points.
+  const double hydro = s->partial
+                           ? dof * 16.0 + 8.0 * ne * ne + 8.0 * nqp * 3.0 + 12.0 + 8.0 * d * dof
+                           : dof * (20.0 + 12.0 * row) + 8.0 * ne * ne + 8.0 * nqp * (d * d + 1.0) +
+                                 8.0 + 8.0 * d * dof;
   // The setup's temporaries still alive when the backend allocates: the initial state.
   const double hydro_tmp = 8.0 * nstate;
   // Backend (solver/backend_cpu.c, hydro.c): F_z (dim*nd x ne) and -F_z.1 per zone, the

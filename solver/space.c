@@ -1,7 +1,9 @@
 // H1 and L2 spaces on a rank's zones, with ownership and ghosts (see space.h).
 #include "space.h"
 
+#include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +14,6 @@ typedef struct {
   int eidx;
 } GidEntry;
 
-static int CompareGidEntry(const void *pa, const void *pb) {
-  const GidEntry *a = pa, *b = pb;
-  if (a->gid != b->gid) return a->gid < b->gid ? -1 : 1;
-  return (a->eidx > b->eidx) - (a->eidx < b->eidx);
-}
-
 static int CompareInt64(const void *pa, const void *pb) {
   int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
   return (a > b) - (a < b);
@@ -26,6 +22,57 @@ static int CompareInt64(const void *pa, const void *pb) {
 static int CompareInt(const void *pa, const void *pb) {
   int a = *(const int *)pa, b = *(const int *)pb;
   return (a > b) - (a < b);
+}
+
+// Stable LSD radix sort of n entries by gid (>= 0, at most maxkey), 11 bits a pass. The
+// threads take contiguous chunks and scatter through exclusive prefix sums over (digit,
+// thread), so equal keys keep their order: the result is the unique stable order, the
+// same for any number of threads. With the entries in ascending eidx, that is the order
+// (gid, eidx).
+static int SortByGid(GidEntry *a, size_t n, int64_t maxkey) {
+  enum { kBits = 11, kBuckets = 1 << kBits };
+  int passes = 0;
+  for (int64_t m = maxkey; m > 0; m >>= kBits) passes++;
+  if (n < 2 || passes == 0) return 0;
+  const int nth = omp_get_max_threads();
+  GidEntry *tmp = NULL;
+  size_t *hist = NULL;
+  int ierr = BlastMalloc(n, &tmp);
+  if (!ierr) ierr = BlastMalloc((size_t)nth * kBuckets, &hist);
+  if (ierr) {
+    BlastFree(&tmp);
+    BlastCall(ierr);
+  }
+  GidEntry *src = a, *dst = tmp;
+  for (int p = 0; p < passes; p++) {
+    const int shift = kBits * p;
+#pragma omp parallel num_threads(nth)
+    {
+      const int T = omp_get_num_threads(), th = omp_get_thread_num();
+      const size_t lo = n * th / T, hi = n * (th + 1) / T;
+      size_t *hs = &hist[(size_t)th * kBuckets];
+      for (int d = 0; d < kBuckets; d++) hs[d] = 0;
+      for (size_t i = lo; i < hi; i++) hs[(src[i].gid >> shift) & (kBuckets - 1)]++;
+#pragma omp barrier
+#pragma omp single
+      {
+        size_t sum = 0;
+        for (int d = 0; d < kBuckets; d++)
+          for (int u = 0; u < T; u++) {
+            const size_t c = hist[(size_t)u * kBuckets + d];
+            hist[(size_t)u * kBuckets + d] = sum;
+            sum += c;
+          }
+      }
+      for (size_t i = lo; i < hi; i++) dst[hs[(src[i].gid >> shift) & (kBuckets - 1)]++] = src[i];
+    }
+    GidEntry *swap = src;
+    src = dst, dst = swap;
+  }
+  if (src != a) memcpy(a, src, sizeof *a * n);
+  BlastFree(&tmp);
+  BlastFree(&hist);
+  return 0;
 }
 
 // b^e for the small powers of this file (children per zone, nodes per zone); callers use
@@ -162,20 +209,31 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   s->nz_global = nzg64;
   s->h1_nglobal = BlastLatticeSize(topo, s->N * k);
 
-  // Pass 1: the dofs of this rank's zones, with their owners.
+  // Pass 1: the dofs of this rank's zones, with their owners. Entries (gid, E-index) of
+  // the zones in E-index order, sorted stably by gid: the order (gid, E-index).
   size_t nloc = (size_t)s->nz * nd;
+  int *lmacro;  // this rank's mesh zones, ascending
+  BlastCall(BlastMalloc(nmacro + 1, &lmacro));
+  for (int Z = 0, i = 0; Z < mesh->nzones; Z++)
+    if (!part || part[Z] == rank) lmacro[i++] = Z;
+  GidEntry *eloc;
+  const int ierr0 = BlastMalloc(nloc + 1, &eloc);
+  if (ierr0) BlastFree(&lmacro);
+  BlastCall(ierr0);
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < s->nz; z++)
+    for (int a = 0; a < nd; a++)
+      eloc[(size_t)z * nd + a] =
+          (GidEntry){NodeGid(s, lmacro[z / nchild], z % nchild, a), z * nd + a};
+  BlastFree(&lmacro);
+  BlastCall(SortByGid(eloc, nloc, s->h1_nglobal - 1));
   int64_t *lgid;
   int *lowner, nlgid = 0;
   BlastCall(BlastMalloc(nloc + 1, &lgid));
-  for (int Z = 0, z = 0; Z < mesh->nzones; Z++) {
-    if (part && part[Z] != rank) continue;
-    for (int c = 0; c < nchild; c++, z++)
-      for (int a = 0; a < nd; a++) lgid[(size_t)z * nd + a] = NodeGid(s, Z, c, a);
-  }
-  qsort(lgid, nloc, sizeof(int64_t), CompareInt64);
   for (size_t i = 0; i < nloc; i++)
-    if (!nlgid || lgid[nlgid - 1] != lgid[i]) lgid[nlgid++] = lgid[i];
+    if (!nlgid || lgid[nlgid - 1] != eloc[i].gid) lgid[nlgid++] = eloc[i].gid;
   BlastCall(BlastMalloc(nlgid + 1, &lowner));
+#pragma omp parallel for schedule(static)
   for (int i = 0; i < nlgid; i++) lowner[i] = Owner(s, part, lgid[i]);
 
   // Pass 2: halo zones (other ranks' zones containing owned dofs).
@@ -200,64 +258,118 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
     s->zone_gid[z] = (int64_t)s->zone_macro[z] * nchild + s->zone_child[z];
   BlastFree(&hmacro);
   BlastFree(&hchild);
+  BlastFree(&lgid);
+  BlastFree(&lowner);
 
-  // Pass 3: number every dof of every zone: owned, ghosts, column ghosts.
+  // Pass 3: number every dof of every zone: owned, ghosts, column ghosts. The entries of
+  // all zones in the order (gid, E-index): the halo zones' entries (E-indices after the
+  // local ones) sorted alike and merged in.
   const size_t ne = (size_t)s->nz_ext * nd;
-  GidEntry *ent;
-  BlastCall(BlastMalloc(ne + 1, &ent));
-  for (int z = 0; z < s->nz_ext; z++)
-    for (int a = 0; a < nd; a++) {
-      ent[(size_t)z * nd + a].gid = NodeGid(s, s->zone_macro[z], s->zone_child[z], a);
-      ent[(size_t)z * nd + a].eidx = z * nd + a;
+  GidEntry *ent = eloc;
+  if (nhalo) {
+    GidEntry *eh = NULL;
+    int ierr = BlastMalloc(ne - nloc, &eh);
+    if (!ierr) ierr = BlastMalloc(ne + 1, &ent);
+    if (ierr) {
+      BlastFree(&eloc);
+      BlastFree(&eh);
+      BlastCall(ierr);
     }
-  qsort(ent, ne, sizeof *ent, CompareGidEntry);
+    for (int z = s->nz; z < s->nz_ext; z++)
+      for (int a = 0; a < nd; a++)
+        eh[(size_t)(z - s->nz) * nd + a] =
+            (GidEntry){NodeGid(s, s->zone_macro[z], s->zone_child[z], a), z * nd + a};
+    ierr = SortByGid(eh, ne - nloc, s->h1_nglobal - 1);
+    if (ierr) {
+      BlastFree(&eloc);
+      BlastFree(&eh);
+      BlastFree(&ent);
+      BlastCall(ierr);
+    }
+    for (size_t i = 0, j = 0, o = 0; o < ne; o++)  // equal gids: the local entry first
+      ent[o] = j == ne - nloc || (i < nloc && eloc[i].gid <= eh[j].gid) ? eloc[i++] : eh[j++];
+    BlastFree(&eloc);
+    BlastFree(&eh);
+  }
   int ngroups = 0;
   for (size_t i = 0; i < ne; i++)
     if (i == 0 || ent[i].gid != ent[i - 1].gid) ngroups++;
   Group *grp;
+  int *order = NULL;
   BlastCall(BlastMalloc(ngroups + 1, &grp));
-  for (size_t i = 0, g = 0; i < ne; i++) {
-    if (i && ent[i].gid == ent[i - 1].gid) {
-      grp[g - 1].count++;
-      continue;
-    }
-    Group *G = &grp[g++];
-    G->gid = ent[i].gid, G->first = ent[i].eidx, G->start = (int)i, G->count = 1;
+  BlastCall(BlastMalloc(ngroups + 1, &order));
+  for (size_t i = 0, g = 0; i < ne; i++)
+    if (i == 0 || ent[i].gid != ent[i - 1].gid) grp[g++].start = (int)i;
+  int bad = INT_MAX;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+  for (int g = 0; g < ngroups; g++) {
+    Group *G = &grp[g];
+    G->count = (g + 1 < ngroups ? grp[g + 1].start : (int)ne) - G->start;
+    G->gid = ent[G->start].gid, G->first = ent[G->start].eidx;
     const int local = (size_t)G->first < nloc;  // entries ascend by E-index within a group
     G->owner = Owner(s, part, G->gid);
     G->cat = local ? (G->owner == rank ? 0 : 1) : 2;
-    BlastCheck(local || G->owner != rank, BLAST_ERR_INTERNAL,
-               "dof %lld owned here but touched only by halo zones", (long long)G->gid);
+    if (!local && G->owner == rank && g < bad) bad = g;
   }
-  qsort(grp, ngroups, sizeof *grp, CompareGroup);
+  BlastCheck(bad == INT_MAX, BLAST_ERR_INTERNAL,
+             "dof %lld owned here but touched only by halo zones", (long long)grp[bad].gid);
+  // The local numbering (CompareGroup): owned dofs by first appearance, then ghosts and
+  // column ghosts by owner and gid. The owned ones by a radix sort of their first
+  // E-indices (distinct), the others (few: the rank's surface) by qsort.
   s->h1_next = ngroups;
   s->h1_nown = s->h1_nl = 0;
   for (int g = 0; g < ngroups; g++) s->h1_nown += grp[g].cat == 0, s->h1_nl += grp[g].cat <= 1;
+  {
+    GidEntry *key = NULL;
+    Group *rest = NULL;
+    int ierr = BlastMalloc(s->h1_nown + 1, &key);
+    if (!ierr) ierr = BlastMalloc(ngroups - s->h1_nown + 1, &rest);
+    if (!ierr) {
+      for (int g = 0, n0 = 0, n1 = 0; g < ngroups; g++)
+        if (grp[g].cat == 0)
+          key[n0++] = (GidEntry){grp[g].first, g};
+        else
+          rest[n1] = grp[g], rest[n1++].start = g;  // start: the group's index, for now
+      ierr = SortByGid(key, s->h1_nown, (int64_t)ne);
+    }
+    if (!ierr) {
+      qsort(rest, ngroups - s->h1_nown, sizeof *rest, CompareGroup);
+      for (int l = 0; l < s->h1_nown; l++) order[l] = key[l].eidx;
+      for (int l = s->h1_nown; l < ngroups; l++) order[l] = rest[l - s->h1_nown].start;
+    }
+    BlastFree(&key);
+    BlastFree(&rest);
+    BlastCall(ierr);
+  }
   BlastCall(BlastMalloc(ne + 1, &s->h1_edof));
   BlastCall(BlastMalloc(ngroups + 1, &s->h1_gid));
   BlastCall(BlastMalloc(ngroups + 1, &s->h1_owner));
   BlastCall(BlastMalloc(s->h1_nl + 1, &s->h1_toff));
   BlastCall(BlastMalloc(nloc + 1, &s->h1_tidx));
   BlastCall(BlastMalloc(s->h1_nown + 1, &s->mass_toff));
-  s->h1_toff[0] = 0;
-  size_t nmass = 0;
+  // Offsets of the L-dofs' local entries (a group's leading entries) and of the owned
+  // dofs' mass lists (all their entries), then the lists, a dof per thread at a time.
+  s->h1_toff[0] = 0, s->mass_toff[0] = 0;
+#pragma omp parallel for schedule(static)
+  for (int l = 0; l < s->h1_nl; l++) {
+    const Group *G = &grp[order[l]];
+    int cnt = 0;
+    while (cnt < G->count && (size_t)ent[G->start + cnt].eidx < nloc) cnt++;
+    s->h1_toff[l + 1] = cnt;
+  }
+  for (int l = 0; l < s->h1_nl; l++) s->h1_toff[l + 1] += s->h1_toff[l];
+  for (int l = 0; l < s->h1_nown; l++) s->mass_toff[l + 1] = s->mass_toff[l] + grp[order[l]].count;
+  BlastCall(BlastMalloc((size_t)s->mass_toff[s->h1_nown] + 1, &s->mass_tidx));
+#pragma omp parallel for schedule(static)
   for (int l = 0; l < ngroups; l++) {
-    const Group *G = &grp[l];
+    const Group *G = &grp[order[l]];
     s->h1_gid[l] = G->gid, s->h1_owner[l] = G->owner;
     for (int j = G->start; j < G->start + G->count; j++) s->h1_edof[ent[j].eidx] = l;
-    if (l < s->h1_nl) {
-      int cnt = 0;
-      for (int j = G->start; j < G->start + G->count; j++)
-        if ((size_t)ent[j].eidx < nloc) s->h1_tidx[s->h1_toff[l] + cnt++] = ent[j].eidx;
-      s->h1_toff[l + 1] = s->h1_toff[l] + cnt;
-    }
-    if (l < s->h1_nown) nmass += G->count;
-  }
-  // Mass assembly lists of the owned dofs, ordered by global zone id (then node).
-  BlastCall(BlastMalloc(nmass + 1, &s->mass_tidx));
-  s->mass_toff[0] = 0;
-  for (int l = 0; l < s->h1_nown; l++) {
-    const Group *G = &grp[l];
+    if (l < s->h1_nl)
+      for (int j = 0; j < s->h1_toff[l + 1] - s->h1_toff[l]; j++)
+        s->h1_tidx[s->h1_toff[l] + j] = ent[G->start + j].eidx;
+    if (l >= s->h1_nown) continue;
+    // Mass assembly list, ordered by global zone id (then node).
     int *list = &s->mass_tidx[s->mass_toff[l]];
     for (int j = 0; j < G->count; j++) list[j] = ent[G->start + j].eidx;
     for (int i = 1; i < G->count; i++)  // insertion sort by (zone gid, node)
@@ -267,12 +379,10 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
         if (za < zb || (za == zb && a % nd <= b % nd)) break;
         list[j - 1] = b, list[j] = a;
       }
-    s->mass_toff[l + 1] = s->mass_toff[l] + G->count;
   }
   BlastFree(&grp);
+  BlastFree(&order);
   BlastFree(&ent);
-  BlastFree(&lgid);
-  BlastFree(&lowner);
   *space = s;
   return 0;
 }
@@ -355,21 +465,32 @@ int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
       gids[c][ng[c]++] = BlastLatticeId(s->topo, mesh->zone_verts, z, K, i);
     }
   }
-  BlastCall(BlastMalloc(dim + 1, ess_off));
+  // Which local dofs are constrained, per component (a dof at a time, in parallel), then
+  // their lists in ascending order.
+  unsigned char *on;
+  BlastCall(BlastMalloc((size_t)s->h1_next + 1, &on));
+  for (int c = 0; c < dim; c++) qsort(gids[c], ng[c], sizeof(int64_t), CompareInt64);
   size_t total = 0;
-  for (int c = 0; c < dim; c++) {
-    qsort(gids[c], ng[c], sizeof(int64_t), CompareInt64);
-    for (int l = 0; l < s->h1_next; l++)
-      total += bsearch(&s->h1_gid[l], gids[c], ng[c], sizeof(int64_t), CompareInt64) != NULL;
-  }
-  BlastCall(BlastMalloc(total + 1, ess_idx));
-  (*ess_off)[0] = 0;
-  for (int c = 0, n = 0; c < dim; c++) {
-    for (int l = 0; l < s->h1_next; l++)
+#pragma omp parallel for schedule(static) reduction(+ : total)
+  for (int l = 0; l < s->h1_next; l++) {
+    unsigned bits = 0;
+    for (int c = 0; c < dim; c++)
       if (bsearch(&s->h1_gid[l], gids[c], ng[c], sizeof(int64_t), CompareInt64))
-        (*ess_idx)[n++] = l;
-    (*ess_off)[c + 1] = n;
-    BlastFree(&gids[c]);
+        bits |= 1u << c, total++;
+    on[l] = (unsigned char)bits;
   }
+  int ierr = BlastMalloc(dim + 1, ess_off);
+  if (!ierr) ierr = BlastMalloc(total + 1, ess_idx);
+  if (!ierr) {
+    (*ess_off)[0] = 0;
+    for (int c = 0, n = 0; c < dim; c++) {
+      for (int l = 0; l < s->h1_next; l++)
+        if (on[l] >> c & 1) (*ess_idx)[n++] = l;
+      (*ess_off)[c + 1] = n;
+    }
+  }
+  for (int c = 0; c < dim; c++) BlastFree(&gids[c]);
+  BlastFree(&on);
+  BlastCall(ierr);
   return 0;
 }

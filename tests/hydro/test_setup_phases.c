@@ -97,8 +97,31 @@ int main(int argc, char **argv) {
   // The reference object.
   BlastHydro h = NULL;
   double dt0_ref = 0.0, energy0_ref = 0.0, e_ref = 0.0;
+  const double create_start = MPI_Wtime();
   TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  const double create_seconds = MPI_Wtime() - create_start;
   if (h) {
+    // Every phase was timed: non-negative seconds that add up to no more than the create;
+    // CPU seconds likewise (Linux has the clock); the peak RSS (the process's, more than a
+    // megabyte) only grows.
+    double sum = 0.0;
+    for (int p = 0; p < np; p++) {
+      const double sec = BlastHydroSetupPhaseSeconds(h, p);
+      const double cpu = BlastHydroSetupPhaseCpuSeconds(h, p);
+      const double rss = BlastHydroSetupPhasePeakRss(h, p);
+      TEST_ASSERT(sec >= 0.0 && sec < 60.0, "phase %d took %g s", p, sec);
+      TEST_ASSERT(cpu >= 0.0 && cpu < 600.0, "phase %d took %g CPU s", p, cpu);
+      TEST_ASSERT(rss > 1e6 && (p == 0 || rss >= BlastHydroSetupPhasePeakRss(h, p - 1)),
+                  "peak RSS %g bytes after phase %d", rss, p);
+      sum += sec;
+    }
+    TEST_ASSERT(sum > 0.0 && sum <= create_seconds, "phases %g s, create %g s", sum,
+                create_seconds);
+    TEST_ASSERT(BlastHydroSetupPhaseSeconds(h, np) == 0.0 &&
+                    BlastHydroSetupPhaseSeconds(h, -1) == 0.0 &&
+                    BlastHydroSetupPhaseCpuSeconds(h, np) == 0.0 &&
+                    BlastHydroSetupPhasePeakRss(h, -1) == 0.0,
+                "times of phases out of range");
     BlastHydroGetInitial(h, &dt0_ref, &energy0_ref);
     TEST_CALL(BlastHydroRun(h, NULL, NULL));
     TEST_CALL(BlastHydroENorm(h, &e_ref));
