@@ -1,5 +1,6 @@
 // Setup of the Lagrangian operator, part 3: the mass matrices (method spec 6) and the
 // communication patterns of the mass-matrix product and the L-vector ghosts.
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
