@@ -221,7 +221,7 @@ int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   {
     double *M = &wsall[nws * omp_get_thread_num()], *cpsi = M + 3 * (size_t)ne * ne;
     int *piv = &pivall[(size_t)ne * omp_get_thread_num()];
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 32)
     for (int z = 0; z < s->nz; z++) {
       if (bad < INT_MAX) continue;
       ZoneMassE(ne, nqp, t->l2_B, &qp_c[(size_t)z * nqp], cpsi, M);

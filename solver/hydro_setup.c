@@ -339,7 +339,7 @@ static int PhaseMassMatrices(Setup *st) {
     // reported, at its first such point, as by a serial loop.
     int bad = INT_MAX;
     double *qp_c = st->qp_c, *qp_R0 = h->qp_R0;
-#pragma omp parallel for schedule(static) reduction(min : bad)
+#pragma omp parallel for schedule(dynamic, 32) reduction(min : bad)
     for (int z = 0; z < s->nz_ext; z++)
       for (int q = 0; q < nqp; q++) {
         double X[3];
