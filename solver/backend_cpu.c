@@ -20,8 +20,11 @@ enum { kDotChunk = 4096 };
 
 // ---- partial assembly: zone kernels instantiated for the common (dim, D, Q, L) ----
 // The same functions as the generic path (pa_kernels.h) with constant sizes, so that the
-// compiler unrolls the contractions: the same bits, several times faster.
+// compiler unrolls the contractions, and the point kernel on several points at once in
+// vector lanes (pa_cpu_lanes.h): the same bits, several times faster.
 
+// The quadrature data of one zone (BlastCpuPaZoneQData's arguments; Sz NULL unless the
+// stress is kept).
 typedef void (*PaQDataFn)(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
                           const double *x0z, const double *J0inv, const double *ez,
                           const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
@@ -39,8 +42,8 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
       const double *J0inv, const double *ez, const double *R0z, double gamma, double *Sz,          \
       double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,              \
       double *tangled_det) {                                                                       \
-    BlastPaZoneQDataN(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz, tgz, \
-                      ws, dt_min, tangled, tangled_det);                                           \
+    BlastCpuPaZoneQData(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz,    \
+                        tgz, ws, dt_min, tangled, tangled_det);                                    \
   }                                                                                                \
   __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
       const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,          \
@@ -70,8 +73,15 @@ static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, cons
                            const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
                            double *tgz, double *ws, double *dt_min, int *tangled,
                            double *tangled_det) {
-  BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
-                    rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
+  if (pb->dim > 1) {
+    BlastCpuPaZoneQData(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
+                        rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
+    return;
+  }
+  // 1D (J0inv's two layouts coincide): the scalar kernel, the stress into scratch unless kept
+  double *S = Sz ? Sz : ws, *kws = Sz ? ws : ws + pb->nq;
+  BlastPaZoneQDataN(pb, 1, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, S, rEz, bz,
+                    tgz, kws, dt_min, tangled, tangled_det);
 }
 // ws: ncomp * nd + BlastPaMassZone's scratch
 static void PaMassGeneric(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
@@ -101,7 +111,7 @@ typedef struct {
   BlastPaBasis pb;  // partial: the zone kernels' constant data
   PaQDataFn pa_qdata;
   PaMassFn pa_mass;
-  double *J0inv;    // partial: [nz * nqp * dim^2] J0^{-1} (BlastPaZoneJ0inv)
+  double *J0inv;    // partial: [nz * dim^2 * nqp] J0^{-1} (BlastPaZoneJ0inv), point-fastest
   double *F;        // full: [nz * rows * l2_nd] zone force matrices, column-major
   double *S;        // partial with pa_keep_stress: [nz * nqp * dim^2] stress per point
   double *b;        // partial without it: [nz * l2_nd] F_z^T v_z (+ source)
@@ -134,10 +144,11 @@ static size_t WorkspaceSize(const BlastHydroData *hd) {
   if (hd->assembly != BLAST_ASSEMBLY_PARTIAL) return full;
   BlastPaBasis pb;
   PaBasisOf(hd, &pb);
-  // zone kernel: x, v, x0 E-vectors, e, one zone's stress, the kernel's scratch; the
-  // energy rate and the mass action need less
-  return 3 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 +
-         (size_t)BlastPaZoneWorkspace(&pb) + 16;
+  // zone kernel: x, v, x0 E-vectors, e, the kernel's scratch (1D: one zone's stress and
+  // the scalar kernel's); the energy rate and the mass action need less
+  const size_t scalar = hd->nqp * d2 + (size_t)BlastPaZoneWorkspace(&pb);
+  const size_t lanes = (size_t)BlastCpuPaZoneWorkspace(&pb);
+  return 3 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + (scalar > lanes ? scalar : lanes) + 16;
 }
 
 // E-vector of the H1 field u (component-major L-vector) on zone z.
@@ -164,11 +175,15 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
     const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
     double *ws;
-    BlastCall(BlastMalloc((size_t)c->rows + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
+    BlastCall(BlastMalloc((size_t)c->rows + nj + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
     int ierr = BlastMalloc((size_t)hd->nz * nj + 1, &c->J0inv);
-    for (int z = 0; z < hd->nz && !ierr; z++) {
+    const int nq = hd->nqp, d2 = hd->dim * hd->dim;
+    for (int z = 0; z < hd->nz && !ierr; z++) {  // point-major, stored point-fastest
+      double *J0z = ws + c->rows;
       GatherZone(hd, z, hd->pa_x0, ws);
-      BlastPaZoneJ0inv(&c->pb, ws, &c->J0inv[z * nj], ws + c->rows);
+      BlastPaZoneJ0inv(&c->pb, ws, J0z, J0z + nj);
+      for (int q = 0; q < nq; q++)
+        for (int i = 0; i < d2; i++) c->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
     }
     BlastFree(&ws);
     BlastCall(ierr);
@@ -393,17 +408,17 @@ typedef struct {
   int f0;
 } ZoneRange;
 
-// Partial path: zone z's quadrature data, rows -F_z 1 and S or b (pa_kernels.h); ws holds
-// the initial positions' E-vector, one zone's stress and the zone kernel's scratch.
+// Partial path: zone z's quadrature data, rows -F_z 1 and S or b (pa_kernels.h, on the CPU
+// pa_cpu_lanes.h); ws holds the initial positions' E-vector and the zone kernel's scratch.
 static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double *xz,
                               const double *vz, const double *ez, double *ws, double *dt_min,
                               int *tangled, double *tangled_det) {
   const BlastHydroData *hd = zr->hd;
   const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, d2 = hd->dim * hd->dim;
-  double *x0z = ws, *Sz = x0z + rows, *kws = Sz + (size_t)nqp * d2;
+  double *x0z = ws, *kws = x0z + rows;
   const double *J0inv = zr->J0inv ? &zr->J0inv[(size_t)z * nqp * d2] : NULL;
   if (!J0inv) GatherZone(hd, z, hd->pa_x0, x0z);
-  if (zr->S) Sz = &zr->S[f * nqp * d2];
+  double *Sz = zr->S ? &zr->S[f * nqp * d2] : NULL;
   zr->pa_qdata(zr->pb, z, xz, vz, x0z, J0inv, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z],
                Sz, &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL,
                zr->tg ? &zr->tg[f * ne] : NULL, kws, dt_min, tangled, tangled_det);

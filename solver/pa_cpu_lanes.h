@@ -7,6 +7,11 @@
 #ifndef BLAST_PA_CPU_LANES_H
 #define BLAST_PA_CPU_LANES_H
 
+#include <string.h>
+
+#include "pa_kernels.h"
+#include "qpoint_lanes.h"
+
 /// Four doubles; lanes past the number of components repeat work and are not stored.
 typedef double BlastV4 __attribute__((vector_size(4 * sizeof(double))));
 
@@ -109,6 +114,123 @@ static inline void BlastV4MassZone(const int dim, const int D, const int Q, cons
   BlastV4Interp(dim, D, Q, B, x, w, cws);
   for (int q = 0; q < nq; q++) w[q] = w[q] * qm[q];
   BlastV4InterpT(dim, D, Q, B, w, y, cws);
+}
+
+/// n <= BLAST_QV_W consecutive values into the lanes, the last one repeated past n.
+static inline BlastQV BlastQVLoad(const double *p, int n) {
+  BlastQV v;
+  if (n == BLAST_QV_W) {
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  for (int l = 0; l < BLAST_QV_W; l++) v[l] = p[l < n ? l : n - 1];
+  return v;
+}
+
+/// The first n lanes to n consecutive values.
+static inline void BlastQVStore(double *p, BlastQV v, int n) {
+  if (n == BLAST_QV_W)
+    memcpy(p, &v, sizeof v);
+  else
+    for (int l = 0; l < n; l++) p[l] = v[l];
+}
+
+/// Scratch of BlastCpuPaZoneQData in doubles.
+static inline int BlastCpuPaZoneWorkspace(const BlastPaBasis *pb) {
+  const int n = pb->D > pb->Q ? (pb->D > pb->L ? pb->D : pb->L) : (pb->Q > pb->L ? pb->Q : pb->L);
+  return 44 * pb->nq + BLAST_PA_CONTRACT_WS(n);
+}
+
+/// BlastPaZoneQDataN (pa_kernels.h) of the CPU backend, dim 2 or 3: the same stages and
+/// contractions, with the point kernel on BLAST_QV_W points at once (BlastQVPointStress:
+/// the scalar kernel's operations lane by lane, so the same bits). The stress goes to a
+/// point-fastest scratch, which is what the contractions of -F_z 1 read (each component's
+/// d_g[q] = S_q[c + dim g]), and to Sz (point-major, as the scalar kernel's) only where the
+/// caller keeps it (Sz not NULL). J0inv (or NULL: from x0z as BlastPaJ0inv) is the zone's
+/// J0^{-1} point-fastest: entry i = h + dim g of point q at J0inv[i * nq + q]. The
+/// dt/tangled-zone reduction and the source run point by point in ascending order, as in
+/// the scalar kernel. ws: BlastCpuPaZoneWorkspace doubles.
+static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, const int D,
+                                       const int Q, const int L, int z, const double *xz,
+                                       const double *vz, const double *x0z, const double *J0inv,
+                                       const double *ez, const double *R0z, double gamma,
+                                       double *Sz, double *rEz, double *bz, double *tgz, double *ws,
+                                       double *dt_min, int *tangled, double *tangled_det) {
+  int nd = D, nq = Q, ne = L;
+  for (int g = 1; g < dim; g++) nd *= D, nq *= Q, ne *= L;
+  const int d2 = dim * dim;
+  double *dx = ws, *dv = dx + 9 * nq, *d0 = dv + 9 * nq, *X = d0 + 9 * nq, *eq = X + 3 * nq;
+  double *src = eq + nq, *t = src + nq, *sd = t + nq, *dets = sd + 9 * nq, *dts = dets + nq;
+  double *cws = dts + nq;
+  const int tg = pb->tg_source && tgz;
+  for (int c = 0; c < dim; c++) {
+    BlastPaGrad(dim, D, Q, pb->B, pb->G, xz + c * nd, dx + c * dim * nq, tg ? X + c * nq : 0, cws);
+    BlastPaGrad(dim, D, Q, pb->B, pb->G, vz + c * nd, dv + c * dim * nq, 0, cws);
+    if (!J0inv) BlastPaGrad(dim, D, Q, pb->B, pb->G, x0z + c * nd, d0 + c * dim * nq, 0, cws);
+  }
+  BlastPaInterp(dim, L, Q, pb->LB, ez, eq, cws);
+  for (int q0 = 0; q0 < nq; q0 += BLAST_QV_W) {
+    const int n = nq - q0 < BLAST_QV_W ? nq - q0 : BLAST_QV_W;
+    BlastQV J[9], Gv[9], J0i[9], S[9], dtq;
+    for (int c = 0; c < dim; c++)
+      for (int g = 0; g < dim; g++) {
+        const int i = (c * dim + g) * nq + q0;
+        J[c + dim * g] = BlastQVLoad(dx + i, n), Gv[c + dim * g] = BlastQVLoad(dv + i, n);
+      }
+    if (J0inv) {
+      for (int i = 0; i < d2; i++) J0i[i] = BlastQVLoad(J0inv + i * nq + q0, n);
+    } else {  // BlastPaJ0inv
+      BlastQV J0[9];
+      for (int c = 0; c < dim; c++)
+        for (int g = 0; g < dim; g++)
+          J0[c + dim * g] = BlastQVLoad(d0 + (c * dim + g) * nq + q0, n);
+      const BlastQV det0 = BlastQVMatDet(dim, J0);
+      BlastQVMatAdjugate(dim, J0, J0i);
+      for (int i = 0; i < d2; i++) J0i[i] = J0i[i] / det0;
+    }
+    const BlastQV det =
+        BlastQVPointStress(dim, &pb->qpar, J, Gv, J0i, BlastQVLoad(R0z + q0, n),
+                           BlastQVLoad(pb->qw + q0, n), BlastQVLoad(eq + q0, n), gamma, S, &dtq);
+    for (int c = 0; c < dim; c++)
+      for (int g = 0; g < dim; g++) BlastQVStore(sd + (c * dim + g) * nq + q0, S[c + dim * g], n);
+    if (Sz)
+      for (int l = 0; l < n; l++)
+        for (int i = 0; i < d2; i++) Sz[(q0 + l) * d2 + i] = S[i][l];
+    BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
+    if (bz) {  // BlastPaPointWork
+      BlastQV tw = BlastQVSet(0.0);
+      for (int i = 0; i < d2; i++) tw += S[i] * Gv[i];
+      BlastQVStore(t + q0, tw, n);
+    }
+  }
+  for (int q = 0; q < nq; q++) {
+    const double det = dets[q];
+    if (!(det > 0.0)) {
+      if (*tangled < 0)
+        *tangled = z, *tangled_det = det;
+      else if (*tangled == z && BlastDetWorse(det, *tangled_det))
+        *tangled_det = det;
+      *dt_min = 0.0;
+    } else if (dts[q] < *dt_min) {
+      *dt_min = dts[q];
+    }
+    if (tg) {
+      double Xq[3] = {0.0, 0.0, 0.0};
+      for (int c = 0; c < dim; c++) Xq[c] = X[c * nq + q];
+      src[q] = pb->qw[q] * det * BlastTaylorGreenQ(Xq);
+    }
+  }
+  for (int c = 0; c < dim; c++) {
+    double *r = rEz + c * nd;
+    BlastPaGradT(dim, D, Q, pb->B, pb->G, sd + c * dim * nq, r, cws);
+    for (int a = 0; a < nd; a++) r[a] = -r[a];
+  }
+  if (tg) BlastPaInterpT(dim, L, Q, pb->LB, src, tgz, cws);
+  if (bz) {
+    BlastPaInterpT(dim, L, Q, pb->LB, t, bz, cws);
+    if (tg)
+      for (int j = 0; j < ne; j++) bz[j] = bz[j] + tgz[j];
+  }
 }
 
 #endif  // BLAST_PA_CPU_LANES_H
