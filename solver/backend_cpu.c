@@ -18,6 +18,17 @@ enum { kDotChunk = 4096 };
 #define BLAST_OMP_MIN_VEC   32768
 #define BLAST_OMP_MIN_ZONES 64
 
+// Compensated sums side by side in one 4-wide vector (the components of a row, or four
+// chunks of a dot product): the same operations as BlastDDAdd on each lane (and, written
+// out where they are used, BlastDDAddDD and BlastDDNormalize), so the same bits as one
+// sum per lane, in a fraction of the instructions (GCC/Clang vector extension; no
+// contraction into fused multiply-adds under -std=c11).
+static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
+  const BlastV4 s = *hi + x, bb = s - *hi;
+  *lo += (*hi - (s - bb)) + (x - bb);
+  *hi = s;
+}
+
 // ---- partial assembly: zone kernels instantiated for the common (dim, D, Q, L) ----
 // The same functions as the generic path (pa_kernels.h) with constant sizes, so that the
 // compiler unrolls the contractions, and the point kernel on several points at once in
@@ -31,10 +42,10 @@ typedef void (*PaQDataFn)(const BlastPaBasis *pb, int z, const double *xz, const
                           double *tgz, double *ws, double *dt_min, int *tangled,
                           double *tangled_det);
 // The mass action of one zone: its dofs `dof` of the components in mask gathered from x
-// (components st apart), its values stored at E + c * es + a.
+// (components st apart), its values stored node-interleaved: component c of node a at
+// E[3 * a + c] (the zone's 3 * nd values; other components' entries are not defined).
 typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
-                         const int *dof, const double *x, size_t st, double *E, size_t es,
-                         double *ws);
+                         const int *dof, const double *x, size_t st, double *E, double *ws);
 
 #define PA_INSTANCE(Pd, Pn, Pq, Pl)                                                                \
   __attribute__((flatten)) static void PaQData_##Pd##_##Pn##_##Pq##_##Pl(                          \
@@ -47,7 +58,7 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
   }                                                                                                \
   __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
       const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,          \
-      const double *x, size_t st, double *E, size_t es, double *ws) {                              \
+      const double *x, size_t st, double *E, double *ws) {                                         \
     enum { nd = Pd == 3 ? Pn * Pn * Pn : Pn * Pn, nq = Pd == 3 ? Pq * Pq * Pq : Pq * Pq };         \
     BlastV4 xz[nd], yz[nd], mws[nq + Pn * Pn * Pq + Pn * Pq * Pq];                                 \
     (void)ws;                                                                                      \
@@ -57,9 +68,10 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
       xz[a] = v;                                                                                   \
     }                                                                                              \
     BlastV4MassZone(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                           \
-    for (int c = 0; c < ncomp; c++)                                                                \
-      if ((mask >> c) & 1u)                                                                        \
-        for (int a = 0; a < nd; a++) E[c * es + a] = yz[a][c];                                     \
+    /* 4-wide stores in ascending order: lane 3 lands on the next node's first value, */           \
+    /* which that node's store then overwrites; the last node's three values one by one */         \
+    for (int a = 0; a < nd - 1; a++) memcpy(E + 3 * a, &yz[a], sizeof yz[a]);                      \
+    for (int c = 0; c < 3; c++) E[3 * (nd - 1) + c] = yz[nd - 1][c];                               \
   }
 // k = 1..4 with the default quadrature (Pn = k + 1, Pq = 2k, Pl = k), 2D and 3D
 #define PA_CASES(X)                                                                   \
@@ -83,16 +95,19 @@ static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, cons
   BlastPaZoneQDataN(pb, 1, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, S, rEz, bz,
                     tgz, kws, dt_min, tangled, tangled_det);
 }
-// ws: ncomp * nd + BlastPaMassZone's scratch
+// ws: 2 ncomp nd + BlastPaMassZone's scratch
 static void PaMassGeneric(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
-                          const int *dof, const double *x, size_t st, double *E, size_t es,
-                          double *ws) {
+                          const int *dof, const double *x, size_t st, double *E, double *ws) {
   const int nd = pb->nd;
-  double *xz = ws;
+  double *xz = ws, *yz = ws + ncomp * nd;
   for (int c = 0; c < ncomp; c++)
     if ((mask >> c) & 1u)
       for (int a = 0; a < nd; a++) xz[c * nd + a] = x[c * st + dof[a]];
-  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, xz, nd, E, es, ws + ncomp * nd);
+  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, xz, nd, yz, nd,
+                  ws + 2 * ncomp * nd);
+  for (int c = 0; c < ncomp; c++)
+    if ((mask >> c) & 1u)
+      for (int a = 0; a < nd; a++) E[3 * a + c] = yz[c * nd + a];
 }
 
 static void PaKernelsOf(const BlastPaBasis *pb, PaQDataFn *qdata, PaMassFn *mass) {
@@ -118,7 +133,7 @@ typedef struct {
   double *tg;       // [nz * l2_nd] Taylor-Green source (or NULL)
   double *rE;       // [nz * rows] zone momentum contributions; partial: [nz_ext * rows],
                     // between momentum_rhs and qdata_force also the mass action's zone
-                    // values, component-major: [c * nz_ext * h1_nd + z * h1_nd + a]
+                    // values, node-interleaved: [(z * h1_nd + a) * 3 + c] (+ 1 padding)
   double *partial;  // dot-product chunk sums
   size_t npartial;
   double *ws;  // per-thread workspace
@@ -171,7 +186,7 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     PaKernelsOf(&c->pb, &c->pa_qdata, &c->pa_mass);
     // rows of nz_ext zones, and the mass action's zone values of up to 3 components (its
     // ncomp may exceed dim)
-    BlastCall(BlastMalloc((size_t)hd->nz_ext * 3 * hd->h1_nd, &c->rE));
+    BlastCall(BlastCalloc((size_t)hd->nz_ext * 3 * hd->h1_nd + 1, &c->rE));
     // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
     const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
     double *ws;
@@ -277,6 +292,42 @@ static int CpuWaxpby(void *ctx, size_t n, double a, const double *x, double b, c
   return 0;
 }
 
+// The double-double sums of the products of chunks k0 .. k0 + 3 (those < nchunks), one
+// chunk per lane of a 4-wide vector: each lane performs BlastDDAdd over its chunk in
+// order, then BlastDDNormalize, so the same bits as one chunk at a time, with four
+// independent chains in flight. Lanes past the last chunk repeat chunk k0 and are not
+// stored; a lane whose chunk is shorter (the last one) keeps its sums once it ends.
+static void DotChunks(const double *x, const double *y, size_t n, size_t k0, size_t nchunks,
+                      double *partial) {
+  const size_t nl = nchunks - k0 < 4 ? nchunks - k0 : 4;
+  size_t base[4], len[4], common = kDotChunk, longest = 0;
+  for (size_t l = 0; l < 4; l++) {
+    base[l] = (k0 + (l < nl ? l : 0)) * kDotChunk;
+    len[l] = l < nl ? (n - base[l] < kDotChunk ? n - base[l] : kDotChunk) : 0;
+    if (l < nl && len[l] < common) common = len[l];
+    if (len[l] > longest) longest = len[l];
+  }
+  const double *x0 = x + base[0], *x1 = x + base[1], *x2 = x + base[2], *x3 = x + base[3];
+  const double *y0 = y + base[0], *y1 = y + base[1], *y2 = y + base[2], *y3 = y + base[3];
+  BlastV4 hi = {0.0, 0.0, 0.0, 0.0}, lo = hi;
+  for (size_t i = 0; i < common; i++) {
+    const BlastV4 xv = {x0[i], x1[i], x2[i], x3[i]}, yv = {y0[i], y1[i], y2[i], y3[i]};
+    V4DDAdd(&hi, &lo, xv * yv);
+  }
+  for (size_t i = common; i < longest; i++) {  // lanes whose chunk goes on
+    BlastV4 h = hi, o = lo;
+    const BlastV4 xv = {x0[i], x1[i < len[1] ? i : 0], x2[i < len[2] ? i : 0],
+                        x3[i < len[3] ? i : 0]};
+    const BlastV4 yv = {y0[i], y1[i < len[1] ? i : 0], y2[i < len[2] ? i : 0],
+                        y3[i < len[3] ? i : 0]};
+    V4DDAdd(&h, &o, xv * yv);
+    for (size_t l = 0; l < 4; l++)
+      if (i < len[l]) hi[l] = h[l], lo[l] = o[l];
+  }
+  const BlastV4 s = hi + lo, e = lo - (s - hi);  // BlastDDNormalize
+  for (size_t l = 0; l < nl; l++) partial[2 * (k0 + l)] = s[l], partial[2 * (k0 + l) + 1] = e[l];
+}
+
 // Products summed in double-double within fixed chunks, chunk pairs combined in order:
 // the pair's rounded value is (almost always) the correctly rounded sum, so it depends
 // neither on the thread count nor on how dofs are split over ranks.
@@ -288,14 +339,9 @@ static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double 
     c->npartial = 2 * nchunks;
   }
   double *partial = c->partial;
+  const size_t ngroups = (nchunks + 3) / 4;
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
-  for (size_t k = 0; k < nchunks; k++) {
-    const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
-    BlastDD acc = {0.0, 0.0};
-    for (size_t i = i0; i < i1; i++) BlastDDAdd(&acc, x[i] * y[i]);
-    BlastDDNormalize(&acc);
-    partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
-  }
+  for (size_t g = 0; g < ngroups; g++) DotChunks(x, y, n, 4 * g, nchunks, partial);
   BlastDD acc = {0.0, 0.0};
   for (size_t k = 0; k < nchunks; k++) BlastDDAddDD(&acc, partial[2 * k], partial[2 * k + 1]);
   BlastDDNormalize(&acc);
@@ -721,18 +767,6 @@ void BlastCpuZonesForceT(BlastCpuZones cz, int n, const double *vE, double *b_ou
 // Component c of a PCG vector starts at c * h1_next.
 #define ACTIVE(mask, c) (((mask) >> (c)) & 1u)
 
-// The components' compensated row sums side by side in one 4-wide vector (lanes past
-// ncomp repeat component 0 and are not stored): the same operations as BlastDDAdd,
-// BlastDDAddDD and BlastDDNormalize on each lane, so the same bits as one sum per
-// component, in a third of the instructions (GCC/Clang vector extension; no contraction
-// into fused multiply-adds under -std=c11).
-
-static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
-  const BlastV4 s = *hi + x, bb = s - *hi;
-  *lo += (*hi - (s - bb)) + (x - bb);
-  *hi = s;
-}
-
 // Partial assembly: the zone values of the mass action for the zones of `rows` (interior:
 // the zones with owned dofs only; boundary: the others), then each owned row of `rows`
 // sums its zones' values in ascending global zone id, in double-double, rounded once.
@@ -740,7 +774,7 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
                             double *y) {
   const BlastHydroData *hd = &c->hd;
   const int nd = hd->h1_nd, nq = hd->nqp;
-  const size_t st = (size_t)hd->h1_next, es = (size_t)hd->nz_ext * nd;
+  const size_t st = (size_t)hd->h1_next;
   const int k0 = rows == BLAST_ROWS_BOUNDARY ? hd->pa_nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? hd->pa_nzint : hd->nz_ext;
   double *E = c->rE;
@@ -751,7 +785,7 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
     for (int k = k0; k < k1; k++) {
       const int z = hd->pa_zones[k];
       c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd],
-                 x, st, &E[(size_t)z * nd], es, mws);
+                 x, st, &E[(size_t)z * nd * 3], mws);
     }
   }
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
@@ -759,14 +793,16 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
     const int i = hd->mv_rows[r], t0 = hd->mass_toff[i], t1 = hd->mass_toff[i + 1];
-    for (int cc = 0; cc < ncomp; cc++) {
-      if (!ACTIVE(mask, cc)) continue;
-      const double *Ec = E + cc * es;
-      BlastDD acc = {0.0, 0.0};
-      for (int t = t0; t < t1; t++) BlastDDAdd(&acc, Ec[hd->mass_tidx[t]]);
-      BlastDDNormalize(&acc);
-      y[cc * st + i] = acc.hi;
+    // the components side by side (V4DDAdd; lane 3 and inactive lanes are not stored)
+    BlastV4 hi = {0.0, 0.0, 0.0, 0.0}, lo = hi;
+    for (int t = t0; t < t1; t++) {
+      BlastV4 v;
+      memcpy(&v, E + 3 * (size_t)hd->mass_tidx[t], sizeof v);
+      V4DDAdd(&hi, &lo, v);
     }
+    const BlastV4 out = hi + lo;  // BlastDDNormalize's rounded value
+    for (int cc = 0; cc < ncomp; cc++)
+      if (ACTIVE(mask, cc)) y[cc * st + i] = out[cc];
   }
 }
 
