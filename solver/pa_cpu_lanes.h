@@ -1,9 +1,11 @@
 /// @file pa_cpu_lanes.h
-/// @brief The partial path's mass action on the CPU with the velocity components side by
-/// side in the lanes of one 4-wide vector (GCC/Clang vector extension): each lane performs
-/// exactly the operations of BlastPaMassZone (pa_kernels.h) on its component, in the same
-/// order, so the results are the same bits as the scalar kernels (and the GPU's), in about
-/// a third of the instructions. C11 without contraction: no fused multiply-adds.
+/// @brief The partial path's zone kernels on the CPU in the lanes of 4-wide vectors (GCC/Clang
+/// vector extension): the contractions with the components side by side (the mass action
+/// of the velocity, the gradients of x and v, the -F.1 contraction of the stress), the
+/// point kernel with 4 quadrature points side by side (qpoint_lanes.h). Each lane performs
+/// exactly the operations of the scalar kernels of pa_kernels.h on its component or point,
+/// in the same order, so the results are the same bits as the scalar kernels (and the
+/// GPU's), in a fraction of the time. C11 without contraction: no fused multiply-adds.
 #ifndef BLAST_PA_CPU_LANES_H
 #define BLAST_PA_CPU_LANES_H
 
