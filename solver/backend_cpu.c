@@ -464,6 +464,10 @@ static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double
   double *x0z = ws, *kws = x0z + rows;
   const double *J0inv = zr->J0inv ? &zr->J0inv[(size_t)z * nqp * d2] : NULL;
   if (!J0inv) GatherZone(hd, z, hd->pa_x0, x0z);
+  if (J0inv && z + 1 < hd->nz) {  // the next zone's J0^{-1} streams in while this one works
+    const char *next = (const char *)(J0inv + (size_t)nqp * d2);
+    for (size_t b = 0; b < (size_t)nqp * d2 * sizeof(double); b += 64) __builtin_prefetch(next + b);
+  }
   double *Sz = zr->S ? &zr->S[f * nqp * d2] : NULL;
   zr->pa_qdata(zr->pb, z, xz, vz, x0z, J0inv, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z],
                Sz, &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL,

@@ -43,13 +43,21 @@ static inline BlastQV BlastQVSet(double x) {
 
 /// m ? a : b per lane.
 static inline BlastQV BlastQVSel(BlastQM m, BlastQV a, BlastQV b) {
+#if defined(__AVX__) && BLAST_QV_W == 4
+  return (BlastQV)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+#else
   return (BlastQV)((m & (BlastQM)a) | (~m & (BlastQM)b));
+#endif
 }
 
 static inline int BlastQMAny(BlastQM m) {
+#if defined(__AVX__) && BLAST_QV_W == 4
+  return _mm256_movemask_pd((__m256d)m) != 0;
+#else
   int64_t r = 0;
   for (int l = 0; l < BLAST_QV_W; l++) r |= m[l];
   return r != 0;
+#endif
 }
 
 static inline BlastQV BlastQVFabs(BlastQV x) {
@@ -83,12 +91,6 @@ static inline BlastQV BlastQVFmax(BlastQV x, BlastQV y) {
     for (int l = 0; l < BLAST_QV_W; l++)
       if (other[l]) r[l] = fmax(x[l], y[l]);
   return r;
-}
-
-static inline int BlastQMAll(BlastQM m) {
-  int64_t r = -1;
-  for (int l = 0; l < BLAST_QV_W; l++) r &= m[l];
-  return r != 0;
 }
 
 static inline BlastQV BlastQVMatDet(const int dim, const BlastQV *A) {
