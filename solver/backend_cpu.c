@@ -154,8 +154,8 @@ static void PaBasisOf(const BlastHydroData *hd, BlastPaBasis *pb) {
 
 static size_t WorkspaceSize(const BlastHydroData *hd) {
   const size_t d2 = (size_t)hd->dim * hd->dim;
-  const size_t full =
-      2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 + hd->dim * hd->h1_nd + 16;
+  const size_t full = 2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * (d2 + 21) +
+                      hd->dim * hd->h1_nd + 16;
   if (hd->assembly != BLAST_ASSEMBLY_PARTIAL) return full;
   BlastPaBasis pb;
   PaBasisOf(hd, &pb);
@@ -351,17 +351,21 @@ static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double 
 
 // Quadrature data and force matrix of one zone from its E-vectors xz, vz (component-major,
 // dim * h1_nd) and ez (method spec sections 5 and 8). F receives F_z (column-major), tg
-// the Taylor-Green source integrals (or NULL); ws holds nqp d^2 + d h1_nd doubles.
+// the Taylor-Green source integrals (or NULL); ws holds nqp (d^2 + 21) + d h1_nd doubles.
+// J, grad v and e at every point first, then the point kernel (2D/3D: on 4 points at once
+// in vector lanes, qpoint_lanes.h, the same bits), then the reductions point by point.
 static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const double *vz,
                        const double *ez, double *F, double *tg, double *ws, double *dt_min,
                        int *tangled, double *tangled_det) {
   const int dim = hd->dim, nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp;
   const int rows = dim * nd, d2 = dim * dim;
-  double *S = ws, *A = S + nqp * d2;
+  double *S = ws, *A = S + nqp * d2, *Jp = A + rows, *Gp = Jp + 9 * nqp, *eqs = Gp + 9 * nqp;
+  double *dets = eqs + nqp, *dts = dets + nqp;
   const double gamma = hd->zone_gamma[z];
+  const size_t z0 = (size_t)z * nqp;
   if (tg)
     for (int j = 0; j < ne; j++) tg[j] = 0.0;
-  for (int q = 0; q < nqp; q++) {
+  for (int q = 0; q < nqp; q++) {  // entry i of J at point q: Jp[i * nqp + q]
     const double *G = &hd->h1_G[(size_t)q * nd * dim];
     double J[9] = {0}, Gv[9] = {0};
     for (int a = 0; a < nd; a++)  // each entry sums over the nodes in ascending order
@@ -372,20 +376,42 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
           Gv[cc + dim * g] += va * G[a * dim + g];
         }
       }
+    for (int i = 0; i < d2; i++) Jp[i * nqp + q] = J[i], Gp[i * nqp + q] = Gv[i];
     double eq = 0.0;
     for (int i = 0; i < ne; i++) eq += ez[i] * hd->l2_B[(size_t)q * ne + i];
-    const size_t zq = (size_t)z * nqp + q;
-    double dt_q;
-    const double det = BlastQPointStress(dim, &hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2],
-                                         hd->qp_R0[zq], hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
+    eqs[q] = eq;
+  }
+  if (dim == 1) {
+    for (int q = 0; q < nqp; q++)
+      dets[q] = BlastQPointStress(1, &hd->qpar, &Jp[q], &Gp[q], &hd->qp_J0inv[z0 + q],
+                                  hd->qp_R0[z0 + q], hd->qp_w[q], eqs[q], gamma, &S[q], &dts[q]);
+  } else {
+    for (int q0 = 0; q0 < nqp; q0 += BLAST_QV_W) {
+      const int n = nqp - q0 < BLAST_QV_W ? nqp - q0 : BLAST_QV_W;
+      BlastQV J[9], Gv[9], J0i[9], Sv[9], dtq;
+      for (int i = 0; i < d2; i++) {
+        J[i] = BlastQVLoad(Jp + i * nqp + q0, n), Gv[i] = BlastQVLoad(Gp + i * nqp + q0, n);
+        for (int l = 0; l < BLAST_QV_W; l++)
+          J0i[i][l] = hd->qp_J0inv[(z0 + q0 + (l < n ? l : n - 1)) * d2 + i];
+      }
+      const BlastQV det = BlastQVPointStress(
+          dim, &hd->qpar, J, Gv, J0i, BlastQVLoad(&hd->qp_R0[z0 + q0], n),
+          BlastQVLoad(&hd->qp_w[q0], n), BlastQVLoad(eqs + q0, n), gamma, Sv, &dtq);
+      for (int l = 0; l < n; l++)
+        for (int i = 0; i < d2; i++) S[(q0 + l) * d2 + i] = Sv[i][l];
+      BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
+    }
+  }
+  for (int q = 0; q < nqp; q++) {
+    const double det = dets[q];
     if (!(det > 0.0)) {
       if (*tangled < 0)
         *tangled = z, *tangled_det = det;
       else if (*tangled == z && BlastDetWorse(det, *tangled_det))
         *tangled_det = det;
       *dt_min = 0.0;
-    } else if (dt_q < *dt_min) {
-      *dt_min = dt_q;
+    } else if (dts[q] < *dt_min) {
+      *dt_min = dts[q];
     }
     if (tg) {
       double X[3] = {0, 0, 0};
