@@ -113,6 +113,21 @@ static void MakePoint(int dim, int kind, double *J, double *Gv, double *J0i, dou
   }
 }
 
+// The kernels with a constant dimension, as the backend calls them (a variable one leaves
+// the compiler unsure that the d x d matrices are filled).
+static double Scalar(int dim, const BlastQPointParams *par, const double *J, const double *Gv,
+                     const double *J0i, double R0, double w, double e, double gamma, double *S,
+                     double *dt) {
+  return dim == 2 ? BlastQPointStress(2, par, J, Gv, J0i, R0, w, e, gamma, S, dt)
+                  : BlastQPointStress(3, par, J, Gv, J0i, R0, w, e, gamma, S, dt);
+}
+static BlastQV Lanes(int dim, const BlastQPointParams *par, const BlastQV *J, const BlastQV *Gv,
+                     const BlastQV *J0i, BlastQV R0, BlastQV w, BlastQV e, double gamma, BlastQV *S,
+                     BlastQV *dt) {
+  return dim == 2 ? BlastQVPointStress(2, par, J, Gv, J0i, R0, w, e, gamma, S, dt)
+                  : BlastQVPointStress(3, par, J, Gv, J0i, R0, w, e, gamma, S, dt);
+}
+
 static void PointKernelCase(int dim, int visc, int vort, int nvec) {
   const int d2 = dim * dim, W = BLAST_QV_W;
   BlastQPointParams par = {dim, 2, visc, vort, 0.0625, 0.5};
@@ -129,11 +144,10 @@ static void PointKernelCase(int dim, int visc, int vort, int nvec) {
     for (int i = 0; i < d2; i++)
       for (int l = 0; l < W; l++) vJ[i][l] = J[l][i], vG[i][l] = Gv[l][i], vJ0[i][l] = J0i[l][i];
     for (int l = 0; l < W; l++) vR0[l] = R0[l], vw[l] = w[l], ve[l] = e[l];
-    const BlastQV vdet = BlastQVPointStress(dim, &par, vJ, vG, vJ0, vR0, vw, ve, gamma, vS, &vdt);
+    const BlastQV vdet = Lanes(dim, &par, vJ, vG, vJ0, vR0, vw, ve, gamma, vS, &vdt);
     for (int l = 0; l < W; l++) {
       double S[9], dt, lane[9];
-      const double det =
-          BlastQPointStress(dim, &par, J[l], Gv[l], J0i[l], R0[l], w[l], e[l], gamma, S, &dt);
+      const double det = Scalar(dim, &par, J[l], Gv[l], J0i[l], R0[l], w[l], e[l], gamma, S, &dt);
       for (int i = 0; i < d2; i++) lane[i] = vS[i][l];
       const double vd = vdet[l], vt = vdt[l];
       if (!(SameBits(S, lane, d2) && SameBits(&det, &vd, 1) && SameBits(&dt, &vt, 1))) {
@@ -176,6 +190,30 @@ static void SigmaEigCase(int dim, int nvec) {
     }
   }
   TEST_ASSERT(bad == 0, "dim %d: %d of %d sigma_min / eigen results differ", dim, bad, nvec * W);
+}
+
+// Zone 7's kernels, dim constant as in the backend's instances.
+static void ScalarZone(const BlastPaBasis *pb, const double *x, const double *v, const double *x0,
+                       const double *J0, const double *e, const double *R0, double gamma, double *S,
+                       double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
+                       double *tdet) {
+  if (pb->dim == 2)
+    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+                      dt, tz, tdet);
+  else
+    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+                      dt, tz, tdet);
+}
+static void LanesZone(const BlastPaBasis *pb, const double *x, const double *v, const double *x0,
+                      const double *J0, const double *e, const double *R0, double gamma, double *S,
+                      double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
+                      double *tdet) {
+  if (pb->dim == 2)
+    BlastCpuPaZoneQData(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+                        dt, tz, tdet);
+  else
+    BlastCpuPaZoneQData(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+                        dt, tz, tdet);
 }
 
 // One zone of order k in dimension dim: the lane kernel against the scalar kernel.
@@ -224,12 +262,10 @@ static void ZoneCase(int dim, int k, int q1d, int tgsrc, int trials) {
       int tz[2] = {-1, -1};
       for (int s = 0; s < 2; s++)
         for (int o = 0; o < 4; o++) memset(out[s][o], 0, sizeof(double) * len[o]);
-      BlastPaZoneQDataN(&pb, dim, pb.D, pb.Q, pb.L, 7, x, v, x0, use_j0 ? J0p : NULL, ez, R0, gamma,
-                        out[0][0], out[0][1], want_b ? out[0][2] : NULL, out[0][3], ws, &dt[0],
-                        &tz[0], &tdet[0]);
-      BlastCpuPaZoneQData(&pb, dim, pb.D, pb.Q, pb.L, 7, x, v, x0, use_j0 ? J0f : NULL, ez, R0,
-                          gamma, keep ? out[1][0] : NULL, out[1][1], want_b ? out[1][2] : NULL,
-                          out[1][3], ws, &dt[1], &tz[1], &tdet[1]);
+      ScalarZone(&pb, x, v, x0, use_j0 ? J0p : NULL, ez, R0, gamma, out[0][0], out[0][1],
+                 want_b ? out[0][2] : NULL, out[0][3], ws, &dt[0], &tz[0], &tdet[0]);
+      LanesZone(&pb, x, v, x0, use_j0 ? J0f : NULL, ez, R0, gamma, keep ? out[1][0] : NULL,
+                out[1][1], want_b ? out[1][2] : NULL, out[1][3], ws, &dt[1], &tz[1], &tdet[1]);
       int same = SameBits(&dt[0], &dt[1], 1) && tz[0] == tz[1] && SameBits(&tdet[0], &tdet[1], 1);
       for (int o = 1; o < 4; o++) same = same && SameBits(out[0][o], out[1][o], len[o]);
       if (keep) same = same && SameBits(out[0][0], out[1][0], len[0]);
