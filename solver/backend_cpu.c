@@ -18,20 +18,34 @@ enum { kDotChunk = 4096 };
 #define BLAST_OMP_MIN_VEC   32768
 #define BLAST_OMP_MIN_ZONES 64
 
+// Compensated sums side by side in one 4-wide vector (the components of a row, or four
+// chunks of a dot product): the same operations as BlastDDAdd on each lane (and, written
+// out where they are used, BlastDDAddDD and BlastDDNormalize), so the same bits as one
+// sum per lane, in a fraction of the instructions (GCC/Clang vector extension; no
+// contraction into fused multiply-adds under -std=c11).
+static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
+  const BlastV4 s = *hi + x, bb = s - *hi;
+  *lo += (*hi - (s - bb)) + (x - bb);
+  *hi = s;
+}
+
 // ---- partial assembly: zone kernels instantiated for the common (dim, D, Q, L) ----
 // The same functions as the generic path (pa_kernels.h) with constant sizes, so that the
-// compiler unrolls the contractions: the same bits, several times faster.
+// compiler unrolls the contractions, and the point kernel on several points at once in
+// vector lanes (pa_cpu_lanes.h): the same bits, several times faster.
 
+// The quadrature data of one zone (BlastCpuPaZoneQData's arguments; Sz NULL unless the
+// stress is kept).
 typedef void (*PaQDataFn)(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
                           const double *x0z, const double *J0inv, const double *ez,
                           const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
                           double *tgz, double *ws, double *dt_min, int *tangled,
                           double *tangled_det);
 // The mass action of one zone: its dofs `dof` of the components in mask gathered from x
-// (components st apart), its values stored at E + c * es + a.
+// (components st apart), its values stored node-interleaved: component c of node a at
+// E[3 * a + c] (the zone's 3 * nd values; other components' entries are not defined).
 typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
-                         const int *dof, const double *x, size_t st, double *E, size_t es,
-                         double *ws);
+                         const int *dof, const double *x, size_t st, double *E, double *ws);
 
 #define PA_INSTANCE(Pd, Pn, Pq, Pl)                                                                \
   __attribute__((flatten)) static void PaQData_##Pd##_##Pn##_##Pq##_##Pl(                          \
@@ -39,12 +53,12 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
       const double *J0inv, const double *ez, const double *R0z, double gamma, double *Sz,          \
       double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,              \
       double *tangled_det) {                                                                       \
-    BlastPaZoneQDataN(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz, tgz, \
-                      ws, dt_min, tangled, tangled_det);                                           \
+    BlastCpuPaZoneQData(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz,    \
+                        tgz, ws, dt_min, tangled, tangled_det);                                    \
   }                                                                                                \
   __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
       const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,          \
-      const double *x, size_t st, double *E, size_t es, double *ws) {                              \
+      const double *x, size_t st, double *E, double *ws) {                                         \
     enum { nd = Pd == 3 ? Pn * Pn * Pn : Pn * Pn, nq = Pd == 3 ? Pq * Pq * Pq : Pq * Pq };         \
     BlastV4 xz[nd], yz[nd], mws[nq + Pn * Pn * Pq + Pn * Pq * Pq];                                 \
     (void)ws;                                                                                      \
@@ -54,9 +68,10 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
       xz[a] = v;                                                                                   \
     }                                                                                              \
     BlastV4MassZone(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                           \
-    for (int c = 0; c < ncomp; c++)                                                                \
-      if ((mask >> c) & 1u)                                                                        \
-        for (int a = 0; a < nd; a++) E[c * es + a] = yz[a][c];                                     \
+    /* 4-wide stores in ascending order: lane 3 lands on the next node's first value, */           \
+    /* which that node's store then overwrites; the last node's three values one by one */         \
+    for (int a = 0; a < nd - 1; a++) memcpy(E + 3 * a, &yz[a], sizeof yz[a]);                      \
+    for (int c = 0; c < 3; c++) E[3 * (nd - 1) + c] = yz[nd - 1][c];                               \
   }
 // k = 1..4 with the default quadrature (Pn = k + 1, Pq = 2k, Pl = k), 2D and 3D
 #define PA_CASES(X) \
@@ -69,19 +84,29 @@ static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, cons
                            const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
                            double *tgz, double *ws, double *dt_min, int *tangled,
                            double *tangled_det) {
-  BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
-                    rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
+  if (pb->dim > 1) {
+    BlastCpuPaZoneQData(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
+                        rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
+    return;
+  }
+  // 1D (J0inv's two layouts coincide): the scalar kernel, the stress into scratch unless kept
+  double *S = Sz ? Sz : ws, *kws = Sz ? ws : ws + pb->nq;
+  BlastPaZoneQDataN(pb, 1, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, S, rEz, bz,
+                    tgz, kws, dt_min, tangled, tangled_det);
 }
-// ws: ncomp * nd + BlastPaMassZone's scratch
+// ws: 2 ncomp nd + BlastPaMassZone's scratch
 static void PaMassGeneric(const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask,
-                          const int *dof, const double *x, size_t st, double *E, size_t es,
-                          double *ws) {
+                          const int *dof, const double *x, size_t st, double *E, double *ws) {
   const int nd = pb->nd;
-  double *xz = ws;
+  double *xz = ws, *yz = ws + ncomp * nd;
   for (int c = 0; c < ncomp; c++)
     if ((mask >> c) & 1u)
       for (int a = 0; a < nd; a++) xz[c * nd + a] = x[c * st + dof[a]];
-  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, xz, nd, E, es, ws + ncomp * nd);
+  BlastPaMassZone(pb->dim, pb->D, pb->Q, pb->B, qm, ncomp, mask, xz, nd, yz, nd,
+                  ws + 2 * ncomp * nd);
+  for (int c = 0; c < ncomp; c++)
+    if ((mask >> c) & 1u)
+      for (int a = 0; a < nd; a++) E[3 * a + c] = yz[c * nd + a];
 }
 
 static void PaKernelsOf(const BlastPaBasis *pb, PaQDataFn *qdata, PaMassFn *mass) {
@@ -100,14 +125,14 @@ typedef struct {
   BlastPaBasis pb;  // partial: the zone kernels' constant data
   PaQDataFn pa_qdata;
   PaMassFn pa_mass;
-  double *J0inv;    // partial: [nz * nqp * dim^2] J0^{-1} (BlastPaZoneJ0inv)
+  double *J0inv;    // partial: [nz * dim^2 * nqp] J0^{-1} (BlastPaZoneJ0inv), point-fastest
   double *F;        // full: [nz * rows * l2_nd] zone force matrices, column-major
   double *S;        // partial with pa_keep_stress: [nz * nqp * dim^2] stress per point
   double *b;        // partial without it: [nz * l2_nd] F_z^T v_z (+ source)
   double *tg;       // [nz * l2_nd] Taylor-Green source (or NULL)
   double *rE;       // [nz * rows] zone momentum contributions; partial: [nz_ext * rows],
                     // between momentum_rhs and qdata_force also the mass action's zone
-                    // values, component-major: [c * nz_ext * h1_nd + z * h1_nd + a]
+                    // values, node-interleaved: [(z * h1_nd + a) * 3 + c] (+ 1 padding)
   double *partial;  // dot-product chunk sums
   size_t npartial;
   double *ws;  // per-thread workspace
@@ -129,14 +154,15 @@ static void PaBasisOf(const BlastHydroData *hd, BlastPaBasis *pb) {
 static size_t WorkspaceSize(const BlastHydroData *hd) {
   const size_t d2 = (size_t)hd->dim * hd->dim;
   const size_t full =
-      2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 + hd->dim * hd->h1_nd + 16;
+      2 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * (d2 + 21) + hd->dim * hd->h1_nd + 16;
   if (hd->assembly != BLAST_ASSEMBLY_PARTIAL) return full;
   BlastPaBasis pb;
   PaBasisOf(hd, &pb);
-  // zone kernel: x, v, x0 E-vectors, e, one zone's stress, the kernel's scratch; the
-  // energy rate and the mass action need less
-  return 3 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + hd->nqp * d2 +
-         (size_t)BlastPaZoneWorkspace(&pb) + 16;
+  // zone kernel: x, v, x0 E-vectors, e, the kernel's scratch (1D: one zone's stress and
+  // the scalar kernel's); the energy rate and the mass action need less
+  const size_t scalar = hd->nqp * d2 + (size_t)BlastPaZoneWorkspace(&pb);
+  const size_t lanes = (size_t)BlastCpuPaZoneWorkspace(&pb);
+  return 3 * (size_t)hd->dim * hd->h1_nd + hd->l2_nd + (scalar > lanes ? scalar : lanes) + 16;
 }
 
 // E-vector of the H1 field u (component-major L-vector) on zone z.
@@ -159,15 +185,19 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     PaKernelsOf(&c->pb, &c->pa_qdata, &c->pa_mass);
     // rows of nz_ext zones, and the mass action's zone values of up to 3 components (its
     // ncomp may exceed dim)
-    BlastCall(BlastMalloc((size_t)hd->nz_ext * 3 * hd->h1_nd, &c->rE));
+    BlastCall(BlastCalloc((size_t)hd->nz_ext * 3 * hd->h1_nd + 1, &c->rE));
     // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
     const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
     double *ws;
-    BlastCall(BlastMalloc((size_t)c->rows + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
+    BlastCall(BlastMalloc((size_t)c->rows + nj + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
     int ierr = BlastMalloc((size_t)hd->nz * nj + 1, &c->J0inv);
-    for (int z = 0; z < hd->nz && !ierr; z++) {
+    const int nq = hd->nqp, d2 = hd->dim * hd->dim;
+    for (int z = 0; z < hd->nz && !ierr; z++) {  // point-major, stored point-fastest
+      double *J0z = ws + c->rows;
       GatherZone(hd, z, hd->pa_x0, ws);
-      BlastPaZoneJ0inv(&c->pb, ws, &c->J0inv[z * nj], ws + c->rows);
+      BlastPaZoneJ0inv(&c->pb, ws, J0z, J0z + nj);
+      for (int q = 0; q < nq; q++)
+        for (int i = 0; i < d2; i++) c->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
     }
     BlastFree(&ws);
     BlastCall(ierr);
@@ -261,9 +291,42 @@ static int CpuWaxpby(void *ctx, size_t n, double a, const double *x, double b, c
   return 0;
 }
 
-// Products summed in double-double within fixed chunks, chunk pairs combined in order:
-// the pair's rounded value is (almost always) the correctly rounded sum, so it depends
-// neither on the thread count nor on how dofs are split over ranks.
+// The double-double sums of the products of chunks k0 .. k0 + 3 (those < nchunks), one
+// chunk per lane of a 4-wide vector: each lane performs BlastDDAdd over its chunk in
+// order, then BlastDDNormalize, so the same bits as one chunk at a time, with four
+// independent chains in flight. Lanes past the last chunk repeat chunk k0 and are not
+// stored; a lane whose chunk is shorter (the last one) keeps its sums once it ends.
+static void DotChunks(const double *x, const double *y, size_t n, size_t k0, size_t nchunks,
+                      double *partial) {
+  const size_t nl = nchunks - k0 < 4 ? nchunks - k0 : 4;
+  size_t base[4], len[4], common = kDotChunk, longest = 0;
+  for (size_t l = 0; l < 4; l++) {
+    base[l] = (k0 + (l < nl ? l : 0)) * kDotChunk;
+    len[l] = l < nl ? (n - base[l] < kDotChunk ? n - base[l] : kDotChunk) : 0;
+    if (l < nl && len[l] < common) common = len[l];
+    if (len[l] > longest) longest = len[l];
+  }
+  const double *x0 = x + base[0], *x1 = x + base[1], *x2 = x + base[2], *x3 = x + base[3];
+  const double *y0 = y + base[0], *y1 = y + base[1], *y2 = y + base[2], *y3 = y + base[3];
+  BlastV4 hi = {0.0, 0.0, 0.0, 0.0}, lo = hi;
+  for (size_t i = 0; i < common; i++) {
+    const BlastV4 xv = {x0[i], x1[i], x2[i], x3[i]}, yv = {y0[i], y1[i], y2[i], y3[i]};
+    V4DDAdd(&hi, &lo, xv * yv);
+  }
+  for (size_t i = common; i < longest; i++) {  // lanes whose chunk goes on
+    BlastV4 h = hi, o = lo;
+    const BlastV4 xv = {x0[i], x1[i < len[1] ? i : 0], x2[i < len[2] ? i : 0],
+                        x3[i < len[3] ? i : 0]};
+    const BlastV4 yv = {y0[i], y1[i < len[1] ? i : 0], y2[i < len[2] ? i : 0],
+                        y3[i < len[3] ? i : 0]};
+    V4DDAdd(&h, &o, xv * yv);
+    for (size_t l = 0; l < 4; l++)
+      if (i < len[l]) hi[l] = h[l], lo[l] = o[l];
+  }
+  const BlastV4 s = hi + lo, e = lo - (s - hi);  // BlastDDNormalize
+  for (size_t l = 0; l < nl; l++) partial[2 * (k0 + l)] = s[l], partial[2 * (k0 + l) + 1] = e[l];
+}
+
 // The chunk pairs of a dot product (nchunks of them), held by the context.
 static int CpuDotPartial(CpuCtx *c, size_t nchunks, double **partial) {
   if (2 * nchunks > c->npartial) {
@@ -282,35 +345,37 @@ static void CpuDotCombine(const double *partial, size_t nchunks, double *result)
   result[0] = acc.hi, result[1] = acc.lo;
 }
 
+// Products summed in double-double within fixed chunks, chunk pairs combined in order:
+// the pair's rounded value is (almost always) the correctly rounded sum, so it depends
+// neither on the thread count nor on how dofs are split over ranks.
 static int CpuDot(void *ctx, size_t n, const double *x, const double *y, double *result) {
   const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
   double *partial;
   BlastCall(CpuDotPartial(ctx, nchunks, &partial));
+  const size_t ngroups = (nchunks + 3) / 4;  // four chunks at a time in vector lanes
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
-  for (size_t k = 0; k < nchunks; k++) {
-    const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
-    BlastDD acc = {0.0, 0.0};
-    for (size_t i = i0; i < i1; i++) BlastDDAdd(&acc, x[i] * y[i]);
-    BlastDDNormalize(&acc);
-    partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
-  }
+  for (size_t g = 0; g < ngroups; g++) DotChunks(x, y, n, 4 * g, nchunks, partial);
   CpuDotCombine(partial, nchunks, result);
   return 0;
 }
 
 // Quadrature data and force matrix of one zone from its E-vectors xz, vz (component-major,
 // dim * h1_nd) and ez (method spec sections 5 and 8). F receives F_z (column-major), tg
-// the Taylor-Green source integrals (or NULL); ws holds nqp d^2 + d h1_nd doubles.
+// the Taylor-Green source integrals (or NULL); ws holds nqp (d^2 + 21) + d h1_nd doubles.
+// J, grad v and e at every point first, then the point kernel (2D/3D: on 4 points at once
+// in vector lanes, qpoint_lanes.h, the same bits), then the reductions point by point.
 static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const double *vz,
                        const double *ez, double *F, double *tg, double *ws, double *dt_min,
                        int *tangled, double *tangled_det) {
   const int dim = hd->dim, nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp;
   const int rows = dim * nd, d2 = dim * dim;
-  double *S = ws, *A = S + nqp * d2;
+  double *S = ws, *A = S + nqp * d2, *Jp = A + rows, *Gp = Jp + 9 * nqp, *eqs = Gp + 9 * nqp;
+  double *dets = eqs + nqp, *dts = dets + nqp;
   const double gamma = hd->zone_gamma[z];
+  const size_t z0 = (size_t)z * nqp;
   if (tg)
     for (int j = 0; j < ne; j++) tg[j] = 0.0;
-  for (int q = 0; q < nqp; q++) {
+  for (int q = 0; q < nqp; q++) {  // entry i of J at point q: Jp[i * nqp + q]
     const double *G = &hd->h1_G[(size_t)q * nd * dim];
     double J[9] = {0}, Gv[9] = {0};
     for (int a = 0; a < nd; a++)  // each entry sums over the nodes in ascending order
@@ -321,20 +386,42 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
           Gv[cc + dim * g] += va * G[a * dim + g];
         }
       }
+    for (int i = 0; i < d2; i++) Jp[i * nqp + q] = J[i], Gp[i * nqp + q] = Gv[i];
     double eq = 0.0;
     for (int i = 0; i < ne; i++) eq += ez[i] * hd->l2_B[(size_t)q * ne + i];
-    const size_t zq = (size_t)z * nqp + q;
-    double dt_q;
-    const double det = BlastQPointStress(dim, &hd->qpar, J, Gv, &hd->qp_J0inv[zq * d2],
-                                         hd->qp_R0[zq], hd->qp_w[q], eq, gamma, &S[q * d2], &dt_q);
+    eqs[q] = eq;
+  }
+  if (dim == 1) {
+    for (int q = 0; q < nqp; q++)
+      dets[q] = BlastQPointStress(1, &hd->qpar, &Jp[q], &Gp[q], &hd->qp_J0inv[z0 + q],
+                                  hd->qp_R0[z0 + q], hd->qp_w[q], eqs[q], gamma, &S[q], &dts[q]);
+  } else {
+    for (int q0 = 0; q0 < nqp; q0 += BLAST_QV_W) {
+      const int n = nqp - q0 < BLAST_QV_W ? nqp - q0 : BLAST_QV_W;
+      BlastQV J[9], Gv[9], J0i[9], Sv[9], dtq;
+      for (int i = 0; i < d2; i++) {
+        J[i] = BlastQVLoad(Jp + i * nqp + q0, n), Gv[i] = BlastQVLoad(Gp + i * nqp + q0, n);
+        for (int l = 0; l < BLAST_QV_W; l++)
+          J0i[i][l] = hd->qp_J0inv[(z0 + q0 + (l < n ? l : n - 1)) * d2 + i];
+      }
+      const BlastQV det = BlastQVPointStress(
+          dim, &hd->qpar, J, Gv, J0i, BlastQVLoad(&hd->qp_R0[z0 + q0], n),
+          BlastQVLoad(&hd->qp_w[q0], n), BlastQVLoad(eqs + q0, n), gamma, Sv, &dtq);
+      for (int l = 0; l < n; l++)
+        for (int i = 0; i < d2; i++) S[(q0 + l) * d2 + i] = Sv[i][l];
+      BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
+    }
+  }
+  for (int q = 0; q < nqp; q++) {
+    const double det = dets[q];
     if (!(det > 0.0)) {
       if (*tangled < 0)
         *tangled = z, *tangled_det = det;
       else if (*tangled == z && BlastDetWorse(det, *tangled_det))
         *tangled_det = det;
       *dt_min = 0.0;
-    } else if (dt_q < *dt_min) {
-      *dt_min = dt_q;
+    } else if (dts[q] < *dt_min) {
+      *dt_min = dts[q];
     }
     if (tg) {
       double X[3] = {0, 0, 0};
@@ -403,17 +490,21 @@ typedef struct {
   int f0;
 } ZoneRange;
 
-// Partial path: zone z's quadrature data, rows -F_z 1 and S or b (pa_kernels.h); ws holds
-// the initial positions' E-vector, one zone's stress and the zone kernel's scratch.
+// Partial path: zone z's quadrature data, rows -F_z 1 and S or b (pa_kernels.h, on the CPU
+// pa_cpu_lanes.h); ws holds the initial positions' E-vector and the zone kernel's scratch.
 static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double *xz,
                               const double *vz, const double *ez, double *ws, double *dt_min,
                               int *tangled, double *tangled_det) {
   const BlastHydroData *hd = zr->hd;
   const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, d2 = hd->dim * hd->dim;
-  double *x0z = ws, *Sz = x0z + rows, *kws = Sz + (size_t)nqp * d2;
+  double *x0z = ws, *kws = x0z + rows;
   const double *J0inv = zr->J0inv ? &zr->J0inv[(size_t)z * nqp * d2] : NULL;
   if (!J0inv) GatherZone(hd, z, hd->pa_x0, x0z);
-  if (zr->S) Sz = &zr->S[f * nqp * d2];
+  if (J0inv && z + 1 < hd->nz) {  // the next zone's J0^{-1} streams in while this one works
+    const char *next = (const char *)(J0inv + (size_t)nqp * d2);
+    for (size_t b = 0; b < (size_t)nqp * d2 * sizeof(double); b += 64) __builtin_prefetch(next + b);
+  }
+  double *Sz = zr->S ? &zr->S[f * nqp * d2] : NULL;
   zr->pa_qdata(zr->pb, z, xz, vz, x0z, J0inv, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z],
                Sz, &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL,
                zr->tg ? &zr->tg[f * ne] : NULL, kws, dt_min, tangled, tangled_det);
@@ -716,18 +807,6 @@ void BlastCpuZonesForceT(BlastCpuZones cz, int n, const double *vE, double *b_ou
 // Component c of a PCG vector starts at c * h1_next.
 #define ACTIVE(mask, c) (((mask) >> (c)) & 1u)
 
-// The components' compensated row sums side by side in one 4-wide vector (lanes past
-// ncomp repeat component 0 and are not stored): the same operations as BlastDDAdd,
-// BlastDDAddDD and BlastDDNormalize on each lane, so the same bits as one sum per
-// component, in a third of the instructions (GCC/Clang vector extension; no contraction
-// into fused multiply-adds under -std=c11).
-
-static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
-  const BlastV4 s = *hi + x, bb = s - *hi;
-  *lo += (*hi - (s - bb)) + (x - bb);
-  *hi = s;
-}
-
 // Partial assembly: the zone values of the mass action for the zones of `rows` (interior:
 // the zones with owned dofs only; boundary: the others), then each owned row of `rows`
 // sums its zones' values in ascending global zone id, in double-double, rounded once.
@@ -735,7 +814,7 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
                             double *y) {
   const BlastHydroData *hd = &c->hd;
   const int nd = hd->h1_nd, nq = hd->nqp;
-  const size_t st = (size_t)hd->h1_next, es = (size_t)hd->nz_ext * nd;
+  const size_t st = (size_t)hd->h1_next;
   const int k0 = rows == BLAST_ROWS_BOUNDARY ? hd->pa_nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? hd->pa_nzint : hd->nz_ext;
   double *E = c->rE;
@@ -746,7 +825,7 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
     for (int k = k0; k < k1; k++) {
       const int z = hd->pa_zones[k];
       c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd],
-                 x, st, &E[(size_t)z * nd], es, mws);
+                 x, st, &E[(size_t)z * nd * 3], mws);
     }
   }
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
@@ -754,14 +833,16 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
     const int i = hd->mv_rows[r], t0 = hd->mass_toff[i], t1 = hd->mass_toff[i + 1];
-    for (int cc = 0; cc < ncomp; cc++) {
-      if (!ACTIVE(mask, cc)) continue;
-      const double *Ec = E + cc * es;
-      BlastDD acc = {0.0, 0.0};
-      for (int t = t0; t < t1; t++) BlastDDAdd(&acc, Ec[hd->mass_tidx[t]]);
-      BlastDDNormalize(&acc);
-      y[cc * st + i] = acc.hi;
+    // the components side by side (V4DDAdd; lane 3 and inactive lanes are not stored)
+    BlastV4 hi = {0.0, 0.0, 0.0, 0.0}, lo = hi;
+    for (int t = t0; t < t1; t++) {
+      BlastV4 v;
+      memcpy(&v, E + 3 * (size_t)hd->mass_tidx[t], sizeof v);
+      V4DDAdd(&hi, &lo, v);
     }
+    const BlastV4 out = hi + lo;  // BlastDDNormalize's rounded value
+    for (int cc = 0; cc < ncomp; cc++)
+      if (ACTIVE(mask, cc)) y[cc * st + i] = out[cc];
   }
 }
 

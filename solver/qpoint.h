@@ -130,36 +130,43 @@ BLAST_HOST_DEVICE static inline void BlastSymEigMin(int dim, const double *A, do
   d1[0] = w0, d1[1] = w1, d1[2] = w2;
 }
 
+/// The Horner steps of BlastAsinSeries in z = x^2 after its leading coefficient, written
+/// once for the scalar series here and the CPU's vector-lane copy (qpoint_lanes.h, where
+/// p and z are vectors): the same operations on every lane.
+#define BLAST_ASIN_SERIES_LEAD 0.0022014739737101384
+#define BLAST_ASIN_SERIES_STEPS(p, z) \
+  p = p * z + 0.002338091892111975;   \
+  p = p * z + 0.0024894486782468836;  \
+  p = p * z + 0.0026578706382072901;  \
+  p = p * z + 0.0028461784011089421;  \
+  p = p * z + 0.0030578216492580306;  \
+  p = p * z + 0.0032970595034734849;  \
+  p = p * z + 0.0035692053938259347;  \
+  p = p * z + 0.0038809645588376691;  \
+  p = p * z + 0.0042409070936793632;  \
+  p = p * z + 0.0046601434869150962;  \
+  p = p * z + 0.0051533096823199046;  \
+  p = p * z + 0.0057400376708419236;  \
+  p = p * z + 0.0064472103118896487;  \
+  p = p * z + 0.0073125258735988454;  \
+  p = p * z + 0.0083903358096168151;  \
+  p = p * z + 0.0097616095291940784;  \
+  p = p * z + 0.011551800896139705;   \
+  p = p * z + 0.013964843750000001;   \
+  p = p * z + 0.017352764423076924;   \
+  p = p * z + 0.022372159090909092;   \
+  p = p * z + 0.030381944444444444;   \
+  p = p * z + 0.044642857142857144;   \
+  p = p * z + 0.074999999999999997;   \
+  p = p * z + 0.16666666666666666;    \
+  p = p * z + 1;
+
 /// asin(x) for |x| <= 1/2 by its Taylor series (26 terms, truncation < 5e-19 relative),
 /// from basic IEEE operations only: the same bits on every CPU and GPU.
 BLAST_HOST_DEVICE static inline double BlastAsinSeries(double x) {
   const double z = x * x;
-  double p = 0.0022014739737101384;
-  p = p * z + 0.002338091892111975;
-  p = p * z + 0.0024894486782468836;
-  p = p * z + 0.0026578706382072901;
-  p = p * z + 0.0028461784011089421;
-  p = p * z + 0.0030578216492580306;
-  p = p * z + 0.0032970595034734849;
-  p = p * z + 0.0035692053938259347;
-  p = p * z + 0.0038809645588376691;
-  p = p * z + 0.0042409070936793632;
-  p = p * z + 0.0046601434869150962;
-  p = p * z + 0.0051533096823199046;
-  p = p * z + 0.0057400376708419236;
-  p = p * z + 0.0064472103118896487;
-  p = p * z + 0.0073125258735988454;
-  p = p * z + 0.0083903358096168151;
-  p = p * z + 0.0097616095291940784;
-  p = p * z + 0.011551800896139705;
-  p = p * z + 0.013964843750000001;
-  p = p * z + 0.017352764423076924;
-  p = p * z + 0.022372159090909092;
-  p = p * z + 0.030381944444444444;
-  p = p * z + 0.044642857142857144;
-  p = p * z + 0.074999999999999997;
-  p = p * z + 0.16666666666666666;
-  p = p * z + 1;
+  double p = BLAST_ASIN_SERIES_LEAD;
+  BLAST_ASIN_SERIES_STEPS(p, z)
   return x * p;
 }
 
@@ -171,20 +178,26 @@ BLAST_HOST_DEVICE static inline double BlastAcos(double r) {
   return 0.5 * pi - BlastAsinSeries(r);
 }
 
+/// The Horner steps of BlastCosSeries after its leading coefficient (shared with
+/// qpoint_lanes.h as those of the asin series).
+#define BLAST_COS_SERIES_LEAD 4.1103176233121648e-19
+#define BLAST_COS_SERIES_STEPS(p, z)   \
+  p = p * z + -1.5619206968586225e-16; \
+  p = p * z + 4.7794773323873853e-14;  \
+  p = p * z + -1.1470745597729725e-11; \
+  p = p * z + 2.08767569878681e-09;    \
+  p = p * z + -2.7557319223985888e-07; \
+  p = p * z + 2.4801587301587302e-05;  \
+  p = p * z + -0.0013888888888888889;  \
+  p = p * z + 0.041666666666666664;    \
+  p = p * z + -0.5;                    \
+  p = p * z + 1;
+
 /// cos(u) for |u| <= pi/3 by its Taylor series (11 terms, truncation < 3e-21).
 BLAST_HOST_DEVICE static inline double BlastCosSeries(double u) {
   const double z = u * u;
-  double p = 4.1103176233121648e-19;
-  p = p * z + -1.5619206968586225e-16;
-  p = p * z + 4.7794773323873853e-14;
-  p = p * z + -1.1470745597729725e-11;
-  p = p * z + 2.08767569878681e-09;
-  p = p * z + -2.7557319223985888e-07;
-  p = p * z + 2.4801587301587302e-05;
-  p = p * z + -0.0013888888888888889;
-  p = p * z + 0.041666666666666664;
-  p = p * z + -0.5;
-  p = p * z + 1;
+  double p = BLAST_COS_SERIES_LEAD;
+  BLAST_COS_SERIES_STEPS(p, z)
   return p;
 }
 
