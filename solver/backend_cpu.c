@@ -934,14 +934,15 @@ static int CpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, con
   return 0;
 }
 
-// BlastMassOps.cg_update: one pass per component in the chunks of CpuDot. b = 1 of the
-// axpby form is left out: 1 y is y.
+// BlastMassOps.cg_update: per component and group of four chunks of CpuDot, the updates,
+// then the group's (r, z) pairs by DotChunks (the same bits as CpuDot). b = 1 of the axpby
+// form is left out: 1 y is y.
 static int CpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
                        const double *Ad, double *x, double *r, double *z, double *result) {
   CpuCtx *c = ctx;
   const double *dinv = c->hd.mv_dinv;
   const size_t st = (size_t)c->hd.h1_next, n = (size_t)c->hd.h1_nown;
-  const size_t nchunks = (n + kDotChunk - 1) / kDotChunk;
+  const size_t nchunks = (n + kDotChunk - 1) / kDotChunk, ngroups = (nchunks + 3) / 4;
   double *partial;
   BlastCall(CpuDotPartial(c, nchunks, &partial));
   for (int cc = 0; cc < ncomp; cc++) {
@@ -949,18 +950,16 @@ static int CpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, con
     if (!ACTIVE(mask, cc)) continue;
     const double ac = a[cc], na = -a[cc], *dc = d + cc * st, *Adc = Ad + cc * st;
     double *xc = x + cc * st, *rc = r + cc * st, *zc = z + cc * st;
+    // the updates of four chunks, then their (r, z) pairs as CpuDot (in cache)
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
-    for (size_t k = 0; k < nchunks; k++) {
-      const size_t i0 = k * kDotChunk, i1 = i0 + kDotChunk < n ? i0 + kDotChunk : n;
-      BlastDD acc = {0.0, 0.0};
+    for (size_t g = 0; g < ngroups; g++) {
+      const size_t i0 = 4 * g * kDotChunk, i1 = i0 + 4 * kDotChunk < n ? i0 + 4 * kDotChunk : n;
       for (size_t i = i0; i < i1; i++) {
         xc[i] = ac * dc[i] + xc[i];
         rc[i] = na * Adc[i] + rc[i];
         zc[i] = rc[i] * dinv[i];
-        BlastDDAdd(&acc, rc[i] * zc[i]);
       }
-      BlastDDNormalize(&acc);
-      partial[2 * k] = acc.hi, partial[2 * k + 1] = acc.lo;
+      DotChunks(rc, zc, n, 4 * g, nchunks, partial);
     }
     CpuDotCombine(partial, nchunks, &result[2 * cc]);
   }
