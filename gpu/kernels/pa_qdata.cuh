@@ -128,6 +128,17 @@ __host__ __device__ constexpr int PaQ3Threads(int nq) {
   return nq <= 64 ? 64 : nq <= 128 ? 128 : nq <= 256 ? 256 : 512;
 }
 
+// One warp's (dt minimum, lowest tangled zone with its worst det) into lane 0.
+__device__ __forceinline__ void PaQ3WarpReduce(double &m, double &dd, int &zz) {
+  for (int off = 16; off > 0; off >>= 1) {
+    const double om = __shfl_down_sync(0xffffffffu, m, off);
+    const double od = __shfl_down_sync(0xffffffffu, dd, off);
+    const int oz = __shfl_down_sync(0xffffffffu, zz, off);
+    if (om < m) m = om;
+    if (oz < zz || (oz == zz && oz != INT_MAX && BlastDetWorse(od, dd))) zz = oz, dd = od;
+  }
+}
+
 // The block's dt minimum and tangled report (one zone: the worst det) into thread 0's
 // values: warp shuffles, then the first warp over the warps' results. The minimum does
 // not depend on the order, and the det comparison is the one of the serial path.
@@ -136,26 +147,14 @@ __device__ __forceinline__ void PaQ3BlockReduce(double *dtmin, double *tdet, int
   __shared__ int wz[16];
   double m = *dtmin, dd = *tdet;
   int zz = *tz;
-  for (int off = 16; off > 0; off >>= 1) {
-    const double om = __shfl_down_sync(0xffffffffu, m, off);
-    const double od = __shfl_down_sync(0xffffffffu, dd, off);
-    const int oz = __shfl_down_sync(0xffffffffu, zz, off);
-    if (om < m) m = om;
-    if (oz < zz || (oz == zz && oz != INT_MAX && BlastDetWorse(od, dd))) zz = oz, dd = od;
-  }
+  PaQ3WarpReduce(m, dd, zz);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
   if (lane == 0) wd[warp] = m, wdet[warp] = dd, wz[warp] = zz;
   __syncthreads();
   if (warp == 0) {
     m = lane < nw ? wd[lane] : HUGE_VAL, dd = lane < nw ? wdet[lane] : 0.0;
     zz = lane < nw ? wz[lane] : INT_MAX;
-    for (int off = 16; off > 0; off >>= 1) {
-      const double om = __shfl_down_sync(0xffffffffu, m, off);
-      const double od = __shfl_down_sync(0xffffffffu, dd, off);
-      const int oz = __shfl_down_sync(0xffffffffu, zz, off);
-      if (om < m) m = om;
-      if (oz < zz || (oz == zz && oz != INT_MAX && BlastDetWorse(od, dd))) zz = oz, dd = od;
-    }
+    PaQ3WarpReduce(m, dd, zz);
   }
   *dtmin = m, *tdet = dd, *tz = zz;
 }
