@@ -28,22 +28,27 @@ static PaMassKernel PaMassPick(int dim, int D, int Q) {
   return k_pa_mass<1, 0, 0>;
 }
 
-// The 3D mass kernel with the third direction in registers (k_pa_mass3) for the default
-// pairs, NZ zones per block of Q x Q x NZ threads (about 256); none elsewhere.
+// The 3D mass kernel for the default pairs, NZ zones per block; none elsewhere. Q2:
+// k_pa_mass3l (a thread per (zone, q1), NZ Q threads). Q1, Q3, Q4: k_pa_mass3 (the third
+// direction in registers, Q x Q x NZ threads, about 256), registers capped for 6 blocks per
+// SM at Q3 (40, no spills; H100, 3D Sedov 19 steps, mass action ms per PCG product
+// uncapped / capped: Q3 48^3 0.678 / 0.526: the kernel is bound by the shared-memory pipe
+// and more warps hide its latency; Q1 and Q4 stay at the compiler's choice, Q4 would
+// spill). Q2 64^3 on an H100, ms per product with the row gather (bench/gpu/profile_ab.py,
+// 20 steps, 2 runs each, docs/logs/pa_mass3l_h100.txt): k_pa_mass3<3, 4, 16, 6> 0.405;
+// k_pa_mass3l<3, 4, NZ, MINB> storing per component from registers 0.44-0.56 (the L2
+// bound by eighth-of-a-sector stores), through shared memory 0.306 (32, 4), qm in registers
+// 0.306 / 0.293 / 0.279 / 0.274 at (32, 4 without) / (32, 3) / (32, 4) / (16, 7).
 typedef void (*PaMass3Kernel)(DevData, PaMassArgs, PaMassB);
 typedef struct {
   PaMass3Kernel kernel;
-  int nz;
+  int nz, lines;  // lines: k_pa_mass3l (a 1D block of Q nz threads)
 } PaMass3Launch;
-// Registers capped for 6 blocks per SM at Q2 and Q3 (40, no spills): an H100 at 3D Sedov
-// 19 steps, mass action ms per PCG product uncapped / capped: Q2 64^3 0.427 / 0.404, Q3
-// 48^3 0.678 / 0.526 (the kernel is bound by the shared-memory pipe; more warps hide its
-// latency). Q1 and Q4 stay at the compiler's choice (Q4 would spill).
 static PaMass3Launch PaMass3Pick(int dim, int D, int Q) {
-  PaMass3Launch l = {NULL, 0};
+  PaMass3Launch l = {NULL, 0, 0};
   if (dim != 3) return l;
   if (D == 2 && Q == 2) l.kernel = k_pa_mass3<2, 2, 32, 1>, l.nz = 32;
-  if (D == 3 && Q == 4) l.kernel = k_pa_mass3<3, 4, 16, 6>, l.nz = 16;
+  if (D == 3 && Q == 4) l.kernel = k_pa_mass3l<3, 4, 16, 7>, l.nz = 16, l.lines = 1;
   if (D == 4 && Q == 6) l.kernel = k_pa_mass3<4, 6, 7, 6>, l.nz = 7;
   if (D == 5 && Q == 8) l.kernel = k_pa_mass3<5, 8, 4, 1>, l.nz = 4;
   return l;
@@ -223,8 +228,8 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
     PaMassB Bc;
     memset(&Bc, 0, sizeof Bc);
     memcpy(Bc.v, hd->pa_B, (size_t)d->Q * d->D * sizeof(double));
-    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, dim3(d->Q, d->Q, m3.nz), 0, c->stream>>>(*d, a,
-                                                                                           Bc);
+    const dim3 th = m3.lines ? dim3(d->Q * m3.nz) : dim3(d->Q, d->Q, m3.nz);
+    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, th, 0, c->stream>>>(*d, a, Bc);
     BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
   } else if (a.n > 0) {
     if (c->pa_smem) {

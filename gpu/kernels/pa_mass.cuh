@@ -246,6 +246,148 @@ __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassAr
   }
 }
 
+// 3D, 32 % Q == 0 at compile time: a thread per (zone, q1), so a zone's Q threads lie in
+// one warp and need no block barrier. Stage 1 (a1 -> q1) reads the zone's nodal values
+// from shared memory; stages 2 and 3, the point values times qm and the transposes of 3
+// and 2 stay in the thread's registers, the third direction streamed (s2 summed over q3 in
+// ascending order as it goes: the same terms in the same order); the transpose of stage 1
+// (q1 -> a1) reads the thread rows back from shared memory, a thread per (zone, a3, a2)
+// line. The zone's values of all components are collected in shared memory and leave in
+// full sectors (E[3 (z nd + a) + c] is contiguous per zone): written per component from
+// the registers, the interleaved stores would each fill an eighth of a sector, and the L2
+// is the limit then (k_pa_mass3). The next component's nodal values are loaded while the
+// current one is computed. Shared-memory strides are 4 mod 16 doubles, so the 4 zones of a
+// half-warp at Q = 4 fall on distinct banks; the thread's Q^2 values of qm are loaded once
+// into registers. The same bits as BlastPaMassZone. NZ zones per block of NZ Q threads;
+// MINB: blocks per SM the registers are allocated for.
+__host__ __device__ constexpr int PaMassPad(int n) {
+  return n + ((4 - n % 16) + 16) % 16;
+}
+template <int D, int Q, int NZ, int MINB>
+__global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs a, PaMassB Bc) {
+  static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
+  static_assert(32 % Q == 0, "a zone's threads lie in one warp");
+  constexpr int ND = D * D * D, NL = D * D, KU = (ND + Q - 1) / Q, KL = (NL + Q - 1) / Q;
+  constexpr int SU = PaMassPad(ND), SS = PaMassPad(Q * NL), SE = PaMassPad(3 * ND);
+  __shared__ double su[NZ * SU], ss[NZ * SS], se[NZ * SE];
+  const int zl = threadIdx.x / Q, q1 = threadIdx.x - zl * Q;
+  const int kz = blockIdx.x * NZ + zl;
+  const bool act = kz < a.n;
+  const int z = act ? d.zones[a.k0 + kz] : 0;
+  const double *qm = d.qmass + (size_t)z * (Q * Q * Q) + q1;
+  double *u = su + zl * SU, *s1 = ss + zl * SS, *ez = se + zl * SE;
+  double b1[D];  // B[q1][a1]; the other stages' entries come from the table by value
+#pragma unroll
+  for (int a1 = 0; a1 < D; a1++) b1[a1] = act ? d.B1[q1 * D + a1] : 0.0;
+  double qr[Q * Q];  // the thread's qm, loaded once for every component
+#pragma unroll
+  for (int i = 0; i < Q * Q; i++) qr[i] = act ? qm[i * Q] : 0.0;
+  int jd[KU];  // the thread's share of the zone's nodes (their dofs; -1: none)
+#pragma unroll
+  for (int k = 0; k < KU; k++) {
+    const int j = q1 + k * Q;
+    jd[k] = act && j < ND ? d.edof[(size_t)z * ND + j] : -1;
+  }
+  unsigned rem = a.mask & ((1u << a.ncomp) - 1u);  // uniform over the block
+  int c = 0;
+  while (c < 3 && !((rem >> c) & 1u)) c++;
+  double xr[KU];  // the nodal values of component c, loaded while c - 1 is computed
+  const double *xc = a.x + c * a.st;
+#pragma unroll
+  for (int k = 0; k < KU; k++) xr[k] = jd[k] >= 0 ? xc[jd[k]] : 0.0;
+  while (c < 3) {
+#pragma unroll
+    for (int k = 0; k < KU; k++)
+      if (jd[k] >= 0) u[q1 + k * Q] = xr[k];
+    __syncwarp();
+    rem &= ~(1u << c);
+    int cn = c + 1;
+    while (cn < 3 && !((rem >> cn) & 1u)) cn++;
+    if (cn < 3) {
+      const double *xn = a.x + cn * a.st;
+#pragma unroll
+      for (int k = 0; k < KU; k++) xr[k] = jd[k] >= 0 ? xn[jd[k]] : 0.0;
+    }
+    if (act) {
+      double t2[D * Q], s2[D * Q];
+      {
+        double t1[NL];  // t1[a3][a2] at q1 = sum_a1 B[q1][a1] u[(a3 D + a2) D + a1]
+#pragma unroll
+        for (int l = 0; l < NL; l++) {
+          double s = 0.0;
+#pragma unroll
+          for (int a1 = 0; a1 < D; a1++) s += b1[a1] * u[l * D + a1];
+          t1[l] = s;
+        }
+#pragma unroll
+        for (int a3 = 0; a3 < D; a3++)  // t2[a3][q2] = sum_a2 B[q2][a2] t1[a3][a2]
+#pragma unroll
+          for (int q2 = 0; q2 < Q; q2++) {
+            double s = 0.0;
+#pragma unroll
+            for (int a2 = 0; a2 < D; a2++) s += Bc.v[q2 * D + a2] * t1[a3 * D + a2];
+            t2[a3 * Q + q2] = s;
+          }
+      }
+#pragma unroll
+      for (int i = 0; i < D * Q; i++) s2[i] = 0.0;
+#pragma unroll
+      for (int q3 = 0; q3 < Q; q3++)
+#pragma unroll
+        for (int q2 = 0; q2 < Q; q2++) {  // w at (q1, q2, q3) times qm, into s2[a3][q2]
+          double s = 0.0;
+#pragma unroll
+          for (int a3 = 0; a3 < D; a3++) s += Bc.v[q3 * D + a3] * t2[a3 * Q + q2];
+          const double w = s * qr[q3 * Q + q2];
+#pragma unroll
+          for (int a3 = 0; a3 < D; a3++) s2[a3 * Q + q2] += Bc.v[q3 * D + a3] * w;
+        }
+#pragma unroll
+      for (int a3 = 0; a3 < D; a3++)  // s1[q1][a3][a2] = sum_q2 B[q2][a2] s2[a3][q2]
+#pragma unroll
+        for (int a2 = 0; a2 < D; a2++) {
+          double s = 0.0;
+#pragma unroll
+          for (int q2 = 0; q2 < Q; q2++) s += Bc.v[q2 * D + a2] * s2[a3 * Q + q2];
+          s1[q1 * NL + a3 * D + a2] = s;
+        }
+    }
+    __syncwarp();
+    if (act) {
+      // u[(a3 D + a2) D + a1] = sum_q1 B[q1][a1] s1[q1][a3][a2], a line (a3, a2) per
+      // thread, into ez[3 a + c] (component-interleaved, as E)
+#pragma unroll
+      for (int k = 0; k < KL; k++) {
+        const int l = q1 + k * Q;
+        if (l >= NL) break;
+        double v[Q];
+#pragma unroll
+        for (int q = 0; q < Q; q++) v[q] = s1[q * NL + l];
+        double *El = ez + 3 * l * D + c;
+#pragma unroll
+        for (int a1 = 0; a1 < D; a1++) {
+          double s = 0.0;
+#pragma unroll
+          for (int q = 0; q < Q; q++) s += Bc.v[q * D + a1] * v[q];
+          El[3 * a1] = s;
+        }
+      }
+    }
+    __syncwarp();  // u and s1 are reused by the next component
+    c = cn;
+  }
+  if (act) {  // the zone's values in full sectors: E[3 (z nd + a) + c] = ez[3 a + c]
+    double *Ez = a.E + (size_t)3 * ND * z;
+    const unsigned on = a.mask & ((1u << a.ncomp) - 1u);
+    if (on == 7u) {
+      for (int i = q1; i < 3 * ND; i += Q) Ez[i] = ez[i];
+    } else {
+      for (int i = q1; i < 3 * ND; i += Q)
+        if ((on >> (i % 3)) & 1u) Ez[i] = ez[i];
+    }
+  }
+}
+
 // All components of one owned row per thread (the zone list read once), from the
 // component-interleaved values of k_pa_mass3 (E[3 e + c]): y[c st + i] = the
 // double-double sum of its zones' values in mtoff/mtidx order, rounded once.

@@ -22,6 +22,7 @@ static dim3 emu_tid, emu_bid, emu_bdim, emu_gdim;
 #define blockDim  emu_bdim
 #define gridDim   emu_gdim
 static void __syncthreads() {}
+static void __syncwarp() {}  // k_pa_mass3l is not emulated (its phases need all threads)
 // one thread: a lane beyond the warp's threads gives the caller's own value
 template <class T>
 static T __shfl_down_sync(unsigned, T v, int) {
