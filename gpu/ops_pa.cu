@@ -39,6 +39,8 @@ static PaMassKernel PaMassPick(int dim, int D, int Q) {
 // k_pa_mass3l<3, 4, NZ, MINB> storing per component from registers 0.44-0.56 (the L2
 // bound by eighth-of-a-sector stores), through shared memory 0.306 (32, 4), qm in registers
 // 0.306 / 0.293 / 0.279 / 0.274 at (32, 4 without) / (32, 3) / (32, 4) / (16, 7).
+// k_pa_mass3's zone values through shared memory (SE), same log: Q1 96^3 0.335 -> 0.314
+// ms, Q3 48^3 0.527 -> 0.537 (bound by the shared-memory pipe already): on at Q1 only.
 typedef void (*PaMass3Kernel)(DevData, PaMassArgs, PaMassB);
 typedef struct {
   PaMass3Kernel kernel;
@@ -47,10 +49,10 @@ typedef struct {
 static PaMass3Launch PaMass3Pick(int dim, int D, int Q) {
   PaMass3Launch l = {NULL, 0, 0};
   if (dim != 3) return l;
-  if (D == 2 && Q == 2) l.kernel = k_pa_mass3<2, 2, 32, 1>, l.nz = 32;
+  if (D == 2 && Q == 2) l.kernel = k_pa_mass3<2, 2, 32, 1, true>, l.nz = 32;
   if (D == 3 && Q == 4) l.kernel = k_pa_mass3l<3, 4, 16, 7>, l.nz = 16, l.lines = 1;
-  if (D == 4 && Q == 6) l.kernel = k_pa_mass3<4, 6, 7, 6>, l.nz = 7;
-  if (D == 5 && Q == 8) l.kernel = k_pa_mass3<5, 8, 4, 1>, l.nz = 4;
+  if (D == 4 && Q == 6) l.kernel = k_pa_mass3<4, 6, 7, 6, false>, l.nz = 7;
+  if (D == 5 && Q == 8) l.kernel = k_pa_mass3<5, 8, 4, 1, false>, l.nz = 4;
   return l;
 }
 

@@ -158,7 +158,8 @@ __global__ void k_pa_mass_gather(DevData d, const int *rows, int r0, int r1, int
 // registers of the thread that owns (q1, q2), the transposes of 2 and 1 in shared memory.
 // Every entry is the sum of BlastPaInterp/BlastPaInterpT over the same terms in the same
 // order (the same bits), for each active component in turn. MINB: blocks per SM the
-// registers are allocated for.
+// registers are allocated for. SE: the zone values collected in shared memory and written
+// in full sectors after the last component (else stored from the registers).
 // The 1D table by value (kernel parameter space): an entry whose index is the same for
 // every thread (the third direction's loops, unrolled) is then an operand from the constant
 // bank instead of a shared-memory load (the kernel is bound by the shared-memory pipe).
@@ -167,12 +168,13 @@ typedef struct {
   double v[kPaMassBMax];
 } PaMassB;
 
-template <int D, int Q, int NZ, int MINB>
+template <int D, int Q, int NZ, int MINB, bool SE>
 __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassArgs a, PaMassB Bc) {
   static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
   static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
   __shared__ double Bs[Q * D];
   __shared__ double su[NZ][D * D * D], st1[NZ][D * D * Q], ss2[NZ][D * Q * Q];
+  __shared__ double se[SE ? NZ : 1][SE ? 3 * D * D * D : 1];  // SE: the zone values
   const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
   const int tid = (tz * Q + ty) * Q + tx;
   for (int i = tid; i < Q * D; i += Q * Q * NZ) Bs[i] = d.B1[i];
@@ -231,9 +233,9 @@ __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassAr
       }
     __syncthreads();
     if (active && tx < D && ty < D) {  // u[(a3 D + a2) D + a1] = sum_q1 B[q1][a1] s1[...]
-      // stored component-interleaved, E[3 (z nd + a) + c]: a row's gather then reads the
-      // components of an entry from one sector
-      double *Ez = a.E + 3 * (size_t)z * (D * D * D) + c;
+      // component-interleaved, E[3 (z nd + a) + c] (a row's gather then reads the
+      // components of an entry from one sector); SE: collected in shared memory first
+      double *Ez = SE ? se[SE ? tz : 0] + c : a.E + 3 * (size_t)z * (D * D * D) + c;
 #pragma unroll
       for (int a3 = 0; a3 < D; a3++) {
         double s = 0.0;
@@ -243,6 +245,15 @@ __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassAr
       }
     }
     __syncthreads();  // u, t1 and s2 are reused by the next component
+  }
+  // SE: the block's zone values in full sectors (stored per component from the registers,
+  // each store fills an eighth of a sector: the L2 can be the limit)
+  const unsigned on = a.mask & ((1u << a.ncomp) - 1u);
+  for (int i = tid; SE && i < NZ * 3 * D * D * D; i += Q * Q * NZ) {
+    const int zl = i / (3 * D * D * D), j = i - zl * (3 * D * D * D);
+    const int kzl = blockIdx.x * NZ + zl;
+    if (kzl < a.n && ((on >> (j % 3)) & 1u))
+      a.E[(size_t)3 * (D * D * D) * d.zones[a.k0 + kzl] + j] = se[SE ? zl : 0][SE ? j : 0];
   }
 }
 
