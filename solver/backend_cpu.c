@@ -414,15 +414,7 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   }
   for (int q = 0; q < nqp; q++) {
     const double det = dets[q];
-    if (!(det > 0.0)) {
-      if (*tangled < 0)
-        *tangled = z, *tangled_det = det;
-      else if (*tangled == z && BlastDetWorse(det, *tangled_det))
-        *tangled_det = det;
-      *dt_min = 0.0;
-    } else if (dts[q] < *dt_min) {
-      *dt_min = dts[q];
-    }
+    BlastQPointReport(z, det, dts[q], dt_min, tangled, tangled_det);
     if (tg) {
       double X[3] = {0, 0, 0};
       for (int cc = 0; cc < dim; cc++)

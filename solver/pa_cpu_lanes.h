@@ -380,15 +380,7 @@ static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, co
   }
   for (int q = 0; q < nq; q++) {
     const double det = dets[q];
-    if (!(det > 0.0)) {
-      if (*tangled < 0)
-        *tangled = z, *tangled_det = det;
-      else if (*tangled == z && BlastDetWorse(det, *tangled_det))
-        *tangled_det = det;
-      *dt_min = 0.0;
-    } else if (dts[q] < *dt_min) {
-      *dt_min = dts[q];
-    }
+    BlastQPointReport(z, det, dts[q], dt_min, tangled, tangled_det);
     if (tg) {
       double Xq[3] = {0.0, 0.0, 0.0};
       for (int c = 0; c < dim; c++) Xq[c] = Xv[q][c];

@@ -376,15 +376,7 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
                                                  pb->qw[q], eq[q], gamma, Sq, &dtq)
                              : BlastPaPointStress(dim, &pb->qpar, J, Gv, J0, R0z[q], pb->qw[q],
                                                   eq[q], gamma, Sq, &dtq);
-    if (!(det > 0.0)) {
-      if (*tangled < 0)
-        *tangled = z, *tangled_det = det;
-      else if (*tangled == z && BlastDetWorse(det, *tangled_det))
-        *tangled_det = det;
-      *dt_min = 0.0;
-    } else if (dtq < *dt_min) {
-      *dt_min = dtq;
-    }
+    BlastQPointReport(z, det, dtq, dt_min, tangled, tangled_det);
     if (tg) {
       double Xq[3] = {0.0, 0.0, 0.0};
       for (int c = 0; c < dim; c++) Xq[c] = X[c * nq + q];

@@ -30,6 +30,24 @@ BLAST_HOST_DEVICE static inline int BlastDetWorse(double a, double b) {
   return a != a ? b == b : (b == b && a < b);
 }
 
+/// A point of zone z in the zone's time-step estimate and tangled-zone report: a
+/// determinant det that is not positive (or NaN) reports z, keeping its worst determinant
+/// (BlastDetWorse; the first zone met is the one reported), and sets dt_min to 0; else
+/// dt_min becomes the smaller of dt_min and the point's estimate dtq.
+BLAST_HOST_DEVICE static inline void BlastQPointReport(int z, double det, double dtq,
+                                                       double *dt_min, int *tangled,
+                                                       double *tangled_det) {
+  if (!(det > 0.0)) {
+    if (*tangled < 0)
+      *tangled = z, *tangled_det = det;
+    else if (*tangled == z && BlastDetWorse(det, *tangled_det))
+      *tangled_det = det;
+    *dt_min = 0.0;
+  } else if (dtq < *dt_min) {
+    *dt_min = dtq;
+  }
+}
+
 BLAST_HOST_DEVICE static inline double BlastMatDet(int dim, const double *A) {
   if (dim == 1) return A[0];
   if (dim == 2) return A[0] * A[3] - A[2] * A[1];
