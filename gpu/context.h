@@ -49,6 +49,13 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
   } while (0)
 
 enum { kDotBlocks = 256, kDotThreads = 256 };
+// Blocks (of kDotThreads) of the partial-assembly gather with the dot (mass.mult_dot): a
+// fixed number, so that its block pairs, and their sum, do not depend on the device.
+// mdot_part holds 2 kMDotBlocks slots per component (an INTERIOR and a BOUNDARY launch).
+enum { kMDotBlocks = 1024 };
+// Doubles of dot_host: 3 components of kDotBlocks pairs (dot_part) or of 2 kMDotBlocks
+// pairs (mdot_part).
+enum { kDotHostDoubles = 2 * 3 * (kDotBlocks > 2 * kMDotBlocks ? kDotBlocks : 2 * kMDotBlocks) };
 
 // ---------------------------------------------------------------------------------------
 // Device copies of the constant data
@@ -183,9 +190,11 @@ typedef struct {
   DevHalo halo[2];
   double *dbuf;  // device halo staging
   size_t dbuf_n;
-  double *dot_part;  // [2*kDotBlocks] device
-  double *dot_host;  // pinned
-  double *red;       // per-block dt and det; the reduced result in red_out
+  double *dot_part;   // [6*kDotBlocks] device
+  double *dot_host;   // [kDotHostDoubles] pinned
+  double *mdot_part;  // [12*kMDotBlocks] device: the block pairs of mass.mult_dot's gather
+  int mdot_slots;     // block pairs per component that its calls on x wrote so far
+  double *red;        // per-block dt and det; the reduced result in red_out
   double *red_out;
   int *red_zone;
   double *red_host;  // pinned: dt, det, zone
@@ -290,9 +299,16 @@ int GemmChunk(const DevData *d, int gtb, size_t limit);
 int PaSetup(CudaCtx *c);
 int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e, int *blocks);
 int PaForceT(CudaCtx *c, int n, const double *v);
-int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
+int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+               double *result);
+int PaMassDotFused(const CudaCtx *c, int ncomp);
 size_t PaScratchBytes(const BlastHydroData *hd);
 
+// ops_mass.cu: the block pairs in part (slot b of component k at 2 (k stride + b)) back
+// on the host, the first nslots of each active component summed in slot order and
+// rounded once into result[2k], result[2k+1] (zeros for the others).
+int DotCombine(CudaCtx *c, const double *part, int ncomp, unsigned mask, int stride, int nslots,
+               double *result);
 // ops_mass.cu: y = m x by cuSPARSE (`[gpu] spmv = cusparse`).
 int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
          cusparseDnVecDescr_t vy, double *y);

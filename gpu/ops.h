@@ -47,8 +47,12 @@ int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, co
                         const double *b, double *y);
 int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
                       double *result);
-int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
-                      const double *Ad, double *x, double *r, double *z, double *result);
+int BlastCudaMassMultDot(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                         double *result);
+int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *Ad,
+                      double *r, double *z, double *result);
+int BlastCudaCgAdvance(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
+                       const double *b, const double *z, double *d, double *x);
 
 // halo (ops_halo.cu)
 int BlastCudaHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,

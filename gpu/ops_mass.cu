@@ -30,7 +30,7 @@ int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
 extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
                                  double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
-  if (c->dd.pa) return PaMassMult(c, rows, ncomp, mask, x, y);
+  if (c->dd.pa) return PaMassMult(c, rows, ncomp, mask, x, y, NULL);
   nvtxRangePushA("mass_spmm");
   const size_t st = (size_t)c->dd.next;
   if (!c->opt.spmv_cusparse) {
@@ -143,19 +143,23 @@ extern "C" int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const do
   return 0;
 }
 
-// The block pairs of k_dot_dd_multi / k_cg_update_multi back on the host, combined per
-// active component in block order and rounded once.
-static int DotCombine(CudaCtx *c, int ncomp, unsigned mask, double *result) {
-  BlastCallCuda(cudaMemcpyAsync(c->dot_host, c->dot_part,
-                                2 * (size_t)kDotBlocks * ncomp * sizeof(double),
-                                cudaMemcpyDeviceToHost, c->stream));
-  BlastCallCuda(cudaStreamSynchronize(c->stream));
+// The block pairs of k_dot_dd_multi / k_cg_update_multi (stride = nslots = kDotBlocks) or
+// of the partial-assembly gather with the dot (mdot_part) back on the host, combined per
+// active component in slot order and rounded once.
+int DotCombine(CudaCtx *c, const double *part, int ncomp, unsigned mask, int stride, int nslots,
+               double *result) {
+  if (ncomp > 0 && nslots > 0) {
+    const size_t len = 2 * ((size_t)(ncomp - 1) * stride + nslots);
+    BlastCallCuda(cudaMemcpyAsync(c->dot_host, part, len * sizeof(double), cudaMemcpyDeviceToHost,
+                                  c->stream));
+    BlastCallCuda(cudaStreamSynchronize(c->stream));
+  }
   for (int k = 0; k < ncomp; k++) {
     BlastDD acc = {0.0, 0.0};
     if ((mask >> k) & 1u)
-      for (int b = 0; b < kDotBlocks; b++)
-        BlastDDAddDD(&acc, c->dot_host[2 * (k * kDotBlocks + b)],
-                     c->dot_host[2 * (k * kDotBlocks + b) + 1]);
+      for (int b = 0; b < nslots; b++)
+        BlastDDAddDD(&acc, c->dot_host[2 * ((size_t)k * stride + b)],
+                     c->dot_host[2 * ((size_t)k * stride + b) + 1]);
     BlastDDNormalize(&acc);
     result[2 * k] = acc.hi, result[2 * k + 1] = acc.lo;
   }
@@ -170,14 +174,25 @@ extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const doub
   k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
       n, mask, (size_t)c->dd.next, x, y, c->dot_part);
   BlastCheckKernel(c->sync, "k_dot_dd_multi");
-  BlastCall(DotCombine(c, ncomp, mask, result));
+  BlastCall(DotCombine(c, c->dot_part, ncomp, mask, kDotBlocks, kDotBlocks, result));
   ProfEnd(c, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
   return 0;
 }
 
+// mass.mult_dot: the partial-assembly gather of k_pa_mass3 takes the dot itself (its
+// block pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call); elsewhere
+// mult, then at the BOUNDARY (or ALL) call k_dot_dd_multi over all owned rows.
+extern "C" int BlastCudaMassMultDot(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
+                                    double *y, double *result) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  if (c->dd.pa && PaMassDotFused(c, ncomp)) return PaMassMult(c, rows, ncomp, mask, x, y, result);
+  BlastCall(BlastCudaMassMult(ctx, rows, ncomp, mask, x, y));
+  if (rows == BLAST_ROWS_INTERIOR) return 0;
+  return BlastCudaDotMulti(ctx, ncomp, mask, x, y, result);
+}
+
 extern "C" int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a,
-                                 const double *d, const double *Ad, double *x, double *r, double *z,
-                                 double *result) {
+                                 const double *Ad, double *r, double *z, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int n = c->dd.nown;
   Coef3 ca = {{0, 0, 0}};
@@ -185,10 +200,31 @@ extern "C" int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const doub
   for (int k = 0; k < ncomp; k++) ca.v[k] = a[k], nact += (mask >> k) & 1u;
   ProfBegin(c);
   k_cg_update_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
-      n, mask, (size_t)c->dd.next, ca, d, Ad, c->mv_dinv, x, r, z, c->dot_part);
+      n, mask, (size_t)c->dd.next, ca, Ad, c->mv_dinv, r, z, c->dot_part);
   BlastCheckKernel(c->sync, "k_cg_update_multi");
-  BlastCall(DotCombine(c, ncomp, mask, result));
-  // read d, Ad, x, r and D^{-1} (per component), write x, r, z
-  ProfEnd(c, P_CGUP, 64.0 * n * nact, 8.0 * n * nact);
+  BlastCall(DotCombine(c, c->dot_part, ncomp, mask, kDotBlocks, kDotBlocks, result));
+  // read Ad, r and D^{-1} (per component), write r, z
+  ProfEnd(c, P_CGUP, 40.0 * n * nact, 6.0 * n * nact);
+  return 0;
+}
+
+extern "C" int BlastCudaCgAdvance(void *ctx, int ncomp, unsigned xmask, unsigned dmask,
+                                  const double *a, const double *b, const double *z, double *d,
+                                  double *x) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const int n = c->dd.nown;
+  if (!n || !xmask) return 0;
+  Coef3 ca = {{0, 0, 0}}, cb = {{0, 0, 0}};
+  int nx = 0, nd = 0;
+  for (int k = 0; k < ncomp; k++) {
+    ca.v[k] = a[k], cb.v[k] = b[k];
+    nx += (xmask >> k) & 1u, nd += (xmask >> k) & (dmask >> k) & 1u;
+  }
+  ProfBegin(c);
+  k_cg_advance_multi<<<GridMulti(n, ncomp), 256, 0, c->stream>>>(
+      n, xmask, dmask, (size_t)c->dd.next, ca, cb, z, d, x);
+  BlastCheckKernel(c->sync, "k_cg_advance_multi");
+  // read d and x, write x; and where d is updated, read z and write d
+  ProfEnd(c, P_CGUP, 24.0 * n * nx + 16.0 * n * nd, 2.0 * n * nx + 3.0 * n * nd);
   return 0;
 }

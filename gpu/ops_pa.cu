@@ -207,10 +207,22 @@ int PaForceT(CudaCtx *c, int n, const double *v) {
   return 0;
 }
 
-int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y) {
+// Whether the mass action takes k_pa_mass3 and its row gather, which can take the dots of
+// mass.mult_dot (PaMassMult with result).
+int PaMassDotFused(const CudaCtx *c, int ncomp) {
+  return ncomp > 0 && ncomp <= 3 && PaMass3Pick(c->dd.dim, c->dd.D, c->dd.Q).kernel != NULL;
+}
+
+// y = m x on the rows `rows`; result != NULL (only where PaMassDotFused): mass.mult_dot, the
+// gather's block pairs of the dots into mdot_part, slots [0, kMDotBlocks) by the INTERIOR
+// (or ALL) call, the next kMDotBlocks by the BOUNDARY call (each only if it has rows),
+// summed into result by the BOUNDARY (or ALL) call.
+int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+               double *result) {
   const BlastHydroData *hd = &c->hd;
   const DevData *d = &c->dd;
   if (ncomp <= 0) return 0;
+  if (result && rows != BLAST_ROWS_BOUNDARY) c->mdot_slots = 0;
   PaMassArgs a;
   a.k0 = rows == BLAST_ROWS_BOUNDARY ? d->nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? d->nzint : d->nz_ext;
@@ -220,7 +232,10 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : d->nown;
   int nact = 0;
   for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
-  if (a.n <= 0 && r1 <= r0) return 0;  // e.g. the boundary part on one rank
+  if (a.n <= 0 && r1 <= r0) {  // e.g. the boundary part on one rank
+    if (!result || rows == BLAST_ROWS_INTERIOR) return 0;
+    return DotCombine(c, c->mdot_part, ncomp, mask, 2 * kMDotBlocks, c->mdot_slots, result);
+  }
   nvtxRangePushA("pa_mass");
   ProfBegin(c);
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
@@ -246,9 +261,16 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
       BlastCheckKernel(c->sync, "k_pa_mass_generic");
     }
   }
-  if (r1 > r0 && fast) {
-    k_pa_mass_gather_rows<<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
-        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y);
+  const int dot = result != NULL && fast;
+  if (r1 > r0 && dot) {  // a fixed grid: the block pairs do not depend on the device
+    k_pa_mass_gather_rows<true><<<kMDotBlocks, kDotThreads, 0, c->stream>>>(
+        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, x, c->mdot_part, 2 * kMDotBlocks,
+        c->mdot_slots);
+    BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
+    c->mdot_slots += kMDotBlocks;
+  } else if (r1 > r0 && fast) {
+    k_pa_mass_gather_rows<false><<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
+        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, NULL, NULL, 0, 0);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
   } else if (r1 > r0) {
     k_pa_mass_gather<<<GridFor((size_t)(r1 - r0) * ncomp), 256, 0, c->stream>>>(
@@ -256,12 +278,15 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
     BlastCheckKernel(c->sync, "k_pa_mass_gather");
   }
   // modeled: x gathered, qmass and E written per zone, E and the indices read per row
+  // (with the dot: x read per row too, a product and a double-double addition)
   const double nzr = (double)(a.n > 0 ? a.n : 0), nrow = (double)(r1 > r0 ? r1 - r0 : 0);
   const double nidx = nrow * ((double)hd->mass_toff[d->nown] / (d->nown ? d->nown : 1));
   ProfEnd(c, P_SPMV,
           nzr * (d->nd * (4.0 + 16.0 * nact) + 8.0 * d->nqp) + nidx * (4.0 + 8.0 * nact) +
-              8.0 * nrow * nact,
-          nzr * nact * 4.0 * d->nqp * d->D * (d->dim));
+              (dot ? 16.0 : 8.0) * nrow * nact,
+          nzr * nact * 4.0 * d->nqp * d->D * (d->dim) + (dot ? 2.0 * nrow * nact : 0.0));
   nvtxRangePop();
-  return 0;
+  if (!result || rows == BLAST_ROWS_INTERIOR) return 0;
+  // the pairs back on the host (out of the product's profiled time, as a dot's wait)
+  return DotCombine(c, c->mdot_part, ncomp, mask, 2 * kMDotBlocks, c->mdot_slots, result);
 }

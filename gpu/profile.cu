@@ -8,7 +8,7 @@
 static const char *const kProfName[P_NPROF] = {
     "k_qdata_force (1-6)", "k_force_gemm (7)", "k_force_ones (8)", "k_gather_dd (assembly)",
     "k_force_t (10)",      "k_me_apply (11)",  "mass SpMV (9)",    "k_dot_dd",
-    "vector ops",          "halo pack/unpack", "k_cg_update (PCG)"};
+    "vector ops",          "halo pack/unpack", "cg_update+advance"};
 
 int ProfileCreate(CudaCtx *c) {
   c->prof.on = c->opt.profile > 0;

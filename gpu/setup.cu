@@ -411,7 +411,8 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   c->dbuf_n = dbuf;
   BlastCallCuda(cudaMalloc((void **)&c->dbuf, dbuf * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->dot_part, 6 * kDotBlocks * sizeof(double)));
-  BlastCallCuda(cudaMallocHost((void **)&c->dot_host, 6 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->mdot_part, 12 * kMDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->dot_host, kDotHostDoubles * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
@@ -456,7 +457,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
                   c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
                   c->me_inv_blocks, c->stage,  d->B1,        d->G1,         d->L1,
                   d->x0,         d->qmass,    d->mtoff,    d->mtidx,      d->zones,
-                  c->pa_ws,      c->pa_red,   c->pa_red_zone};
+                  c->pa_ws,      c->pa_red,   c->pa_red_zone, c->mdot_part};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {

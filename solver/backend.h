@@ -149,12 +149,27 @@ typedef struct {
   /// result[2c], result[2c+1] (see BlastVecOps.dot).
   int (*dot_multi)(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,
                    double *result);
-  /// A PCG step's vector updates in one pass over the owned dofs: x_c = a[c] d_c + x_c,
-  /// r_c = -a[c] Ad_c + r_c, z_c = D^{-1} r_c, and the local dot products (r_c, z_c) as
-  /// dot_multi; the same bits as axpby_multi(a, d, 1, x), axpby_multi(-a, Ad, 1, r),
-  /// jacobi(r, z) and dot_multi(r, z) in that order.
-  int (*cg_update)(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
-                   const double *Ad, double *x, double *r, double *z, double *result);
+  /// mult and, in addition, the local double-double pairs (x_c, y_c) over ALL owned rows
+  /// as dot_multi, into result[2c], result[2c+1] (zeros for the inactive components). The
+  /// pairing is stateful: an INTERIOR call only starts the sum (result is not written; the
+  /// backend keeps what it needs), and the BOUNDARY call that follows on the same x and y
+  /// (under mult's INTERIOR -> BOUNDARY contract, y's interior rows unchanged in between)
+  /// completes it into result; an ALL call does both. The pairs are those of dot_multi on
+  /// the y the calls wrote (the rounded sum of a double-double sum does not depend on the
+  /// order of the terms but in rare last-bit cases; tests/backend compares them).
+  int (*mult_dot)(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                  double *result);
+  /// A PCG step's residual updates in one pass over the owned dofs: r_c = -a[c] Ad_c + r_c,
+  /// z_c = D^{-1} r_c, and the local dot products (r_c, z_c) as dot_multi; the same bits as
+  /// axpby_multi(-a, Ad, 1, r), jacobi(r, z) and dot_multi(r, z) in that order.
+  int (*cg_update)(void *ctx, int ncomp, unsigned mask, const double *a, const double *Ad,
+                   double *r, double *z, double *result);
+  /// A PCG step's solution and direction updates in one pass over the owned dofs: for the
+  /// components in xmask x_c = a[c] d_c + x_c, then for those in dmask (a subset of
+  /// xmask) d_c = 1 z_c + b[c] d_c; the same bits as axpby_multi(a, d, 1, x) with xmask,
+  /// then axpby_multi(1, z, b, d) with dmask.
+  int (*cg_advance)(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
+                    const double *b, const double *z, double *d, double *x);
 } BlastMassOps;
 
 /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
@@ -205,16 +220,18 @@ typedef struct BlastBackendOps {
 
 /// Every entry of the table, as X(group, member): BlastBackendCheck and the conformance
 /// test (tests/backend/) iterate over it, so a new entry cannot go unchecked or untested.
+// clang-format off
 #define BLAST_BACKEND_OPERATIONS(X)                                                            \
-  X(ctx, create)                                                                               \
-  X(ctx, destroy)                                                                              \
-  X(ctx, sync) X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host) \
-      X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)      \
-          X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)    \
-              X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, axpby_multi)       \
-                  X(mass, dot_multi) X(mass, cg_update) X(halo, pack) X(halo, unpack)          \
-                      X(halo, unpack_dd) X(split, qdata_begin) X(split, qdata_end)             \
-                          X(split, gather) X(split, momentum_rhs) X(split, energy_rate)
+  X(ctx, create) X(ctx, destroy) X(ctx, sync)                                                  \
+  X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host)              \
+  X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)          \
+  X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)            \
+  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, axpby_multi)                   \
+  X(mass, dot_multi) X(mass, mult_dot) X(mass, cg_update) X(mass, cg_advance)                  \
+  X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                             \
+  X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \
+  X(split, energy_rate)
+// clang-format on
 
 /// Number of entries in BLAST_BACKEND_OPERATIONS.
 int BlastBackendOpCount(void);

@@ -926,11 +926,20 @@ static int CpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, con
   return 0;
 }
 
+// BlastMassOps.mult_dot: mult, then at the BOUNDARY (or ALL) call the pairs of dot_multi
+// over all owned dofs (the INTERIOR call keeps nothing: y holds its rows).
+static int CpuMassMultDot(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                          double *result) {
+  BlastCall(CpuMassMult(ctx, rows, ncomp, mask, x, y));
+  if (rows == BLAST_ROWS_INTERIOR) return 0;
+  return CpuDotMulti(ctx, ncomp, mask, x, y, result);
+}
+
 // BlastMassOps.cg_update: per component and group of four chunks of CpuDot, the updates,
 // then the group's (r, z) pairs by DotChunks (the same bits as CpuDot). b = 1 of the axpby
 // form is left out: 1 y is y.
-static int CpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *d,
-                       const double *Ad, double *x, double *r, double *z, double *result) {
+static int CpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const double *Ad,
+                       double *r, double *z, double *result) {
   CpuCtx *c = ctx;
   const double *dinv = c->hd.mv_dinv;
   const size_t st = (size_t)c->hd.h1_next, n = (size_t)c->hd.h1_nown;
@@ -940,20 +949,46 @@ static int CpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, con
   for (int cc = 0; cc < ncomp; cc++) {
     result[2 * cc] = result[2 * cc + 1] = 0.0;
     if (!ACTIVE(mask, cc)) continue;
-    const double ac = a[cc], na = -a[cc], *dc = d + cc * st, *Adc = Ad + cc * st;
-    double *xc = x + cc * st, *rc = r + cc * st, *zc = z + cc * st;
+    const double na = -a[cc], *Adc = Ad + cc * st;
+    double *rc = r + cc * st, *zc = z + cc * st;
     // the updates of four chunks, then their (r, z) pairs as CpuDot (in cache)
 #pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
     for (size_t g = 0; g < ngroups; g++) {
       const size_t i0 = 4 * g * kDotChunk, i1 = i0 + 4 * kDotChunk < n ? i0 + 4 * kDotChunk : n;
       for (size_t i = i0; i < i1; i++) {
-        xc[i] = ac * dc[i] + xc[i];
         rc[i] = na * Adc[i] + rc[i];
         zc[i] = rc[i] * dinv[i];
       }
       DotChunks(rc, zc, n, 4 * g, nchunks, partial);
     }
     CpuDotCombine(partial, nchunks, &result[2 * cc]);
+  }
+  return 0;
+}
+
+// BlastMassOps.cg_advance: x then d per dof, the expressions of CpuAxpby (a = 1 of the d
+// update kept: the same bits as axpby_multi(1, z, b, d)).
+static int CpuCgAdvance(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
+                        const double *b, const double *z, double *d, double *x) {
+  CpuCtx *c = ctx;
+  const size_t st = (size_t)c->hd.h1_next, n = (size_t)c->hd.h1_nown;
+  const double one = 1.0;
+  for (int cc = 0; cc < ncomp; cc++) {
+    if (!ACTIVE(xmask, cc)) continue;
+    const double ac = a[cc], *zc = z + cc * st;
+    double *dc = d + cc * st, *xc = x + cc * st;
+    if (ACTIVE(dmask, cc)) {
+      const double bc = b[cc];
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
+      for (size_t i = 0; i < n; i++) {
+        const double di = dc[i];
+        xc[i] = ac * di + xc[i];
+        dc[i] = one * zc[i] + bc * di;
+      }
+    } else {
+#pragma omp parallel for schedule(static) if (n > BLAST_OMP_MIN_VEC)
+      for (size_t i = 0; i < n; i++) xc[i] = ac * dc[i] + xc[i];
+    }
   }
   return 0;
 }
@@ -1067,7 +1102,9 @@ const BlastBackendOps blast_backend_cpu = {
             .zero_essential = CpuZeroEssential,
             .axpby_multi = CpuAxpbyMulti,
             .dot_multi = CpuDotMulti,
+            .mult_dot = CpuMassMultDot,
             .cg_update = CpuCgUpdate,
+            .cg_advance = CpuCgAdvance,
         },
     .halo = {.pack = CpuHaloPack, .unpack = CpuHaloUnpack, .unpack_dd = CpuHaloUnpackDD},
     .split =

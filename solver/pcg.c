@@ -20,20 +20,6 @@ int BlastHydroGlobalDot(BlastHydro h, size_t n, const double *x, const double *y
   return 0;
 }
 
-// Ad_c = m d_c on the owned rows for the active components: ghost columns of d travel
-// while the interior rows are multiplied; then the boundary rows. Constrained entries
-// are zeroed.
-int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *Ad) {
-  const BlastBackendOps *o = h->ops;
-  const size_t st = (size_t)h->space->h1_next;
-  BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, ncomp, st, d));
-  BlastCall(o->mass.mult(h->bctx, BLAST_ROWS_INTERIOR, ncomp, mask, d, Ad));
-  BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, ncomp, st, d));
-  BlastCall(o->mass.mult(h->bctx, BLAST_ROWS_BOUNDARY, ncomp, mask, d, Ad));
-  BlastCall(o->mass.zero_essential(h->bctx, ncomp, mask, Ad));
-  return 0;
-}
-
 // The local double-double pairs of the active components summed over the ranks, each
 // rounded once (the same bits on any number of ranks and on every backend).
 static int GlobalDotReduce(BlastHydro h, int ncomp, const double *local, double *r) {
@@ -47,6 +33,24 @@ static int GlobalDotReduce(BlastHydro h, int ncomp, const double *local, double 
   }
   for (int c = 0; c < ncomp; c++) r[c] = global[2 * c] + global[2 * c + 1];
   return 0;
+}
+
+// Ad_c = m d_c on the owned rows for the active components: ghost columns of d travel
+// while the interior rows are multiplied; then the boundary rows. Constrained entries
+// are zeroed. The global dots (d_c, Ad_c) of the active components into dot, taken by the
+// products themselves (mass.mult_dot) before the zeroing: in the PCG d is exactly zero
+// at the constrained dofs (r, z and d are zeroed there), so those terms of the sum are
+// exact zeros and the dot is that of the zeroed Ad (the same bits as dot_multi after it).
+int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *Ad, double *dot) {
+  const BlastBackendOps *o = h->ops;
+  const size_t st = (size_t)h->space->h1_next;
+  double local[6];
+  BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, ncomp, st, d));
+  BlastCall(o->mass.mult_dot(h->bctx, BLAST_ROWS_INTERIOR, ncomp, mask, d, Ad, local));
+  BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, ncomp, st, d));
+  BlastCall(o->mass.mult_dot(h->bctx, BLAST_ROWS_BOUNDARY, ncomp, mask, d, Ad, local));
+  BlastCall(o->mass.zero_essential(h->bctx, ncomp, mask, Ad));
+  return GlobalDotReduce(h, ncomp, local, dot);
 }
 
 // Global dot products of the active components (x_c, y_c).
@@ -69,7 +73,7 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
   const double tol = h->cfg.cg_tol;
   const unsigned all = (1u << ncomp) - 1u;
-  double nu[3], nu0[3], delta[3], theta[3], betanu[3], one[3] = {1, 1, 1}, coef[3];
+  double nu[3], nu0[3], delta[3], theta[3], betanu[3], coef[3];
   BlastCall(o->mass.zero_essential(ctx, ncomp, all, b));
   for (int c = 0; c < ncomp; c++) {
     BlastCall(o->vec.set(ctx, n, 0.0, x + c * st));
@@ -86,16 +90,15 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
     if (nu[c] > theta[c]) mask |= 1u << c;
   }
   if (!mask) return 0;
-  BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad));
-  BlastCall(BlastHydroGlobalDotMulti(h, ncomp, mask, Ad, d, delta));
+  BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad, delta));
   for (int c = 0; c < ncomp; c++)
     if (((mask >> c) & 1u) && delta[c] <= 0.0) mask &= ~(1u << c);
   for (int i = 1; mask; i++) {
     double local[6];
     for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c];
-    // x += coef d, r -= coef Ad, z = D^{-1} r and (r, z) in one pass (the same bits as
-    // the four operations one after the other)
-    BlastCall(o->mass.cg_update(ctx, ncomp, mask, coef, d, Ad, x, r, z, local));
+    // r -= coef Ad, z = D^{-1} r and (r, z) in one pass (the same bits as the three
+    // operations one after the other); x += coef d follows with the new direction
+    BlastCall(o->mass.cg_update(ctx, ncomp, mask, coef, Ad, r, z, local));
     BlastCall(GlobalDotReduce(h, ncomp, local, betanu));
     unsigned next = mask, failed = 0;
     for (int c = 0; c < ncomp; c++) {
@@ -109,6 +112,14 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
         h->cg_fail.residual[c] = sqrt(betanu[c] / nu0[c]);
       }
     }
+    // x_c += alpha_c d_c for this iteration's components, then d_c = z_c + beta_c d_c for
+    // those still iterating, in one pass (the same bits as axpby_multi for each); alpha
+    // is still in coef, beta goes to beta3. On the last iteration (or a failure) x only.
+    double beta3[3] = {0, 0, 0};
+    const unsigned dnext = failed ? 0u : next;
+    for (int c = 0; c < ncomp; c++)
+      if ((dnext >> c) & 1u) beta3[c] = betanu[c] / nu[c];
+    BlastCall(o->mass.cg_advance(ctx, ncomp, mask, dnext, coef, beta3, z, d, x));
     // Unlike the reference, which carries on with the unconverged iterate, this is an
     // error: the dots are global, so every rank stops here together. The time loop
     // reports it with the step (BlastHydroRun).
@@ -124,10 +135,7 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
     }
     mask = next;
     if (!mask) break;
-    for (int c = 0; c < ncomp; c++) coef[c] = betanu[c] / nu[c];
-    BlastCall(o->mass.axpby_multi(ctx, ncomp, mask, one, z, coef, d));
-    BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad));
-    BlastCall(BlastHydroGlobalDotMulti(h, ncomp, mask, d, Ad, delta));
+    BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad, delta));
     for (int c = 0; c < ncomp; c++)
       if ((mask >> c) & 1u) nu[c] = betanu[c];
   }

@@ -11,8 +11,10 @@ int BlastHydroGlobalDot(BlastHydro h, size_t n, const double *x, const double *y
 int BlastHydroGlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const double *x,
                              const double *y, double *r);
 /// Ad_c = M_V d_c on the owned rows of the active components (ghost columns of d are
-/// exchanged while the interior rows are multiplied); constrained entries zeroed.
-int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *Ad);
+/// exchanged while the interior rows are multiplied); constrained entries zeroed. dot:
+/// the global dots (d_c, Ad_c) of the active components, taken before the zeroing (equal
+/// to those after it where d_c is zero at the constrained dofs, as in the PCG).
+int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double *Ad, double *dot);
 /// Jacobi-PCG for the velocity components in lockstep: M_V x_c = b_c on the free dofs
 /// (b, x: owned entries at c * h1_next; b's constrained entries are zeroed). An
 /// unconverged solve is BLAST_ERR_NUMERIC with h->cg_fail set (the same on every rank).

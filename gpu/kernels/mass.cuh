@@ -123,24 +123,40 @@ __global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x,
   DotBlockPart(acc, c, part);
 }
 
-// A PCG step's updates (BlastMassOps.cg_update): x_c = a_c d_c + x_c, r_c = -a_c Ad_c + r_c,
+// A PCG step's residual updates (BlastMassOps.cg_update): r_c = -a_c Ad_c + r_c,
 // z_c = r_c dinv, and the dots (r_c, z_c) as k_dot_dd_multi; blocks (x) per component (y).
-__global__ void k_cg_update_multi(int n, unsigned mask, size_t st, Coef3 a, const double *d,
-                                  const double *Ad, const double *dinv, double *x, double *r,
-                                  double *z, double *part) {
+__global__ void k_cg_update_multi(int n, unsigned mask, size_t st, Coef3 a, const double *Ad,
+                                  const double *dinv, double *r, double *z, double *part) {
   const int c = blockIdx.y;
   if (!((mask >> c) & 1u)) return;
-  const double ac = a.v[c], na = -a.v[c];
-  const double *dc = d + c * st, *Adc = Ad + c * st;
-  double *xc = x + c * st, *rc = r + c * st, *zc = z + c * st;
+  const double na = -a.v[c];
+  const double *Adc = Ad + c * st;
+  double *rc = r + c * st, *zc = z + c * st;
   BlastDD acc = {0.0, 0.0};
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    xc[i] = __dadd_rn(__dmul_rn(ac, dc[i]), xc[i]);
     const double ri = __dadd_rn(__dmul_rn(na, Adc[i]), rc[i]), zi = __dmul_rn(ri, dinv[i]);
     rc[i] = ri, zc[i] = zi;
     BlastDDAdd(&acc, __dmul_rn(ri, zi));
   }
   DotBlockPart(acc, c, part);
+}
+
+// A PCG step's solution and direction updates (BlastMassOps.cg_advance): x_c = a_c d_c + x_c
+// for the components in xmask, then d_c = 1 z_c + b_c d_c for those in dmask (the
+// expressions of k_cg_update_multi's former x update and of k_axpby_multi); grid y = c.
+__global__ void k_cg_advance_multi(int n, unsigned xmask, unsigned dmask, size_t st, Coef3 a,
+                                   Coef3 b, const double *z, double *d, double *x) {
+  const int c = blockIdx.y;
+  if (!((xmask >> c) & 1u)) return;
+  const double ac = a.v[c], bc = b.v[c];
+  const bool dup = (dmask >> c) & 1u;
+  const double *zc = z + c * st;
+  double *dc = d + c * st, *xc = x + c * st;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const double di = dc[i];
+    xc[i] = __dadd_rn(__dmul_rn(ac, di), xc[i]);
+    if (dup) dc[i] = __dadd_rn(__dmul_rn(1.0, zc[i]), __dmul_rn(bc, di));
+  }
 }
 
 __global__ void k_scatter(int n, const int *rows, const double *src, double *dst) {

@@ -402,8 +402,15 @@ __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs
 // All components of one owned row per thread (the zone list read once), from the
 // component-interleaved values of k_pa_mass3 (E[3 e + c]): y[c st + i] = the
 // double-double sum of its zones' values in mtoff/mtidx order, rounded once.
+// DOT (mass.mult_dot): also the double-double sums of x_c[i] y_c[i] over the rows written,
+// per component, each thread's in row order, then its block's by a fixed tree (that of
+// DotBlockPart, gpu/kernels/mass.cuh) into part[2 (c pstride + slot0 + blockIdx.x)] (+1):
+// launched with kMDotBlocks blocks of kDotThreads, the pairs do not depend on the device.
+template <bool DOT>
 __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1, int ncomp,
-                                      unsigned mask, size_t st, const double *E, double *y) {
+                                      unsigned mask, size_t st, const double *E, double *y,
+                                      const double *x, double *part, int pstride, int slot0) {
+  BlastDD dot[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
   for (int r = r0 + blockIdx.x * blockDim.x + threadIdx.x; r < r1; r += gridDim.x * blockDim.x) {
     const int i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];
     BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
@@ -418,7 +425,34 @@ __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1
       if (c < ncomp && ((mask >> c) & 1u)) {
         BlastDDNormalize(&acc[c]);
         y[c * st + i] = acc[c].hi;
+        if (DOT) BlastDDAdd(&dot[c], __dmul_rn(x[c * st + i], acc[c].hi));
       }
+  }
+  if (!DOT) return;
+  // the block's pairs, all components in one tree (kDotThreads threads)
+  __shared__ double sh[3][2 * kDotThreads];
+  const int t = threadIdx.x;
+#pragma unroll
+  for (int c = 0; c < 3; c++) {
+    BlastDDNormalize(&dot[c]);
+    sh[c][2 * t] = dot[c].hi, sh[c][2 * t + 1] = dot[c].lo;
+  }
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) {
+#pragma unroll
+      for (int c = 0; c < 3; c++) {
+        BlastDD a = {sh[c][2 * t], sh[c][2 * t + 1]};
+        BlastDDAddDD(&a, sh[c][2 * (t + s)], sh[c][2 * (t + s) + 1]);
+        BlastDDNormalize(&a);
+        sh[c][2 * t] = a.hi, sh[c][2 * t + 1] = a.lo;
+      }
+    }
+    __syncthreads();
+  }
+  if (t < ncomp && t < 3) {  // thread c writes component c (inactive ones: zeros)
+    const size_t o = 2 * ((size_t)t * pstride + slot0 + blockIdx.x);
+    part[o] = sh[t][0], part[o + 1] = sh[t][1];
   }
 }
 

@@ -262,33 +262,131 @@ void CaseMassDotMulti(Env *E) {
   MultiCase(E, OP_DOT);
 }
 
-// ---- cg_update ----
+// ---- mult_dot ----
 
-// Inputs d, Ad, x, r, z (3 next each, in v[0..4]); out: x, r, z after the call and the
-// 2 ncomp dot pairs (at 9 next).
-static void RunCgUpdate(Env *E, Bk b, const BlastHydroData *hd, int nc, unsigned mask,
-                        double *const v[5], double *out) {
-  const size_t n = 3 * (size_t)hd->h1_next;
-  double *dv[5];
-  for (int i = 0; i < 5; i++) dv[i] = Up(E, b, n, v[i]);
-  CK(E, b.o->mass.cg_update(b.ctx, nc, mask, kA, dv[0], dv[1], dv[2], dv[3], dv[4], out + 3 * n));
-  for (int i = 0; i < 3; i++) Down(E, b, n, dv[2 + i], out + i * n);
-  for (int i = 0; i < 5; i++) Drop(E, b, &dv[i]);
+// The calls of a mode: interior (the INTERIOR call alone: y's interior rows, result not
+// written), int+bnd (INTERIOR then BOUNDARY on the same x), all, and int+ghosts+bnd (as
+// RunMult's M_SEQ: a first pair of calls on other values, then INTERIOR, the ghosts,
+// BOUNDARY). out: y (3 next) then the 2 ncomp pairs (sentinels where not written).
+enum { D_INT = 0, D_INTBND = 1, D_ALL = 2, D_SEQ = 3 };
+static const char *kDotRowsName[] = {"interior", "int+bnd", "all", "int+ghosts+bnd"};
+
+static void RunMultDot(Env *E, Bk b, const BlastHydroData *hd, int mode, int nc, unsigned mask,
+                       const double *x, const double *xg, double *out) {
+  const size_t next = (size_t)hd->h1_next, n = 3 * next, ng = next - (size_t)hd->h1_nown;
+  double *dx = Up(E, b, n, mode == D_INTBND ? xg : x), *dy = Up(E, b, n, out);
+  double *res = out + n;
+  if (mode == D_INT) {
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_INTERIOR, nc, mask, dx, dy, res));
+  } else if (mode == D_INTBND) {
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_INTERIOR, nc, mask, dx, dy, res));
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_BOUNDARY, nc, mask, dx, dy, res));
+  } else if (mode == D_ALL) {
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_ALL, nc, mask, dx, dy, res));
+  } else {
+    double *neg = HostNew(n), tmp[6];  // a first pass on other values in the same buffers
+    for (size_t i = 0; i < n; i++) neg[i] = -0.5 * x[i];
+    CK(E, b.o->vec.from_host(b.ctx, n, neg, dx));
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_INTERIOR, nc, mask, dx, dy, tmp));
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_BOUNDARY, nc, mask, dx, dy, tmp));
+    CK(E, b.o->vec.from_host(b.ctx, n, x, dx));
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_INTERIOR, nc, mask, dx, dy, res));
+    for (int c = 0; c < nc && ng; c++)  // the ghosts arrive between the two calls
+      CK(E,
+         b.o->vec.from_host(b.ctx, ng, xg + c * next + hd->h1_nown, dx + c * next + hd->h1_nown));
+    CK(E, b.o->mass.mult_dot(b.ctx, BLAST_ROWS_BOUNDARY, nc, mask, dx, dy, res));
+    HostFree(&neg);
+  }
+  Down(E, b, n, dy, out);
+  Drop(E, b, &dx), Drop(E, b, &dy);
 }
 
-// The reference: the four operations the entry replaces, one after the other.
-static void RefCgUpdate(const BlastHydroData *hd, int nc, unsigned mask, double *const v[5],
+// The reference: mult's (RefMult), then the double-double dots of x and that y over the
+// owned rows (the owned entries of x and xg are the same).
+static void RefMultDot(const BlastHydroData *hd, int mode, int nc, unsigned mask, const double *x,
+                       const double *xg, double *out, double *tol) {
+  const size_t next = (size_t)hd->h1_next, n = 3 * next;
+  RefMult(hd,
+          mode == D_INT   ? BLAST_ROWS_INTERIOR
+          : mode == D_SEQ ? M_SEQ
+                          : BLAST_ROWS_ALL,
+          nc, mask, mode == D_INTBND ? xg : x, xg, out);
+  if (mode == D_INT) return;
+  for (int c = 0; c < nc; c++) {
+    out[n + 2 * c] = out[n + 2 * c + 1] = 0.0;
+    if (ACTIVE(mask, c))
+      DotReference((size_t)hd->h1_nown, x + c * next, out + c * next, &out[n + 2 * c], &tol[c]);
+  }
+}
+
+void CaseMassMultDot(Env *E) {
+  for (int p = 0; p < E->np; p++)
+    for (int syn = 0; syn < 2; syn++) {
+      const Data D = DataOf(E, p, syn);
+      const size_t next = (size_t)D.hd->h1_next, n = 3 * next;
+      double *x = HostNew(n), *xg = HostNew(n), *out = HostNew(n + 6), *ref = HostNew(n + 6),
+             *tmp = HostNew(n + 6);
+      Rng r = RngSeed(600 + 2 * (unsigned long long)p + (unsigned long long)syn);
+      FillU(&r, x, n);
+      memcpy(xg, x, n * sizeof(double));
+      for (int c = 0; c < 3; c++)
+        for (size_t i = (size_t)D.hd->h1_nown; i < next; i++) xg[c * next + i] = RandU(&r);
+      for (int k = 0; k < kNComp; k++)
+        for (int mode = 0; mode < 4; mode++) {
+          const int nc = kComp[k].ncomp;
+          const unsigned mask = kComp[k].mask;
+          double tol[3] = {0, 0, 0};
+          for (size_t i = 0; i < n + 6; i++) out[i] = ref[i] = tmp[i] = -7.0;
+          RunMultDot(E, D.dev, D.hd, mode, nc, mask, x, xg, out);
+          if (E->gpu) {
+            RunMultDot(E, D.cpu, D.hd, mode, nc, mask, x, xg, ref);
+            RefMultDot(D.hd, mode, nc, mask, x, xg, tmp, tol);  // the bound of the low parts
+          } else {
+            RefMultDot(D.hd, mode, nc, mask, x, xg, ref, tol);
+          }
+          char what[160];
+          snprintf(what, sizeof what, "%s ncomp %d mask %u rows %s: y", D.label, nc, mask,
+                   kDotRowsName[mode]);
+          Report(E, what, CompareBits(out, ref, n));
+          snprintf(what, sizeof what, "%s ncomp %d mask %u rows %s", D.label, nc, mask,
+                   kDotRowsName[mode]);
+          if (mode == D_INT) {  // result not written
+            snprintf(what + strlen(what), sizeof what - strlen(what), ": result untouched");
+            Report(E, what, CompareBits(out + n, ref + n, 6));
+          } else {
+            ReportDots(E, what, nc, mask, out + n, ref + n, tol);
+          }
+        }
+      HostFree(&x), HostFree(&xg), HostFree(&out), HostFree(&ref), HostFree(&tmp);
+    }
+}
+
+// ---- cg_update ----
+
+// Inputs Ad, r, z (3 next each, in v[0..2]); out: r, z after the call and the 2 ncomp dot
+// pairs (at 6 next).
+static void RunCgUpdate(Env *E, Bk b, const BlastHydroData *hd, int nc, unsigned mask,
+                        double *const v[3], double *out) {
+  const size_t n = 3 * (size_t)hd->h1_next;
+  double *dv[3];
+  for (int i = 0; i < 3; i++) dv[i] = Up(E, b, n, v[i]);
+  CK(E, b.o->mass.cg_update(b.ctx, nc, mask, kA, dv[0], dv[1], dv[2], out + 2 * n));
+  for (int i = 0; i < 2; i++) Down(E, b, n, dv[1 + i], out + i * n);
+  for (int i = 0; i < 3; i++) Drop(E, b, &dv[i]);
+}
+
+// The reference: the three operations the entry replaces, one after the other.
+static void RefCgUpdate(const BlastHydroData *hd, int nc, unsigned mask, double *const v[3],
                         double *out, double *tol) {
   const size_t next = (size_t)hd->h1_next, nown = (size_t)hd->h1_nown, n = 3 * next;
-  for (int i = 0; i < 3; i++) memcpy(out + i * n, v[2 + i], n * sizeof(double));
+  for (int i = 0; i < 2; i++) memcpy(out + i * n, v[1 + i], n * sizeof(double));
   for (int c = 0; c < nc; c++) {
     if (!ACTIVE(mask, c)) continue;
-    const double *d = v[0] + c * next, *Ad = v[1] + c * next, na = -kA[c];
-    double *x = out + c * next, *r = out + n + c * next, *z = out + 2 * n + c * next;
-    for (size_t i = 0; i < nown; i++) x[i] = kA[c] * d[i] + 1.0 * x[i];
+    const double *Ad = v[0] + c * next, na = -kA[c];
+    double *r = out + c * next, *z = out + n + c * next;
     for (size_t i = 0; i < nown; i++) r[i] = na * Ad[i] + 1.0 * r[i];
     for (size_t i = 0; i < nown; i++) z[i] = r[i] * hd->mv_dinv[i];
-    DotReference(nown, r, z, &out[3 * n + 2 * c], &tol[c]);
+    DotReference(nown, r, z, &out[2 * n + 2 * c], &tol[c]);
   }
 }
 
@@ -297,13 +395,14 @@ void CaseMassCgUpdate(Env *E) {
     for (int syn = 0; syn < 2; syn++) {
       const Data D = DataOf(E, p, syn);
       const size_t n = 3 * (size_t)D.hd->h1_next;
-      double *v[5], *out = HostNew(3 * n + 6), *ref = HostNew(3 * n + 6), *tmp = HostNew(3 * n + 6);
+      double *v[3], *out = HostNew(2 * n + 6), *ref = HostNew(2 * n + 6), *tmp = HostNew(2 * n + 6);
       Rng r = RngSeed(500 + 2 * (unsigned long long)p + (unsigned long long)syn);
-      for (int i = 0; i < 5; i++) v[i] = HostNew(n), FillMixed(&r, v[i], n);
+      for (int i = 0; i < 3; i++) v[i] = HostNew(n), FillMixed(&r, v[i], n);
       for (int k = 0; k < kNComp; k++) {
         const int nc = kComp[k].ncomp;
         const unsigned mask = kComp[k].mask;
         double tol[3] = {0, 0, 0};
+        for (size_t i = 0; i < 6; i++) out[2 * n + i] = ref[2 * n + i] = -7.0;
         RunCgUpdate(E, D.dev, D.hd, nc, mask, v, out);
         if (E->gpu) {
           RunCgUpdate(E, D.cpu, D.hd, nc, mask, v, ref);
@@ -312,13 +411,69 @@ void CaseMassCgUpdate(Env *E) {
           RefCgUpdate(D.hd, nc, mask, v, ref, tol);
         }
         char what[160];
-        snprintf(what, sizeof what, "%s ncomp %d mask %u: x, r, z", D.label, nc, mask);
-        Report(E, what, CompareBits(out, ref, 3 * n));
+        snprintf(what, sizeof what, "%s ncomp %d mask %u: r, z", D.label, nc, mask);
+        Report(E, what, CompareBits(out, ref, 2 * n));
         snprintf(what, sizeof what, "%s ncomp %d mask %u: (r, z)", D.label, nc, mask);
-        ReportDots(E, what, nc, mask, out + 3 * n, ref + 3 * n, tol);
+        ReportDots(E, what, nc, mask, out + 2 * n, ref + 2 * n, tol);
       }
-      for (int i = 0; i < 5; i++) HostFree(&v[i]);
+      for (int i = 0; i < 3; i++) HostFree(&v[i]);
       HostFree(&out), HostFree(&ref), HostFree(&tmp);
+    }
+}
+
+// ---- cg_advance ----
+
+// Inputs z, d, x (3 next each, in v[0..2]); out: d, x after the call.
+static void RunCgAdvance(Env *E, Bk b, const BlastHydroData *hd, int nc, unsigned xmask,
+                         unsigned dmask, double *const v[3], double *out) {
+  const size_t n = 3 * (size_t)hd->h1_next;
+  double *dv[3];
+  for (int i = 0; i < 3; i++) dv[i] = Up(E, b, n, v[i]);
+  CK(E, b.o->mass.cg_advance(b.ctx, nc, xmask, dmask, kA, kB, dv[0], dv[1], dv[2]));
+  for (int i = 0; i < 2; i++) Down(E, b, n, dv[1 + i], out + i * n);
+  for (int i = 0; i < 3; i++) Drop(E, b, &dv[i]);
+}
+
+// The reference: axpby_multi(a, d, 1, x) with xmask, then axpby_multi(1, z, b, d) with dmask.
+static void RefCgAdvance(const BlastHydroData *hd, int nc, unsigned xmask, unsigned dmask,
+                         double *const v[3], double *out) {
+  const size_t next = (size_t)hd->h1_next, nown = (size_t)hd->h1_nown, n = 3 * next;
+  for (int i = 0; i < 2; i++) memcpy(out + i * n, v[1 + i], n * sizeof(double));
+  for (int c = 0; c < nc; c++) {
+    double *d = out + c * next, *x = out + n + c * next;
+    const double *z = v[0] + c * next;
+    if (ACTIVE(xmask, c))
+      for (size_t i = 0; i < nown; i++) x[i] = kA[c] * d[i] + 1.0 * x[i];
+    if (ACTIVE(dmask, c))
+      for (size_t i = 0; i < nown; i++) d[i] = 1.0 * z[i] + kB[c] * d[i];
+  }
+}
+
+void CaseMassCgAdvance(Env *E) {
+  for (int p = 0; p < E->np; p++)
+    for (int syn = 0; syn < 2; syn++) {
+      const Data D = DataOf(E, p, syn);
+      const size_t n = 3 * (size_t)D.hd->h1_next;
+      double *v[3], *out = HostNew(2 * n), *ref = HostNew(2 * n);
+      Rng r = RngSeed(700 + 2 * (unsigned long long)p + (unsigned long long)syn);
+      for (int i = 0; i < 3; i++) v[i] = HostNew(n), FillMixed(&r, v[i], n);
+      for (int k = 0; k < kNComp; k++)
+        for (int dm = 0; dm < 3; dm++) {  // d updated for all, some, none of xmask
+          const int nc = kComp[k].ncomp;
+          const unsigned xmask = kComp[k].mask;
+          const unsigned dmask = dm == 0 ? xmask : dm == 1 ? xmask & 5u : 0u;
+          RunCgAdvance(E, D.dev, D.hd, nc, xmask, dmask, v, out);
+          if (E->gpu)
+            RunCgAdvance(E, D.cpu, D.hd, nc, xmask, dmask, v, ref);
+          else
+            RefCgAdvance(D.hd, nc, xmask, dmask, v, ref);
+          char what[160];
+          snprintf(what, sizeof what, "%s ncomp %d xmask %u dmask %u: d, x", D.label, nc, xmask,
+                   dmask);
+          Report(E, what, CompareBits(out, ref, 2 * n));
+        }
+      for (int i = 0; i < 3; i++) HostFree(&v[i]);
+      HostFree(&out), HostFree(&ref);
     }
 }
 
