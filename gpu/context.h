@@ -49,13 +49,8 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
   } while (0)
 
 enum { kDotBlocks = 256, kDotThreads = 256 };
-// Blocks (of kDotThreads) of the partial-assembly gather with the dot (mass.mult_dot): a
-// fixed number, so that its block pairs, and their sum, do not depend on the device.
-// mdot_part holds 2 kMDotBlocks slots per component (an INTERIOR and a BOUNDARY launch).
-enum { kMDotBlocks = 1024 };
-// Doubles of dot_host: 3 components of kDotBlocks pairs (dot_part) or of 2 kMDotBlocks
-// pairs (mdot_part).
-enum { kDotHostDoubles = 2 * 3 * (kDotBlocks > 2 * kMDotBlocks ? kDotBlocks : 2 * kMDotBlocks) };
+// Doubles of dot_host: 3 components of kDotBlocks pairs (dot_part).
+enum { kDotHostDoubles = 2 * 3 * kDotBlocks };
 
 // ---------------------------------------------------------------------------------------
 // Device copies of the constant data
@@ -190,11 +185,16 @@ typedef struct {
   DevHalo halo[2];
   double *dbuf;  // device halo staging
   size_t dbuf_n;
-  double *dot_part;   // [6*kDotBlocks] device
-  double *dot_host;   // [kDotHostDoubles] pinned
-  double *mdot_part;  // [12*kMDotBlocks] device: the block pairs of mass.mult_dot's gather
-  int mdot_slots;     // block pairs per component that its calls on x wrote so far
-  double *red;        // per-block dt and det; the reduced result in red_out
+  double *dot_part;  // [6*kDotBlocks] device
+  double *dot_host;  // [kDotHostDoubles] pinned
+  // The block pairs of mass.mult_dot's gathers (launched with GridFor(rows) blocks of
+  // kDotThreads, so that they depend on the rows only, not on the device; a fixed grid
+  // small enough for one pass would leave part of the GPU idle in a second wave): slots
+  // [2 (c mdot_stride + s)] (+1), an INTERIOR then a BOUNDARY launch's, mdot_stride =
+  // 2 GridFor(h1_nown); folded on the device into one pair per component (k_dot_fold).
+  double *mdot_part;
+  int mdot_stride, mdot_slots;  // mdot_slots: pairs per component its calls on x wrote
+  double *red;                  // per-block dt and det; the reduced result in red_out
   double *red_out;
   int *red_zone;
   double *red_host;  // pinned: dt, det, zone

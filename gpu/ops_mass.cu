@@ -179,13 +179,23 @@ extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const doub
   return 0;
 }
 
-// mass.mult_dot: the partial-assembly gather of k_pa_mass3 takes the dot itself (its
-// block pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call); elsewhere
+// mass.mult_dot: the partial-assembly gather of k_pa_mass3 / k_pa_mass3l takes the dot
+// itself (its block pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call,
+// then folded by k_dot_fold); elsewhere
 // mult, then at the BOUNDARY (or ALL) call k_dot_dd_multi over all owned rows.
 extern "C" int BlastCudaMassMultDot(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
                                     double *y, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
-  if (c->dd.pa && PaMassDotFused(c, ncomp)) return PaMassMult(c, rows, ncomp, mask, x, y, result);
+  if (c->dd.pa && PaMassDotFused(c, ncomp)) {
+    BlastCall(PaMassMult(c, rows, ncomp, mask, x, y, result));
+    if (rows == BLAST_ROWS_INTERIOR || ncomp <= 0) return 0;
+    // the gathers' block pairs folded on the device, then back on the host (out of the
+    // product's profiled time, as a dot's wait)
+    k_dot_fold<<<ncomp, kDotThreads, 0, c->stream>>>(c->mdot_part, c->mdot_stride, c->mdot_slots,
+                                                     mask, c->dot_part);
+    BlastCheckKernel(c->sync, "k_dot_fold");
+    return DotCombine(c, c->dot_part, ncomp, mask, 1, 1, result);
+  }
   BlastCall(BlastCudaMassMult(ctx, rows, ncomp, mask, x, y));
   if (rows == BLAST_ROWS_INTERIOR) return 0;
   return BlastCudaDotMulti(ctx, ncomp, mask, x, y, result);

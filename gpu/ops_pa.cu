@@ -214,9 +214,9 @@ int PaMassDotFused(const CudaCtx *c, int ncomp) {
 }
 
 // y = m x on the rows `rows`; result != NULL (only where PaMassDotFused): mass.mult_dot, the
-// gather's block pairs of the dots into mdot_part, slots [0, kMDotBlocks) by the INTERIOR
-// (or ALL) call, the next kMDotBlocks by the BOUNDARY call (each only if it has rows),
-// summed into result by the BOUNDARY (or ALL) call.
+// gather's block pairs of the dots into mdot_part, slots [0, n_int) by the INTERIOR (or
+// ALL) call, the next n_bnd by the BOUNDARY call (each only if it has rows; n = GridFor of
+// its rows); BlastCudaMassMultDot folds them into result after the BOUNDARY (or ALL) call.
 int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
                double *result) {
   const BlastHydroData *hd = &c->hd;
@@ -233,8 +233,7 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   int nact = 0;
   for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
   if (a.n <= 0 && r1 <= r0) {  // e.g. the boundary part on one rank
-    if (!result || rows == BLAST_ROWS_INTERIOR) return 0;
-    return DotCombine(c, c->mdot_part, ncomp, mask, 2 * kMDotBlocks, c->mdot_slots, result);
+    return 0;
   }
   nvtxRangePushA("pa_mass");
   ProfBegin(c);
@@ -262,12 +261,13 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
     }
   }
   const int dot = result != NULL && fast;
-  if (r1 > r0 && dot) {  // a fixed grid: the block pairs do not depend on the device
-    k_pa_mass_gather_rows<true><<<kMDotBlocks, kDotThreads, 0, c->stream>>>(
-        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, x, c->mdot_part, 2 * kMDotBlocks,
-        c->mdot_slots);
+  if (r1 > r0 && dot) {  // the block pairs depend on the rows only (not on the device)
+    const int nb = GridFor((size_t)(r1 - r0));
+    k_pa_mass_gather_rows<true>
+        <<<nb, kDotThreads, 0, c->stream>>>(*d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, x,
+                                            c->mdot_part, c->mdot_stride, c->mdot_slots);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
-    c->mdot_slots += kMDotBlocks;
+    c->mdot_slots += nb;
   } else if (r1 > r0 && fast) {
     k_pa_mass_gather_rows<false><<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
         *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, NULL, NULL, 0, 0);
@@ -286,7 +286,5 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
               (dot ? 16.0 : 8.0) * nrow * nact,
           nzr * nact * 4.0 * d->nqp * d->D * (d->dim) + (dot ? 2.0 * nrow * nact : 0.0));
   nvtxRangePop();
-  if (!result || rows == BLAST_ROWS_INTERIOR) return 0;
-  // the pairs back on the host (out of the product's profiled time, as a dot's wait)
-  return DotCombine(c, c->mdot_part, ncomp, mask, 2 * kMDotBlocks, c->mdot_slots, result);
+  return 0;
 }

@@ -411,7 +411,8 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   c->dbuf_n = dbuf;
   BlastCallCuda(cudaMalloc((void **)&c->dbuf, dbuf * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->dot_part, 6 * kDotBlocks * sizeof(double)));
-  BlastCallCuda(cudaMalloc((void **)&c->mdot_part, 12 * kMDotBlocks * sizeof(double)));
+  c->mdot_stride = 2 * GridFor((size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1));
+  BlastCallCuda(cudaMalloc((void **)&c->mdot_part, 6 * (size_t)c->mdot_stride * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->dot_host, kDotHostDoubles * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));

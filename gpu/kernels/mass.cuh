@@ -90,9 +90,8 @@ __global__ void k_zero_multi(unsigned mask, size_t st, Off4 off, const int *idx,
     y[c * st + idx[k]] = 0.0;
 }
 
-// The block's double-double sum of its threads' pairs into part (entry blockIdx.x of
-// component c).
-__device__ __forceinline__ void DotBlockPart(BlastDD acc, int c, double *part) {
+// The block's double-double sum of its threads' pairs into dst[0], dst[1] (a fixed tree).
+__device__ __forceinline__ void DotBlockSum(BlastDD acc, double *dst) {
   __shared__ double sh[2 * kDotThreads];
   BlastDDNormalize(&acc);
   sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
@@ -106,10 +105,13 @@ __device__ __forceinline__ void DotBlockPart(BlastDD acc, int c, double *part) {
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) {
-    part[2 * (c * kDotBlocks + blockIdx.x)] = sh[0];
-    part[2 * (c * kDotBlocks + blockIdx.x) + 1] = sh[1];
-  }
+  if (threadIdx.x == 0) dst[0] = sh[0], dst[1] = sh[1];
+}
+
+// The block's double-double sum of its threads' pairs into part (entry blockIdx.x of
+// component c).
+__device__ __forceinline__ void DotBlockPart(BlastDD acc, int c, double *part) {
+  DotBlockSum(acc, &part[2 * (c * kDotBlocks + blockIdx.x)]);
 }
 
 // Double-double dots of the active components; blocks (x) per component (y).
@@ -121,6 +123,19 @@ __global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x,
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     BlastDDAdd(&acc, __dmul_rn(x[c * st + i], y[c * st + i]));
   DotBlockPart(acc, c, part);
+}
+
+// The block pairs of a fused dot, nslots per active component (stride apart), into one
+// pair per component, out[2c], out[2c + 1] (zeros for the others): thread t sums slots t,
+// t + blockDim.x, ... in turn, then DotBlockSum; a block per component.
+__global__ void k_dot_fold(const double *part, int stride, int nslots, unsigned mask, double *out) {
+  const int c = blockIdx.x;
+  BlastDD acc = {0.0, 0.0};
+  if ((mask >> c) & 1u)
+    for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+      BlastDDAddDD(&acc, part[2 * ((size_t)c * stride + s)],
+                   part[2 * ((size_t)c * stride + s) + 1]);
+  DotBlockSum(acc, &out[2 * c]);
 }
 
 // A PCG step's residual updates (BlastMassOps.cg_update): r_c = -a_c Ad_c + r_c,

@@ -405,7 +405,7 @@ __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs
 // DOT (mass.mult_dot): also the double-double sums of x_c[i] y_c[i] over the rows written,
 // per component, each thread's in row order, then its block's by a fixed tree (that of
 // DotBlockPart, gpu/kernels/mass.cuh) into part[2 (c pstride + slot0 + blockIdx.x)] (+1):
-// launched with kMDotBlocks blocks of kDotThreads, the pairs do not depend on the device.
+// launched with GridFor(rows) blocks of kDotThreads, the pairs do not depend on the device.
 template <bool DOT>
 __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1, int ncomp,
                                       unsigned mask, size_t st, const double *E, double *y,
