@@ -6,6 +6,7 @@
 #define BLAST_GPU_KERNELS_MASS_CUH
 
 #include "context.h"
+#include "dot_block.cuh"
 
 // Mass-matrix rows in double-double for up to 3 components at once, in sliced ELLPACK
 // (sell.h): a thread per row slot, the warp's 32 rows read side by side (coalesced), each
@@ -88,24 +89,6 @@ __global__ void k_zero_multi(unsigned mask, size_t st, Off4 off, const int *idx,
   for (int k = off.v[c] + blockIdx.x * blockDim.x + threadIdx.x; k < off.v[c + 1];
        k += gridDim.x * blockDim.x)
     y[c * st + idx[k]] = 0.0;
-}
-
-// The block's double-double sum of its threads' pairs into dst[0], dst[1] (a fixed tree).
-__device__ __forceinline__ void DotBlockSum(BlastDD acc, double *dst) {
-  __shared__ double sh[2 * kDotThreads];
-  BlastDDNormalize(&acc);
-  sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) {
-      BlastDD a = {sh[2 * threadIdx.x], sh[2 * threadIdx.x + 1]};
-      BlastDDAddDD(&a, sh[2 * (threadIdx.x + s)], sh[2 * (threadIdx.x + s) + 1]);
-      BlastDDNormalize(&a);
-      sh[2 * threadIdx.x] = a.hi, sh[2 * threadIdx.x + 1] = a.lo;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) dst[0] = sh[0], dst[1] = sh[1];
 }
 
 // The block's double-double sum of its threads' pairs into part (entry blockIdx.x of

@@ -5,6 +5,7 @@
 #define BLAST_GPU_KERNELS_VECTOR_CUH
 
 #include "context.h"
+#include "dot_block.cuh"
 
 __global__ void k_set(size_t n, double a, double *x) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
@@ -23,23 +24,10 @@ __global__ void k_waxpby(size_t n, double a, const double *x, double b, const do
 // fixed tree; the host combines the block pairs in order. The products are rounded as on
 // the CPU (__dmul_rn: no fused multiply-add).
 __global__ void k_dot_dd(size_t n, const double *x, const double *y, double *part) {
-  __shared__ double sh[2 * kDotThreads];
   BlastDD acc = {0.0, 0.0};
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     BlastDDAdd(&acc, __dmul_rn(x[i], y[i]));
-  BlastDDNormalize(&acc);
-  sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) {
-      BlastDD a = {sh[2 * threadIdx.x], sh[2 * threadIdx.x + 1]};
-      BlastDDAddDD(&a, sh[2 * (threadIdx.x + s)], sh[2 * (threadIdx.x + s) + 1]);
-      BlastDDNormalize(&a);
-      sh[2 * threadIdx.x] = a.hi, sh[2 * threadIdx.x + 1] = a.lo;
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) part[2 * blockIdx.x] = sh[0], part[2 * blockIdx.x + 1] = sh[1];
+  DotBlockSum(acc, &part[2 * blockIdx.x]);
 }
 
 #endif  // BLAST_GPU_KERNELS_VECTOR_CUH
