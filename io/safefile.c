@@ -99,3 +99,32 @@ int BlastOpenRegularFile(const char *path, const char *what, size_t max_bytes, F
   if (size) *size = probe.size;
   return 0;
 }
+
+int BlastRemoveStale(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) {
+    BlastCheck(errno == ENOENT, BLAST_ERR_IO, "cannot look at '%s': %s", path, strerror(errno));
+    return 0;
+  }
+  BlastCheck(!S_ISDIR(st.st_mode), BLAST_ERR_IO,
+             "'%s' is a directory where blast_gpu writes a file: remove or rename it", path);
+  BlastCheck(unlink(path) == 0 || errno == ENOENT, BLAST_ERR_IO,
+             "cannot remove the stale '%s' before writing it: %s", path, strerror(errno));
+  return 0;
+}
+
+int BlastCreateNewFile(const char *path, FILE **fp) {
+  *fp = NULL;
+  BlastCall(BlastRemoveStale(path));
+  const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  BlastCheck(fd >= 0, BLAST_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    const int err = errno;
+    close(fd);
+    unlink(path);
+    BlastError(BLAST_ERR_IO, "cannot create '%s': %s", path, strerror(err));
+  }
+  *fp = f;
+  return 0;
+}

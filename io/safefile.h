@@ -58,6 +58,20 @@ int BlastCheckRegularFile(const char *path, const char *what, size_t max_bytes);
 int BlastOpenRegularFile(const char *path, const char *what, size_t max_bytes, FILE **fp,
                          size_t *size);
 
+/// @brief Remove a stale entry at `path` that a new file is about to take: a regular
+/// file, a symbolic link (the link itself, never its target) or anything else that is
+/// not a directory. A missing entry is fine.
+/// @return 0, or BLAST_ERR_IO naming the path and the cause.
+int BlastRemoveStale(const char *path);
+
+/// @brief Create `path` as a new, empty regular file for writing, never through a
+/// symbolic link and never into an existing file: a stale entry of that name is removed
+/// first (BlastRemoveStale), then the file is opened with O_CREAT | O_EXCL | O_NOFOLLOW.
+/// A file another process creates in between makes this fail rather than be shared.
+/// @param fp  the stream ("w"), to be closed by the caller
+/// @return 0, or BLAST_ERR_IO naming the path and the cause.
+int BlastCreateNewFile(const char *path, FILE **fp);
+
 #ifdef __cplusplus
 }
 #endif
