@@ -486,6 +486,7 @@ static int CheckMesh(const Reader *r, const MeshData *d, BlastMesh mesh) {
     int z;
     if (ierr == BLAST_ERR_INPUT && sscanf(msg, "zone %d", &z) == 1 && z >= 0 && z < d->nzones)
       ReadFail(r, d->zone_line[z], "element %d: %s", z, msg);
+    if (ierr == BLAST_ERR_INPUT) BlastError(ierr, "%s: %s", r->path, msg);  // the whole mesh's
     BlastCall(ierr);
   }
   BlastTopology *t;

@@ -2,6 +2,7 @@
 #include "topology.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -387,6 +388,108 @@ static int CheckDuplicates(const BlastTopology *t, const int *zone_verts) {
   return 0;
 }
 
+// A facet with one zone that is not a boundary element: zone z's local facet lf (facet f).
+typedef struct {
+  int z, lf, f;
+} Unmatched;
+
+// The corners of zone z's local facet lf in cyclic order (2 in 2D, 4 in 3D).
+static int FacetCycle(const BlastMesh mesh, int z, int lf, int *v) {
+  const int dim = mesh->dim, nc = 1 << dim;
+  int c[4];
+  const int n = FacetCorners(dim, lf, c);
+  const int *zv = &mesh->zone_verts[(size_t)z * nc];
+  static const int kCycle[4] = {0, 1, 3, 2};  // lexicographic -> cyclic
+  for (int i = 0; i < n; i++) v[i] = zv[c[n == 4 ? kCycle[i] : i]];
+  return n;
+}
+
+// Whether point p lies on triangle (a, b, c) within `tol` (relative to the triangle's size),
+// away from its corners.
+static int OnTriangle(const double *a, const double *b, const double *c, const double *p,
+                      double tol) {
+  double u[3], w[3], q[3], n[3];
+  for (int i = 0; i < 3; i++) u[i] = b[i] - a[i], w[i] = c[i] - a[i], q[i] = p[i] - a[i];
+  n[0] = u[1] * w[2] - u[2] * w[1], n[1] = u[2] * w[0] - u[0] * w[2];
+  n[2] = u[0] * w[1] - u[1] * w[0];
+  const double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+  const double size2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  if (!(nn > 0.0)) return 0;
+  const double dist = (q[0] * n[0] + q[1] * n[1] + q[2] * n[2]) / sqrt(nn);
+  if (fabs(dist) > tol * sqrt(size2)) return 0;
+  // Barycentric coordinates of the projection.
+  const double uu = size2, uw = u[0] * w[0] + u[1] * w[1] + u[2] * w[2],
+               ww = w[0] * w[0] + w[1] * w[1] + w[2] * w[2],
+               qu = q[0] * u[0] + q[1] * u[1] + q[2] * u[2],
+               qw = q[0] * w[0] + q[1] * w[1] + q[2] * w[2], det = uu * ww - uw * uw;
+  const double s = (ww * qu - uw * qw) / det, r = (uu * qw - uw * qu) / det;
+  return s >= -tol && r >= -tol && s + r <= 1.0 + tol;
+}
+
+// Whether vertex p lies on the facet with cyclic corners v (n = 2: a segment; n = 4: a
+// quadrilateral, as two triangles) and is none of them: a hanging node of that facet.
+static int HangsOn(const BlastMesh mesh, const int *v, int n, int p) {
+  const int dim = mesh->dim;
+  for (int i = 0; i < n; i++)
+    if (v[i] == p) return 0;
+  double x[4][3] = {{0}}, y[3] = {0};
+  for (int i = 0; i < n; i++)
+    for (int d = 0; d < dim; d++) x[i][d] = mesh->coords[(size_t)v[i] * dim + d];
+  for (int d = 0; d < dim; d++) y[d] = mesh->coords[(size_t)p * dim + d];
+  const double tol = 1e-8;
+  if (n == 2) {
+    double e[3], q[3], ee = 0.0, qe = 0.0, qq = 0.0;
+    for (int d = 0; d < 3; d++) e[d] = x[1][d] - x[0][d], q[d] = y[d] - x[0][d];
+    for (int d = 0; d < 3; d++) ee += e[d] * e[d], qe += q[d] * e[d], qq += q[d] * q[d];
+    if (!(ee > 0.0)) return 0;
+    const double s = qe / ee, off2 = qq - s * qe;  // squared distance from the line
+    return s > tol && s < 1.0 - tol && off2 <= tol * tol * ee;
+  }
+  return OnTriangle(x[0], x[1], x[2], y, tol) || OnTriangle(x[0], x[2], x[3], y, tol);
+}
+
+// Among the unmatched facets, the first one on which a vertex of another unmatched facet
+// that touches it lies: the big face of a hanging node (-1: none, every unmatched facet lies
+// on the boundary of the domain).
+static int FindHanging(const BlastMesh mesh, const Unmatched *um, int n,
+                       int *found) {
+  *found = -1;
+  const int nv = mesh->nverts;
+  int *off, *list;
+  BlastCall(BlastCalloc((size_t)nv + 1, &off));
+  BlastCall(BlastMalloc((size_t)n * 4 + 1, &list));
+  int v[4];
+  for (int i = 0; i < n; i++) {
+    const int k = FacetCycle(mesh, um[i].z, um[i].lf, v);
+    for (int j = 0; j < k; j++) off[v[j] + 1]++;
+  }
+  for (int i = 0; i < nv; i++) off[i + 1] += off[i];
+  int *fill;
+  BlastCall(BlastMalloc((size_t)nv + 1, &fill));
+  memcpy(fill, off, sizeof(int) * ((size_t)nv + 1));
+  for (int i = 0; i < n; i++) {
+    const int k = FacetCycle(mesh, um[i].z, um[i].lf, v);
+    for (int j = 0; j < k; j++) list[fill[v[j]]++] = i;
+  }
+  BlastFree(&fill);
+  for (int i = 0; i < n && *found < 0; i++) {
+    const int k = FacetCycle(mesh, um[i].z, um[i].lf, v);
+    for (int j = 0; j < k && *found < 0; j++)
+      for (int a = off[v[j]]; a < off[v[j] + 1] && *found < 0; a++) {
+        int w[4];
+        const int kw = FacetCycle(mesh, um[list[a]].z, um[list[a]].lf, w);
+        for (int b = 0; b < kw; b++)
+          if (HangsOn(mesh, v, k, w[b])) {
+            *found = i;
+            break;
+          }
+      }
+  }
+  BlastFree(&off);
+  BlastFree(&list);
+  return 0;
+}
+
 int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
   BlastCheck(t && mesh && t->nzones == mesh->nzones && t->dim == mesh->dim, BLAST_ERR_ARG,
              "the topology was not built from this mesh");
@@ -407,17 +510,23 @@ int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
   }
   // The lowest zone with a facet of three or more zones, then the lowest zone with an
   // unmatched facet.
-  int bad3 = -1, bad3_facet = -1, bad1 = -1, bad1_facet = -1, bad1_lf = 0;
+  int bad3 = -1, bad3_facet = -1, nunmatched = 0;
+  Unmatched *um = NULL;
+  int ierr = 0;
   for (int z = 0; z < t->nzones && bad3 < 0; z++)
     for (int lf = 0; lf < 2 * t->dim; lf++) {
       const int f = ZoneFacet(t, mesh->zone_verts, z, lf);
       const int *zones;
       const int n = FacetZones(t, f, &zones);
       if (n > 2 && bad3 < 0) bad3 = z, bad3_facet = f;
-      if (n == 1 && !boundary[f] && check_unmatched && bad1 < 0)
-        bad1 = z, bad1_facet = f, bad1_lf = lf;
+      if (n == 1 && !boundary[f] && check_unmatched) {
+        if (!um) ierr = BlastMalloc((size_t)2 * t->dim * t->nzones, &um);
+        if (ierr) break;
+        um[nunmatched++] = (Unmatched){z, lf, f};
+      }
     }
   BlastFree(&boundary);
+  BlastCall(ierr);
   char text[96];
   if (bad3 >= 0) {
     const int *zones;
@@ -431,16 +540,43 @@ int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
                "most two zones (overlapping, duplicated or non-manifold elements)",
                bad3, FacetText(t, bad3_facet, text, sizeof text), n, list);
   }
-  if (bad1 >= 0) {
+  if (nunmatched > 0) {
     const char *side[] = {"x = 0", "x = 1", "y = 0", "y = 1", "z = 0", "z = 1"};
+    int hang = -1;
+    ierr = FindHanging(mesh, um, nunmatched, &hang);
+    if (ierr) {
+      BlastFree(&um);
+      return ierr;
+    }
+    if (hang >= 0) {
+      const Unmatched u = um[hang];
+      BlastFree(&um);
+      BlastError(BLAST_ERR_INPUT,
+                 "zone %d: its face with %s (reference side %s of the zone) has no "
+                 "neighbouring zone and is not a boundary element: the mesh is not conforming "
+                 "(a hanging node: the zones across this face do not share its vertices, e.g. a "
+                 "neighbour split into smaller zones); blast_gpu needs conforming meshes in "
+                 "which every interior face is shared by exactly two zones and every other face "
+                 "is listed in the 'boundary' section",
+                 u.z, FacetText(t, u.f, text, sizeof text), side[u.lf]);
+    }
+    // Every unmatched face lies on the boundary of the domain: the boundary section omits
+    // them. Name a few; they are not added silently, since a boundary attribute says which
+    // condition holds there, and only the user knows.
+    char list[400] = "";
+    const int show = nunmatched < 4 ? nunmatched : 4;
+    for (int i = 0, len = 0; i < show && len < (int)sizeof list - 1; i++)
+      len += snprintf(list + len, sizeof list - (size_t)len, "%szone %d's face with %s (side %s)",
+                      i ? "; " : "", um[i].z, FacetText(t, um[i].f, text, sizeof text),
+                      side[um[i].lf]);
+    const int nb = mesh->nbdr;
+    BlastFree(&um);
     BlastError(BLAST_ERR_INPUT,
-               "zone %d: its face with %s (reference side %s of the zone) has no neighbouring "
-               "zone and is not a boundary element: the mesh is not conforming (a hanging node: "
-               "the zones across this face do not share its vertices, e.g. a neighbour split "
-               "into smaller zones); blast_gpu needs conforming meshes in which every interior "
-               "face is shared by exactly two zones and every other face is listed in the "
-               "'boundary' section",
-               bad1, FacetText(t, bad1_facet, text, sizeof text), side[bad1_lf]);
+               "%d face(s) on the boundary of the domain are missing from the 'boundary' section "
+               "(it lists %d), e.g. %s%s: list every boundary face with the attribute of its "
+               "boundary condition (blast_gpu does not add them: an attribute must be one you "
+               "chose)",
+               nunmatched, nb, list, nunmatched > show ? ", ..." : "");
   }
   return 0;
 }

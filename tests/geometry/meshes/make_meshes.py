@@ -96,6 +96,15 @@ def main():
     m.box((1, 0.5, 0), (2, 1, 1))
     m.write("hanging3d.mesh", "hanging nodes on x = 1: the face x = 1 of zone 0 has no neighbour",
             skip=on_x1)
+    # Boundary faces missing from the boundary section (the mesh is conforming): no boundary
+    # section at all (2D); the side x = 1 left out (2D, 3D).
+    m = grid(2, 2, 0.5)
+    m.write("no_boundary2d.mesh", "a 2x2 square whose boundary section is empty", skip=lambda pts: True)
+    m.write("missing_side2d.mesh", "a 2x2 square whose boundary section omits the side x = 1",
+            skip=lambda pts: all(p[0] == 1.0 for p in pts))
+    m = grid(3, 2, 0.5)
+    m.write("missing_side3d.mesh", "a 2x2x2 cube whose boundary section omits the side y = 0",
+            skip=lambda pts: all(p[1] == 0.0 for p in pts))
     # Duplicated elements: a 2x2 square with zone 1 repeated as zone 4; a 2x2x2 cube with
     # zone 6 repeated (vertices in another order) as zone 8.
     m = grid(2, 2, 0.5)
