@@ -648,6 +648,13 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastHydroGetInitial(h, &dt0, &energy0);
   BlastCall(BlastHydroENorm(h, &e_norm0));
   if (!rank) BlastReportBanner(stdout, &cfg, &shape, backend, dt0, e_norm0, energy0);
+  if (!rank && cfg.cfl > BlastCflStableMax(cfg.ode_solver))
+    printf("  warning: [time] cfl = %g is above the range in which %s is stable (up to %g, "
+           "docs/robustness.md): expect repeated steps and a growing energy error; the run "
+           "stops (exit 3) if the total energy changes by more than [time] "
+           "max_energy_change = %g of its initial value\n\n",
+           cfg.cfl, BlastOdeName(cfg.ode_solver), BlastCflStableMax(cfg.ode_solver),
+           cfg.max_energy_change);
   {  // the backend's memory (both backends): data, state, Runge-Kutta and PCG vectors
     const BlastBackendOps *bops;
     void *bctx;

@@ -38,6 +38,43 @@ typedef enum {
   BLAST_ODE_RK2AVG = 7
 } BlastOdeSolver;
 
+/// The deck name of a time integrator.
+static inline const char *BlastOdeName(int ode_solver) {
+  switch (ode_solver) {
+    case BLAST_ODE_EULER:
+      return "euler";
+    case BLAST_ODE_RK2:
+      return "rk2";
+    case BLAST_ODE_RK3SSP:
+      return "rk3ssp";
+    case BLAST_ODE_RK4:
+      return "rk4";
+    case BLAST_ODE_RK6:
+      return "rk6";
+    case BLAST_ODE_RK2AVG:
+      return "rk2avg";
+    default:
+      return "?";
+  }
+}
+
+/// The largest [time] cfl at which the integrator ran the Sedov problem to its end in 2D
+/// and 3D with the total energy within 5 % (bench/time/cfl_range.py; docs/robustness.md):
+/// above it a run is warned at start-up, and an unstable one is stopped by the energy
+/// check ([time] max_energy_change).
+static inline double BlastCflStableMax(int ode_solver) {
+  switch (ode_solver) {
+    case BLAST_ODE_EULER:
+      return 0.5;
+    case BLAST_ODE_RK4:
+      return 1.5;
+    case BLAST_ODE_RK2AVG:
+      return 2.0;
+    default:  // rk2, rk3ssp, rk6
+      return 1.0;
+  }
+}
+
 typedef enum { BLAST_VISC_AUTO = 0, BLAST_VISC_ON = 1, BLAST_VISC_OFF = 2 } BlastViscosity;
 
 /// How M_E^{-1} is applied (method spec 6.1): E1 exact zone inverses (E2 global CG is
@@ -99,6 +136,7 @@ typedef struct {
   int ode_solver;  ///< BlastOdeSolver
   int max_steps;   ///< -1: unlimited (counts step attempts, as the reference)
   double dt_min;   ///< stop when dt falls below this (default: machine epsilon)
+  double max_energy_change;  ///< stop when |E - E0| > this * |E0| (0: never)
   // [solver]
   double cg_tol;
   int cg_max_iter;

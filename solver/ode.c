@@ -364,6 +364,45 @@ static int ApplyPoison(BlastHydro h) {
   return 0;
 }
 
+// What an unstable run says about [time] cfl: above the integrator's stable range, or not.
+static void CflHint(const BlastHydro h, char *why, size_t n) {
+  const double stable = BlastCflStableMax(h->cfg.ode_solver);
+  if (h->cfg.cfl > stable)
+    snprintf(why, n, "[time] cfl = %g is above the range in which %s is stable (up to %g): lower it",
+             h->cfg.cfl, BlastOdeName(h->cfg.ode_solver), stable);
+  else
+    snprintf(why, n,
+             "the time step was too large for the flow (lower [time] cfl = %g) or the problem "
+             "data are bad",
+             h->cfg.cfl);
+}
+
+// The total energy against its initial value, every kEnergyCheckEvery accepted steps and
+// after the last: a run whose energy has changed by more than [time] max_energy_change of
+// |E0| has gone unstable (a CFL number beyond the integrator's range, or bad data) and
+// stops with a numerical failure instead of crawling on with ever smaller steps. The sums
+// are global: every rank takes the same branch.
+enum { kEnergyCheckEvery = 16 };
+static int CheckEnergy(BlastHydro h, double t, double dt, int last) {
+  const double tol = h->cfg.max_energy_change;
+  if (!(tol > 0.0) || h->energy0 == 0.0 || (!last && h->ti % kEnergyCheckEvery)) return 0;
+  double loc[2], glob[2];
+  BlastCall(h->ops->zone.energies(h->bctx, h->S + h->nx, h->S + 2 * h->nx, &loc[0], &loc[1]));
+  BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
+  const double energy = glob[0] + glob[1], rel = (energy - h->energy0) / fabs(h->energy0);
+  if (!(fabs(rel) > tol)) return 0;  // a NaN is the non-finite checks' to report
+  char why[256];
+  CflHint(h, why, sizeof why);
+  BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC,
+                  "the total energy has changed by %+.3e of its initial value (from %.10e to "
+                  "%.10e) at step %d, t = %.9g, dt = %.3e: more than [time] max_energy_change "
+                  "= %g, which no correct run reaches. The run has gone unstable: %s. It stops "
+                  "here (%d steps, t = %.9g)",
+                  rel, h->energy0, energy, h->ti, t, dt, tol, why, h->ti, t);
+  BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+  return BLAST_ERR_NUMERIC;
+}
+
 int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
   const BlastBackendOps *o = h->ops;
   const double t_final = h->cfg.t_final;
@@ -410,6 +449,8 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
         // dt is global: every rank takes this branch with the same numbers.
         const int step = h->ti, attempt = h->attempts, steps_done = h->ti - 1;
         const double dt_last = h->dt;
+        char why[256];
+        CflHint(h, why, sizeof why);
         BlastCall(RestoreLastGood(h, t_old, &good));
         if (zone >= 0)
           BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC,
@@ -422,9 +463,12 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
         else
           BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_NUMERIC,
                           "time step collapse at step %d (attempt %d), t = %.9g: dt = %.3e fell "
-                          "below dt_min = %.3e after repeated rejections (last estimate %.3e). "
+                          "below dt_min = %.3e after repeated rejections (last estimate %.3e)%s%s. "
                           "The run stops at the last accepted state (%d steps, t = %.9g)",
-                          step, attempt, t_old, dt_last, h->cfg.dt_min, dt_est, steps_done, t_old);
+                          step, attempt, t_old, dt_last, h->cfg.dt_min, dt_est,
+                          h->cfg.cfl > BlastCflStableMax(h->cfg.ode_solver) ? ": " : "",
+                          h->cfg.cfl > BlastCflStableMax(h->cfg.ode_solver) ? why : "",
+                          steps_done, t_old);
         BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
         return BLAST_ERR_NUMERIC;
       }
@@ -448,6 +492,7 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
     info.e_norm = NAN;
     if (info.report) BlastCall(BlastHydroENorm(h, &info.e_norm));
     if (cb) BlastCall(cb(user, &info));
+    BlastCall(CheckEnergy(h, h->t, dt_used, last));
     h->ti++;
     if (h->stop_requested) break;
   }
