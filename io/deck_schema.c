@@ -402,7 +402,8 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(energy_solve),
      .def = "inverse",
      .choices = kEnergySolves,
-     .help = "energy mass matrix: exact zone inverses or global CG"},
+     .help = "energy update: the exact inverses of the zone blocks of the energy mass matrix "
+             "(block-diagonal in the L2 space: the only choice)"},
     // [gpu]
     {.section = "gpu",
      .key = "backend",
