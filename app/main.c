@@ -584,8 +584,10 @@ static int Run(int argc, char **argv, RunState *rs) {
   const double wall0 = MPI_Wtime();
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
 
+  const double mesh_cpu0 = BlastProcessCpuSeconds();
   BlastCallAgree(comm, 1, BuildMesh(&cfg, &rs->mesh));
   const double mesh_seconds = MPI_Wtime() - wall0;
+  const double mesh_cpu = BlastProcessCpuSeconds() - mesh_cpu0, mesh_rss = BlastProcessPeakRss();
   // The assembly mode is the run's, resolved with the mesh's dimension: checked before the
   // solver is built (which may not offer the other mode). Another dimension is refused with
   // its own reason when the checkpoint is read.
@@ -707,7 +709,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   // SIGKILL itself in the middle of writing the checkpoint of that step.
   const char *kill_env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
   chk.kill_at_step = kill_env ? atoi(kill_env) : -1;
-  BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
+  BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, t_start, energy0, h, 0, stdout};
   StepHook hook = {
       &progress, fault, rank,    comm,
       &cfg,      h,     rs->viz, cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt) : 0.0,
@@ -726,6 +728,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastCall(BlastReportCollect(comm, h, MPI_Wtime() - wall0, setup, ops->name, &sum));
   sum.dt0 = dt0, sum.e_norm0 = e_norm0, sum.hw_energy = energy;
   sum.mesh_seconds = mesh_seconds;
+  sum.mesh_cpu_seconds = mesh_cpu, sum.mesh_peak_rss = mesh_rss;
+  sum.deck_text = rs->deck_text;
   sum.completed = !hook.signal;
   sum.stopped_by = hook.signal ? SignalName(hook.signal) : "";
   sum.restart_from = cfg.checkpoint_restart;
@@ -775,6 +779,11 @@ static int Run(int argc, char **argv, RunState *rs) {
 
 int main(int argc, char **argv) {
   int provided = 0, rank = 0;
+  // Open MPI's MPI-IO (OMPIO) picks a shared-file-pointer component at every file open;
+  // its "lockedfile" one formats the file's name into a fixed buffer and aborts the
+  // process ("buffer overflow detected") for paths of a few hundred characters. HDF5 uses
+  // no shared file pointers: leave that component out, unless the user chose otherwise.
+  setenv("OMPI_MCA_sharedfp", "^lockedfile", 0);
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "blast_gpu: MPI_Init_thread failed\n");
     return 1;

@@ -1,32 +1,17 @@
 // Banner, progress lines, final summary and the JSON run summary (see report.h).
+#define _POSIX_C_SOURCE 200809L  // fileno, fsync
 #include "report.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
 #include "problems/problems.h"
-
-static const char *OdeName(int ode) {
-  switch (ode) {
-    case BLAST_ODE_EULER:
-      return "euler";
-    case BLAST_ODE_RK2:
-      return "rk2";
-    case BLAST_ODE_RK3SSP:
-      return "rk3ssp";
-    case BLAST_ODE_RK4:
-      return "rk4";
-    case BLAST_ODE_RK6:
-      return "rk6";
-    case BLAST_ODE_RK2AVG:
-      return "rk2avg";
-    default:
-      return "unknown";
-  }
-}
+#include "safefile.h"
 
 void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape *s,
                        const char *backend, double dt0, double e_norm0, double energy0) {
@@ -39,7 +24,7 @@ void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape 
           cfg->refine_parallel);
   fprintf(out, "  discretization Q%d-Q%d, %d quadrature points per zone, %s assembly, %s, cfl %g\n",
           s->k, s->m, s->nqp, s->assembly == BLAST_ASSEMBLY_PARTIAL ? "partial" : "full",
-          OdeName(cfg->ode_solver), cfg->cfl);
+          BlastOdeName(cfg->ode_solver), cfg->cfl);
   fprintf(out, "  size           %lld zones, %lld H1 dofs, %lld L2 dofs\n", (long long)s->zones,
           (long long)s->h1_dofs, (long long)s->l2_dofs);
   fprintf(out, "  parallel       %d MPI ranks x %d OpenMP threads, backend %s\n", s->ranks,
@@ -81,7 +66,9 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   BlastCall(BlastHydroNorms(p->hydro, &en, &ie, &ke));
   if (p->rank) return 0;
   const double wall = MPI_Wtime() - p->wall0;
-  const double left = info->t > 0 ? wall * (p->t_final - info->t) / info->t : 0.0;
+  // The time advanced by this run (a restart starts at its checkpoint's t).
+  const double done = info->t - p->t_start;
+  const double left = done > 0 ? wall * (p->t_final - info->t) / done : 0.0;
   const double dE = (ie + ke - p->energy0) / (p->energy0 != 0.0 ? fabs(p->energy0) : 1.0);
   fprintf(p->out,
           "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s",
@@ -264,18 +251,46 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   fflush(out);
 }
 
-// A JSON string literal (quotes, backslashes and control characters escaped).
+// The length of the well-formed UTF-8 sequence at p (1-4), or 0 if the bytes there are
+// not one (a stray continuation byte, a truncated or overlong sequence, a surrogate).
+static int Utf8Length(const unsigned char *p) {
+  const unsigned c = p[0];
+  int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (n == 0 || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4)) return 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) return 0;
+  if (n == 4 && ((c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))) return 0;
+  return n;
+}
+
+// A JSON string literal: quotes, backslashes and control characters escaped, UTF-8 as it
+// is, and each byte that is not UTF-8 (file names are bytes) as the lone surrogate
+// \udcXX, which Python's json and os.fsencode turn back into that byte.
 static void JsonString(FILE *f, const char *v) {
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p;) {
+    const int n = Utf8Length(p);
     if (*p == '"' || *p == '\\')
       fprintf(f, "\\%c", *p);
-    else if (*p < 0x20)
+    else if (*p < 0x20 || *p == 0x7F)
       fprintf(f, "\\u%04x", *p);
+    else if (n == 0)
+      fprintf(f, "\\udc%02x", *p);
     else
-      fputc(*p, f);
+      fwrite(p, 1, (size_t)n, f);
+    p += n > 0 ? n : 1;
   }
   fputc('"', f);
+}
+
+// "key": "value" (escaped) and a comma, on a line of its own.
+static void JsonKeyString(FILE *f, const char *key, const char *v) {
+  fprintf(f, "  ");
+  JsonString(f, key);
+  fprintf(f, ": ");
+  JsonString(f, v);
+  fprintf(f, ",\n");
 }
 
 static void JsonStrings(FILE *f, const char *key, int n, const char (*v)[BLAST_ENERGY_NOTE_LEN]) {
@@ -316,6 +331,19 @@ static void JsonEnergy(FILE *f, const BlastRunSummary *s) {
   fprintf(f, "}\n");
 }
 
+// "key": {"mesh": v0, "<phase>": v[p], ...} (values times scale; -1 where not measured).
+static void JsonPhases(FILE *f, const char *key, double v0, const double *v, double scale, int n) {
+  fprintf(f, "  ");
+  JsonString(f, key);
+  fprintf(f, ": {\"mesh\": %.6g", isfinite(v0) ? v0 * scale : -1.0);
+  for (int p = 0; p < n; p++) {
+    fprintf(f, ", ");
+    JsonString(f, BlastHydroSetupPhaseName(p));
+    fprintf(f, ": %.6g", isfinite(v[p]) ? v[p] * scale : -1.0);
+  }
+  fprintf(f, "},\n");
+}
+
 static void JsonNumber(FILE *f, const char *key, double v, int comma) {
   if (isfinite(v))
     fprintf(f, "  \"%s\": %.17g%s\n", key, v, comma ? "," : "");
@@ -339,15 +367,39 @@ static void JsonBalance(FILE *f, const BlastRunSummary *s) {
           b->dev_seconds, b->host_seconds);
 }
 
+// Where the mesh came from: the file, or the generator's parameters.
+static void MeshSource(const BlastConfig *cfg, char *buf, size_t n) {
+  if (cfg->mesh_file[0]) {
+    snprintf(buf, n, "%s", cfg->mesh_file);
+    return;
+  }
+  int len = snprintf(buf, n, "generated box:");
+  for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
+    len += snprintf(buf + len, n - (size_t)len, " %d", cfg->elements[d]);
+  for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
+    len += snprintf(buf + len, n - (size_t)len, "%s%.17g", d ? " x " : " zones, size ", cfg->size[d]);
+}
+
 int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *s) {
   char path[BLAST_PATH_MAX + 32], tmp[BLAST_PATH_MAX + 48];
-  snprintf(path, sizeof path, "%s/summary.json", dir);
-  snprintf(tmp, sizeof tmp, "%s/.summary.json.tmp", dir);
-  FILE *f = fopen(tmp, "w");
-  BlastCheck(f, BLAST_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  BlastCheck(snprintf(path, sizeof path, "%s/summary.json", dir) < (int)sizeof path &&
+                 snprintf(tmp, sizeof tmp, "%s/.summary.json.tmp", dir) < (int)sizeof tmp,
+             BLAST_ERR_INPUT, "[output] dir '%s' is too long for its summary file", dir);
+  FILE *f;
+  BlastCall(BlastCreateNewFile(tmp, &f));
+  char mesh[BLAST_PATH_MAX + 128];
+  MeshSource(cfg, mesh, sizeof mesh);
   fprintf(f, "{\n");
-  fprintf(f, "  \"problem\": \"%s\",\n", BlastProblemName(cfg->problem));
-  fprintf(f, "  \"deck\": \"%s\",\n", cfg->deck_path);
+  JsonKeyString(f, "version", BLAST_VERSION);
+  JsonKeyString(f, "git", BLAST_GIT);
+  JsonKeyString(f, "problem", BlastProblemName(cfg->problem));
+  JsonKeyString(f, "deck", cfg->deck_path);
+  JsonKeyString(f, "mesh", mesh);
+  JsonKeyString(f, "ode_solver", BlastOdeName(cfg->ode_solver));
+  JsonNumber(f, "cfl", cfg->cfl, 1);
+  JsonNumber(f, "t_final", cfg->t_final, 1);
+  JsonKeyString(f, "units", "those of the deck and mesh (blast_gpu has no units of its own)");
+  JsonKeyString(f, "deck_resolved", s->deck_text ? s->deck_text : "");
   fprintf(f, "  \"dim\": %d,\n  \"order_kinematic\": %d,\n  \"order_thermo\": %d,\n", s->shape.dim,
           s->shape.k, s->shape.m);
   fprintf(f, "  \"completed\": %s,\n  \"stopped_by\": ", s->completed ? "true" : "false");
@@ -377,23 +429,16 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   fprintf(f, "  \"zones\": %lld,\n  \"h1_dofs\": %lld,\n  \"l2_dofs\": %lld,\n",
           (long long)s->shape.zones, (long long)s->shape.h1_dofs, (long long)s->shape.l2_dofs);
   fprintf(f, "  \"quadrature_points_per_zone\": %d,\n", s->shape.nqp);
-  fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n  \"backend\": \"%s\",\n", s->shape.ranks,
-          s->shape.threads, s->backend);
+  fprintf(f, "  \"ranks\": %d,\n  \"threads\": %d,\n", s->shape.ranks, s->shape.threads);
+  JsonKeyString(f, "backend", s->backend);
   JsonNumber(f, "wall_seconds", s->wall, 1);
   JsonNumber(f, "setup_seconds", s->setup_wall, 1);
-  fprintf(f, "  \"setup_phases_max\": {\"mesh\": %.6g", s->mesh_seconds);
-  for (int p = 0; p < s->setup_phases; p++)
-    fprintf(f, ", \"%s\": %.6g", BlastHydroSetupPhaseName(p), s->setup_phase[p]);
-  fprintf(f, "},\n");
-  fprintf(f, "  \"setup_phases_cpu_max\": {");
-  for (int p = 0; p < s->setup_phases; p++)
-    fprintf(f, "%s\"%s\": %.6g", p ? ", " : "", BlastHydroSetupPhaseName(p),
-            isfinite(s->setup_phase_cpu[p]) ? s->setup_phase_cpu[p] : -1.0);
-  fprintf(f, "},\n  \"setup_phases_peak_rss_mb_max\": {");
-  for (int p = 0; p < s->setup_phases; p++)
-    fprintf(f, "%s\"%s\": %.6g", p ? ", " : "", BlastHydroSetupPhaseName(p),
-            isfinite(s->setup_phase_rss[p]) ? s->setup_phase_rss[p] / 1048576.0 : -1.0);
-  fprintf(f, "},\n");
+  // The three maps of the setup's phases have the same keys: the mesh, then the phases.
+  JsonPhases(f, "setup_phases_max", s->mesh_seconds, s->setup_phase, 1.0, s->setup_phases);
+  JsonPhases(f, "setup_phases_cpu_max", s->mesh_cpu_seconds, s->setup_phase_cpu, 1.0,
+             s->setup_phases);
+  JsonPhases(f, "setup_phases_peak_rss_mb_max", s->mesh_peak_rss, s->setup_phase_rss,
+             1.0 / 1048576.0, s->setup_phases);
   fprintf(f,
           "  \"timing\": {\"qdata_force_max\": %.6g, \"force_actions_max\": %.6g, "
           "\"cg_max\": %.6g, \"steps_max\": %.6g, \"qdata_force_min\": %.6g, "
@@ -405,6 +450,8 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
           s->cg_unconverged);
   JsonNumber(f, "sedov_density_l2_error", s->sedov_density_l2, 1);
   JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);
+  JsonNumber(f, "velocity_error_l1", s->vel_err_l1, 1);
+  JsonNumber(f, "velocity_error_linf", s->vel_err_linf, 1);
   fprintf(f,
           "  \"fom\": {\"cg_h1\": %.6g, \"forces\": %.6g, \"update_quad_data\": %.6g, "
           "\"major_kernels\": %.6g, \"fom0\": %.6g},\n",
@@ -412,14 +459,21 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   JsonBalance(f, s);
   JsonEnergy(f, s);
   fprintf(f, "}\n");
-  const int werr = ferror(f);
-  const int cerr = fclose(f);
-  if (werr || cerr) {
+  const int werr = ferror(f) ? (errno ? errno : EIO) : 0;
+  const int cerr = fflush(f) != 0 ? errno : 0;
+  const int ferr = fsync(fileno(f)) != 0 && errno != EINVAL && errno != EROFS ? errno : 0;
+  const int clerr = fclose(f) != 0 ? errno : 0;
+  const int err = werr ? werr : cerr ? cerr : ferr ? ferr : clerr;
+  if (err) {
     remove(tmp);
-    BlastError(BLAST_ERR_IO, "writing %s failed (disk full?)", tmp);
+    BlastError(BLAST_ERR_IO, "writing the run summary %s failed: %s (the temporary is removed)",
+               tmp, strerror(err));
   }
-  BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
-             strerror(errno));
+  if (rename(tmp, path) != 0) {
+    const int e = errno;
+    remove(tmp);
+    BlastError(BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+  }
   return 0;
 }
 

@@ -18,6 +18,8 @@ typedef struct {
   double dt0, e_norm0;  ///< initial time step (spec 10.1) and |e| at t = 0
   double wall, setup_wall;
   double mesh_seconds;     ///< building the mesh, rank 0 (part of setup_wall; set by main)
+  double mesh_cpu_seconds; ///< process CPU seconds in it, rank 0 (set by main)
+  double mesh_peak_rss;    ///< the process's peak RSS after it (bytes), rank 0 (set by main)
   int setup_phases;        ///< BlastHydroSetupPhaseCount() (at most 32)
   double setup_phase[32];  ///< wall seconds of each setup phase, max over ranks
   double setup_phase_cpu[32];  ///< process CPU seconds (all threads) in it, max over ranks
@@ -51,6 +53,7 @@ typedef struct {
   double checkpoint_seconds;///< wall time spent writing them
   const char *viz;          ///< "" or the XDMF time series of the dumps
   int viz_dumps;            ///< dumps in that series
+  const char *deck_text;    ///< the resolved deck (INI), as stored in checkpoints (set by main)
 } BlastRunSummary;
 
 /// State of the progress reporter (rank 0 prints).
@@ -58,6 +61,7 @@ typedef struct {
   int rank;
   double wall0;     ///< MPI_Wtime at the start of the time loop
   double t_final;
+  double t_start;   ///< t at the start of the time loop (a restart's time; 0 otherwise)
   double energy0;
   BlastHydro hydro;
   int rejected;

@@ -15,7 +15,11 @@ enum {
   kNameLen = 64,                     ///< longest section or key name kept for messages
   kMaxSections = 16,
   kMaxDeckBytes = 1 << 20,         ///< larger files are not decks
-  kMaxEchoLine = INI_MAX_LINE - 3  ///< longest line inih reads back (room for \r \n \0)
+  /// The longest deck line (characters, without the newline): room for a key and a path
+  /// of BLAST_PATH_MAX - 1 characters. inih reads lines of at most INI_MAX_LINE - 1
+  /// characters; the reader hands it a longer key line as "key =" and keeps the value.
+  kMaxDeckLine = BLAST_PATH_MAX + 1023,
+  kMaxEchoLine = kMaxDeckLine - 2  ///< longest line written back (room for \r)
 };
 
 /// Where a key's value came from.
@@ -41,6 +45,8 @@ struct BlastDeck_private {
   int line;                ///< lines handed to inih so far = the line being parsed
   const char *line_start;  ///< raw text of that line
   size_t line_len;
+  int long_line;                      ///< the line whose value is long_value (0: none)
+  char long_value[kMaxDeckLine + 1];  ///< the value of a key line too long for inih
   int key_in_section;  ///< a key line since the last header: inih continues its value
   int key_line;        ///< line of that key
   int ierr, err_line;  ///< first error found by the reader or the handler

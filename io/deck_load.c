@@ -153,7 +153,8 @@ int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
     BlastDeckExcerpt(v, strlen(v), ex, sizeof ex);
     BlastCheck(DeckWritable(K, v), BLAST_ERR_INPUT,
                "%s: [%s] %s = '%s' (%zu characters) cannot be written back as a deck line "
-               "(at most %d characters, no ' ;')",
+               "(at most %d characters; no control character other than a tab, no space at either "
+               "end, no ' ;')",
                d->state[k].origin ? d->state[k].where : d->name, K->section, K->key, ex, strlen(v),
                kMaxEchoLine);
   }

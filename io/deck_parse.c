@@ -187,6 +187,48 @@ static int ScanSectionHeader(BlastDeck d) {
   return 0;
 }
 
+// A line longer than inih's buffer (cap characters), as inih would see it: a comment or a
+// blank line becomes empty; a section header keeps its "[name]"; a key line becomes its
+// text up to the delimiter ('=' or ':', as inih splits), and its value (leading space
+// skipped, an inline " ;" comment cut, trailing space stripped, as inih does) waits in
+// d->long_value for the handler. What is none of these is passed on cut, for inih to
+// report as a syntax error on this line.
+static void ShortenLongLine(BlastDeck d, const char *p, size_t len, char *buf, size_t cap) {
+  size_t i = 0;
+  while (i < len && DeckIsSpace(p[i])) i++;
+  buf[0] = '\0';
+  if (i == len || p[i] == ';' || p[i] == '#') return;
+  const char *end = p + len;
+  if (p[i] == '[') {
+    const char *q = memchr(p + i, ']', len - i);
+    size_t n = q ? (size_t)(q - p) + 1 : cap;
+    if (n > cap) n = cap;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return;
+  }
+  const char *delim = p + i;
+  while (delim < end && *delim != '=' && *delim != ':') delim++;
+  size_t n = (size_t)(delim - p) + 1;
+  if (delim == end || n > cap) {
+    n = cap;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return;
+  }
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  const char *v = delim + 1;
+  while (v < end && DeckIsSpace(*v)) v++;
+  size_t vlen = (size_t)(end - v);
+  memcpy(d->long_value, v, vlen);
+  d->long_value[vlen] = '\0';
+  CutInlineComment(d->long_value);
+  vlen = strlen(d->long_value);
+  while (vlen > 0 && DeckIsSpace(d->long_value[vlen - 1])) d->long_value[--vlen] = '\0';
+  d->long_line = d->line;
+}
+
 static char *DeckReader(char *buf, int num, void *stream) {
   BlastDeck d = (BlastDeck)stream;
   if (d->ierr || !*d->pos) return NULL;
@@ -199,13 +241,24 @@ static char *DeckReader(char *buf, int num, void *stream) {
   // The newline is not passed on (inih strips it anyway), so a line may use all num-1
   // characters of the buffer; a longer one would be split and mis-numbered.
   size_t cap = num > 1 ? (size_t)num - 1 : 0;
-  if (len > cap) {
+  if (len > (size_t)kMaxDeckLine) {
     char where[kWhereLen];
     DeckWhere(d, d->line, where);
     d->ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                              "%s: line too long (%zu characters, at most %zu)", where, len, cap);
+                              "%s: line too long (%zu characters, at most %d)", where, len,
+                              kMaxDeckLine);
     d->err_line = d->line;
     return NULL;
+  }
+  if (len > cap) {
+    ShortenLongLine(d, p, len, buf, cap);
+    const int ierr = ScanSectionHeader(d);
+    if (ierr) {
+      d->ierr = ierr;
+      d->err_line = d->line;
+      return NULL;
+    }
+    return buf;
   }
   memcpy(buf, p, len);
   buf[len] = '\0';
@@ -235,6 +288,7 @@ static int HandleKey(BlastDeck d, const char *section, const char *name, const c
 static int DeckHandler(void *user, const char *section, const char *name, const char *value) {
   BlastDeck d = (BlastDeck)user;
   if (d->ierr) return 0;
+  if (d->long_line && d->long_line == d->line) value = d->long_value;
   int ierr = HandleKey(d, section, name, value ? value : "");
   if (ierr) {
     d->ierr = ierr;
@@ -274,6 +328,7 @@ int BlastDeckReadText(BlastDeck d, const char *text) {
   d->line = 0;
   d->key_in_section = 0;
   d->ierr = d->err_line = 0;
+  d->long_line = 0;
   int r = ini_parse_stream(DeckReader, d, DeckHandler, d);
   BlastCheck(r >= 0, BLAST_ERR_MEM, "%s: inih could not allocate its line buffer (%d)", d->name, r);
   // inih returns the first line it found bad (syntax, or a key the handler refused); the

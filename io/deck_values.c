@@ -414,7 +414,7 @@ int DeckWritable(const BlastDeckKey *k, const char *value) {
   if (!len || DeckIsSpace(value[0]) || DeckIsSpace(value[len - 1]) || value[0] == ';') return 0;
   if (strlen(k->key) + 3 + len > (size_t)kMaxEchoLine) return 0;
   for (size_t i = 0; i < len; i++) {
-    if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f) return 0;
+    if (((unsigned char)value[i] < 0x20 && value[i] != '\t') || value[i] == 0x7f) return 0;
     if (value[i] == ';' && i && DeckIsSpace(value[i - 1])) return 0;
   }
   return 1;

@@ -136,6 +136,10 @@ const char *BlastHydroSetupPhaseName(int phase);
 double BlastHydroSetupPhaseSeconds(BlastHydro h, int phase);
 double BlastHydroSetupPhaseCpuSeconds(BlastHydro h, int phase);
 double BlastHydroSetupPhasePeakRss(BlastHydro h, int phase);
+/// CPU time of the process (all its threads) in seconds, NAN if the clock is not there.
+double BlastProcessCpuSeconds(void);
+/// The process's peak resident set so far in bytes (Linux reports KiB), NAN if unknown.
+double BlastProcessPeakRss(void);
 /// Test hook, never called by a normal run: the next BlastHydroCreate fails after setup
 /// phase `phase` (0-based; -1 disarms) on rank `rank` of its communicator (-1: every
 /// rank) with BLAST_ERR_MEM and a message naming the phase, agreed by every rank as a

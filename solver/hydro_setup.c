@@ -614,15 +614,13 @@ double BlastHydroSetupPhasePeakRss(BlastHydro h, int phase) {
   return phase >= 0 && phase < kNumPhases ? h->setup_peak_rss[phase] : 0.0;
 }
 
-// CPU time of the process (all its threads), NAN if the clock is not there.
-static double ProcessCpuSeconds(void) {
+double BlastProcessCpuSeconds(void) {
   struct timespec t;
   if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0) return NAN;
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-// The process's peak resident set so far (bytes; Linux reports KiB), NAN if unknown.
-static double PeakRssBytes(void) {
+double BlastProcessPeakRss(void) {
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0) return NAN;
   return 1024.0 * (double)ru.ru_maxrss;
@@ -649,11 +647,11 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
   st.h = h, st.cfg = cfg, st.mesh = mesh, st.comm = comm, st.ops = ops;
   int ierr = 0;
   for (int p = 0; p < kNumPhases && !ierr; p++) {
-    const double t0 = BlastWtime(), c0 = ProcessCpuSeconds();
+    const double t0 = BlastWtime(), c0 = BlastProcessCpuSeconds();
     ierr = kPhases[p].run(&st);
     h->setup_seconds[p] = BlastWtime() - t0;
-    h->setup_cpu_seconds[p] = ProcessCpuSeconds() - c0;
-    h->setup_peak_rss[p] = PeakRssBytes();
+    h->setup_cpu_seconds[p] = BlastProcessCpuSeconds() - c0;
+    h->setup_peak_rss[p] = BlastProcessPeakRss();
     if (!ierr && g_fail.phase == p) {  // the test hook: a local error, agreed as any other
       int mine = 0;
       if (g_fail.rank < 0 || g_fail.rank == h->rank)

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "deck.h"
+#include "deck-impl.h"  // kMaxDeckLine
 #include "testlib.h"
 
 #define P "[problem]\nname = sod\n"  // the required part, 2 lines
@@ -148,10 +149,10 @@ static void Structure(void) {
 }
 
 static void LongLines(void) {
-  // This inih reads lines into a buffer of INI_MAX_LINE bytes: num-1 characters fit.
-  enum { kFit = INI_MAX_LINE - 1 };
-  char text[1024];
-  char fill[kFit + 2];
+  // Lines of up to kMaxDeckLine characters are read (inih's own buffer holds INI_MAX_LINE - 1:
+  // the reader hands it a longer key line without its value); one more is too long.
+  enum { kFit = kMaxDeckLine };
+  static char text[3 * kMaxDeckLine], fill[kFit + 2];
   memset(fill, 'x', sizeof fill);
   fill[0] = ';';
   fill[kFit] = '\0';  // a comment of exactly kFit characters
@@ -162,9 +163,31 @@ static void LongLines(void) {
   fill[kFit] = 'x';
   fill[kFit + 1] = '\0';  // one more
   snprintf(text, sizeof text, P "%s\n[time]\ncfll = 1\n", fill);
-  EXPECT_INPUT(text, "t.ini:3: ", "line too long", "at most 199");
+  EXPECT_INPUT(text, "t.ini:3: ", "line too long", "at most 2047");
   snprintf(text, sizeof text, P "[mesh]\nfile = %s", fill);  // last line, no newline
   EXPECT_INPUT(text, "t.ini:4: ", "line too long");
+  // A key line longer than inih's buffer keeps its value, inline comment cut, and its line.
+  static char path[BLAST_PATH_MAX];
+  memset(path, 'p', sizeof path);
+  path[0] = '/';
+  path[BLAST_PATH_MAX - 1] = '\0';  // 1023 characters: the longest path
+  BlastConfig c;
+  snprintf(text, sizeof text, P "[checkpoint]\ndir =   %s   ; a comment\n[time]\ncfl = 0.25\n",
+           path);
+  TEST_CALL(Parse(text, &c));
+  TEST_ASSERT(!strcmp(c.checkpoint_dir, path) && c.cfl == 0.25,
+              "a 1023-character [checkpoint] dir");
+  snprintf(text, sizeof text, P "[checkpoint]\ndir = %s\n[time]\ncfll = 1\n", path);
+  EXPECT_INPUT(text, "t.ini:6: ", "did you mean 'cfl'?");  // numbering not disturbed
+  snprintf(text, sizeof text, P "[checkpoint]\ndirr = %s\n", path);
+  EXPECT_INPUT(text, "t.ini:4: ", "unknown key 'dirr'");
+  snprintf(text, sizeof text, P "[checkpoint]\n  dir = %s\n", path);  // indented: still a key
+  TEST_CALL(Parse(text, &c));
+  path[200] = '\0';
+  snprintf(text, sizeof text, P "[output]    %s\n", path);  // text after a header
+  EXPECT_INPUT(text, "t.ini:3: ", "unexpected text");
+  snprintf(text, sizeof text, P "[time]\n%s\n", path);  // no '=': a syntax error on its line
+  EXPECT_INPUT(text, "t.ini:4: ", "syntax error");
 }
 
 static void Conflicts(void) {
