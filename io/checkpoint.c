@@ -353,7 +353,8 @@ static int CreateField(hid_t f, const char *name, hsize_t rows, hsize_t cols, hi
 // so that none goes on into a collective call the failed one skips.
 static int Stage(MPI_Comm comm, int ierr, const char *tmp) {
   if (ierr == BLAST_ERR_HDF5) ierr = BlastWriteFailure("checkpoint", tmp, 0);
-  return BlastAgree(comm, ierr, 0);
+  // Ranks that all failed to write say the same: printed once.
+  return BlastAgree(comm, ierr, ierr == BLAST_ERR_IO);
 }
 
 // Write one field: n owned entries at coords; its checksum as an attribute.

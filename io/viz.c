@@ -263,7 +263,8 @@ static int AttrInt(hid_t obj, const char *name, long long val) {
 // that none goes on into a collective call the failed one skips.
 static int Stage(MPI_Comm comm, int ierr, const char *path) {
   if (ierr == BLAST_ERR_HDF5) ierr = BlastWriteFailure("visualization dump", path, 0);
-  return BlastAgree(comm, ierr, 0);
+  // Ranks that all failed to write say the same: printed once.
+  return BlastAgree(comm, ierr, ierr == BLAST_ERR_IO);
 }
 
 static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
