@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
 #include <omp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "blast.h"
@@ -797,7 +799,22 @@ static int Run(int argc, char **argv, RunState *rs) {
   return 0;
 }
 
+// A standard stream that is closed at start (`blast_gpu ... >&-`) is opened on /dev/null:
+// otherwise the next file the run opens would take its number, and what is printed to
+// stdout or stderr would be written into that file (a checkpoint, the lock, a mesh).
+static void OpenClosedStandardStreams(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+    if (n >= 0 && n != fd) {
+      dup2(n, fd);
+      close(n);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
+  OpenClosedStandardStreams();
   int provided = 0, rank = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "blast_gpu: MPI_Init_thread failed\n");
