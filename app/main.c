@@ -184,8 +184,8 @@ static int InstallSignals(void) {
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
-  BlastCheck(sigaction(SIGPIPE, &ign, NULL) == 0, BLAST_ERR_INTERNAL,
-             "cannot ignore SIGPIPE: %s", strerror(errno));
+  BlastCheck(sigaction(SIGPIPE, &ign, NULL) == 0, BLAST_ERR_INTERNAL, "cannot ignore SIGPIPE: %s",
+             strerror(errno));
   return 0;
 }
 
@@ -731,10 +731,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   const char *kill_env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
   chk.kill_at_step = kill_env ? atoi(kill_env) : -1;
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, energy0, h, 0, stdout};
-  StepHook hook = {
-      &progress, fault, rank,    comm,
-      &cfg,      h,     rs->viz, cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt, cfg.t_final) : 0.0,
-      &chk,      0,     0,       0};
+  const double viz_next = cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt, cfg.t_final) : 0.0;
+  StepHook hook = {&progress, fault, rank, comm, &cfg, h, rs->viz, viz_next, &chk, 0, 0, 0};
   // Energy of the time steps: GPUs (NVML) when this rank runs on one, CPUs (RAPL) always.
   BlastEnergyReport energy;
   BlastCall(BlastEnergyStart(comm, strcmp(ops->name, "cpu") != 0, NULL, &rs->meter));

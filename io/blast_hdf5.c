@@ -112,8 +112,8 @@ int BlastWriteFailure(const char *what, const char *path, int err) {
   char cause[BLAST_PATH_MAX + 700];
   if (err == ENOSPC || (have && avail < kFullBelowBytes))
     snprintf(cause, sizeof cause,
-             "No space left on device (the file system of %s has %llu bytes free)",
-             dir, have ? avail : 0ULL);
+             "No space left on device (the file system of %s has %llu bytes free)", dir,
+             have ? avail : 0ULL);
   else if (have && sv.f_files > 0 && sv.f_favail == 0)
     snprintf(cause, sizeof cause,
              "No space left on device (the file system of %s has no free inodes)", dir);

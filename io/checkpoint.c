@@ -365,7 +365,8 @@ static int WriteField(MPI_Comm comm, hid_t f, const char *tmp, const char *name,
   uint64_t sum;
   int ierr = Stage(comm, WriteEntries(comm, dset, rows, cols, n, coords, vals, &sum), tmp);
   if (!ierr) ierr = Stage(comm, AttrWrite(dset, "checksum", H5T_NATIVE_UINT64, &sum), tmp);
-  if (H5Dclose(dset) < 0 && !ierr) ierr = Stage(comm, BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Dclose"), tmp);
+  if (H5Dclose(dset) < 0 && !ierr)
+    ierr = Stage(comm, BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Dclose"), tmp);
   H5Eclear2(H5E_DEFAULT);
   return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
 }
@@ -484,8 +485,8 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
     // Closing writes the metadata: where a full disk shows up last.
     const herr_t closed = H5Fclose(f);
     if (!ierr)
-      ierr = Stage(comm, closed < 0 ? BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Fclose(f)") : 0,
-                   tmp);
+      ierr = Stage(
+          comm, closed < 0 ? BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Fclose(f)") : 0, tmp);
     H5Eclear2(H5E_DEFAULT);
   }
   // Every rank has closed the file: publish it under its final name and prune, or remove

@@ -652,8 +652,7 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   BlastCall(BlastMalloc(mc, &F.rank));
   // Agreed before the collective file creation, so that no rank waits for a failed one.
   int ierr = BlastAgree(v->comm, ComputeFields(v, voff, &F), 0);
-  if (!ierr)
-    ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
+  if (!ierr) ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
   BlastFree(&F.coords), BlastFree(&F.vel), BlastFree(&F.rho), BlastFree(&F.e);
   BlastFree(&F.p), BlastFree(&F.cs), BlastFree(&F.topo), BlastFree(&F.zid);
   BlastFree(&F.mat), BlastFree(&F.rank);
