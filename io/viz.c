@@ -305,7 +305,7 @@ static int WriteFile(BlastViz v, const char *path, int step, double t, const Viz
                            path, msg);
   }
   H5Pclose(fapl);
-  ierr = BlastAgree(v->comm, ierr, 0);
+  ierr = BlastAgree(v->comm, ierr, 1);  // every rank fails alike: printed once
   const hid_t F64 = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
   const hsize_t V = (hsize_t)nvg, C = (hsize_t)ncg, v0 = (hsize_t)voff, c0 = (hsize_t)coff;
   const hsize_t mv = (hsize_t)nv, mc = (hsize_t)nc;
