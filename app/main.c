@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <mpi.h>
 #include <omp.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "blast.h"
@@ -158,26 +160,48 @@ static int InjectStepFault(const FaultPlan *f, int rank, BlastHydro h, const Bla
   return 0;
 }
 
-// Signals: SIGTERM and SIGUSR1 (what batch systems send ahead of the time limit) ask for
-// a checkpoint and a clean stop after the current step; the handler only sets a flag.
+// Signals: SIGTERM and SIGUSR1 (what batch systems send ahead of the time limit), SIGINT
+// (Ctrl-C) and SIGHUP (the terminal went away) ask for a checkpoint and a clean stop after
+// the current step; the handler only sets a flag. SIGPIPE is ignored: a closed stdout pipe
+// (`blast_gpu ... | head -3`) makes writes to stdout fail, which the run survives, instead
+// of killing the process.
 static volatile sig_atomic_t g_signal = 0;
 static void OnSignal(int sig) {
   g_signal = sig;
 }
+
+static const int kStopSignals[] = {SIGTERM, SIGUSR1, SIGINT, SIGHUP};
 
 static int InstallSignals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
-  BlastCheck(sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGUSR1, &sa, NULL) == 0,
-             BLAST_ERR_INTERNAL, "cannot install the SIGTERM/SIGUSR1 handlers: %s",
+  for (size_t i = 0; i < sizeof kStopSignals / sizeof *kStopSignals; i++)
+    BlastCheck(sigaction(kStopSignals[i], &sa, NULL) == 0, BLAST_ERR_INTERNAL,
+               "cannot install the handler of signal %d: %s", kStopSignals[i], strerror(errno));
+  struct sigaction ign;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  BlastCheck(sigaction(SIGPIPE, &ign, NULL) == 0, BLAST_ERR_INTERNAL, "cannot ignore SIGPIPE: %s",
              strerror(errno));
   return 0;
 }
 
 static const char *SignalName(int sig) {
-  return sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : "a signal";
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+  }
 }
 
 // Checkpoint bookkeeping of a run.
@@ -207,11 +231,17 @@ typedef struct {
   int last;     // the step was the run's last
 } StepHook;
 
-// The first multiple of viz_dt above t (t itself excluded).
-static double NextVizTime(double t, double viz_dt) {
+// The first multiple of viz_dt above t (t itself excluded), without a loop: the quotient
+// is rounded at most one unit low, so n needs at most two corrections. The deck check of
+// [output] viz_dt (viz_dt >= t_final * 2^-48, io/deck_schema.c) keeps n below 2^49, where
+// n + 1 is exact and n * viz_dt grows with n; should it still not pass t, t_final (the
+// run's last dump) is returned, never a value that would dump at every step.
+static double NextVizTime(double t, double viz_dt, double t_final) {
   double n = floor(t / viz_dt) + 1.0;
-  while (n * viz_dt <= t) n += 1.0;
-  return n * viz_dt;
+  if (n * viz_dt <= t) n += 1.0;
+  if (n * viz_dt <= t) n += 1.0;
+  const double next = n * viz_dt;
+  return next > t && isfinite(next) ? next : fmax(t_final, t);
 }
 
 static int OnStep(void *user, const BlastStepInfo *info) {
@@ -227,7 +257,7 @@ static int OnStep(void *user, const BlastStepInfo *info) {
     if (cfg->viz_steps > 0 && info->step % cfg->viz_steps == 0) due = 1;
     if (cfg->viz_dt > 0 && info->t >= hook->viz_next_t) {
       due = 1;
-      hook->viz_next_t = NextVizTime(info->t, cfg->viz_dt);
+      hook->viz_next_t = NextVizTime(info->t, cfg->viz_dt, cfg->t_final);
     }
     if (due) BlastCall(BlastVizWrite(hook->viz, info->step, info->t));
   }
@@ -710,10 +740,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   const char *kill_env = getenv("BLAST_TEST_KILL_IN_CHECKPOINT");
   chk.kill_at_step = kill_env ? atoi(kill_env) : -1;
   BlastProgress progress = {rank, MPI_Wtime(), cfg.t_final, t_start, energy0, h, 0, stdout};
-  StepHook hook = {
-      &progress, fault, rank,    comm,
-      &cfg,      h,     rs->viz, cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt) : 0.0,
-      &chk,      0,     0,       0};
+  const double viz_next = cfg.viz_dt > 0 ? NextVizTime(t_start, cfg.viz_dt, cfg.t_final) : 0.0;
+  StepHook hook = {&progress, fault, rank, comm, &cfg, h, rs->viz, viz_next, &chk, 0, 0, 0};
   // Energy of the time steps: GPUs (NVML) when this rank runs on one, CPUs (RAPL) always.
   BlastEnergyReport energy;
   BlastCall(BlastEnergyStart(comm, strcmp(ops->name, "cpu") != 0, NULL, &rs->meter));
@@ -730,8 +758,11 @@ static int Run(int argc, char **argv, RunState *rs) {
   sum.mesh_seconds = mesh_seconds;
   sum.mesh_cpu_seconds = mesh_cpu, sum.mesh_peak_rss = mesh_rss;
   sum.deck_text = rs->deck_text;
-  sum.completed = !hook.signal;
-  sum.stopped_by = hook.signal ? SignalName(hook.signal) : "";
+  // A signal that came during the run's last step stopped nothing: the run reached its end
+  // (t_final or max_steps) and is complete; its checkpoint was written all the same.
+  const int stopped = hook.signal && !hook.last;
+  sum.completed = !stopped;
+  sum.stopped_by = stopped ? SignalName(hook.signal) : "";
   sum.restart_from = cfg.checkpoint_restart;
   sum.run_id = run_id;
   sum.restart_steps = restart_steps;
@@ -747,7 +778,7 @@ static int Run(int argc, char **argv, RunState *rs) {
     BlastReportSummary(stdout, &sum);
     BlastCall(BlastReportWriteJson(cfg.output_dir, &cfg, &sum));
     printf("\n  summary written to %s/summary.json\n", cfg.output_dir);
-    if (hook.signal) {
+    if (stopped) {
       printf("  stopped by %s: continue with\n    ", SignalName(hook.signal));
       PrintRestartCommand(argc, argv, cfg.deck_path, chk.path);
     }
@@ -777,7 +808,22 @@ static int Run(int argc, char **argv, RunState *rs) {
   return 0;
 }
 
+// A standard stream that is closed at start (`blast_gpu ... >&-`) is opened on /dev/null:
+// otherwise the next file the run opens would take its number, and what is printed to
+// stdout or stderr would be written into that file (a checkpoint, the lock, a mesh).
+static void OpenClosedStandardStreams(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int n = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+    if (n >= 0 && n != fd) {
+      dup2(n, fd);
+      close(n);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
+  OpenClosedStandardStreams();
   int provided = 0, rank = 0;
   // Open MPI's MPI-IO (OMPIO) picks a shared-file-pointer component at every file open;
   // its "lockedfile" one formats the file's name into a fixed buffer and aborts the

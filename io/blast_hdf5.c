@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "config.h"  // BLAST_PATH_MAX
 
@@ -86,4 +87,45 @@ int BlastMakeDirs(const char *dir) {
   BlastCheck(stat(dir, &st) == 0 && S_ISDIR(st.st_mode), BLAST_ERR_IO, "%s is not a directory",
              dir);
   return 0;
+}
+
+// Below this many free bytes a failed write is put down to a full file system: writes that
+// fail for lack of space fill the last blocks first, so what is left is less than one
+// buffer of HDF5 or MPI-IO.
+enum { kFullBelowBytes = 1 << 20 };
+
+int BlastWriteFailure(const char *what, const char *path, int err) {
+  char prior[600];
+  snprintf(prior, sizeof prior, "%s", BlastErrorMessage());
+  char dir[BLAST_PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir)
+    dir[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+  else
+    snprintf(dir, sizeof dir, ".");
+  struct statvfs sv;
+  const int have = statvfs(dir, &sv) == 0;
+  const unsigned long long avail = have ? (unsigned long long)sv.f_bavail * sv.f_frsize : 0;
+  char cause[BLAST_PATH_MAX + 700];
+  if (err == ENOSPC || (have && avail < kFullBelowBytes))
+    snprintf(cause, sizeof cause,
+             "No space left on device (the file system of %s has %llu bytes free)", dir,
+             have ? avail : 0ULL);
+  else if (have && sv.f_files > 0 && sv.f_favail == 0)
+    snprintf(cause, sizeof cause,
+             "No space left on device (the file system of %s has no free inodes)", dir);
+#ifdef EDQUOT
+  else if (err == EDQUOT)
+    snprintf(cause, sizeof cause, "%s", strerror(err));
+#endif
+  else if (err)
+    snprintf(cause, sizeof cause, "%s", strerror(err));
+  else
+    snprintf(cause, sizeof cause, "%s", prior[0] ? prior : "unknown cause");
+  return BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                         "cannot write %s %s: %s; the incomplete file is removed", what, path,
+                         cause);
 }

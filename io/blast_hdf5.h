@@ -26,6 +26,14 @@ int BlastHDF5AttrString(hid_t obj, const char *name, const char *value);
 /// a directory that cannot be created, `dir` exists and is not a directory).
 int BlastMakeDirs(const char *dir);
 
+/// After a failed write of the new file `path` (a `what`: "checkpoint", "visualization
+/// dump"), raise BLAST_ERR_IO naming the file and the cause, and return it: "No space left
+/// on device" when `err` is ENOSPC or the file system holding `path` has (almost) nothing
+/// free (statvfs: HDF5 and MPI-IO do not keep errno), "Disk quota exceeded" for EDQUOT,
+/// strerror(err) for another errno, else the message recorded by the failed call. Call it
+/// before the incomplete file is removed (its blocks are what filled the disk).
+int BlastWriteFailure(const char *what, const char *path, int err);
+
 #define BlastCallHDF5(...)                                                                    \
   do {                                                                                        \
     if ((__VA_ARGS__) < 0) return BlastHDF5Error(__FILE__, __LINE__, __func__, #__VA_ARGS__); \

@@ -16,6 +16,7 @@
 
 #include "blast_hdf5.h"
 #include "checkpoint_header.h"
+#include "safefile.h"
 #include "blast_mpi.h"
 #include "problems/problems.h"
 
@@ -222,11 +223,13 @@ static int WriteEntries(MPI_Comm comm, hid_t dset, hsize_t rows, hsize_t cols, s
     if (mpierr != MPI_SUCCESS)
       ierr = BlastMPIError(__FILE__, __LINE__, __func__, mpierr, "MPI_Alltoallv");
   }
+  // The checksum (collective) before the write, so that a rank whose write fails (a full
+  // disk) has taken part in every collective call the others make.
   if (!ierr) {
     for (size_t j = 0; j < rt.nrecv; j++) block[rt.recv_off[j]] = recvv[j];
-    ierr = BlockIO(dset, 1, rt.start, rt.count, block);
+    ierr = BlockChecksum(comm, &rt, cols, block, sum);
   }
-  if (!ierr) ierr = BlockChecksum(comm, &rt, cols, block, sum);
+  if (!ierr) ierr = BlockIO(dset, 1, rt.start, rt.count, block);
   BlastFree(&sendv), BlastFree(&recvv), BlastFree(&block);
   RouteFree(&rt);
   return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
@@ -345,16 +348,27 @@ static int CreateField(hid_t f, const char *name, hsize_t rows, hsize_t cols, hi
   return 0;
 }
 
+// After a stage of writing the checkpoint `tmp`: an HDF5 failure (a write that found the
+// disk full) is told with the file and its cause, then every rank learns whether any failed,
+// so that none goes on into a collective call the failed one skips.
+static int Stage(MPI_Comm comm, int ierr, const char *tmp) {
+  if (ierr == BLAST_ERR_HDF5) ierr = BlastWriteFailure("checkpoint", tmp, 0);
+  // Ranks that all failed to write say the same: printed once.
+  return BlastAgree(comm, ierr, ierr == BLAST_ERR_IO);
+}
+
 // Write one field: n owned entries at coords; its checksum as an attribute.
-static int WriteField(MPI_Comm comm, hid_t f, const char *name, hsize_t rows, hsize_t cols,
-                      size_t n, const hsize_t *coords, double *vals) {
+static int WriteField(MPI_Comm comm, hid_t f, const char *tmp, const char *name, hsize_t rows,
+                      hsize_t cols, size_t n, const hsize_t *coords, double *vals) {
   hid_t dset = -1;
-  BlastCall(CreateField(f, name, rows, cols, &dset));
+  BlastCall(Stage(comm, CreateField(f, name, rows, cols, &dset), tmp));
   uint64_t sum;
-  BlastCall(WriteEntries(comm, dset, rows, cols, n, coords, vals, &sum));
-  BlastCall(AttrWrite(dset, "checksum", H5T_NATIVE_UINT64, &sum));
-  BlastCallHDF5(H5Dclose(dset));
-  return 0;
+  int ierr = Stage(comm, WriteEntries(comm, dset, rows, cols, n, coords, vals, &sum), tmp);
+  if (!ierr) ierr = Stage(comm, AttrWrite(dset, "checksum", H5T_NATIVE_UINT64, &sum), tmp);
+  if (H5Dclose(dset) < 0 && !ierr)
+    ierr = Stage(comm, BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Dclose"), tmp);
+  H5Eclear2(H5E_DEFAULT);
+  return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
 }
 
 static int WriteDeck(hid_t f, int rank, const char *text) {
@@ -415,47 +429,82 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
   BlastCall(H1Coords(&L, L.nown, &hc));
   BlastCall(ZoneCoords(&L, &zc));
 
+  // A stale temporary of that name (a crash, or a symbolic link put there) is removed by
+  // rank 0 -- the link itself, never its target -- and the file is created with
+  // H5F_ACC_EXCL (O_EXCL): should anything take the name in between, the creation fails
+  // instead of writing through it. The final name is reached by rename(), which replaces
+  // whatever is there and never follows it.
+  BlastCallAgree(comm, 0, rank ? 0 : BlastRemoveStale(tmp));
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   BlastCallHDF5(fapl);
   BlastCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
   // The 1.8 format or later: object headers and the superblock carry checksums, so damaged
   // metadata is found by HDF5 itself on reading.
   BlastCallHDF5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST));
-  hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  BlastCallHDF5(f);
-  BlastCallHDF5(H5Pclose(fapl));
+  hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  int ierr = 0;
+  if (f < 0) {
+    char msg[300];
+    BlastHDF5Innermost(msg, sizeof msg);
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                           "cannot create the checkpoint %s (a new file, never through a link "
+                           "or into an existing file): %s",
+                           tmp, msg);
+  }
+  H5Pclose(fapl);
+  ierr = BlastAgree(comm, ierr, 1);  // every rank fails alike: printed once
   // Owned entries of x and v in (component, gid) order of H1Coords.
   const double *fields[2] = {x, v};
   const char *names[2] = {"x", "v"};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 2 && !ierr; k++) {
     for (int c = 0; c < L.dim; c++)
       for (int i = 0; i < L.nown; i++)
         buf[(size_t)c * L.nown + i] = fields[k][(size_t)c * L.nl + i];
-    BlastCall(WriteField(comm, f, names[k], (hsize_t)L.dim, (hsize_t)L.h1_global,
-                         (size_t)L.dim * L.nown, hc, buf));
-    if (k == 0) KillForTest(kill_at_step, steps);
+    ierr = WriteField(comm, f, tmp, names[k], (hsize_t)L.dim, (hsize_t)L.h1_global,
+                      (size_t)L.dim * L.nown, hc, buf);
+    if (k == 0 && !ierr) KillForTest(kill_at_step, steps);
   }
-  BlastCall(
-      WriteField(comm, f, "e", (hsize_t)L.zones_global, (hsize_t)L.ne, (size_t)L.nz * L.ne, zc, e));
-  BlastCall(WriteDeck(f, rank, deck_text ? deck_text : ""));
-  BlastCheckpointHeader hd;
-  BlastCall(BlastCheckpointHeaderFill(comm, h, cfg, run_id, build, &hd));
-  int nsteps;
-  BlastHydroGetProgress(h, &hd.t, &hd.dt, &nsteps, &hd.step_attempts);
-  BlastHydroGetInitial(h, &hd.dt_initial, &hd.energy_initial);
-  hd.steps = steps, hd.gpu_fraction = gpu_fraction;
-  BlastCall(BlastCheckpointHeaderWrite(f, &hd));
-  BlastCallHDF5(H5Fclose(f));
+  if (!ierr)
+    ierr = WriteField(comm, f, tmp, "e", (hsize_t)L.zones_global, (hsize_t)L.ne,
+                      (size_t)L.nz * L.ne, zc, e);
+  if (!ierr) ierr = Stage(comm, WriteDeck(f, rank, deck_text ? deck_text : ""), tmp);
+  if (!ierr) {
+    BlastCheckpointHeader hd;
+    ierr = BlastCheckpointHeaderFill(comm, h, cfg, run_id, build, &hd);
+    if (!ierr) {
+      int nsteps;
+      BlastHydroGetProgress(h, &hd.t, &hd.dt, &nsteps, &hd.step_attempts);
+      BlastHydroGetInitial(h, &hd.dt_initial, &hd.energy_initial);
+      hd.steps = steps, hd.gpu_fraction = gpu_fraction;
+      ierr = BlastCheckpointHeaderWrite(f, &hd);
+    }
+    ierr = Stage(comm, ierr, tmp);
+  }
   BlastFree(&x), BlastFree(&v), BlastFree(&e), BlastFree(&buf), BlastFree(&hc), BlastFree(&zc);
-  // Every rank has closed the file: publish it under its final name, then prune.
+  if (f >= 0) {
+    // Closing writes the metadata: where a full disk shows up last.
+    const herr_t closed = H5Fclose(f);
+    if (!ierr)
+      ierr = Stage(
+          comm, closed < 0 ? BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Fclose(f)") : 0, tmp);
+    H5Eclear2(H5E_DEFAULT);
+  }
+  // Every rank has closed the file: publish it under its final name and prune, or remove
+  // the incomplete file.
   BlastCallMPI(MPI_Barrier(comm));
-  int ierr = 0;
+  if (ierr) {
+    if (!rank && f >= 0) remove(tmp);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
+  }
   if (!rank) {
-    if (rename(tmp, path) != 0)
+    if (rename(tmp, path) != 0) {
+      const int err = errno;
       ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
-                             "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-    else if (keep > 0)
+                             "cannot rename %s to %s: %s", tmp, path, strerror(err));
+      remove(tmp);
+    } else if (keep > 0) {
       ierr = Prune(dir, keep);
+    }
   }
   BlastCallAgree(comm, 0, ierr);
   return 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "blast.h"
@@ -124,6 +125,23 @@ static int CheckQuadrature(BlastDeck d) {
              q1d, m + 1, need);
 }
 
+/// Dumps by time need dump times that t can pass one after the other: n viz_dt for n up to
+/// t_final / viz_dt must be distinct doubles, each well above the rounding of t near
+/// t_final. viz_dt >= t_final 2^-48 keeps 16 units in the last place of t_final between two
+/// dump times (and n below 2^49, exact); a smaller viz_dt would ask for more than 2.8e14
+/// dumps, which no file system holds anyway.
+static int CheckVizDt(BlastDeck d) {
+  const BlastConfig *c = &d->cfg;
+  const double least = ldexp(c->t_final, -48);
+  if (!(c->viz_dt > 0.0) || c->viz_dt >= least) return 0;
+  BlastError(BLAST_ERR_INPUT,
+             "%s: [output] viz_dt = %.6g is too small for [time] t_final = %.6g: dump times "
+             "closer than t_final * 2^-48 = %.6g cannot be told apart from the time t in double "
+             "precision (and would ask for more than 2^48 dumps): use viz_dt >= %.6g, or 0 for "
+             "no dumps by time",
+             KeyWhere(d, "output", "viz_dt"), c->viz_dt, c->t_final, least, least);
+}
+
 int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
   BlastCheck(d && cfg, BLAST_ERR_ARG, "deck and cfg must not be NULL");
   BlastCheck(!d->resolved, BLAST_ERR_ARG, "the deck is already resolved");
@@ -144,6 +162,7 @@ int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
     BlastCall(K->resolve(&d->cfg, &info));
   }
   BlastCall(CheckQuadrature(d));
+  BlastCall(CheckVizDt(d));
   // What a deck line cannot hold could not be echoed: refuse it now.
   for (int k = 0; k < d->nkeys; k++) {
     const BlastDeckKey *K = &d->keys[k];

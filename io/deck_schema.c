@@ -508,7 +508,7 @@ static const BlastDeckKey kSchema[] = {
      .bounds = BLAST_DECK_MIN,
      .min = 0,
      .help = "visualization dump each time t passes a multiple of viz_dt, and at the start and "
-             "the end (0: not by time)"},
+             "the end (0: not by time; else at least t_final * 2^-48)"},
     {.section = "output",
      .key = "viz_refine",
      .type = BLAST_DECK_INT,

@@ -592,12 +592,11 @@ int BlastMeshWrite(BlastMesh mesh, const char *path) {
   size_t len = strlen(path) + 32;
   BlastCall(BlastMalloc(len, &tmp));
   snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-  FILE *fp = fopen(tmp, "w");
-  if (!fp) {
-    int e = errno;
+  // A new file, never through a link or into a file left at the temporary's name.
+  FILE *fp = NULL;
+  if (BlastCreateNewFile(tmp, &fp)) {
     BlastFree(&tmp);
-    BlastError(BLAST_ERR_IO, "cannot create mesh file '%s' (as a temporary '%s.tmp...'): %s", path,
-               path, strerror(e));
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, BLAST_ERR_IO);
   }
   WriteMeshText(mesh, fp);
   int bad = fflush(fp) != 0 || ferror(fp);

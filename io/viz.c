@@ -14,6 +14,7 @@
 
 #include "blast_hdf5.h"
 #include "blast_mpi.h"
+#include "safefile.h"
 #include "problems/problems.h"
 
 enum { VIZ_MAX_REFINE = 64 };
@@ -240,11 +241,16 @@ static int WriteBlock(hid_t f, const char *name, hid_t ftype, hid_t mtype, hsize
   BlastCallHDF5(dxpl);
   BlastCallHDF5(H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
   const double dummy[8] = {0};
-  BlastCallHDF5(H5Dwrite(d, mtype, ms, fs, dxpl, nrows ? buf : (const void *)dummy));
-  BlastCallHDF5(H5Pclose(dxpl));
-  BlastCallHDF5(H5Sclose(ms));
-  BlastCallHDF5(H5Dclose(d));
-  BlastCallHDF5(H5Sclose(fs));
+  // A failed write (a full disk) still closes the dataset, a collective call the other
+  // ranks make.
+  const herr_t written = H5Dwrite(d, mtype, ms, fs, dxpl, nrows ? buf : (const void *)dummy);
+  const int ierr = written < 0 ? BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Dwrite") : 0;
+  H5Pclose(dxpl);
+  H5Sclose(ms);
+  const herr_t closed = H5Dclose(d);
+  H5Sclose(fs);
+  if (ierr) return ierr;
+  BlastCallHDF5(closed);
   return 0;
 }
 
@@ -252,31 +258,18 @@ static int AttrInt(hid_t obj, const char *name, long long val) {
   return BlastHDF5AttrWrite(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &val);
 }
 
-// Write this rank's block of every dataset and the attributes into the new file `path`.
-static int WriteFile(BlastViz v, const char *path, int step, double t, const VizFields *F,
-                     int64_t voff, int64_t coff, int64_t nv, int64_t nc, int64_t nvg, int64_t ncg) {
+// After a stage of writing the dump `path`: an HDF5 failure (a write that found the disk
+// full) is told with the file and its cause; then every rank learns whether any failed, so
+// that none goes on into a collective call the failed one skips.
+static int Stage(MPI_Comm comm, int ierr, const char *path) {
+  if (ierr == BLAST_ERR_HDF5) ierr = BlastWriteFailure("visualization dump", path, 0);
+  // Ranks that all failed to write say the same: printed once.
+  return BlastAgree(comm, ierr, ierr == BLAST_ERR_IO);
+}
+
+static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
   const BlastSpace *s = BlastHydroGetSpace(v->h);
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  BlastCallHDF5(fapl);
-  BlastCallHDF5(H5Pset_fapl_mpio(fapl, v->comm, MPI_INFO_NULL));
-  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  BlastCallHDF5(f);
-  BlastCallHDF5(H5Pclose(fapl));
-  const hid_t F64 = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
-  const hsize_t V = (hsize_t)nvg, C = (hsize_t)ncg, v0 = (hsize_t)voff, c0 = (hsize_t)coff;
-  const hsize_t mv = (hsize_t)nv, mc = (hsize_t)nc;
-  BlastCall(WriteBlock(f, "coordinates", F64, D, V, 3, v0, mv, F->coords));
-  BlastCall(WriteBlock(f, "topology", H5T_STD_I64LE, H5T_NATIVE_INT64, C, (hsize_t)v->ncv, c0, mc,
-                       F->topo));
-  BlastCall(WriteBlock(f, "density", F64, D, V, 0, v0, mv, F->rho));
-  BlastCall(WriteBlock(f, "velocity", F64, D, V, 3, v0, mv, F->vel));
-  BlastCall(WriteBlock(f, "specific_internal_energy", F64, D, V, 0, v0, mv, F->e));
-  BlastCall(WriteBlock(f, "pressure", F64, D, V, 0, v0, mv, F->p));
-  BlastCall(WriteBlock(f, "sound_speed", F64, D, V, 0, v0, mv, F->cs));
-  BlastCall(WriteBlock(f, "material", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->mat));
-  BlastCall(WriteBlock(f, "rank", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->rank));
-  BlastCall(WriteBlock(f, "zone", H5T_STD_I64LE, H5T_NATIVE_INT64, C, 0, c0, mc, F->zid));
-  BlastCall(BlastHDF5AttrWrite(f, "time", F64, D, &t));
+  BlastCall(BlastHDF5AttrWrite(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t));
   BlastCall(AttrInt(f, "step", step));
   BlastCall(AttrInt(f, "dim", v->dim));
   BlastCall(AttrInt(f, "order_kinematic", s->k));
@@ -286,7 +279,72 @@ static int WriteFile(BlastViz v, const char *path, int step, double t, const Viz
   BlastCall(AttrInt(f, "ranks", v->size));
   BlastCall(AttrInt(f, "format_version", BLAST_VIZ_FORMAT));
   BlastCall(BlastHDF5AttrString(f, "problem", BlastProblemName(BlastHydroGetProblem(v->h)->id)));
-  BlastCallHDF5(H5Fclose(f));
+  return 0;
+}
+
+// Write this rank's block of every dataset and the attributes into the new file `path`
+// (collective; every rank returns the same outcome). A stale entry of that name (a crash,
+// or a symbolic link put there) is removed by rank 0 -- the link itself, never its target
+// -- and the file is created with H5F_ACC_EXCL (O_EXCL): should anything take the name in
+// between, the creation fails instead of writing through it. On failure the incomplete
+// file is removed.
+static int WriteFile(BlastViz v, const char *path, int step, double t, const VizFields *F,
+                     int64_t voff, int64_t coff, int64_t nv, int64_t nc, int64_t nvg, int64_t ncg) {
+  BlastCallAgree(v->comm, 0, v->rank ? 0 : BlastRemoveStale(path));
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  BlastCallHDF5(fapl);
+  BlastCallHDF5(H5Pset_fapl_mpio(fapl, v->comm, MPI_INFO_NULL));
+  hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  int ierr = 0;
+  if (f < 0) {
+    char msg[300];
+    BlastHDF5Innermost(msg, sizeof msg);
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                           "cannot create the visualization dump %s (a new file, never through "
+                           "a link or into an existing file): %s",
+                           path, msg);
+  }
+  H5Pclose(fapl);
+  ierr = BlastAgree(v->comm, ierr, 1);  // every rank fails alike: printed once
+  const hid_t F64 = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
+  const hsize_t V = (hsize_t)nvg, C = (hsize_t)ncg, v0 = (hsize_t)voff, c0 = (hsize_t)coff;
+  const hsize_t mv = (hsize_t)nv, mc = (hsize_t)nc;
+  const struct {
+    const char *name;
+    hid_t ftype, mtype;
+    hsize_t rows, cols, row0, nrows;
+    const void *buf;
+  } blocks[] = {
+      {"coordinates", F64, D, V, 3, v0, mv, F->coords},
+      {"topology", H5T_STD_I64LE, H5T_NATIVE_INT64, C, (hsize_t)v->ncv, c0, mc, F->topo},
+      {"density", F64, D, V, 0, v0, mv, F->rho},
+      {"velocity", F64, D, V, 3, v0, mv, F->vel},
+      {"specific_internal_energy", F64, D, V, 0, v0, mv, F->e},
+      {"pressure", F64, D, V, 0, v0, mv, F->p},
+      {"sound_speed", F64, D, V, 0, v0, mv, F->cs},
+      {"material", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->mat},
+      {"rank", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->rank},
+      {"zone", H5T_STD_I64LE, H5T_NATIVE_INT64, C, 0, c0, mc, F->zid},
+  };
+  for (size_t i = 0; i < sizeof blocks / sizeof *blocks && !ierr; i++)
+    ierr = Stage(v->comm,
+                 WriteBlock(f, blocks[i].name, blocks[i].ftype, blocks[i].mtype, blocks[i].rows,
+                            blocks[i].cols, blocks[i].row0, blocks[i].nrows, blocks[i].buf),
+                 path);
+  if (!ierr) ierr = Stage(v->comm, WriteAttributes(v, f, step, t), path);
+  if (f >= 0) {
+    // Closing writes the metadata: where a full disk shows up last.
+    const herr_t closed = H5Fclose(f);
+    if (!ierr)
+      ierr = Stage(v->comm,
+                   closed < 0 ? BlastHDF5Error(__FILE__, __LINE__, __func__, "H5Fclose") : 0, path);
+    H5Eclear2(H5E_DEFAULT);
+  }
+  if (ierr) {
+    BlastCallMPI(MPI_Barrier(v->comm));  // every rank has closed the file
+    if (!v->rank && f >= 0) remove(path);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
+  }
   return 0;
 }
 
@@ -425,8 +483,8 @@ static int WriteXdmf(BlastViz v) {
   char path[BLAST_PATH_MAX + 32], tmp[BLAST_PATH_MAX + 32];
   snprintf(path, sizeof path, "%s/blast.xdmf", v->dir);
   snprintf(tmp, sizeof tmp, "%s/.viz_blast.xdmf.tmp", v->dir);
-  FILE *fp = fopen(tmp, "w");
-  BlastCheck(fp, BLAST_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  FILE *fp = NULL;
+  BlastCall(BlastCreateNewFile(tmp, &fp));  // never through a link left at that name
   fprintf(fp,
           "<?xml version=\"1.0\" ?>\n"
           "<Xdmf Version=\"3.0\">\n"
@@ -473,10 +531,13 @@ static int WriteXdmf(BlastViz v) {
     fprintf(fp, "      </Grid>\n");
   }
   fprintf(fp, "    </Grid>\n  </Domain>\n</Xdmf>\n");
-  const int bad = ferror(fp);
-  if (fclose(fp) != 0 || bad) {
+  int bad = fflush(fp) != 0 || ferror(fp);
+  int err = bad ? errno : 0;
+  if (fclose(fp) != 0 && !bad) bad = 1, err = errno;
+  if (bad) {
+    const int code = BlastWriteFailure("the visualization series", tmp, err);
     remove(tmp);
-    BlastError(BLAST_ERR_IO, "cannot write %s (disk full?)", tmp);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, code);
   }
   BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
              strerror(errno));
@@ -591,8 +652,7 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   BlastCall(BlastMalloc(mc, &F.rank));
   // Agreed before the collective file creation, so that no rank waits for a failed one.
   int ierr = BlastAgree(v->comm, ComputeFields(v, voff, &F), 0);
-  if (!ierr)
-    ierr = BlastAgree(v->comm, WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg), 0);
+  if (!ierr) ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
   BlastFree(&F.coords), BlastFree(&F.vel), BlastFree(&F.rho), BlastFree(&F.e);
   BlastFree(&F.p), BlastFree(&F.cs), BlastFree(&F.topo), BlastFree(&F.zid);
   BlastFree(&F.mat), BlastFree(&F.rank);

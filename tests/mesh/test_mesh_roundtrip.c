@@ -100,6 +100,48 @@ int main(int argc, char **argv) {
   fp = fopen(tmpname, "r");
   TEST_ASSERT(fp == NULL, "temporary file %s left after a failed rename", tmpname);
   if (fp) fclose(fp);
+  // Symbolic links are never written through: one at the temporary's name (left there, or
+  // dangling), one at the final name. The files they point to keep their content (or are
+  // not created), and the mesh file is a regular file.
+  static const char kOutside[] = "outside content\n";
+  const char *targets[] = {"outside_a.txt", "outside_b.txt", "outside_missing.txt"};
+  for (int i = 0; i < 2; i++) {
+    fp = fopen(targets[i], "w");
+    if (fp) fputs(kOutside, fp), fclose(fp);
+  }
+  remove(targets[2]);
+  const char *finals[] = {"linked_tmp.mesh", "linked_final.mesh", "linked_dangling.mesh"};
+  for (int i = 0; i < 3; i++) {
+    char link_at[96];
+    if (i == 1)
+      snprintf(link_at, sizeof link_at, "%s", finals[i]);
+    else
+      snprintf(link_at, sizeof link_at, "%s.tmp%ld", finals[i], (long)getpid());
+    remove(link_at);
+    TEST_ASSERT(symlink(targets[i], link_at) == 0, "symlink %s", link_at);
+    TEST_CALL(BlastMeshWrite(m, finals[i]));
+    struct stat st;
+    TEST_ASSERT(lstat(finals[i], &st) == 0 && S_ISREG(st.st_mode), "%s is not a regular file",
+                finals[i]);
+    TEST_CALL(BlastMeshRead(finals[i], &back));
+    if (back) TEST_ASSERT(SameArrays(m, back), "%s differs", finals[i]);
+    BlastMeshDestroy(&back);
+    if (i < 2) {
+      char got[64] = "";
+      fp = fopen(targets[i], "r");
+      if (fp) {
+        const size_t got_n = fread(got, 1, sizeof got - 1, fp);
+        got[got_n] = 0;
+        fclose(fp);
+      }
+      TEST_ASSERT(!strcmp(got, kOutside), "%s was written through a link: '%s'", targets[i], got);
+    } else {
+      TEST_ASSERT(access(targets[i], F_OK) != 0, "%s was created through a dangling link",
+                  targets[i]);
+    }
+    TEST_ASSERT(access(link_at, F_OK) != 0 || i == 1, "%s left", link_at);
+  }
+  printf("ok  no mesh file written through a symbolic link\n");
   BlastMeshDestroy(&m);
   return BlastTestFinish("test_mesh_roundtrip");
 }
