@@ -9,6 +9,7 @@
 #include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
 #include "deck.h"
+#include "meshio.h"
 #include "memory_cpu.h"
 
 #ifndef BLAST_VERSION
@@ -129,6 +130,8 @@ static int ParseArgs(MPI_Comm comm, int argc, char **argv, int rank, BlastConfig
   // The ranks per node, for the memory checks of the serial mesh (they run without MPI).
   BlastCall(BlastMemorySetNode(comm));
   if (args->print_deck) {
+    // The mesh file's dimension resolves [fem] assembly = default.
+    if (!rank && cfg->mesh_file[0]) BlastCall(BlastMeshPeekDim(cfg->mesh_file, &cfg->mesh_dim));
     if (!rank) BlastCall(BlastDeckWrite(cfg, stdout));
     fflush(stdout);
     *action = BLAST_CLI_EXIT;

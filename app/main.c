@@ -525,7 +525,7 @@ static int CheckContinuation(const BlastConfig *cfg, const BlastCheckpointHeader
 }
 
 // The run-time options that come from the environment, not the deck (the library layers
-// never read it): BLAST_MEMORY_CHECK=0 turns the host memory checks off,
+// never read it; BLAST_ERROR_TRACE is read first thing in main): BLAST_MEMORY_CHECK=0 turns the host memory checks off,
 // BLAST_BALANCE_TRACE=1 traces the CPU+GPU balancer's decisions.
 static void RunOptionsFromEnvironment(BlastConfig *cfg) {
   const char *mem = getenv("BLAST_MEMORY_CHECK");
@@ -618,6 +618,7 @@ static int Run(int argc, char **argv, RunState *rs) {
   BlastCallAgree(comm, 1, BuildMesh(&cfg, &rs->mesh));
   const double mesh_seconds = MPI_Wtime() - wall0;
   const double mesh_cpu = BlastProcessCpuSeconds() - mesh_cpu0, mesh_rss = BlastProcessPeakRss();
+  cfg.mesh_dim = BlastMeshDim(rs->mesh);  // resolves [fem] assembly = default in the echo
   // The assembly mode is the run's, resolved with the mesh's dimension: checked before the
   // solver is built (which may not offer the other mode). Another dimension is refused with
   // its own reason when the checkpoint is read.
@@ -836,6 +837,9 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   BlastErrorSetRank(rank);
+  // BLAST_ERROR_TRACE=1: print where bad input and numerical failures were raised too.
+  const char *trace_all = getenv("BLAST_ERROR_TRACE");
+  BlastErrorSetTraceAll(trace_all && atoi(trace_all) > 0);
   RunState rs = {NULL, NULL, NULL, NULL, NULL, {-1}, {-1}};
   return Finish(Run(argc, argv, &rs), &rs);
 }

@@ -50,8 +50,12 @@ int BlastErrorRaise(const char *file, int line, const char *func, int code, cons
 int BlastErrorTrace(const char *file, int line, const char *func, int code);
 /// The recorded message ("" if none).
 const char *BlastErrorMessage(void);
-/// Print the recorded error (message, origin, traceback) to stderr, prefixed with the rank.
+/// Print the recorded error to stderr, prefixed with the rank: the message, then where it was
+/// raised and the traceback, except for bad input and numerical failures (whose message is
+/// for the user) unless BlastErrorSetTraceAll(1).
 void BlastErrorPrint(void);
+/// Print the traceback of every error, bad input and numerical failures included.
+void BlastErrorSetTraceAll(int on);
 /// Forget the recorded error (used by tests that provoke errors on purpose).
 void BlastErrorClear(void);
 /// Set the rank shown in messages (call once MPI is up).

@@ -47,6 +47,8 @@ int BlastErrorTrace(const char *file, int line, const char *func, int code) {
   return code;
 }
 
+static int g_trace_all = 0;  // print the trace of input and numerical errors too
+
 const char *BlastErrorMessage(void) { return g_err.message; }
 
 void BlastErrorPrint(void) {
@@ -54,10 +56,17 @@ void BlastErrorPrint(void) {
   char who[32] = "";
   if (g_err.rank >= 0 && g_err.collective != BLAST_COLLECTIVE_SAME) snprintf(who, sizeof who, " (rank %d)", g_err.rank);
   fprintf(stderr, "blast_gpu: error%s: %s\n", who, g_err.message);
-  fprintf(stderr, "  [%s] raised at %s\n", BlastErrorName(g_err.code), g_err.origin);
-  for (int i = 0; i < g_err.nframes; i++) fprintf(stderr, "  called from %s\n", g_err.frames[i]);
+  // Where blast_gpu raised it: for errors of the program or its environment. Bad input
+  // and numerical failures are the user's to act on; their message says everything (the
+  // trace on request: BlastErrorSetTraceAll).
+  if (g_trace_all || (g_err.code != BLAST_ERR_INPUT && g_err.code != BLAST_ERR_NUMERIC)) {
+    fprintf(stderr, "  [%s] raised at %s\n", BlastErrorName(g_err.code), g_err.origin);
+    for (int i = 0; i < g_err.nframes; i++) fprintf(stderr, "  called from %s\n", g_err.frames[i]);
+  }
   fflush(stderr);
 }
+
+void BlastErrorSetTraceAll(int on) { g_trace_all = on; }
 
 void BlastErrorClear(void) {
   g_err.code = 0;

@@ -118,6 +118,27 @@ static const BlastDeckKey *ExcludedBy(const BlastDeckKey *k, const BlastConfig *
   return NULL;
 }
 
+/// What a run uses for a key whose deck default is resolved later, as the comment of its
+/// line: [fem] order_quadrature = -1 (3k + m - 1) and [fem] assembly = default (by the
+/// mesh's dimension, once known). The value itself stays as given, so that the printed deck
+/// parses back to the same configuration and keeps following the orders it is edited to.
+static void ResolvedNote(const BlastDeckKey *K, const BlastConfig *cfg, char *note, size_t nn) {
+  note[0] = '\0';
+  if (strcmp(K->section, "fem")) return;
+  if (!strcmp(K->key, "order_quadrature") && cfg->order_quadrature <= 0) {
+    snprintf(note, nn, "  ; default: 3 order_kinematic + order_thermo - 1 = %d",
+             BlastQuadratureOrder(cfg->order_quadrature, cfg->order_kinematic, cfg->order_thermo));
+    return;
+  }
+  const int dim = cfg->mesh_file[0] ? cfg->mesh_dim : cfg->dim;
+  if (!strcmp(K->key, "assembly") && cfg->assembly == BLAST_ASSEMBLY_DEFAULT && dim > 0)
+    snprintf(note, nn, "  ; default: %s in %dD",
+             BlastAssemblyResolve(cfg->assembly, dim, cfg->order_kinematic) == BLAST_ASSEMBLY_FULL
+                 ? "full"
+                 : "partial",
+             dim);
+}
+
 /// Write the deck to out, or only check that it can be written (out == NULL).
 static int EmitDeck(const BlastConfig *cfg, FILE *out) {
   const DeckSchema *s = DeckGetSchema();
@@ -141,6 +162,8 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
       }
       char value[BLAST_PATH_MAX + 64];
       BlastCall(FormatValue(K, cfg, value, sizeof value));
+      char note[80];
+      ResolvedNote(K, cfg, note, sizeof note);
       if (K->type == BLAST_DECK_STRING && !value[0]) {
         if (out) fprintf(out, "; %s: not set\n", K->key);
         continue;
@@ -150,10 +173,10 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
       // The marker is a comment: left out where it would make the line too long to be
       // read back (a derived default such as [checkpoint] dir can fill the line).
       static const char kMarker[] = "  ; default";
-      const int mark =
-          IsDefault(K, cfg) &&
-          strlen(K->key) + 3 + strlen(value) + sizeof kMarker - 1 <= (size_t)kMaxEchoLine;
-      if (out) fprintf(out, "%s = %s%s\n", K->key, value, mark ? kMarker : "");
+      const char *marker = note[0] ? note : kMarker;
+      const int mark = IsDefault(K, cfg) &&
+                       strlen(K->key) + 3 + strlen(value) + strlen(marker) <= (size_t)kMaxEchoLine;
+      if (out) fprintf(out, "%s = %s%s\n", K->key, value, mark ? marker : "");
     }
   }
   return 0;

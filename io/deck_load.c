@@ -97,7 +97,7 @@ static const char *KeyWhere(BlastDeck d, const char *section, const char *key) {
 static int CheckQuadrature(BlastDeck d) {
   const BlastConfig *c = &d->cfg;
   const int k = c->order_kinematic, m = c->order_thermo, oq = c->order_quadrature;
-  const int p = k > m ? k : m, need = 2 * p, used = oq > 0 ? oq : 3 * k + m - 1;
+  const int p = k > m ? k : m, need = 2 * p, used = BlastQuadratureOrder(oq, k, m);
   if (used >= need) return 0;
   const int q1d = used / 2 + 1;
   const char *which = m + 1 > q1d && k + 1 > q1d ? "the kinematic and thermodynamic mass matrices"
@@ -114,7 +114,7 @@ static int CheckQuadrature(BlastDeck d) {
                "%d): use order_quadrature >= %d (2 max(order_kinematic, order_thermo)), or leave "
                "it unset for the default 3 order_kinematic + order_thermo - 1 = %d",
                KeyWhere(d, "fem", "order_quadrature"), oq, orders, q1d, q1d == 1 ? "" : "s", which,
-               k + 1, m + 1, need, 3 * k + m - 1);
+               k + 1, m + 1, need, BlastQuadratureOrder(-1, k, m));
   BlastError(BLAST_ERR_INPUT,
              "%s: [fem] order_thermo = %d is too high for order_kinematic = %d (%s) with the "
              "default [fem] order_quadrature = 3 order_kinematic + order_thermo - 1 = %d: it gives "

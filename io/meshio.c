@@ -721,3 +721,24 @@ int BlastMeshCreateBox(int dim, const int *n, const double *size, BlastMesh *mes
   BlastCall(ierr);
   return 0;
 }
+
+int BlastMeshPeekDim(const char *path, int *dim) {
+  *dim = 0;
+  FILE *fp = NULL;
+  BlastFileProbe probe;
+  if (BlastProbeRegularFile(path, BLAST_MESH_MAX_BYTES, &probe, &fp) != BLAST_FILE_OK) return 0;
+  char line[256];
+  int want = 0;  // the line after "dimension" holds it
+  for (int n = 0; n < 1000 && fgets(line, sizeof line, fp); n++) {
+    char word[32] = "";
+    if (sscanf(line, "%31s", word) != 1 || word[0] == '#') continue;
+    if (want) {
+      int d = 0;
+      if (sscanf(word, "%d", &d) == 1 && d >= 1 && d <= 3) *dim = d;
+      break;
+    }
+    want = !strcmp(word, "dimension");
+  }
+  fclose(fp);
+  return 0;
+}

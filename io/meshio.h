@@ -37,6 +37,10 @@ extern "C" {
 ///         message "path:LINE: what is wrong (what was expected)"; BLAST_ERR_MEM.
 int BlastMeshRead(const char *path, BlastMesh *mesh);
 
+/// @brief The dimension an MFEM mesh file declares, read from its first lines without
+/// reading the mesh (for --print-deck). *dim = 0 where it cannot tell; never an error.
+int BlastMeshPeekDim(const char *path, int *dim);
+
 /// @brief As BlastMeshRead, for mesh text held in memory (fuzzers, tests): `len` bytes of
 /// `text` (no terminating NUL needed), named `name` in messages in place of the path.
 /// @return as BlastMeshRead (no file errors); BLAST_ERR_ARG for NULL arguments.

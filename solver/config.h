@@ -38,6 +38,12 @@ typedef enum {
   BLAST_ODE_RK2AVG = 7
 } BlastOdeSolver;
 
+/// The quadrature order a run uses: [fem] order_quadrature, or for -1 the method's
+/// default 3k + m - 1 (method spec section 4).
+static inline int BlastQuadratureOrder(int order_quadrature, int k, int m) {
+  return order_quadrature > 0 ? order_quadrature : 3 * k + m - 1;
+}
+
 /// The deck name of a time integrator.
 static inline const char *BlastOdeName(int ode_solver) {
   switch (ode_solver) {
@@ -131,6 +137,7 @@ typedef struct {
   int order_thermo;      ///< m >= 0 (deck default -1 resolves to k-1)
   int order_quadrature;  ///< -1: 3k+m-1 (method spec section 4)
   int assembly;          ///< BlastAssembly ([fem] assembly; -1: BlastAssemblyResolve)
+  int mesh_dim;          ///< not a deck key: the mesh's dimension once known (0: not yet)
   // [time]
   double t_final, cfl;
   int ode_solver;  ///< BlastOdeSolver

@@ -4,6 +4,8 @@
 
 #include "fe.h"
 
+#include "config.h"
+
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
@@ -151,8 +153,7 @@ void BlastBernstein1D(int m, double x, double *b, double *db) {
 }
 
 int BlastQuadraturePoints1D(int k, int m, int order_quadrature) {
-  int oq = order_quadrature > 0 ? order_quadrature : 3 * k + m - 1;
-  return oq / 2 + 1;
+  return BlastQuadratureOrder(order_quadrature, k, m) / 2 + 1;
 }
 
 static int Pow(int b, int e) {
