@@ -542,41 +542,41 @@ def main(argv):
         cmd = [tools["mpirun"], "-n", str(RANKS), "--oversubscribe", blast, deck] + deck4 + [
             "output.dir=" + ref4, "output.print_every=100000", "checkpoint.at_end=false",
             "gpu.backend=cpu"]
-        if True:  # the chain, then the uninterrupted run (2 cores: nothing gained in parallel)
-            out4 = os.path.join(work, "resubmitted")
-            cluster.env.update(RESUBMIT="2", RESUBMIT_SBATCH_OPTS="--time=5 --signal=USR1@20")
-            try:
-                job4, rec, outf4, text = submit(cluster, repo, blast, deck, out4, deck4,
-                                                ["--time=%d" % TIME_LIMIT_MIN, sig], 300)
-            finally:
-                for k in ("RESUBMIT", "RESUBMIT_SBATCH_OPTS"):
-                    cluster.env.pop(k, None)
-            check(rec.get("JobState") == "COMPLETED" and rec.get("ExitCode") == "0:0",
-                  "job %s: %s exit %s; output:\n%s" % (job4, rec.get("JobState"),
-                                                        rec.get("ExitCode"), text))
-            s4 = load_summary(os.path.join(out4, "run_np%d" % RANKS, "summary.json"), "job " + job4,
-                              text)
-            check(s4.get("completed") is False and s4.get("stopped_by") == "SIGUSR1",
-                  "job %s: completed %r stopped_by %r (expected false, SIGUSR1; max_steps %d)" % (
-                      job4, s4.get("completed"), s4.get("stopped_by"), m4))
-            m = re.search(r"resubmitted as job (\d+) \(1 of at most 2\), results in (\S+)", text)
-            check(m is not None, "job %s: no 'resubmitted as job' line; output:\n%s" % (job4, text))
-            job5, out5 = m.group(1), m.group(2)
-            check(os.path.abspath(out5) == out4 + "-r1", "continuation results in %s, expected %s"
-                  % (out5, out4 + "-r1"))
-            rec5 = job_record(cluster, job5, 400)
-            text5 = tail(outf4, 200)  # the continuation appends to the same output file
-            check(rec5.get("JobState") == "COMPLETED" and rec5.get("ExitCode") == "0:0",
-                  "continuation job %s: %s exit %s; output:\n%s" % (
-                      job5, rec5.get("JobState"), rec5.get("ExitCode"), text5))
-            s5 = load_summary(os.path.join(out4 + "-r1", "run_np%d" % RANKS, "summary.json"),
-                              "job " + job5, text5)
-            check(s5.get("completed") is True and s5.get("restart_from") == s4.get("checkpoint")
-                  and s5.get("run_id") == s4.get("run_id"),
-                  "continuation job %s: completed %r, restart_from %r (expected %r)" % (
-                      job5, s5.get("completed"), s5.get("restart_from"), s4.get("checkpoint")))
-            check("the run completed" in text5, "continuation job %s: no 'the run completed' "
-                  "line (no further resubmission); output:\n%s" % (job5, text5))
+        # The chain, then the uninterrupted run (2 cores: nothing gained in parallel).
+        out4 = os.path.join(work, "resubmitted")
+        cluster.env.update(RESUBMIT="2", RESUBMIT_SBATCH_OPTS="--time=5 --signal=USR1@20")
+        try:
+            job4, rec, outf4, text = submit(cluster, repo, blast, deck, out4, deck4,
+                                            ["--time=%d" % TIME_LIMIT_MIN, sig], 300)
+        finally:
+            for k in ("RESUBMIT", "RESUBMIT_SBATCH_OPTS"):
+                cluster.env.pop(k, None)
+        check(rec.get("JobState") == "COMPLETED" and rec.get("ExitCode") == "0:0",
+              "job %s: %s exit %s; output:\n%s" % (job4, rec.get("JobState"),
+                                                    rec.get("ExitCode"), text))
+        s4 = load_summary(os.path.join(out4, "run_np%d" % RANKS, "summary.json"), "job " + job4,
+                          text)
+        check(s4.get("completed") is False and s4.get("stopped_by") == "SIGUSR1",
+              "job %s: completed %r stopped_by %r (expected false, SIGUSR1; max_steps %d)" % (
+                  job4, s4.get("completed"), s4.get("stopped_by"), m4))
+        m = re.search(r"resubmitted as job (\d+) \(1 of at most 2\), results in (\S+)", text)
+        check(m is not None, "job %s: no 'resubmitted as job' line; output:\n%s" % (job4, text))
+        job5, out5 = m.group(1), m.group(2)
+        check(os.path.abspath(out5) == out4 + "-r1", "continuation results in %s, expected %s"
+              % (out5, out4 + "-r1"))
+        rec5 = job_record(cluster, job5, 400)
+        text5 = tail(outf4, 200)  # the continuation appends to the same output file
+        check(rec5.get("JobState") == "COMPLETED" and rec5.get("ExitCode") == "0:0",
+              "continuation job %s: %s exit %s; output:\n%s" % (
+                  job5, rec5.get("JobState"), rec5.get("ExitCode"), text5))
+        s5 = load_summary(os.path.join(out4 + "-r1", "run_np%d" % RANKS, "summary.json"),
+                          "job " + job5, text5)
+        check(s5.get("completed") is True and s5.get("restart_from") == s4.get("checkpoint")
+              and s5.get("run_id") == s4.get("run_id"),
+              "continuation job %s: completed %r, restart_from %r (expected %r)" % (
+                  job5, s5.get("completed"), s5.get("restart_from"), s4.get("checkpoint")))
+        check("the run completed" in text5, "continuation job %s: no 'the run completed' "
+              "line (no further resubmission); output:\n%s" % (job5, text5))
         log("uninterrupted: " + " ".join(cmd))
         try:
             ref_p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=budget(600))
