@@ -14,7 +14,10 @@ run     the deck as it is, on each rank count (no mesh change).
 Each run gets DIR/<study>_np<N>/ with the resolved deck (deck.ini), the command line
 (command.txt), the environment (env.txt: variables, host, cores, lscpu), the GPUs
 (gpu.txt: nvidia-smi), the source version (git.txt), stdout.txt, stderr.txt and the run's
-summary.json; DIR/<study>.csv has one row per run. Time per step = the step timer of the
+summary.json; DIR/<study>.csv has one row per run (a later study into the same DIR adds
+its rows after those already there, which are kept as they are; --overwrite reruns a rank
+count in place, replacing its folder and row; a <study>.csv with other columns is refused,
+never replaced). Time per step = the step timer of the
 slowest rank (summary timing.steps_max) / step attempts; setup is excluded. Efficiency is
 relative to the smallest rank count: zone-steps per second per rank.
 
