@@ -168,6 +168,11 @@ case "${1:-}" in
     [ -n "${1:-}" ] && exit 0
     exit 2
     ;;
+  --watchdog) ;;  # internal: rank 0's watchdog (below)
+  -*)
+    echo "$prog: unknown option '$1' (start, stop, status, env or a command; see $prog --help)" >&2
+    exit 2
+    ;;
 esac
 
 # Wait until the other ranks of this node ($1/ranks/*.pid) have all started (when their

@@ -13,6 +13,7 @@ Usage: tools/make_meshes.py [output folder]   (default: inputs/meshes of this re
 Python 3 standard library only.
 """
 
+import argparse
 import os
 import sys
 
@@ -132,10 +133,31 @@ MESHES = {
 }
 
 
-def main():
+def refuse_unknown_options(ap, argv):
+    """An option the parser does not know is refused naming it (exit 2), before argparse
+    would complain about a missing argument instead."""
+    known = set(ap._option_string_actions)
+    for a in argv:
+        if a == "--":
+            break
+        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
+            name = a.split("=", 1)[0]
+            if name in known or (not a.startswith("--") and a[:2] in known):
+                continue
+            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
+                continue  # an unambiguous abbreviation, as argparse takes it
+            ap.error("unknown option '%s'" % name)
+
+
+def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "inputs", "meshes")
-    out = os.path.normpath(out)
+    ap = argparse.ArgumentParser(prog="make_meshes.py", description=__doc__.split("\n\n")[0],
+                                 epilog="Writes: " + ", ".join(n + ".mesh" for n in MESHES))
+    ap.add_argument("out", nargs="?", default=os.path.join(here, "..", "inputs", "meshes"),
+                    help="folder for the mesh files (created; default inputs/meshes)")
+    # "--" lets a folder whose name starts with "-" through; any other "-x" is refused.
+    refuse_unknown_options(ap, argv)
+    out = os.path.normpath(ap.parse_args(argv).out)
     os.makedirs(out, exist_ok=True)
     for name, (title, breaks) in MESHES.items():
         path = os.path.join(out, name + ".mesh")
@@ -144,4 +166,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -26,7 +26,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from blastviz_common import dumps_of, plot_modules  # noqa: E402
 
-np, h5py, matplotlib = plot_modules("plot_energy.py")
+np = h5py = matplotlib = None  # plot_modules(), once the arguments are parsed
 
 NUM = r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf)"
 PROGRESS = re.compile(r"^step\s+(\d+), t = %s, dt = %s, \|e\| = %s, dE/E0 = %s" % (NUM, NUM, NUM, NUM))
@@ -77,12 +77,31 @@ def is_dump_input(path):
     return os.path.isdir(path) or path.endswith(".h5") or path.endswith(".xdmf")
 
 
+def refuse_unknown_options(ap, argv):
+    """An option the parser does not know is refused naming it (exit 2), before argparse
+    would complain about a missing argument instead."""
+    known = set(ap._option_string_actions)
+    for a in argv:
+        if a == "--":
+            break
+        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
+            name = a.split("=", 1)[0]
+            if name in known or (not a.startswith("--") and a[:2] in known):
+                continue
+            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
+                continue  # an unambiguous abbreviation, as argparse takes it
+            ap.error("unknown option '%s'" % name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("inputs", nargs="+", help="run logs, or viz dumps / blast.xdmf / viz folders")
     ap.add_argument("-o", "--output", help="PNG file (default: energy.png next to the first input)")
     ap.add_argument("--title", help="plot title")
+    refuse_unknown_options(ap, sys.argv[1:])
     args = ap.parse_args()
+    global np, h5py, matplotlib
+    np, h5py, matplotlib = plot_modules("plot_energy.py")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 6), dpi=120, sharex=True)

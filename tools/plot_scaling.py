@@ -172,11 +172,28 @@ def plot_plain(series, out):
     cv.png(out)
 
 
+def refuse_unknown_options(ap, argv):
+    """An option the parser does not know is refused naming it (exit 2), before argparse
+    would complain about a missing argument instead."""
+    known = set(ap._option_string_actions)
+    for a in argv:
+        if a == "--":
+            break
+        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
+            name = a.split("=", 1)[0]
+            if name in known or (not a.startswith("--") and a[:2] in known):
+                continue
+            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
+                continue  # an unambiguous abbreviation, as argparse takes it
+            ap.error("unknown option '%s'" % name)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("csv", nargs="+", help="CSV files written by tools/scaling.py")
     ap.add_argument("-o", "--output", help="PNG file (default: first CSV with .png)")
     ap.add_argument("--title", help="figure title (default: the CSV names)")
+    refuse_unknown_options(ap, argv)
     args = ap.parse_args(argv)
     series = []
     for path in args.csv:

@@ -29,7 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from blastviz_common import newest_dump, plot_modules  # noqa: E402
 
-np, h5py, matplotlib = plot_modules("plot_sedov.py")
+np = h5py = matplotlib = None  # plot_modules(), once the arguments are parsed
 
 
 class SedovExact:
@@ -122,6 +122,22 @@ class SedovExact:
         return rho
 
 
+def refuse_unknown_options(ap, argv):
+    """An option the parser does not know is refused naming it (exit 2), before argparse
+    would complain about a missing argument instead."""
+    known = set(ap._option_string_actions)
+    for a in argv:
+        if a == "--":
+            break
+        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
+            name = a.split("=", 1)[0]
+            if name in known or (not a.startswith("--") and a[:2] in known):
+                continue
+            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
+                continue  # an unambiguous abbreviation, as argparse takes it
+            ap.error("unknown option '%s'" % name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("input", help="viz_NNNNNN.h5, blast.xdmf or the viz folder")
@@ -131,7 +147,10 @@ def main():
     ap.add_argument("--rho1", type=float, default=1.0, help="ambient density (1)")
     ap.add_argument("--origin", default="0,0,0", help="blast point x,y,z (default 0,0,0)")
     ap.add_argument("--title", help="plot title")
+    refuse_unknown_options(ap, sys.argv[1:])
     args = ap.parse_args()
+    global np, h5py, matplotlib
+    np, h5py, matplotlib = plot_modules("plot_sedov.py")
     dump = newest_dump(args.input)
     with h5py.File(dump, "r") as f:
         X = f["coordinates"][...]

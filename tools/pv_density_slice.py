@@ -1,4 +1,4 @@
-#!/usr/bin/env pvbatch
+#!/usr/bin/env python3
 """Render a field of a blast_gpu visualization series to a PNG with ParaView (offscreen).
 
     pvbatch tools/pv_density_slice.py RUN PNG [--time T] [--field density] [--normal z]
@@ -20,12 +20,29 @@ when both are on PATH (set BLAST_PV_XVFB=0 to stop that), else it stops with exi
 """
 import argparse
 import importlib
+import importlib.util
 import os
 import random
 import shutil
 import subprocess
 import sys
 import time
+
+
+def refuse_unknown_options(ap, argv):
+    """An option the parser does not know is refused naming it (exit 2), before argparse
+    would complain about a missing argument instead."""
+    known = set(ap._option_string_actions)
+    for a in argv:
+        if a == "--":
+            break
+        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
+            name = a.split("=", 1)[0]
+            if name in known or (not a.startswith("--") and a[:2] in known):
+                continue
+            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
+                continue  # an unambiguous abbreviation, as argparse takes it
+            ap.error("unknown option '%s'" % name)
 
 
 def parse_args(argv):
@@ -40,6 +57,7 @@ def parse_args(argv):
     ap.add_argument("--size", default="1024x768", help="image size WxH (default 1024x768)")
     ap.add_argument("--edges", choices=("auto", "on", "off"), default="auto",
                     help="draw the sub-cell edges (auto: in 2D, not on a 3D slice)")
+    refuse_unknown_options(ap, argv)
     a = ap.parse_args(argv)
     try:
         a.width, a.height = (int(v) for v in a.size.lower().split("x"))
@@ -120,6 +138,14 @@ def rerun_under_xvfb(args):
 def main(argv):
     args = parse_args(argv)
     xdmf = find_xdmf(args.run)
+    if importlib.util.find_spec("paraview") is None:
+        # A python3 without ParaView (run as tools/pv_density_slice.py): pvbatch runs it.
+        pvbatch = shutil.which("pvbatch")
+        if not pvbatch or os.environ.get("BLAST_PV_UNDER_PVBATCH"):
+            sys.exit("pv_density_slice: this python3 (%s) cannot import paraview and no pvbatch "
+                     "is on PATH (Debian: apt-get install python3-paraview)" % sys.executable)
+        os.environ["BLAST_PV_UNDER_PVBATCH"] = "1"
+        os.execv(pvbatch, [pvbatch, "--no-mpi", os.path.abspath(__file__)] + argv)
     if need_x_server():
         rerun_under_xvfb(args)
 

@@ -14,7 +14,10 @@ run     the deck as it is, on each rank count (no mesh change).
 Each run gets DIR/<study>_np<N>/ with the resolved deck (deck.ini), the command line
 (command.txt), the environment (env.txt: variables, host, cores, lscpu), the GPUs
 (gpu.txt: nvidia-smi), the source version (git.txt), stdout.txt, stderr.txt and the run's
-summary.json; DIR/<study>.csv has one row per run. Time per step = the step timer of the
+summary.json; DIR/<study>.csv has one row per run (a later study into the same DIR adds
+its rows after those already there, which are kept as they are; --overwrite reruns a rank
+count in place, replacing its folder and row; a <study>.csv with other columns is refused,
+never replaced). Time per step = the step timer of the
 slowest rank (summary timing.steps_max) / step attempts; setup is excluded. Efficiency is
 relative to the smallest rank count: zone-steps per second per rank.
 
@@ -212,9 +215,50 @@ def plan(args, base):
     return runs
 
 
+class SummaryError(Exception):
+    pass
+
+
 def read_summary(path):
-    with open(path) as f:
-        return json.load(f)
+    """The run's summary.json as a dict; SummaryError naming the file when it is unreadable."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            s = json.load(f)
+    except (OSError, ValueError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise SummaryError("%s cannot be read as JSON: %s" % (path, e))
+    if not isinstance(s, dict):
+        raise SummaryError("%s is not a JSON object" % path)
+    for k in ("zones", "step_attempts", "steps"):
+        if s.get(k) is not None and not isinstance(s.get(k), (int, float)):
+            raise SummaryError("%s: %s is not a number" % (path, k))
+    return s
+
+
+def csv_fields(energy):
+    return CSV_FIELDS + (ENERGY_FIELDS if energy else []) + ["status", "run_dir"]
+
+
+def read_earlier_csv(path):
+    """(rows, has_energy) of an existing <study>.csv of this tool; UsageError when it is not one
+    (other columns), so that no row of it is ever lost."""
+    if not os.path.lexists(path):
+        return [], False
+    if os.path.islink(path) or not os.path.isfile(path):
+        raise UsageError("%s exists and is not a regular file: move it away or choose another "
+                         "--out" % path)
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rd = csv.DictReader(f)
+            header = rd.fieldnames or []
+            rows = list(rd)
+    except (OSError, ValueError, csv.Error) as e:
+        raise UsageError("%s cannot be read (%s): move it away or choose another --out" % (path, e))
+    if header not in (csv_fields(False), csv_fields(True)) or \
+            any(None in r or any(v is None for v in r.values()) for r in rows):
+        raise UsageError("%s has other columns than this tool writes (%s): its rows would be "
+                         "lost; move it away or choose another --out" % (path, ",".join(header[:6])
+                                                                         + (",..." if len(header) > 6 else "")))
+    return rows, header == csv_fields(True)
 
 
 def row_of(args, n, d, s):
@@ -242,12 +286,21 @@ def row_of(args, n, d, s):
     return r
 
 
-def add_efficiency(rows):
+def add_efficiency(rows, earlier=()):
+    """Speedup and efficiency of rows against the smallest rank count among rows and the
+    earlier rows of the CSV (kept as they are)."""
     ok = [r for r in rows if r["status"] == "ok" and r["seconds_per_step"]]
     if not ok:
         return
     ref = min(ok, key=lambda r: r["ranks"])
     rate_ref = ref["zones"] / ref["seconds_per_step"]
+    for e in earlier:
+        try:
+            n, z, sps = int(e["ranks"]), float(e["zones"]), float(e["seconds_per_step"])
+        except (KeyError, ValueError, TypeError):
+            continue
+        if e.get("status") == "ok" and sps > 0 and n < ref["ranks"]:
+            ref, rate_ref = {"ranks": n}, z / sps
     for r in ok:
         speedup = (r["zones"] / r["seconds_per_step"]) / rate_ref
         r["speedup"] = speedup
@@ -262,15 +315,37 @@ def fmt(v):
     return str(v)
 
 
-def write_csv(path, rows, energy):
-    fields = CSV_FIELDS + (ENERGY_FIELDS if energy else []) + ["status", "run_dir"]
+def write_csv(path, rows, energy, earlier=()):
+    """The earlier rows (strings, as read) then rows, through a fresh temporary file."""
+    fields = csv_fields(energy)
     tmp = path + ".tmp"
-    with open(tmp, "w", newline="") as f:
+    if os.path.lexists(tmp):
+        os.unlink(tmp)  # a stale temporary (or a symlink) is never written through
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
+        for r in earlier:
+            w.writerow({k: r.get(k) or "" for k in fields})
         for r in rows:
             w.writerow({k: fmt(r.get(k)) for k in fields})
     os.replace(tmp, path)
+
+
+def refuse_unknown_options(ap, argv):
+    """An option the parser does not know is refused naming it (exit 2), before argparse
+    would complain about a missing argument instead."""
+    known = set(ap._option_string_actions)
+    for a in argv:
+        if a == "--":
+            break
+        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
+            name = a.split("=", 1)[0]
+            if name in known or (not a.startswith("--") and a[:2] in known):
+                continue
+            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
+                continue  # an unambiguous abbreviation, as argparse takes it
+            ap.error("unknown option '%s'" % name)
 
 
 def main(argv):
@@ -295,13 +370,16 @@ def main(argv):
                     help="custom launcher: most ranks per node, for {ppn} and {nodes}")
     ap.add_argument("--cores", type=int, default=0, help="auto launcher: cores (default: all)")
     ap.add_argument("--timeout", type=float, default=0, help="seconds per run (0: none)")
-    ap.add_argument("--overwrite", action="store_true", help="replace earlier runs in --out")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="replace the run folders (and their CSV rows) of earlier runs with the "
+                    "same study and rank count in --out; other rows of <study>.csv are kept")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     ap.add_argument("overrides", nargs="*", help="deck overrides section.key=value (after --)")
     extra = []
     if "--" in argv:  # overrides after "--" (also accepted among the options)
         i = argv.index("--")
         argv, extra = argv[:i], argv[i + 1:]
+    refuse_unknown_options(ap, argv)
     args = ap.parse_intermixed_args(argv)
     args.overrides += extra
     args._flavor = None
@@ -343,6 +421,12 @@ def main(argv):
     runs = plan(args, parse_deck(text))
 
     dirs = [os.path.join(args.out, "%s_np%d" % (args.study, n)) for n, _ in runs]
+    csv_path = os.path.join(args.out, args.study + ".csv")
+    # Rows of earlier studies in the same --out are kept (a rerun rank count replaces its own
+    # row, which needs --overwrite below); a CSV with other columns is refused, never replaced.
+    earlier, earlier_energy = read_earlier_csv(csv_path)
+    rerun = {os.path.relpath(d, args.out) for d in dirs}
+    earlier = [r for r in earlier if r.get("run_dir") not in rerun]
     if not args.dry_run:
         old = [d for d in dirs if os.path.exists(d)]
         if old and not args.overwrite:
@@ -353,7 +437,6 @@ def main(argv):
         os.makedirs(args.out, exist_ok=True)
 
     rows, failed = [], 0
-    csv_path = os.path.join(args.out, args.study + ".csv")
     print("%s study: %s, ranks %s x %d threads -> %s" % (args.study, shown(args.deck),
           ",".join(map(str, args.ranks)), args.threads, shown(csv_path)))
     for (n, mesh_ov), d in zip(runs, dirs):
@@ -380,21 +463,31 @@ def main(argv):
                 fe.write("cannot start %s: %s\n" % (cmd[0], e))
                 rc = "not started"
         summary = os.path.join(d, "summary.json")
+        bad_summary = None
         if rc == 0 and os.path.exists(summary):
-            r = row_of(args, n, d, read_summary(summary))
+            try:
+                r = row_of(args, n, d, read_summary(summary))
+                if not r["zones"] or r["seconds_per_step"] is None:
+                    bad_summary = "%s has no zones or step timing" % summary
+            except SummaryError as e:
+                bad_summary = str(e)
+        if rc == 0 and os.path.exists(summary) and not bad_summary:
             print("  %4d ranks: %9d zones  %10.4g s/step  %6.1f s  %s" % (
                 n, r["zones"], r["seconds_per_step"], time.time() - t0, shown(d)))
         else:
             failed += 1
-            r = {"study": args.study, "ranks": n, "threads": args.threads, "status": "failed (%s)" % rc,
+            why = "exit %s" % rc if rc != 0 else (bad_summary or "no summary.json")
+            r = {"study": args.study, "ranks": n, "threads": args.threads,
+                 "status": "failed (%s)" % ("bad summary.json" if bad_summary else rc),
                  "run_dir": os.path.relpath(d, args.out)}
-            with open(os.path.join(d, "stderr.txt")) as f:
+            with open(os.path.join(d, "stderr.txt"), errors="replace") as f:
                 tail = f.read()[-800:]
-            print("  %4d ranks: FAILED (exit %s), see %s\n%s" % (n, rc, d, tail), file=sys.stderr)
+            print("  %4d ranks: FAILED (%s), see %s\n%s" % (n, why, d, tail), file=sys.stderr)
         rows.append(r)
         # After every run: a study cut short (time limit) keeps the rows it has.
-        add_efficiency(rows)
-        write_csv(csv_path, rows, any("energy_sources" in r for r in rows))
+        add_efficiency(rows, earlier)
+        write_csv(csv_path, rows, earlier_energy or any("energy_sources" in r for r in rows),
+                  earlier)
         sys.stdout.flush()
     if args.dry_run:
         return 0

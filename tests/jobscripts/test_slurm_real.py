@@ -28,12 +28,20 @@ is 10-40 s in; @45 would be the first check after the start, possibly before bla
 runs, and the signal to the job steps would then reach no process.)
 max_steps changes no bits of the steps before it.
 
-Ranks are launched as the script does: srun (its LAUNCHER default). Debian 12's Slurm has
-the PMIx plugin (mpi/pmix_v4) and its Open MPI 4.1 is built against the same PMIx 4, so
-slurm.conf sets MpiDefault=pmix, as a site would (a site without it: export
-SLURM_MPI_TYPE=pmix or pass LAUNCHER="srun --mpi=pmix ..."). With --mpi=none, Open MPI
-stops in MPI_Init ("...direct launched using srun, but OMPI was not built with SLURM's PMI
-support"); summary.json's "ranks" = 2 is checked all the same (one 2-rank job).
+  4. submits the script with RESUBMIT=2 (automatic resubmission) and a 1-minute limit on a
+     run that needs about a minute and a half of computing (its time.max_steps from the
+     rate measured in 2.): the job is signalled, checkpoints, resubmits itself from the
+     checkpoint (jobscripts/slurm/blast-slurm resubmit; the continuation gets --time=3
+     through RESUBMIT_SBATCH_OPTS, so it is not signalled again), and the continuation ends
+     completed with the same e_norm, t, dt, energies, steps and attempts as an uninterrupted
+     mpirun run of the same deck.
+
+Ranks are launched as the script does: srun (its LAUNCHER default). slurm.conf says
+MpiDefault=none, Slurm's own default: the script must pass --mpi=pmix itself (it does when
+the PMIx plugin is installed: Debian 12's mpi/pmix_v4, and its Open MPI 4.1 is built
+against the same PMIx 4). With --mpi=none, Open MPI stops in MPI_Init ("...direct launched
+using srun, but OMPI was not built with SLURM's PMI support"); summary.json's "ranks" = 2
+and --mpi=pmix in the run's command.txt are checked.
 
 Everything is torn down at the end, also on failure: the jobs cancelled, the daemons
 stopped by their pids, and every process that carries this run's SLURM_CONF in its
@@ -216,7 +224,7 @@ TaskPlugin=task/affinity
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 # Open MPI 4.1 under srun: Debian's Slurm has mpi/pmix (PMIx 4, as Debian's Open MPI).
-MpiDefault=pmix
+MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 # No accounting (no sacct): each finished job's state and exit code go to a text file.
@@ -520,6 +528,74 @@ def main(argv):
         check(not diffs, "restart from the time-limit checkpoint differs from the uninterrupted "
               "run:\n  " + "\n  ".join(diffs))
         log("bitwise equal: e_norm, t, dt, energies, steps, attempts")
+        with open(os.path.join(out1, "run_np%d" % RANKS, "command.txt")) as f:
+            check(" --mpi=pmix " in f.read(), "job %s: the script's srun line lacks --mpi=pmix" % job1)
+
+        # 4. Automatic resubmission: RESUBMIT=2, the time limit stops the run, the job
+        # resubmits itself from its checkpoint, the continuation completes; the result equals
+        # an uninterrupted run's. About 75 s of computing at the rate of job 2: the signal
+        # (at most 40 s in) always comes first.
+        rate = s2["step_attempts"] / max(1.0, float(s2.get("wall_seconds") or 1.0))
+        m4 = max(s2["step_attempts"] + EXTRA_STEPS, int(rate * 75))
+        deck4 = LONG_DECK + ["time.max_steps=%d" % m4]
+        ref4 = os.path.join(work, "uninterrupted4")
+        cmd = [tools["mpirun"], "-n", str(RANKS), "--oversubscribe", blast, deck] + deck4 + [
+            "output.dir=" + ref4, "output.print_every=100000", "checkpoint.at_end=false",
+            "gpu.backend=cpu"]
+        # The chain, then the uninterrupted run (2 cores: nothing gained in parallel).
+        out4 = os.path.join(work, "resubmitted")
+        cluster.env.update(RESUBMIT="2", RESUBMIT_SBATCH_OPTS="--time=5 --signal=USR1@20")
+        try:
+            job4, rec, outf4, text = submit(cluster, repo, blast, deck, out4, deck4,
+                                            ["--time=%d" % TIME_LIMIT_MIN, sig], 300)
+        finally:
+            for k in ("RESUBMIT", "RESUBMIT_SBATCH_OPTS"):
+                cluster.env.pop(k, None)
+        check(rec.get("JobState") == "COMPLETED" and rec.get("ExitCode") == "0:0",
+              "job %s: %s exit %s; output:\n%s" % (job4, rec.get("JobState"),
+                                                    rec.get("ExitCode"), text))
+        s4 = load_summary(os.path.join(out4, "run_np%d" % RANKS, "summary.json"), "job " + job4,
+                          text)
+        check(s4.get("completed") is False and s4.get("stopped_by") == "SIGUSR1",
+              "job %s: completed %r stopped_by %r (expected false, SIGUSR1; max_steps %d)" % (
+                  job4, s4.get("completed"), s4.get("stopped_by"), m4))
+        m = re.search(r"resubmitted as job (\d+) \(1 of at most 2\), results in (\S+)", text)
+        check(m is not None, "job %s: no 'resubmitted as job' line; output:\n%s" % (job4, text))
+        job5, out5 = m.group(1), m.group(2)
+        check(os.path.abspath(out5) == out4 + "-r1", "continuation results in %s, expected %s"
+              % (out5, out4 + "-r1"))
+        rec5 = job_record(cluster, job5, 400)
+        text5 = tail(outf4, 200)  # the continuation appends to the same output file
+        check(rec5.get("JobState") == "COMPLETED" and rec5.get("ExitCode") == "0:0",
+              "continuation job %s: %s exit %s; output:\n%s" % (
+                  job5, rec5.get("JobState"), rec5.get("ExitCode"), text5))
+        s5 = load_summary(os.path.join(out4 + "-r1", "run_np%d" % RANKS, "summary.json"),
+                          "job " + job5, text5)
+        check(s5.get("completed") is True and s5.get("restart_from") == s4.get("checkpoint")
+              and s5.get("run_id") == s4.get("run_id"),
+              "continuation job %s: completed %r, restart_from %r (expected %r)" % (
+                  job5, s5.get("completed"), s5.get("restart_from"), s4.get("checkpoint")))
+        check("the run completed" in text5, "continuation job %s: no 'the run completed' "
+              "line (no further resubmission); output:\n%s" % (job5, text5))
+        log("uninterrupted: " + " ".join(cmd))
+        try:
+            ref_p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=budget(600))
+        except subprocess.TimeoutExpired:
+            raise Fail("uninterrupted run 4: still running at the test's time budget")
+        ref_out = ref_p.stdout + ref_p.stderr
+        check(ref_p.returncode == 0, "uninterrupted run 4: exit %d\n%s" % (ref_p.returncode,
+                                                                            ref_out[-3000:]))
+        sr4 = load_summary(os.path.join(ref4, "summary.json"), "uninterrupted run 4", ref_out[-3000:])
+        diffs = []
+        for key in ("completed", "e_norm", "t", "dt", "energy_total", "energy_internal",
+                    "energy_kinetic", "steps", "step_attempts", "zones", "ranks"):
+            a, b = s5.get(key), sr4.get(key)
+            diffs += [] if a == b and type(a) is type(b) else ["%s: %r, uninterrupted %r" % (key, a, b)]
+        check(not diffs, "automatic resubmission differs from the uninterrupted run:\n  " +
+              "\n  ".join(diffs))
+        log("job %s stopped at step %d, resubmitted as job %s, completed at step %d: |e| = %.17g "
+            "bitwise equal to the uninterrupted run" % (job4, s4["steps"], job5, s5["steps"],
+                                                        s5["e_norm"]))
         ok = True
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
