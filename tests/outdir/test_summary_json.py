@@ -79,6 +79,28 @@ def main():
         p = subprocess.run([blast, rdeck, "--print-deck"], capture_output=True, text=True, env=env)
         check(p.returncode == 0 and "name = taylor_green" in p.stdout,
               "the resolved deck parses back (--print-deck, exit %d)" % p.returncode)
+    # A link left at the summary's temporary name is removed, never written through.
+    victim = os.path.join(work, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("not blast_gpu's\n")
+    for i, over in enumerate((["output.overwrite=true"], [])):
+        out = os.path.join(work, "link%d" % i)
+        os.makedirs(out)
+        os.symlink(victim, os.path.join(out, ".summary.json.tmp"))
+        p = subprocess.run([blast, os.path.join(inputs, "sedov2d.ini"), "mesh.refine_serial=1",
+                            "time.max_steps=2", "output.dir=" + out] + over,
+                           capture_output=True, text=True, env=env)
+        what = "a link at .summary.json.tmp%s" % (" (overwrite)" if over else "")
+        with open(victim) as f:
+            check(f.read() == "not blast_gpu's\n", "%s: its target unchanged" % what)
+        if over:
+            check(p.returncode == 0 and os.path.isfile(os.path.join(out, "summary.json")) and
+                  not os.path.islink(os.path.join(out, "summary.json")) and
+                  not os.path.lexists(os.path.join(out, ".summary.json.tmp")),
+                  "%s: exit 0, summary.json a regular file, no temporary left" % what)
+        else:  # the lone temporary marks a run that died writing its summary
+            check(p.returncode == 2 and "holds the results of an earlier run" in p.stderr,
+                  "%s: refused as an earlier run's (exit %d)" % (what, p.returncode))
     # The traceback: not for bad input, unless asked.
     for extra_env, want in (({}, False), ({"BLAST_ERROR_TRACE": "1"}, True)):
         for args in (["time.cfll=1"], ["mesh.file=" + os.path.join(work, "none.mesh")]):
