@@ -40,13 +40,12 @@ typedef struct {
   BlastEnergy meter;
   BlastViz viz;
   char *deck_text;                     // the resolved deck, stored in checkpoints
-  BlastOutdirLock lock_out, lock_chk, lock_viz;  // held by rank 0 while the run writes
+  BlastOutdirLock lock_out, lock_chk;  // held by rank 0 while the run writes
 } RunState;
 
 // Free what an interrupted run holds (errors of the frees are not reported: the run's own
 // error has been printed already).
 static void RunStateFree(RunState *rs) {
-  BlastOutdirRelease(&rs->lock_viz);
   BlastOutdirRelease(&rs->lock_chk);
   BlastOutdirRelease(&rs->lock_out);
   BlastVizDestroy(&rs->viz);
@@ -572,7 +571,9 @@ static int Run(int argc, char **argv, RunState *rs) {
   int chk_same_dir = 0, chk_inside = 0;
   BlastCall(CheckpointDirPlace(comm, &cfg, &chk_same_dir, &chk_inside));
   const int chk_apart = !chk_same_dir;
-  const int chk_own_dir = chk_on && chk_apart;  // locked and marked too, wherever it is
+  // A checkpoint folder inside the output folder is held through the output folder's lock
+  // and marker (and checked again under it); one elsewhere gets its own.
+  const int chk_own_dir = chk_on && chk_apart && !chk_inside;
   const char *cont = restart ? run_id : NULL;
   const int viz_on = cfg.viz_refine > 0 && (cfg.viz_steps > 0 || cfg.viz_dt > 0);
   char viz_dir[BLAST_PATH_MAX + 8] = "", viz_series[BLAST_PATH_MAX + 32] = "";
@@ -624,24 +625,23 @@ static int Run(int argc, char **argv, RunState *rs) {
   }
   // Output directories only once the input is known to be good: bad input writes nothing.
   // Each is locked for the run's lifetime and marked as this run's.
-  int replaced = 0, same_run = 0;
+  int replaced = 0, same_run = 0, nsubs = 0;
   char note[2048] = "";
-  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, NULL, "[output] dir", cfg.output_overwrite, run_id,
+  // The folders inside the output folder that the run writes: held through its lock, checked
+  // again under it (a run that got there in between, a crashed run's checkpoints or dumps).
+  BlastOutdirSub subs[2];
+  if (chk_on && chk_inside) subs[nsubs++] = (BlastOutdirSub){cfg.checkpoint_dir, "[checkpoint] dir"};
+  if (viz_on) subs[nsubs++] = (BlastOutdirSub){viz_dir, "[output] dir (dumps)"};
+  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, NULL, subs, nsubs, "[output] dir", cfg.output_overwrite, run_id,
                                restart, &rs->lock_out, &replaced, &same_run, note, sizeof note));
   if (!rank && note[0]) printf("  note: %s\n", note);
   if (!rank && replaced && !same_run)
     printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg.output_dir);
   int chk_same = same_run;
   if (chk_own_dir) {
-    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, chk_inside ? cfg.output_dir : NULL,
+    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, NULL, NULL, 0,
                                  "[checkpoint] dir", cfg.output_overwrite, run_id, restart,
                                  &rs->lock_chk, NULL, &chk_same, note, sizeof note));
-    if (!rank && note[0]) printf("  note: %s\n", note);
-  }
-  if (viz_on) {
-    BlastCall(BlastOutdirPrepare(comm, viz_dir, cfg.output_dir, "[output] dir (dumps)",
-                                 cfg.output_overwrite, run_id, restart, &rs->lock_viz, NULL, NULL,
-                                 note, sizeof note));
     if (!rank && note[0]) printf("  note: %s\n", note);
   }
   // Checkpoints of an earlier run (replaced with overwrite), or of steps beyond the one a
@@ -751,7 +751,6 @@ static int Run(int argc, char **argv, RunState *rs) {
     }
   }
   BlastCall(BlastVizDestroy(&rs->viz));
-  BlastOutdirRelease(&rs->lock_viz);
   BlastOutdirRelease(&rs->lock_chk);
   BlastOutdirRelease(&rs->lock_out);
   free(rs->deck_text);
@@ -784,6 +783,6 @@ int main(int argc, char **argv) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   BlastErrorSetRank(rank);
-  RunState rs = {NULL, NULL, NULL, NULL, NULL, {-1}, {-1}, {-1}};
+  RunState rs = {NULL, NULL, NULL, NULL, NULL, {-1}, {-1}};
   return Finish(Run(argc, argv, &rs), &rs);
 }

@@ -106,7 +106,8 @@ int BlastDirResolve(const char *dir, char *out, size_t n) {
                  "without '..', or create it first",
                  dir, (int)(c - dir), dir);
     if (k && !(k == 1 && c[0] == '.')) {
-      BlastCheck(len + k + 2 < n && len + k + 2 < sizeof res, BLAST_ERR_INPUT, "directory '%.200s' is too long", dir);
+      BlastCheck(len + k + 2 < n && len + k + 2 < sizeof res, BLAST_ERR_INPUT,
+                 "directory '%.200s' is too long", dir);
       if (len > 1 || res[0] != '/') res[len++] = '/';
       memcpy(res + len, c, k);
       res[len += k] = '\0';
@@ -309,6 +310,21 @@ static int CheckNotBusy(const char *dir, const char *key) {
   return 0;
 }
 
+// Refuse a folder inside a folder that a running blast_gpu holds (its output folder: the
+// folders inside it, such as its checkpoints and dumps, are held through that lock).
+static int CheckParentNotBusy(const char *dir, const char *key) {
+  char parent[kPathLen];
+  BlastCall(JoinPath(parent, sizeof parent, dir, ".."));
+  const int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const int lfd = openat(fd, BLAST_OUTDIR_LOCKFILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  close(fd);
+  if (lfd < 0) return 0;
+  if (flock(lfd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) return BusyError(dir, key, lfd);
+  close(lfd);
+  return 0;
+}
+
 static int TakeLock(const char *dir, const char *key, const char *run_id, BlastOutdirLock *lock,
                     char *note, size_t nnote) {
   char path[kPathLen];
@@ -394,6 +410,7 @@ static int CheckLocal(const char *dir, const char *marker_dir, const char *key, 
   if (exists) {
     BlastCheck(isdir, BLAST_ERR_INPUT, "%s '%s' exists and is not a directory", key, dir);
     BlastCall(CheckNotBusy(anc, key));
+    if (!marker_dir) BlastCall(CheckParentNotBusy(anc, key));
     BlastCall(RefuseLinks(anc, key));
     BlastCall(CheckOwner(anc, marker_dir, key, overwrite, cont, &same));
   } else {
@@ -443,8 +460,28 @@ typedef struct {
   char note[kMsgLen];
 } Prepared;
 
-static int PrepareLocal(const char *dir, const char *marker_dir, const char *key, int overwrite,
-                        const char *run_id, int continuing, BlastOutdirLock *lock, Prepared *out) {
+// Remove the visualization dumps and time series of an earlier run in dir (overwrite).
+static int RemoveDumps(const char *dir, int *replaced) {
+  DIR *d = opendir(dir);
+  int err = 0;
+  char path[kPathLen] = "";
+  for (struct dirent *de; d && (de = readdir(d)) && !err;)
+    if (IsDumpName(de->d_name) && !JoinPath(path, sizeof path, dir, de->d_name)) {
+      if (unlink(path) == 0)
+        *replaced = 1;
+      else if (errno != ENOENT)
+        err = errno;
+    }
+  if (d) closedir(d);
+  BlastCheck(!err, BLAST_ERR_IO,
+             "cannot remove the earlier run's %s ([output] overwrite = true): %s", path,
+             strerror(err));
+  return 0;
+}
+
+static int PrepareLocal(const char *dir, const char *marker_dir, const BlastOutdirSub *subs,
+                        int nsubs, const char *key, int overwrite, const char *run_id,
+                        int continuing, BlastOutdirLock *lock, Prepared *out) {
   BlastCall(MakeDirs(dir));
   struct stat st;
   BlastCheck(lstat(dir, &st) == 0 && !S_ISLNK(st.st_mode), BLAST_ERR_INPUT,
@@ -455,21 +492,19 @@ static int PrepareLocal(const char *dir, const char *marker_dir, const char *key
   // Under the lock: another run may have got here between the check and now.
   BlastCall(RefuseLinks(dir, key));
   BlastCall(CheckOwner(dir, marker_dir, key, overwrite, continuing ? run_id : NULL, &out->same));
+  for (int i = 0; i < nsubs; i++) {  // its folders, before the marker names this run
+    int same = 0;
+    if (lstat(subs[i].dir, &st) != 0) continue;
+    BlastCall(RefuseLinks(subs[i].dir, subs[i].key));
+    BlastCall(
+        CheckOwner(subs[i].dir, dir, subs[i].key, overwrite, continuing ? run_id : NULL, &same));
+  }
   if (overwrite && !out->same) {  // an earlier run's dumps go with its other results
-    DIR *d = opendir(dir);
-    int err = 0;
-    char path[kPathLen] = "";
-    for (struct dirent *de; d && (de = readdir(d)) && !err;)
-      if (IsDumpName(de->d_name) && !JoinPath(path, sizeof path, dir, de->d_name)) {
-        if (unlink(path) == 0)
-          out->replaced = 1;
-        else if (errno != ENOENT)
-          err = errno;
-      }
-    if (d) closedir(d);
-    BlastCheck(!err, BLAST_ERR_IO,
-               "cannot remove the earlier run's %s ([output] overwrite = true): %s", path,
-               strerror(err));
+    char viz[kPathLen];
+    BlastCall(RemoveDumps(dir, &out->replaced));
+    BlastCall(JoinPath(viz, sizeof viz, dir, "viz"));
+    if (!marker_dir && lstat(viz, &st) == 0 && S_ISDIR(st.st_mode))
+      BlastCall(RemoveDumps(viz, &out->replaced));
   }
   for (int i = 0; (overwrite || out->same) && i < kNumOurFiles; i++) {
     char path[kPathLen];
@@ -511,15 +546,17 @@ int BlastOutdirCheck(MPI_Comm comm, const char *dir, const char *marker_dir, con
   return 0;
 }
 
-int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *marker_dir, const char *key,
-                       int overwrite,
+int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *marker_dir,
+                       const BlastOutdirSub *subs, int nsubs, const char *key, int overwrite,
                        const char *run_id, int continuing, BlastOutdirLock *lock, int *replaced,
                        int *same_run, char *note, size_t nnote) {
   int rank = 0;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   Prepared p;
   memset(&p, 0, sizeof p);
-  const int ierr = rank ? 0 : PrepareLocal(dir, marker_dir, key, overwrite, run_id, continuing, lock, &p);
+  const int ierr = rank ? 0
+                        : PrepareLocal(dir, marker_dir, subs, nsubs, key, overwrite, run_id,
+                                       continuing, lock, &p);
   if (ierr) BlastOutdirRelease(lock);
   BlastCall(BlastShareRootResult(comm, ierr));
   int flags[2] = {p.replaced, p.same};
