@@ -630,18 +630,20 @@ static int Run(int argc, char **argv, RunState *rs) {
   // The folders inside the output folder that the run writes: held through its lock, checked
   // again under it (a run that got there in between, a crashed run's checkpoints or dumps).
   BlastOutdirSub subs[2];
-  if (chk_on && chk_inside) subs[nsubs++] = (BlastOutdirSub){cfg.checkpoint_dir, "[checkpoint] dir"};
+  if (chk_on && chk_inside)
+    subs[nsubs++] = (BlastOutdirSub){cfg.checkpoint_dir, "[checkpoint] dir"};
   if (viz_on) subs[nsubs++] = (BlastOutdirSub){viz_dir, "[output] dir (dumps)"};
-  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, NULL, subs, nsubs, "[output] dir", cfg.output_overwrite, run_id,
-                               restart, &rs->lock_out, &replaced, &same_run, note, sizeof note));
+  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, NULL, subs, nsubs, "[output] dir",
+                               cfg.output_overwrite, run_id, restart, &rs->lock_out, &replaced,
+                               &same_run, note, sizeof note));
   if (!rank && note[0]) printf("  note: %s\n", note);
   if (!rank && replaced && !same_run)
     printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg.output_dir);
   int chk_same = same_run;
   if (chk_own_dir) {
-    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, NULL, NULL, 0,
-                                 "[checkpoint] dir", cfg.output_overwrite, run_id, restart,
-                                 &rs->lock_chk, NULL, &chk_same, note, sizeof note));
+    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, NULL, NULL, 0, "[checkpoint] dir",
+                                 cfg.output_overwrite, run_id, restart, &rs->lock_chk, NULL,
+                                 &chk_same, note, sizeof note));
     if (!rank && note[0]) printf("  note: %s\n", note);
   }
   // Checkpoints of an earlier run (replaced with overwrite), or of steps beyond the one a
