@@ -311,17 +311,26 @@ static int CheckNotBusy(const char *dir, const char *key) {
 }
 
 // Refuse a folder inside a folder that a running blast_gpu holds (its output folder: the
-// folders inside it, such as its checkpoints and dumps, are held through that lock).
+// folders inside it, such as its checkpoints and dumps, are held through that lock). Every
+// folder above `dir` (resolved) is looked at.
 static int CheckParentNotBusy(const char *dir, const char *key) {
-  char parent[kPathLen];
-  BlastCall(JoinPath(parent, sizeof parent, dir, ".."));
-  const int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const int lfd = openat(fd, BLAST_OUTDIR_LOCKFILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  close(fd);
-  if (lfd < 0) return 0;
-  if (flock(lfd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) return BusyError(dir, key, lfd);
-  close(lfd);
+  char res[kPathLen];
+  if (BlastDirResolve(dir, res, sizeof res)) {
+    BlastErrorClear();  // unresolvable: the other checks name the cause
+    return 0;
+  }
+  for (char *slash = strrchr(res, '/'); slash; slash = strrchr(res, '/')) {
+    slash[slash == res ? 1 : 0] = '\0';
+    char lockpath[kPathLen];
+    if (snprintf(lockpath, sizeof lockpath, "%s/%s", res, BLAST_OUTDIR_LOCKFILE) <
+        (int)sizeof lockpath) {
+      const int fd = open(lockpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+      if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+        return BusyError(dir, key, fd);
+      if (fd >= 0) close(fd);
+    }
+    if (slash == res) break;
+  }
   return 0;
 }
 
