@@ -486,19 +486,16 @@ static void CheckpointAfterFailure(MPI_Comm comm, RunState *rs, const BlastConfi
   }
 }
 
-// Whether two directory names are the same (textually, after trailing slashes).
-static int SameDir(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  while (la > 1 && a[la - 1] == '/') la--;
-  while (lb > 1 && b[lb - 1] == '/') lb--;
-  return la == lb && !strncmp(a, b, la);
-}
-
-// Whether directory `dir` lies below `parent` (textually).
-static int IsInside(const char *dir, const char *parent) {
-  size_t lp = strlen(parent);
-  while (lp > 1 && parent[lp - 1] == '/') lp--;
-  return strlen(dir) > lp + 1 && !strncmp(dir, parent, lp) && dir[lp] == '/';
+// How the checkpoint folder relates to the output folder, by what both resolve to (symbolic
+// links, "..", "./", trailing slashes): rank 0 looks, every rank gets the answer or the error.
+static int CheckpointDirPlace(MPI_Comm comm, const BlastConfig *cfg, int *same, int *inside) {
+  int rank, r[2] = {0, 0};
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastCall(BlastShareRootResult(
+      comm, rank ? 0 : BlastDirSame(cfg->checkpoint_dir, cfg->output_dir, &r[0], &r[1])));
+  BlastCallMPI(MPI_Bcast(r, 2, MPI_INT, 0, comm));
+  *same = r[0], *inside = r[1];
+  return 0;
 }
 
 // A restart must have something left to do, as the run that wrote the checkpoint would
@@ -601,15 +598,24 @@ static int Run(int argc, char **argv, RunState *rs) {
       cfg.checkpoint_steps > 0 || cfg.checkpoint_wall_interval > 0 || cfg.checkpoint_at_end;
   // A checkpoint directory inside the output directory is the run's through the output
   // directory's lock and marker; one elsewhere gets its own.
-  const int chk_apart = !SameDir(cfg.checkpoint_dir, cfg.output_dir);
-  const int chk_inside = IsInside(cfg.checkpoint_dir, cfg.output_dir);
-  const int chk_own_dir = chk_on && chk_apart && !chk_inside;  // locked and marked too
+  int chk_same_dir = 0, chk_inside = 0;
+  BlastCall(CheckpointDirPlace(comm, &cfg, &chk_same_dir, &chk_inside));
+  const int chk_apart = !chk_same_dir;
+  // A checkpoint folder inside the output folder is held through the output folder's lock
+  // and marker (and checked again under it); one elsewhere gets its own.
+  const int chk_own_dir = chk_on && chk_apart && !chk_inside;
   const char *cont = restart ? run_id : NULL;
+  const int viz_on = cfg.viz_refine > 0 && (cfg.viz_steps > 0 || cfg.viz_dt > 0);
+  char viz_dir[BLAST_PATH_MAX + 8] = "", viz_series[BLAST_PATH_MAX + 32] = "";
+  snprintf(viz_dir, sizeof viz_dir, "%s/viz", cfg.output_dir);
   BlastCall(
       BlastOutdirCheck(comm, cfg.output_dir, NULL, "[output] dir", cfg.output_overwrite, cont));
   if (chk_apart)  // even without checkpointing: its files must not be another run's
     BlastCall(BlastOutdirCheck(comm, cfg.checkpoint_dir, chk_inside ? cfg.output_dir : NULL,
                                "[checkpoint] dir", cfg.output_overwrite, cont));
+  if (viz_on)  // the dumps' folder: owned and locked as the others
+    BlastCall(BlastOutdirCheck(comm, viz_dir, cfg.output_dir, "[output] dir (dumps)",
+                               cfg.output_overwrite, cont));
   BlastCall(InstallSignals());
   const double wall0 = MPI_Wtime();
   if (!rank) printf("blast_gpu %s (%s)\n", BLAST_VERSION, BLAST_GIT);
@@ -652,18 +658,25 @@ static int Run(int argc, char **argv, RunState *rs) {
   }
   // Output directories only once the input is known to be good: bad input writes nothing.
   // Each is locked for the run's lifetime and marked as this run's.
-  int replaced = 0, same_run = 0;
+  int replaced = 0, same_run = 0, nsubs = 0;
   char note[2048] = "";
-  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, "[output] dir", cfg.output_overwrite, run_id,
-                               restart, &rs->lock_out, &replaced, &same_run, note, sizeof note));
+  // The folders inside the output folder that the run writes: held through its lock, checked
+  // again under it (a run that got there in between, a crashed run's checkpoints or dumps).
+  BlastOutdirSub subs[2];
+  if (chk_on && chk_inside)
+    subs[nsubs++] = (BlastOutdirSub){cfg.checkpoint_dir, "[checkpoint] dir"};
+  if (viz_on) subs[nsubs++] = (BlastOutdirSub){viz_dir, "[output] dir (dumps)"};
+  BlastCall(BlastOutdirPrepare(comm, cfg.output_dir, NULL, subs, nsubs, "[output] dir",
+                               cfg.output_overwrite, run_id, restart, &rs->lock_out, &replaced,
+                               &same_run, note, sizeof note));
   if (!rank && note[0]) printf("  note: %s\n", note);
   if (!rank && replaced && !same_run)
     printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg.output_dir);
   int chk_same = same_run;
   if (chk_own_dir) {
-    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, "[checkpoint] dir", cfg.output_overwrite,
-                                 run_id, restart, &rs->lock_chk, NULL, &chk_same, note,
-                                 sizeof note));
+    BlastCall(BlastOutdirPrepare(comm, cfg.checkpoint_dir, NULL, NULL, 0, "[checkpoint] dir",
+                                 cfg.output_overwrite, run_id, restart, &rs->lock_chk, NULL,
+                                 &chk_same, note, sizeof note));
     if (!rank && note[0]) printf("  note: %s\n", note);
   }
   // Checkpoints of an earlier run (replaced with overwrite), or of steps beyond the one a
@@ -722,9 +735,7 @@ static int Run(int argc, char **argv, RunState *rs) {
     printf("\n");
   }
   // Visualization: a dump of the initial (or restarted) state, then as the deck says.
-  char viz_dir[BLAST_PATH_MAX + 8] = "", viz_series[BLAST_PATH_MAX + 32] = "";
-  if (cfg.viz_refine > 0 && (cfg.viz_steps > 0 || cfg.viz_dt > 0)) {
-    snprintf(viz_dir, sizeof viz_dir, "%s/viz", cfg.output_dir);
+  if (viz_on) {
     snprintf(viz_series, sizeof viz_series, "%s/blast.xdmf", viz_dir);
     BlastCall(BlastVizCreate(comm, h, viz_dir, cfg.viz_refine, &rs->viz));
     BlastCall(BlastVizWrite(rs->viz, restart_steps, t_start));

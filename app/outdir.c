@@ -6,6 +6,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "blast_mpi.h"
 #include "checkpoint.h"
 #include "config.h"
+#include "safefile.h"
 
 // The files a run writes into its directory. Any of them marks the directory as holding
 // an earlier run's results (a lone temporary: a run that died while writing them).
@@ -64,6 +67,67 @@ static int ExistingAncestor(const char *dir, char *anc, size_t n, int *isdir, in
       *slash = '\0';
     }
   }
+}
+
+int BlastDirResolve(const char *dir, char *out, size_t n) {
+  char anc[kPathLen], res[PATH_MAX];
+  BlastCheck(dir && dir[0], BLAST_ERR_INPUT, "empty directory name");
+  BlastCheck(strlen(dir) < sizeof anc, BLAST_ERR_INPUT, "directory '%.200s' is too long", dir);
+  snprintf(anc, sizeof anc, "%s", dir);
+  size_t rest = strlen(dir);  // dir + rest: the components that do not exist yet
+  for (;;) {
+    if (realpath(anc, res)) break;
+    if (errno != ENOENT && errno != ENOTDIR)
+      BlastError(BLAST_ERR_IO, "directory '%s': cannot resolve '%s': %s", dir, anc,
+                 strerror(errno));
+    char *slash = strrchr(anc, '/');
+    while (slash && slash > anc && slash[1] == '\0') {  // trailing slashes
+      *slash = '\0';
+      slash = strrchr(anc, '/');
+    }
+    BlastCheck(strcmp(anc, "."), BLAST_ERR_IO, "directory '%s': the current folder is gone", dir);
+    if (!slash) {
+      snprintf(anc, sizeof anc, ".");
+      rest = 0;
+    } else if (slash == anc) {
+      anc[1] = '\0';
+      rest = 1;
+    } else {
+      *slash = '\0';
+      rest = (size_t)(slash - anc);
+    }
+  }
+  size_t len = strlen(res);
+  for (const char *c = dir + rest; *c;) {
+    const size_t k = strcspn(c, "/");
+    if (k == 2 && !strncmp(c, "..", 2))
+      BlastError(BLAST_ERR_INPUT,
+                 "directory '%s': '..' after '%.*s', which does not exist: name the folder "
+                 "without '..', or create it first",
+                 dir, (int)(c - dir), dir);
+    if (k && !(k == 1 && c[0] == '.')) {
+      BlastCheck(len + k + 2 < n && len + k + 2 < sizeof res, BLAST_ERR_INPUT,
+                 "directory '%.200s' is too long", dir);
+      if (len > 1 || res[0] != '/') res[len++] = '/';
+      memcpy(res + len, c, k);
+      res[len += k] = '\0';
+    }
+    c += k;
+    while (*c == '/') c++;
+  }
+  BlastCheck(len < n, BLAST_ERR_INPUT, "directory '%.200s' is too long", dir);
+  snprintf(out, n, "%s", res);
+  return 0;
+}
+
+int BlastDirSame(const char *a, const char *b, int *same, int *inside) {
+  char ra[kPathLen], rb[kPathLen];
+  BlastCall(BlastDirResolve(a, ra, sizeof ra));
+  BlastCall(BlastDirResolve(b, rb, sizeof rb));
+  const size_t lb = strlen(rb);
+  *same = !strcmp(ra, rb);
+  *inside = !*same && !strncmp(ra, rb, lb) && (ra[lb] == '/' || (lb == 1 && rb[0] == '/'));
+  return 0;
 }
 
 // Create, fill, sync and remove a file in `where`: the directory takes files and the file
@@ -124,9 +188,17 @@ static void ReadMarker(const char *dir, char *id) {
   fclose(f);
 }
 
+// Whether `name` is a visualization dump or its time series ("viz_000012.h5", "blast.xdmf").
+static int IsDumpName(const char *name) {
+  if (!strcmp(name, "blast.xdmf")) return 1;
+  return strlen(name) == 13 && !strncmp(name, "viz_", 4) && strspn(name + 4, "0123456789") == 6 &&
+         !strcmp(name + 10, ".h5");
+}
+
 // The first sign in dir of a run's results into `what` ("" if none): its summary (or the
-// temporary one of a run that died writing it), or a checkpoint file.
-static void FindResults(const char *dir, char *what, size_t n) {
+// temporary one of a run that died writing it), a checkpoint file, or a visualization dump
+// (in dir, or with `subdirs`, in its viz folder: dumps are results too).
+static void FindResults(const char *dir, int subdirs, char *what, size_t n) {
   what[0] = '\0';
   for (int i = 0; i < kNumOurFiles; i++) {
     char path[kPathLen];
@@ -139,11 +211,42 @@ static void FindResults(const char *dir, char *what, size_t n) {
   }
   DIR *d = opendir(dir);
   for (struct dirent *de; d && (de = readdir(d));)
-    if (BlastCheckpointStepOf(de->d_name) >= 0) {
+    if (BlastCheckpointStepOf(de->d_name) >= 0 || IsDumpName(de->d_name)) {
       snprintf(what, n, "%s/%s", dir, de->d_name);
       break;
     }
   if (d) closedir(d);
+  char viz[kPathLen];
+  struct stat st;
+  if (!what[0] && subdirs && snprintf(viz, sizeof viz, "%s/viz", dir) < (int)sizeof viz &&
+      lstat(viz, &st) == 0 && S_ISDIR(st.st_mode))
+    FindResults(viz, 0, what, n);
+}
+
+// Refuse a directory in which a file of a name the run writes, reads as its own or deletes
+// is a symbolic link: blast_gpu never writes, deletes or continues through one.
+static int RefuseLinks(const char *dir, const char *key) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  char bad[kPathLen] = "";
+  for (struct dirent *de; (de = readdir(d)) && !bad[0];) {
+    const char *nm = de->d_name;
+    int ours = BlastCheckpointStepOf(nm) >= 0 || IsDumpName(nm) || !strcmp(nm, "viz") ||
+               !strcmp(nm, "checkpoints") || !strcmp(nm, BLAST_OUTDIR_MARKER) ||
+               !strcmp(nm, BLAST_OUTDIR_LOCKFILE);
+    for (int i = 0; i < kNumOurFiles; i++) ours = ours || !strcmp(nm, kOurFiles[i]);
+    struct stat st;
+    if (ours && snprintf(bad, sizeof bad, "%s/%s", dir, nm) < (int)sizeof bad &&
+        lstat(bad, &st) == 0 && S_ISLNK(st.st_mode))
+      break;
+    bad[0] = '\0';
+  }
+  closedir(d);
+  BlastCheck(!bad[0], BLAST_ERR_INPUT,
+             "%s '%s': '%s' is a symbolic link: blast_gpu never writes, deletes or continues a "
+             "file or folder of its own through a link. Remove the link, or choose another %s",
+             key, dir, bad, key);
+  return 0;
 }
 
 // May this run write into the existing directory `dir`? *same: it is the continued run's.
@@ -151,8 +254,9 @@ static int CheckOwner(const char *dir, const char *marker_dir, const char *key, 
                       const char *cont, int *same) {
   char what[kPathLen], id[BLAST_RUN_ID_LEN];
   *same = 0;
-  FindResults(dir, what, sizeof what);
-  ReadMarker(marker_dir ? marker_dir : dir, id);
+  FindResults(dir, !marker_dir, what, sizeof what);
+  ReadMarker(dir, id);  // its own marker; a folder inside the output folder that has none
+  if (!id[0] && marker_dir) ReadMarker(marker_dir, id);  // is the output folder's run's
   if (cont && id[0] && !strcmp(id, cont)) *same = 1;
   if (!what[0] || *same || overwrite) return 0;
   if (cont)
@@ -206,12 +310,46 @@ static int CheckNotBusy(const char *dir, const char *key) {
   return 0;
 }
 
+// Refuse a folder inside a folder that a running blast_gpu holds (its output folder: the
+// folders inside it, such as its checkpoints and dumps, are held through that lock). Every
+// folder above `dir` (resolved) is looked at.
+static int CheckParentNotBusy(const char *dir, const char *key) {
+  char res[kPathLen];
+  if (BlastDirResolve(dir, res, sizeof res)) {
+    BlastErrorClear();  // unresolvable: the other checks name the cause
+    return 0;
+  }
+  for (char *slash = strrchr(res, '/'); slash; slash = strrchr(res, '/')) {
+    slash[slash == res ? 1 : 0] = '\0';
+    char lockpath[kPathLen];
+    if (snprintf(lockpath, sizeof lockpath, "%s/%s", res, BLAST_OUTDIR_LOCKFILE) <
+        (int)sizeof lockpath) {
+      const int fd = open(lockpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+      if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+        return BusyError(dir, key, fd);
+      if (fd >= 0) close(fd);
+    }
+    if (slash == res) break;
+  }
+  return 0;
+}
+
 static int TakeLock(const char *dir, const char *key, const char *run_id, BlastOutdirLock *lock,
                     char *note, size_t nnote) {
   char path[kPathLen];
   BlastCall(JoinPath(path, sizeof path, dir, BLAST_OUTDIR_LOCKFILE));
-  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0 && errno == ELOOP)
+    BlastError(BLAST_ERR_INPUT,
+               "%s '%s': the lock file %s is a symbolic link: blast_gpu never writes through one. "
+               "Remove the link, or choose another %s",
+               key, dir, path, key);
   if (fd < 0) BlastError(BLAST_ERR_IO, "cannot create the lock file %s: %s", path, strerror(errno));
+  struct stat lst;
+  if (fstat(fd, &lst) != 0 || !S_ISREG(lst.st_mode)) {
+    close(fd);
+    BlastError(BLAST_ERR_INPUT, "%s '%s': the lock file %s is not a regular file", key, dir, path);
+  }
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EWOULDBLOCK) return BusyError(dir, key, fd);
     // A file system without locks: run, but say that concurrent runs go unnoticed.
@@ -281,6 +419,8 @@ static int CheckLocal(const char *dir, const char *marker_dir, const char *key, 
   if (exists) {
     BlastCheck(isdir, BLAST_ERR_INPUT, "%s '%s' exists and is not a directory", key, dir);
     BlastCall(CheckNotBusy(anc, key));
+    if (!marker_dir) BlastCall(CheckParentNotBusy(anc, key));
+    BlastCall(RefuseLinks(anc, key));
     BlastCall(CheckOwner(anc, marker_dir, key, overwrite, cont, &same));
   } else {
     BlastCheck(isdir, BLAST_ERR_INPUT,
@@ -315,8 +455,8 @@ static int WriteMarker(const char *dir, const char *run_id) {
   char path[kPathLen], tmp[kPathLen];
   BlastCall(JoinPath(path, sizeof path, dir, BLAST_OUTDIR_MARKER));
   BlastCall(JoinPath(tmp, sizeof tmp, dir, BLAST_OUTDIR_MARKER ".tmp"));
-  FILE *f = fopen(tmp, "w");
-  if (!f) BlastError(BLAST_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+  FILE *f = NULL;
+  BlastCall(BlastCreateNewFile(tmp, &f));  // a stale temporary (or a link) is removed first
   const int bad = fprintf(f, "%s\n", run_id) < 0;
   if (fclose(f) != 0 || bad) BlastError(BLAST_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
   if (rename(tmp, path) != 0)
@@ -329,12 +469,52 @@ typedef struct {
   char note[kMsgLen];
 } Prepared;
 
-static int PrepareLocal(const char *dir, const char *key, int overwrite, const char *run_id,
+// Remove the visualization dumps and time series of an earlier run in dir (overwrite).
+static int RemoveDumps(const char *dir, int *replaced) {
+  DIR *d = opendir(dir);
+  int err = 0;
+  char path[kPathLen] = "";
+  for (struct dirent *de; d && (de = readdir(d)) && !err;)
+    if (IsDumpName(de->d_name) && !JoinPath(path, sizeof path, dir, de->d_name)) {
+      if (unlink(path) == 0)
+        *replaced = 1;
+      else if (errno != ENOENT)
+        err = errno;
+    }
+  if (d) closedir(d);
+  BlastCheck(!err, BLAST_ERR_IO,
+             "cannot remove the earlier run's %s ([output] overwrite = true): %s", path,
+             strerror(err));
+  return 0;
+}
+
+static int PrepareLocal(const char *dir, const char *marker_dir, const BlastOutdirSub *subs,
+                        int nsubs, const char *key, int overwrite, const char *run_id,
                         int continuing, BlastOutdirLock *lock, Prepared *out) {
   BlastCall(MakeDirs(dir));
+  struct stat st;
+  BlastCheck(lstat(dir, &st) == 0 && !S_ISLNK(st.st_mode), BLAST_ERR_INPUT,
+             "%s '%s' is a symbolic link: blast_gpu never writes or deletes through one. Remove "
+             "the link, or choose another %s",
+             key, dir, key);
   BlastCall(TakeLock(dir, key, run_id, lock, out->note, sizeof out->note));
   // Under the lock: another run may have got here between the check and now.
-  BlastCall(CheckOwner(dir, NULL, key, overwrite, continuing ? run_id : NULL, &out->same));
+  BlastCall(RefuseLinks(dir, key));
+  BlastCall(CheckOwner(dir, marker_dir, key, overwrite, continuing ? run_id : NULL, &out->same));
+  for (int i = 0; i < nsubs; i++) {  // its folders, before the marker names this run
+    int same = 0;
+    if (lstat(subs[i].dir, &st) != 0) continue;
+    BlastCall(RefuseLinks(subs[i].dir, subs[i].key));
+    BlastCall(
+        CheckOwner(subs[i].dir, dir, subs[i].key, overwrite, continuing ? run_id : NULL, &same));
+  }
+  if (overwrite && !out->same) {  // an earlier run's dumps go with its other results
+    char viz[kPathLen];
+    BlastCall(RemoveDumps(dir, &out->replaced));
+    BlastCall(JoinPath(viz, sizeof viz, dir, "viz"));
+    if (!marker_dir && lstat(viz, &st) == 0 && S_ISDIR(st.st_mode))
+      BlastCall(RemoveDumps(viz, &out->replaced));
+  }
   for (int i = 0; (overwrite || out->same) && i < kNumOurFiles; i++) {
     char path[kPathLen];
     BlastCall(JoinPath(path, sizeof path, dir, kOurFiles[i]));
@@ -375,14 +555,17 @@ int BlastOutdirCheck(MPI_Comm comm, const char *dir, const char *marker_dir, con
   return 0;
 }
 
-int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *key, int overwrite,
+int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *marker_dir,
+                       const BlastOutdirSub *subs, int nsubs, const char *key, int overwrite,
                        const char *run_id, int continuing, BlastOutdirLock *lock, int *replaced,
                        int *same_run, char *note, size_t nnote) {
   int rank = 0;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
   Prepared p;
   memset(&p, 0, sizeof p);
-  const int ierr = rank ? 0 : PrepareLocal(dir, key, overwrite, run_id, continuing, lock, &p);
+  const int ierr = rank ? 0
+                        : PrepareLocal(dir, marker_dir, subs, nsubs, key, overwrite, run_id,
+                                       continuing, lock, &p);
   if (ierr) BlastOutdirRelease(lock);
   BlastCall(BlastShareRootResult(comm, ierr));
   int flags[2] = {p.replaced, p.same};

@@ -34,6 +34,11 @@ typedef struct {
   int fd;  ///< -1: none held
 } BlastOutdirLock;
 
+/// A folder inside a run's directory that the run writes, and the deck key that names it.
+typedef struct {
+  const char *dir, *key;
+} BlastOutdirSub;
+
 /// The file that names the run a directory belongs to (its run id, 32 hex digits).
 #define BLAST_OUTDIR_MARKER   ".blast_gpu_run"
 #define BLAST_OUTDIR_LOCKFILE ".blast_gpu.lock"
@@ -52,9 +57,13 @@ typedef struct {
 int BlastOutdirCheck(MPI_Comm comm, const char *dir, const char *marker_dir, const char *key,
                      int overwrite, const char *continue_run);
 
-/// Create `dir`, take its lock (into *lock, rank 0; released by BlastOutdirRelease or when
-/// the process ends), check its owner again under the lock, with `overwrite` remove the
-/// earlier run's results, and write the run marker with `run_id` (step 2 above).
+/// Create `dir` (never through a symbolic link), take its lock (into *lock, rank 0; released by
+/// BlastOutdirRelease or when the process ends), check its owner again under the lock, with
+/// `overwrite` remove the earlier run's results, and write the run marker with `run_id` (step 2
+/// above). `subs` (nsubs of them): folders inside `dir` that the run writes (its checkpoint and
+/// dump folders), held through dir's lock and marker: checked again under the lock, before the
+/// marker names this run (another run's results there are refused as in dir itself).
+/// `marker_dir` as for BlastOutdirCheck (used when `dir` has no marker of its own).
 /// `continuing`: `run_id` is a restarted run's, whose own directory may be continued.
 /// `*replaced` (may be NULL): earlier results were removed; `*same_run` (may be NULL):
 /// the directory already belonged to run_id. `note` (rank 0, may be NULL): a stale lock
@@ -62,9 +71,20 @@ int BlastOutdirCheck(MPI_Comm comm, const char *dir, const char *marker_dir, con
 /// @return BLAST_ERR_INPUT as BlastOutdirCheck (another run got there first),
 ///         BLAST_ERR_IO (same on every rank) when the directory cannot be created or an old
 ///         result cannot be removed.
-int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *key, int overwrite,
+int BlastOutdirPrepare(MPI_Comm comm, const char *dir, const char *marker_dir,
+                       const BlastOutdirSub *subs, int nsubs, const char *key, int overwrite,
                        const char *run_id, int continuing, BlastOutdirLock *lock, int *replaced,
                        int *same_run, char *note, size_t nnote);
+
+/// The directory `dir` names, by what it is: the resolved path (realpath) of its nearest
+/// existing ancestor followed by the components that do not exist yet ("." dropped; ".."
+/// there is refused, BLAST_ERR_INPUT). Symbolic links, "./", "..", an absolute spelling and
+/// trailing slashes all give the same name for the same folder.
+int BlastDirResolve(const char *dir, char *out, size_t n);
+
+/// Whether directories `a` and `b` are the same folder (*same), or `a` lies below `b`
+/// (*inside), compared by what they resolve to (BlastDirResolve). Rank-local.
+int BlastDirSame(const char *a, const char *b, int *same, int *inside);
 
 /// Release a lock taken by BlastOutdirPrepare (its file is emptied: a clean release).
 void BlastOutdirRelease(BlastOutdirLock *lock);
