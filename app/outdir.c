@@ -223,18 +223,20 @@ static void FindResults(const char *dir, int subdirs, char *what, size_t n) {
     FindResults(viz, 0, what, n);
 }
 
-// Refuse a directory in which a file of a name the run writes, reads as its own or deletes
-// is a symbolic link: blast_gpu never writes, deletes or continues through one.
+// Refuse a directory in which a folder the run writes into (viz, checkpoints), or the file
+// that says whose the directory is (marker, lock), is a symbolic link: blast_gpu never
+// writes, deletes or takes ownership through one. A link at the name of a result (summary,
+// checkpoint, dump) counts as an earlier run's result: refused unless [output] overwrite,
+// which removes the link itself; a link at a temporary's name is removed before the file is
+// created (BlastCreateNewFile): neither is ever followed.
 static int RefuseLinks(const char *dir, const char *key) {
   DIR *d = opendir(dir);
   if (!d) return 0;
   char bad[kPathLen] = "";
   for (struct dirent *de; (de = readdir(d)) && !bad[0];) {
     const char *nm = de->d_name;
-    int ours = BlastCheckpointStepOf(nm) >= 0 || IsDumpName(nm) || !strcmp(nm, "viz") ||
-               !strcmp(nm, "checkpoints") || !strcmp(nm, BLAST_OUTDIR_MARKER) ||
-               !strcmp(nm, BLAST_OUTDIR_LOCKFILE);
-    for (int i = 0; i < kNumOurFiles; i++) ours = ours || !strcmp(nm, kOurFiles[i]);
+    const int ours = !strcmp(nm, "viz") || !strcmp(nm, "checkpoints") ||
+                     !strcmp(nm, BLAST_OUTDIR_MARKER) || !strcmp(nm, BLAST_OUTDIR_LOCKFILE);
     struct stat st;
     if (ours && snprintf(bad, sizeof bad, "%s/%s", dir, nm) < (int)sizeof bad &&
         lstat(bad, &st) == 0 && S_ISLNK(st.st_mode))

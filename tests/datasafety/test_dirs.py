@@ -105,6 +105,22 @@ def refused(what, n, *args, regex, live=(), no_banner=True):
     return p
 
 
+def ran_not_through(what, n, *args, target_dir, link):
+    """The run goes on (exit 0); every file of target_dir (a link's target) is unchanged and
+    the link, if given, is no longer a link."""
+    before = snapshot([])
+    tb = {k: v for k, v in before.items() if k.startswith(os.path.basename(target_dir) + "/")}
+    p = run(n, *args, expect=None)
+    check(p.returncode == 0, "%s (%d ranks): exit %d (want 0): %s" % (what, n, p.returncode,
+                                                                      p.stderr[:300]))
+    after = snapshot([])
+    ta = {k: v for k, v in after.items() if k in tb}
+    check(ta == tb and tb, "%s (%d ranks): the link's target is unchanged" % (what, n))
+    if link:
+        check(not os.path.islink(link), "%s (%d ranks): the link itself is gone" % (what, n))
+    return p
+
+
 def chk_files(d):
     return sorted(f for f in os.listdir(d) if re.fullmatch(r"chk_\d{8}\.h5", f))
 
@@ -247,13 +263,18 @@ def main():
             regex=r"symbolic link")
     os.makedirs(path("Z", "viz"))
     os.symlink("../../T/viz_000000.h5", path("Z", "viz", "viz_000001.h5"))
-    refused("dump that is a link, overwrite", 1, "output.dir=Z", "output.overwrite=true", *SHORT,
-            regex=r"symbolic link")
+    # A dump that is a link counts as an earlier run's result: refused, or with overwrite the
+    # link itself removed; its target is never written or deleted.
+    refused("dump that is a link", 1, "output.dir=Z", *SHORT,
+            regex=r"holds the results of an earlier run")
+    ran_not_through("dump that is a link, overwrite", 1, "output.dir=Z", "output.overwrite=true",
+                    *SHORT, target_dir=path("T"), link=path("Z", "viz", "viz_000001.h5"))
     shutil.copytree(path("A"), path("A4"), symlinks=True)
     os.remove(path("A4", "viz", "viz_000002.h5"))
     os.symlink("../../T/viz_000000.h5", path("A4", "viz", "viz_000002.h5"))
-    refused("restart of its own run, a dump is a link", 1, "output.dir=A4", *SHORT,
-            "time.max_steps=12", "--restart", newest_chk("A4"), regex=r"symbolic link")
+    ran_not_through("restart of its own run, a dump is a link", 1, "output.dir=A4", *SHORT,
+                    "time.max_steps=12", "--restart", newest_chk("A4"), target_dir=path("T"),
+                    link=None)
     os.makedirs(path("K"))
     os.symlink("../A/checkpoints", path("K", "checkpoints"))
     refused("default checkpoints folder that is a link", 1, "output.dir=K", *SHORT,
