@@ -22,28 +22,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from blastviz_common import dumps_of, plot_modules  # noqa: E402
+from cli_options import refuse_unknown_options  # noqa: E402
 
 np = h5py = matplotlib = None  # plot_modules(), once the arguments are parsed
 
 
 def point(text, dim_pad=3):
     return np.array([float(c) for c in text.split(",")] + [0.0] * dim_pad)[:3]
-
-
-def refuse_unknown_options(ap, argv):
-    """An option the parser does not know is refused naming it (exit 2), before argparse
-    would complain about a missing argument instead."""
-    known = set(ap._option_string_actions)
-    for a in argv:
-        if a == "--":
-            break
-        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
-            name = a.split("=", 1)[0]
-            if name in known or (not a.startswith("--") and a[:2] in known):
-                continue
-            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
-                continue  # an unambiguous abbreviation, as argparse takes it
-            ap.error("unknown option '%s'" % name)
 
 
 def main():

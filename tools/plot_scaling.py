@@ -15,6 +15,9 @@ import struct
 import sys
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+from cli_options import refuse_unknown_options  # noqa: E402
+
 COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14),
           (23, 190, 207)]
 
@@ -170,22 +173,6 @@ def plot_plain(series, out):
             for q in curve:
                 cv.box(q[0], q[1], 3, c)
     cv.png(out)
-
-
-def refuse_unknown_options(ap, argv):
-    """An option the parser does not know is refused naming it (exit 2), before argparse
-    would complain about a missing argument instead."""
-    known = set(ap._option_string_actions)
-    for a in argv:
-        if a == "--":
-            break
-        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
-            name = a.split("=", 1)[0]
-            if name in known or (not a.startswith("--") and a[:2] in known):
-                continue
-            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
-                continue  # an unambiguous abbreviation, as argparse takes it
-            ap.error("unknown option '%s'" % name)
 
 
 def main(argv):

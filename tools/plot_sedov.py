@@ -28,6 +28,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 from blastviz_common import newest_dump, plot_modules  # noqa: E402
+from cli_options import refuse_unknown_options  # noqa: E402
 
 try:  # the exact solution needs numpy alone (tests/viz imports this module for it)
     import numpy as np
@@ -124,22 +125,6 @@ class SedovExact:
             lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
         rho[inside] = self.rho1 * self.b * self._point(0.5 * (lo + hi))[2]
         return rho
-
-
-def refuse_unknown_options(ap, argv):
-    """An option the parser does not know is refused naming it (exit 2), before argparse
-    would complain about a missing argument instead."""
-    known = set(ap._option_string_actions)
-    for a in argv:
-        if a == "--":
-            break
-        if len(a) > 1 and a[0] == "-" and not (a[1].isdigit() or a[1] == "."):
-            name = a.split("=", 1)[0]
-            if name in known or (not a.startswith("--") and a[:2] in known):
-                continue
-            if a.startswith("--") and len([k for k in known if k.startswith(name)]) == 1:
-                continue  # an unambiguous abbreviation, as argparse takes it
-            ap.error("unknown option '%s'" % name)
 
 
 def main():
