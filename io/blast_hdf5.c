@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "blast_mpi.h"
 #include "config.h"  // BLAST_PATH_MAX
+#include "safefile.h"
 
 void BlastHDF5Quiet(void) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
@@ -128,4 +130,32 @@ int BlastWriteFailure(const char *what, const char *path, int err) {
   return BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
                          "cannot write %s %s: %s; the incomplete file is removed", what, path,
                          cause);
+}
+
+int BlastHDF5CreateNew(MPI_Comm comm, const char *path, const char *what, int v18, hid_t *file) {
+  int rank = 0;
+  *file = H5I_INVALID_HID;
+  BlastCallMPI(MPI_Comm_rank(comm, &rank));
+  BlastCallAgree(comm, 0, rank ? 0 : BlastRemoveStale(path));
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  BlastCallHDF5(fapl);
+  int ierr = H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL) < 0 ||
+             (v18 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0);
+  if (ierr) {
+    H5Pclose(fapl);
+    BlastError(BLAST_ERR_HDF5, "cannot set up the file access of the %s %s", what, path);
+  }
+  *file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+  if (*file < 0) {
+    char msg[300];
+    BlastHDF5Innermost(msg, sizeof msg);
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
+                           "cannot create the %s %s (a new file, never through a link or into "
+                           "an existing file): %s",
+                           what, path, msg);
+  }
+  H5Pclose(fapl);
+  // Every rank fails alike (printed once); a rank whose create succeeded keeps its file for
+  // the caller to close and remove.
+  return BlastAgree(comm, ierr, 1);
 }

@@ -5,6 +5,7 @@
 #define BLAST_HDF5_H
 
 #include <hdf5.h>
+#include <mpi.h>
 
 #include "blast.h"
 
@@ -33,6 +34,15 @@ int BlastMakeDirs(const char *dir);
 /// strerror(err) for another errno, else the message recorded by the failed call. Call it
 /// before the incomplete file is removed (its blocks are what filled the disk).
 int BlastWriteFailure(const char *what, const char *path, int err);
+
+/// @brief Create `path` as a new parallel HDF5 file on every rank of `comm`: rank 0 removes a
+/// stale entry at the name first (a link itself, never its target), then the collective
+/// create uses H5F_ACC_EXCL, so it fails rather than write through a link or into a file
+/// that appeared in between. `what` names the file in the error ("checkpoint"); `v18`:
+/// the HDF5 1.8 format or later (checksummed metadata). Every rank returns the same result.
+/// @param file  the open file (H5I_INVALID_HID where this rank's create failed; after an
+///              error on another rank it may be open: the caller closes and removes it)
+int BlastHDF5CreateNew(MPI_Comm comm, const char *path, const char *what, int v18, hid_t *file);
 
 #define BlastCallHDF5(...)                                                                    \
   do {                                                                                        \

@@ -434,25 +434,8 @@ int BlastCheckpointWrite(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, in
   // H5F_ACC_EXCL (O_EXCL): should anything take the name in between, the creation fails
   // instead of writing through it. The final name is reached by rename(), which replaces
   // whatever is there and never follows it.
-  BlastCallAgree(comm, 0, rank ? 0 : BlastRemoveStale(tmp));
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  BlastCallHDF5(fapl);
-  BlastCallHDF5(H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL));
-  // The 1.8 format or later: object headers and the superblock carry checksums, so damaged
-  // metadata is found by HDF5 itself on reading.
-  BlastCallHDF5(H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST));
-  hid_t f = H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-  int ierr = 0;
-  if (f < 0) {
-    char msg[300];
-    BlastHDF5Innermost(msg, sizeof msg);
-    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
-                           "cannot create the checkpoint %s (a new file, never through a link "
-                           "or into an existing file): %s",
-                           tmp, msg);
-  }
-  H5Pclose(fapl);
-  ierr = BlastAgree(comm, ierr, 1);  // every rank fails alike: printed once
+  hid_t f;
+  int ierr = BlastHDF5CreateNew(comm, tmp, "checkpoint", 1, &f);
   // Owned entries of x and v in (component, gid) order of H1Coords.
   const double *fields[2] = {x, v};
   const char *names[2] = {"x", "v"};

@@ -290,22 +290,8 @@ static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
 // file is removed.
 static int WriteFile(BlastViz v, const char *path, int step, double t, const VizFields *F,
                      int64_t voff, int64_t coff, int64_t nv, int64_t nc, int64_t nvg, int64_t ncg) {
-  BlastCallAgree(v->comm, 0, v->rank ? 0 : BlastRemoveStale(path));
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  BlastCallHDF5(fapl);
-  BlastCallHDF5(H5Pset_fapl_mpio(fapl, v->comm, MPI_INFO_NULL));
-  hid_t f = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-  int ierr = 0;
-  if (f < 0) {
-    char msg[300];
-    BlastHDF5Innermost(msg, sizeof msg);
-    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
-                           "cannot create the visualization dump %s (a new file, never through "
-                           "a link or into an existing file): %s",
-                           path, msg);
-  }
-  H5Pclose(fapl);
-  ierr = BlastAgree(v->comm, ierr, 1);  // every rank fails alike: printed once
+  hid_t f;
+  int ierr = BlastHDF5CreateNew(v->comm, path, "visualization dump", 0, &f);
   const hid_t F64 = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
   const hsize_t V = (hsize_t)nvg, C = (hsize_t)ncg, v0 = (hsize_t)voff, c0 = (hsize_t)coff;
   const hsize_t mv = (hsize_t)nv, mc = (hsize_t)nc;
