@@ -368,7 +368,7 @@ static const BlastDeckKey kSchema[] = {
      .bounds = BLAST_DECK_MIN,
      .min = 0,
      .help = "stop with an error (exit 3) when the total energy (internal + kinetic) has "
-             "changed by more than this fraction of its initial value, checked every 16 "
+             "changed by more than this fraction of its initial value, checked every 64 "
              "steps: far above what a correct run reaches (the method conserves it exactly "
              "with rk2avg, to its time error otherwise; the built-in sources and gravity "
              "change it by under 1 %); 0: never"},

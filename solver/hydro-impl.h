@@ -62,6 +62,10 @@ struct BlastHydro_private {
   double tangled_det;
   double t, dt, dt0, energy0;
   int ti, attempts;
+  // The energies of the state last summed by BlastHydroNorms (a progress report), and the
+  // attempt count they belong to: the energy check reuses them (-1: none yet).
+  int norms_attempts;
+  double norms_ie, norms_ke;
   int stop_requested;  // end the run after the current accepted step
   BlastHydroTimers timers;
   // each setup phase on this rank: wall and process CPU seconds, peak RSS after it (bytes)

@@ -71,6 +71,7 @@ int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke) {
   BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
   if (ie) *ie = glob[0];
   if (ke) *ke = glob[1];
+  h->norms_attempts = h->attempts, h->norms_ie = glob[0], h->norms_ke = glob[1];
   return 0;
 }
 
@@ -110,12 +111,14 @@ int BlastHydroSetState(BlastHydro h, const double *x, const double *v, const dou
   BlastCall(h->ops->vec.from_host(h->bctx, h->nx, v, h->S + h->nx));
   BlastCall(h->ops->vec.from_host(h->bctx, h->ne, e, h->S + 2 * h->nx));
   h->qdata_current = 0;
+  h->norms_attempts = -1;  // a new state: its energies are not summed yet
   return 0;
 }
 
 void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int attempts, double dt0,
                            double energy0) {
   h->t = t, h->dt = dt, h->ti = steps + 1, h->attempts = attempts;
+  h->norms_attempts = -1;  // the state is replaced (restart): its sums are not known
   h->dt0 = dt0, h->energy0 = energy0;
 }
 

@@ -564,6 +564,7 @@ static int PhaseInitialStep(Setup *st) {
   h->t = 0.0;
   h->ti = 1;
   h->attempts = 0;
+  h->norms_attempts = -1;
   return 0;
 }
 
