@@ -529,6 +529,7 @@ int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
   BlastCall(ierr);
   char text[96];
   if (bad3 >= 0) {
+    BlastFree(&um);
     const int *zones;
     const int n = FacetZones(t, bad3_facet, &zones);
     char list[160] = "";
