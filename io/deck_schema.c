@@ -145,10 +145,10 @@ static int ResolveCheckpointDir(BlastConfig *cfg, const BlastDeckResolveInfo *in
   const int n =
       snprintf(cfg->checkpoint_dir, sizeof cfg->checkpoint_dir, "%s/checkpoints", cfg->output_dir);
   BlastCheck(n > 0 && (size_t)n < sizeof cfg->checkpoint_dir, BLAST_ERR_INPUT,
-             "[output] dir '%.80s...' (%zu characters) is too long for the default [checkpoint] "
-             "dir, <[output] dir>/checkpoints (at most %d characters): shorten [output] dir, or "
-             "set [checkpoint] dir",
-             cfg->output_dir, strlen(cfg->output_dir), BLAST_PATH_MAX - 1);
+             "%s: [output] dir '%.80s...' (%zu characters) is too long for the default "
+             "[checkpoint] dir, <[output] dir>/checkpoints (at most %d characters): shorten "
+             "[output] dir, or set [checkpoint] dir",
+             info->where, cfg->output_dir, strlen(cfg->output_dir), BLAST_PATH_MAX - 1);
   return 0;
 }
 
