@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "deck.h"
 #include "diagnostics.h"
+#include "fault.h"
 #include "energy.h"
 #include "hydro.h"
 #include "memory_cpu.h"
@@ -88,78 +89,6 @@ static int Finish(int ierr, RunState *rs) {
   return BlastExitCode(ierr);
 }
 
-// Fault injection for testing failure handling (documented in docs/robustness.md):
-// BLAST_FAULT_INJECT="<rank>:setup" or "<rank>:step:<n>" makes that rank alone fail there;
-// "<rank>:nan:<n>[:<field>]" or "<rank>:inf:<n>[:<field>]" (n >= 2) makes step n of that
-// rank produce a NaN or Inf in one entry of <field> (energy, the default, or position_x,
-// ..., velocity_z), which the solver's check must report. A value not of these forms is
-// an error on every rank.
-enum { kFaultError = 0, kFaultValue = 1 };
-typedef struct {
-  int rank, step;      // step -1: at setup
-  int kind;            // kFaultError: an error on that rank; kFaultValue: a non-finite value
-  int quantity, comp;  // kFaultValue: BlastHydroPoisonForTest's arguments
-  double value;
-} FaultPlan;
-
-static const char *g_fault_invalid = NULL;  // the BLAST_FAULT_INJECT text not understood
-
-static FaultPlan ParseFault(void) {
-  FaultPlan f = {-1, -1, kFaultError, 0, 0, 0.0};
-  const char *env = getenv("BLAST_FAULT_INJECT");
-  if (!env) return f;
-  static const char *const kFields[] = {"energy",     "position_x", "position_y", "position_z",
-                                        "velocity_x", "velocity_y", "velocity_z"};
-  char kind[8] = "", field[16] = "energy";
-  int r, n, end = -1, end2 = -1;
-  if (sscanf(env, "%d:step:%d%n", &r, &n, &end) == 2 && env[end] == '\0') {
-    f.rank = r, f.step = n;
-    return f;
-  }
-  if (sscanf(env, "%d:setup%n", &r, &end) == 1 && end > 0 && env[end] == '\0') {
-    f.rank = r;
-    return f;
-  }
-  if (sscanf(env, "%d:%3[a-z]:%d%n:%15[a-z_]%n", &r, kind, &n, &end, field, &end2) >= 3 &&
-      (!strcmp(kind, "nan") || !strcmp(kind, "inf")) && n >= 2 &&
-      (env[end] == '\0' || (end2 > 0 && env[end2] == '\0'))) {
-    for (int i = 0; i < 7; i++) {
-      if (strcmp(field, kFields[i])) continue;
-      f.rank = r, f.step = n, f.kind = kFaultValue;
-      f.quantity = i == 0 ? 2 : i <= 3 ? 0 : 1;
-      f.comp = i == 0 ? 0 : (i - 1) % 3;
-      f.value = kind[0] == 'n' ? NAN : HUGE_VAL;
-      return f;
-    }
-  }
-  // Not understood: every rank fails "at setup" with the explanation (InjectFault).
-  g_fault_invalid = env;
-  MPI_Comm_rank(MPI_COMM_WORLD, &f.rank);
-  return f;
-}
-
-static int InjectFault(const char *where) {
-  // The environment may differ between ranks: abort rather than wait for the others.
-  BlastCheck(!g_fault_invalid, BLAST_ERR_INPUT,
-             "BLAST_FAULT_INJECT=\"%s\" is not understood: use <rank>:setup, <rank>:step:<n>, or "
-             "<rank>:nan:<n>[:<field>] / <rank>:inf:<n>[:<field>] with n >= 2 and field one of "
-             "energy, position_x, position_y, position_z, velocity_x, velocity_y, velocity_z "
-             "(docs/robustness.md)",
-             g_fault_invalid);
-  BlastError(BLAST_ERR_INTERNAL, "injected fault (BLAST_FAULT_INJECT) during %s on this rank only",
-             where);
-}
-
-// The fault planned for an accepted step of this rank, if any: an error now, or a
-// non-finite value written by the next step (so that step n reports it).
-static int InjectStepFault(const FaultPlan *f, int rank, BlastHydro h, const BlastStepInfo *info) {
-  if (f->rank != rank || info->rejected) return 0;
-  if (f->kind == kFaultError && f->step == info->step) BlastCall(InjectFault("a time step"));
-  if (f->kind == kFaultValue && f->step == info->step + 1)
-    BlastCall(BlastHydroPoisonForTest(h, f->quantity, f->comp, f->value));
-  return 0;
-}
-
 // Signals: SIGTERM and SIGUSR1 (what batch systems send ahead of the time limit), SIGINT
 // (Ctrl-C) and SIGHUP (the terminal went away) ask for a checkpoint and a clean stop after
 // the current step; the handler only sets a flag. SIGPIPE is ignored: a closed stdout pipe
@@ -218,7 +147,7 @@ typedef struct {
 
 typedef struct {
   BlastProgress *progress;
-  FaultPlan fault;
+  BlastFaultPlan fault;
   int rank;
   MPI_Comm comm;
   const BlastConfig *cfg;
@@ -247,7 +176,7 @@ static double NextVizTime(double t, double viz_dt, double t_final) {
 static int OnStep(void *user, const BlastStepInfo *info) {
   StepHook *hook = user;
   const BlastConfig *cfg = hook->cfg;
-  BlastCall(InjectStepFault(&hook->fault, hook->rank, hook->h, info));
+  BlastCall(BlastFaultInjectStep(&hook->fault, hook->rank, hook->h, info));
   BlastCall(BlastReportStep(hook->progress, info));
   if (info->rejected) return 0;
   hook->last = info->last;
@@ -639,8 +568,8 @@ static int Run(int argc, char **argv, RunState *rs) {
   if (ops == &blast_backend_cpu) cfg.balance_mode = BLAST_BALANCE_OFF;
   BlastCallAgree(comm, 0, BlastHydroCreate(&cfg, rs->mesh, comm, ops, &rs->h));
   BlastHydro h = rs->h;
-  const FaultPlan fault = ParseFault();
-  if (fault.rank == rank && fault.step < 0) BlastCall(InjectFault("setup"));
+  const BlastFaultPlan fault = BlastFaultParse();
+  if (fault.rank == rank && fault.step < 0) BlastCall(BlastFaultInject("setup"));
   BlastCall(DeckText(&cfg, &rs->deck_text));
   // A bad checkpoint is bad input: refused before anything is written.
   int restart_steps = 0;
