@@ -10,7 +10,7 @@
 #include "blast_mpi.h"
 #include "deck.h"
 #include "meshio.h"
-#include "memory_cpu.h"
+#include "memory.h"
 
 #ifndef BLAST_VERSION
 #define BLAST_VERSION "unknown"

@@ -29,7 +29,7 @@
 #include "fault.h"
 #include "energy.h"
 #include "hydro.h"
-#include "memory_cpu.h"
+#include "memory.h"
 #include "meshio.h"
 #include "outdir.h"
 #include "report.h"

@@ -6,7 +6,7 @@
 /// - every fallible function returns an `int` error code (BLAST_SUCCESS == 0);
 /// - callers propagate with BlastCall(); conditions are tested with BlastCheck();
 ///   foreign status codes are converted with BlastCallMPI() (here) and BlastCallCuda(),
-///   BlastCallCublas(), BlastCallCusparse() (gpu/blast_cuda.h), BlastCallHDF5() (io/);
+///   BlastCallCublas(), BlastCallCusparse() (backends/cuda/blast_cuda.h), BlastCallHDF5() (io/);
 /// - the first failure records a message with file:line, function and rank; each
 ///   propagation adds a traceback frame; only main() decides to print and exit.
 /// The checks are never compiled out.

@@ -1,5 +1,5 @@
 /// @file log.h
-/// @brief The one reporting hook of the library layers (solver/, gpu/, partition/, io/):
+/// @brief The one reporting hook of the library layers (fem/, hydro/, backends/, partition/, io/):
 /// they never print themselves. A message goes through BlastLog() to the handler the
 /// application installed (app/report.c); without one, it goes to stdout (info) or stderr
 /// (warnings, traces). Data that the application formats itself (profiles, tuning

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "memory_cpu.h"
+#include "memory.h"
 #include "safefile.h"
 #include "topology.h"
 

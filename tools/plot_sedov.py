@@ -13,7 +13,7 @@ stdout with the shock radius and the density errors at the vertices.
 The exact solution (Kamm and Timmes, "On efficient generation of numerically robust Sedov
 solutions", LA-UR-07-2849, standard case, omega = 0) is computed here with numpy, from the
 similarity form; it is checked against the solver's C implementation
-(solver/problems/sedov_exact.c) by tests/viz/test_viz_tools.py. E0 is the energy of the
+(hydro/problems/sedov_exact.c) by tests/viz/test_viz_tools.py. E0 is the energy of the
 whole symmetric blast (a quadrant of the 2D problem holds E0/4), the geometry
 (planar/cylindrical/spherical) is the dump's dimension, the ambient gas is cold, at rest,
 of density rho1.

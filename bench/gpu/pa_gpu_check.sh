@@ -11,7 +11,7 @@
 OUT=${OUT:-/tmp/pa_check}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
-nvcc -O3 -arch=sm_90 --fmad=false -std=c++17 -Igpu -Isolver -Ibase -Xptxas -v \
+nvcc -O3 -arch=sm_90 --fmad=false -std=c++17 -Ibackends/cuda -Ihydro -Ifem -Ibackends/cpu -Ibase -Xptxas -v \
   tests/gpu/pa_device_check.cu -o "$OUT/pdc" 2>"$OUT/ptxas.log"
 grep -A1 -E "Compiling entry.*k_pa_(qdata3|mass)" "$OUT/ptxas.log" | grep -E "registers" | head -12
 "$OUT/pdc" | tee "$OUT/device_check.log"

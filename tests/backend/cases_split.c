@@ -1,9 +1,9 @@
-// Cases of the split entries (the CPU+GPU hybrid, solver/hybrid.c): the backend keeps
-// zones [0, ndev), host threads compute zones [ndev, nz) with the kernels of cpu_zones.h,
-// and the combination must give the unsplit entries' bits. Each case runs the hybrid's
-// sequence (qdata_begin, host zones, qdata_end; host rows, momentum_rhs; gather, host
-// b_z, energy_rate) for ndev = nz, 0, nz/2 and nz-1 and checks its entry's part: against
-// the unsplit CPU backend (both parts), on 1 and 2 OpenMP threads (CPU part).
+// Cases of the split entries (the CPU+GPU hybrid, hydro/hybrid.c): the backend keeps
+// zones [0, ndev), host threads compute zones [ndev, nz) with the host kernels the backend names
+// (split.host_zones), and the combination must give the unsplit entries' bits. Each case runs the
+// hybrid's sequence (qdata_begin, host zones, qdata_end; host rows, momentum_rhs; gather, host b_z,
+// energy_rate) for ndev = nz, 0, nz/2 and nz-1 and checks its entry's part: against the unsplit CPU
+// backend (both parts), on 1 and 2 OpenMP threads (CPU part).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +37,10 @@ static void SplitRun(Env *E, Bk b, const Problem *P, int ndev, const double *x, 
   CK(E, b.o->vec.host_alloc(b.ctx, m * ne, &he));
   CK(E, b.o->vec.host_alloc(b.ctx, m * rows, &hrows));
   CK(E, b.o->vec.host_alloc(b.ctx, m * ne, &hb));
-  BlastCpuZones cz;
-  CK(E, BlastCpuZonesCreate(hd, &cz));
+  const BlastHostZoneOps *hz = NULL;
+  void *cz = NULL;
+  CK(E, b.o->split.host_zones(b.ctx, &hz));
+  CK(E, hz->create(hd, &cz));
   double *dx = Up(E, b, P->nx, x), *dv = Up(E, b, P->nx, v), *de = Up(E, b, P->ne, e);
   double *rhs = Up(E, b, 2 * P->nx, NULL), *rate = Up(E, b, P->ne, NULL);
   CK(E, b.o->split.qdata_begin(b.ctx, ndev, dx, dv, de, hx, hv, he));
@@ -47,17 +49,17 @@ static void SplitRun(Env *E, Bk b, const Problem *P, int ndev, const double *x, 
   memcpy(o->hv, hv, (size_t)nhost * rows * sizeof(double));
   memcpy(o->he, he, (size_t)nhost * ne * sizeof(double));
   BlastQDataResult rh = {HUGE_VAL, -1, 0.0}, rd;
-  if (nhost) CK(E, BlastCpuZonesQData(cz, ndev, nz, hx, hv, he, &rh));
+  if (nhost) CK(E, hz->qdata(cz, ndev, nz, hx, hv, he, &rh));
   CK(E, b.o->split.qdata_end(b.ctx, &rd, &o->seconds, &o->tuning));
   o->res = rd;  // device zones come first: a tangled device zone is the lowest one
   if (rh.dt_est < o->res.dt_est) o->res.dt_est = rh.dt_est;
   if (o->res.tangled_zone < 0 && rh.tangled_zone >= 0)
     o->res.tangled_zone = rh.tangled_zone, o->res.tangled_det = rh.tangled_det;
-  if (nhost) BlastCpuZonesForceOnes(cz, nhost, hrows);
+  if (nhost) hz->force_ones(cz, nhost, hrows);
   CK(E, b.o->split.momentum_rhs(b.ctx, ndev, hrows, rhs));
   if (nhost) {
     CK(E, b.o->split.gather(b.ctx, ndev, nz, dv, hv));
-    BlastCpuZonesForceT(cz, nhost, hv, hb);
+    hz->force_t(cz, nhost, hv, hb);
   }
   CK(E, b.o->split.energy_rate(b.ctx, ndev, hb, dv, rate));
   o->rhs = HostNew(2 * P->nx), o->de = HostNew(P->ne);
@@ -66,7 +68,7 @@ static void SplitRun(Env *E, Bk b, const Problem *P, int ndev, const double *x, 
   Drop(E, b, &dx), Drop(E, b, &dv), Drop(E, b, &de), Drop(E, b, &rhs), Drop(E, b, &rate);
   double **hbufs[] = {&hx, &hv, &he, &hrows, &hb};
   for (int i = 0; i < 5; i++) CK(E, b.o->vec.host_free(b.ctx, hbufs[i]));
-  CK(E, BlastCpuZonesDestroy(&cz));
+  CK(E, hz->destroy(&cz));
 }
 
 enum { S_BEGIN, S_END, S_RHS, S_DE };
@@ -176,6 +178,20 @@ void CaseSplitMomentumRhs(Env *E) {
   SplitCase(E, S_RHS);
 }
 void CaseSplitEnergyRate(Env *E) {
+  SplitCase(E, S_DE);
+}
+// The host kernels the backend names: every operation present, and (the other split
+// cases run their sequence with them) the hybrid's rows and rates equal to the unsplit ones.
+void CaseSplitHostZones(Env *E) {
+  for (int p = 0; p < E->np; p++) {
+    const BlastHostZoneOps *hz = NULL;
+    CK(E, E->dev[p].o->split.host_zones(E->dev[p].ctx, &hz));
+    char what[160];
+    snprintf(what, sizeof what, "%s: host zone kernels complete", E->P[p].label);
+    ReportOk(E, what, hz && hz->create && hz->destroy && hz->qdata && hz->force_ones && hz->force_t,
+             "create, destroy, qdata, force_ones, force_t");
+  }
+  SplitCase(E, S_RHS);
   SplitCase(E, S_DE);
 }
 

@@ -90,6 +90,7 @@ void CaseSplitQDataEnd(Env *E);
 void CaseSplitGather(Env *E);
 void CaseSplitMomentumRhs(Env *E);
 void CaseSplitEnergyRate(Env *E);
+void CaseSplitHostZones(Env *E);
 
 // ---- helpers (conformance_main.c) ----
 

@@ -73,6 +73,7 @@ static const struct {
     {"split.gather", CaseSplitGather},
     {"split.momentum_rhs", CaseSplitMomentumRhs},
     {"split.energy_rate", CaseSplitEnergyRate},
+    {"split.host_zones", CaseSplitHostZones},
 };
 enum { kNumCases = (int)(sizeof kCases / sizeof kCases[0]) };
 

@@ -3,7 +3,7 @@
 // differences, tensor tables consistent with pointwise evaluation.
 #include <math.h>
 
-#include "fe/fe.h"
+#include "fe.h"
 #include "testlib.h"
 
 int main(void) {

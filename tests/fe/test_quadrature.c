@@ -2,7 +2,7 @@
 // monomials up to degree 2n-1 per direction (1D, 2D, 3D); closed-form points for n <= 4.
 #include <math.h>
 
-#include "fe/fe.h"
+#include "fe.h"
 #include "testlib.h"
 
 // Exact integral of x^p over [0,1].

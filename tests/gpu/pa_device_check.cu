@@ -2,7 +2,7 @@
 // on structured hex meshes of order p (D = p + 1, Q = 2p, L = p), runs k_pa_mass,
 // k_pa_mass_gather, k_pa_qdata3 (specialised and run-time sizes) and k_pa_qdata on the
 // device and compares every output bit for bit with the reference functions of
-// solver/pa_kernels.h computed on the host; then times the kernels at benchmark sizes.
+// hydro/pa_kernels.h computed on the host; then times the kernels at benchmark sizes.
 //   nvcc -O3 -arch=sm_90 --fmad=false -std=c++17 -Igpu -Isolver -Ibase \
 //        tests/gpu/pa_device_check.cu -o pa_device_check && ./pa_device_check [quick]
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// The CUDA backend's device memory model and its out-of-memory advice (gpu/memory.c):
+// The CUDA backend's device memory model and its out-of-memory advice (backends/cuda/memory.c):
 // host code only, so this test runs without a GPU. On a GPU node, test_gpu_oom.sh
 // provokes the error for real and test_gpu_vs_cpu compares the model with the memory the
 // backend takes.

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fe/fe.h"
+#include "fe.h"
 #include "pa_cpu_lanes.h"
 #include "testlib.h"
 

@@ -1,4 +1,4 @@
-// The sliced ELLPACK layout of the mass matrix (solver/sell.c), the GPU mass-matrix
+// The sliced ELLPACK layout of the mass matrix (fem/sell.c), the GPU mass-matrix
 // kernel's format: every row exactly once, interior and boundary rows in their own
 // slices, rows ordered by length within each window, and its double-double product equal
 // bit for bit to the same sums over the CSR rows (and to a long-double reference within

@@ -1,4 +1,4 @@
-// The host memory model (solver/memory_cpu.h): per-zone estimates of the cases measured in
+// The host memory model (hydro/memory_cpu.h): per-zone estimates of the cases measured in
 // docs (peak RSS of blast_gpu, 2 steps, one thread), the overflow-free size checks of the
 // serial mesh, and the budget (ulimit -v is seen).
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 
 #include "blast.h"
-#include "fe/fe.h"
+#include "fe.h"
 #include "memory_cpu.h"
 #include "testlib.h"
 

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "fe/fe.h"
+#include "fe.h"
 #include "problems/sedov_exact.h"
 #include "testlib.h"
 

@@ -1,4 +1,4 @@
-// The solver's exact Sedov solution (solver/problems/sedov_exact.h) as CSV, to check the
+// The solver's exact Sedov solution (hydro/problems/sedov_exact.h) as CSV, to check the
 // independent numpy version of tools/plot_sedov.py (test_viz_tools.py).
 // Usage: sedov_profile DIM GAMMA E0 T N
 // Prints "alpha,<alpha>", "r2,<shock radius>", then N lines "r,rho" for r = (i + 0.5)/N *

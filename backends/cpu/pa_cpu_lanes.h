@@ -1,0 +1,399 @@
+/// @file pa_cpu_lanes.h
+/// @brief The partial path's zone kernels on the CPU in the lanes of 4-wide vectors (GCC/Clang
+/// vector extension): the contractions with the components side by side (the mass action
+/// of the velocity, the gradients of x and v, the -F.1 contraction of the stress), the
+/// point kernel with 4 quadrature points side by side (qpoint_lanes.h). Each lane performs
+/// exactly the operations of the scalar kernels of pa_kernels.h on its component or point,
+/// in the same order, so the results are the same bits as the scalar kernels (and the
+/// GPU's), in a fraction of the time. C11 without contraction: no fused multiply-adds.
+#ifndef BLAST_PA_CPU_LANES_H
+#define BLAST_PA_CPU_LANES_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "lanes.h"
+#include "pa_kernels.h"
+#include "qpoint_lanes.h"
+
+_Static_assert(BLAST_QV_W == 4, "the zone kernel moves 4-point vectors through 4 x 4 transposes");
+
+/// BlastPaInterp with vector node values u and point values w (ws: D^2 Q + D Q^2).
+static inline void BlastV4Interp(const int dim, const int D, const int Q, const double *B,
+                                 const BlastV4 *u, BlastV4 *w, BlastV4 *ws) {
+  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
+  if (dim == 1) {
+    for (int q = 0; q < Q; q++) {
+      BlastV4 s = zero;
+      for (int a = 0; a < D; a++) s += B[q * D + a] * u[a];
+      w[q] = s;
+    }
+    return;
+  }
+  BlastV4 *t1 = ws;
+  const int D3 = dim == 3 ? D : 1;
+  for (int a3 = 0; a3 < D3; a3++)
+    for (int a2 = 0; a2 < D; a2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s = zero;
+        for (int a1 = 0; a1 < D; a1++) s += B[q1 * D + a1] * u[(a3 * D + a2) * D + a1];
+        t1[(a3 * D + a2) * Q + q1] = s;
+      }
+  if (dim == 2) {
+    for (int q2 = 0; q2 < Q; q2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s = zero;
+        for (int a2 = 0; a2 < D; a2++) s += B[q2 * D + a2] * t1[a2 * Q + q1];
+        w[q2 * Q + q1] = s;
+      }
+    return;
+  }
+  BlastV4 *t2 = ws + D * D * Q;
+  for (int a3 = 0; a3 < D; a3++)
+    for (int q2 = 0; q2 < Q; q2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s = zero;
+        for (int a2 = 0; a2 < D; a2++) s += B[q2 * D + a2] * t1[(a3 * D + a2) * Q + q1];
+        t2[(a3 * Q + q2) * Q + q1] = s;
+      }
+  for (int q3 = 0; q3 < Q; q3++)
+    for (int q2 = 0; q2 < Q; q2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s = zero;
+        for (int a3 = 0; a3 < D; a3++) s += B[q3 * D + a3] * t2[(a3 * Q + q2) * Q + q1];
+        w[(q3 * Q + q2) * Q + q1] = s;
+      }
+}
+
+/// BlastPaInterpT on vectors (ws: D^2 Q + D Q^2).
+static inline void BlastV4InterpT(const int dim, const int D, const int Q, const double *B,
+                                  const BlastV4 *w, BlastV4 *u, BlastV4 *ws) {
+  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
+  if (dim == 1) {
+    for (int a = 0; a < D; a++) {
+      BlastV4 s = zero;
+      for (int q = 0; q < Q; q++) s += B[q * D + a] * w[q];
+      u[a] = s;
+    }
+    return;
+  }
+  const BlastV4 *w2 = w;
+  const int D3 = dim == 3 ? D : 1;
+  if (dim == 3) {
+    BlastV4 *s2 = ws + D * D * Q;
+    for (int a3 = 0; a3 < D; a3++)
+      for (int q2 = 0; q2 < Q; q2++)
+        for (int q1 = 0; q1 < Q; q1++) {
+          BlastV4 s = zero;
+          for (int q3 = 0; q3 < Q; q3++) s += B[q3 * D + a3] * w[(q3 * Q + q2) * Q + q1];
+          s2[(a3 * Q + q2) * Q + q1] = s;
+        }
+    w2 = s2;
+  }
+  BlastV4 *s1 = ws;
+  for (int a3 = 0; a3 < D3; a3++)
+    for (int a2 = 0; a2 < D; a2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s = zero;
+        for (int q2 = 0; q2 < Q; q2++) s += B[q2 * D + a2] * w2[(a3 * Q + q2) * Q + q1];
+        s1[(a3 * D + a2) * Q + q1] = s;
+      }
+  for (int a3 = 0; a3 < D3; a3++)
+    for (int a2 = 0; a2 < D; a2++)
+      for (int a1 = 0; a1 < D; a1++) {
+        BlastV4 s = zero;
+        for (int q1 = 0; q1 < Q; q1++) s += B[q1 * D + a1] * s1[(a3 * D + a2) * Q + q1];
+        u[(a3 * D + a2) * D + a1] = s;
+      }
+}
+
+/// BlastPaMassZone on all components at once: y = B^T (qm .* (B x)) lane by lane.
+/// ws: Q^dim + D^2 Q + D Q^2 vectors.
+static inline void BlastV4MassZone(const int dim, const int D, const int Q, const double *B,
+                                   const double *qm, const BlastV4 *x, BlastV4 *y, BlastV4 *ws) {
+  int nq = Q;
+  for (int g = 1; g < dim; g++) nq *= Q;
+  BlastV4 *w = ws, *cws = ws + nq;
+  BlastV4Interp(dim, D, Q, B, x, w, cws);
+  for (int q = 0; q < nq; q++) w[q] = w[q] * qm[q];
+  BlastV4InterpT(dim, D, Q, B, w, y, cws);
+}
+
+/// BlastPaGrad (dim 2 or 3) on vectors: d[g * Q^dim + q] and val[q] (or NULL).
+/// ws: 2 D^2 Q + 3 D Q^2 vectors.
+static inline void BlastV4Grad(const int dim, const int D, const int Q, const double *B,
+                               const double *G, const BlastV4 *u, BlastV4 *d, BlastV4 *val,
+                               BlastV4 *ws) {
+  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
+  const int D3 = dim == 3 ? D : 1;
+  BlastV4 *bx = ws, *gx = ws + D * D * Q;
+  for (int a3 = 0; a3 < D3; a3++)
+    for (int a2 = 0; a2 < D; a2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 sb = zero, sg = zero;
+        for (int a1 = 0; a1 < D; a1++) {
+          const BlastV4 x = u[(a3 * D + a2) * D + a1];
+          sb += B[q1 * D + a1] * x;
+          sg += G[q1 * D + a1] * x;
+        }
+        bx[(a3 * D + a2) * Q + q1] = sb, gx[(a3 * D + a2) * Q + q1] = sg;
+      }
+  if (dim == 2) {
+    const int n = Q * Q;
+    for (int q2 = 0; q2 < Q; q2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s0 = zero, s1 = zero, sv = zero;
+        for (int a2 = 0; a2 < D; a2++) {
+          const double b = B[q2 * D + a2], g = G[q2 * D + a2];
+          s0 += b * gx[a2 * Q + q1];
+          s1 += g * bx[a2 * Q + q1];
+          sv += b * bx[a2 * Q + q1];
+        }
+        d[q2 * Q + q1] = s0, d[n + q2 * Q + q1] = s1;
+        if (val) val[q2 * Q + q1] = sv;
+      }
+    return;
+  }
+  BlastV4 *bb = ws + 2 * D * D * Q, *gb = bb + D * Q * Q, *bg = gb + D * Q * Q;
+  for (int a3 = 0; a3 < D; a3++)
+    for (int q2 = 0; q2 < Q; q2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 sbb = zero, sgb = zero, sbg = zero;
+        for (int a2 = 0; a2 < D; a2++) {
+          const double b = B[q2 * D + a2], g = G[q2 * D + a2];
+          const int i = (a3 * D + a2) * Q + q1;
+          sbb += b * bx[i];
+          sgb += b * gx[i];
+          sbg += g * bx[i];
+        }
+        const int o = (a3 * Q + q2) * Q + q1;
+        bb[o] = sbb, gb[o] = sgb, bg[o] = sbg;
+      }
+  const int n = Q * Q * Q;
+  for (int q3 = 0; q3 < Q; q3++)
+    for (int q2 = 0; q2 < Q; q2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s0 = zero, s1 = zero, s2 = zero, sv = zero;
+        for (int a3 = 0; a3 < D; a3++) {
+          const double b = B[q3 * D + a3], g = G[q3 * D + a3];
+          const int i = (a3 * Q + q2) * Q + q1;
+          s0 += b * gb[i];
+          s1 += b * bg[i];
+          s2 += g * bb[i];
+          sv += b * bb[i];
+        }
+        const int q = (q3 * Q + q2) * Q + q1;
+        d[q] = s0, d[n + q] = s1, d[2 * n + q] = s2;
+        if (val) val[q] = sv;
+      }
+}
+
+/// BlastPaGradT (dim 2 or 3) on vectors. ws: 2 D^2 Q + 3 D Q^2 vectors.
+static inline void BlastV4GradT(const int dim, const int D, const int Q, const double *B,
+                                const double *G, const BlastV4 *d, BlastV4 *u, BlastV4 *ws) {
+  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
+  const int D3 = dim == 3 ? D : 1;
+  BlastV4 *p0 = ws, *p12 = ws + D * D * Q;
+  if (dim == 2) {
+    const int n = Q * Q;
+    for (int a2 = 0; a2 < D; a2++)
+      for (int q1 = 0; q1 < Q; q1++) {
+        BlastV4 s0 = zero, s1 = zero;
+        for (int q2 = 0; q2 < Q; q2++) {
+          s0 += B[q2 * D + a2] * d[q2 * Q + q1];
+          s1 += G[q2 * D + a2] * d[n + q2 * Q + q1];
+        }
+        p0[a2 * Q + q1] = s0, p12[a2 * Q + q1] = s1;
+      }
+  } else {
+    const int n = Q * Q * Q;
+    BlastV4 *t0 = ws + 2 * D * D * Q, *t1 = t0 + D * Q * Q, *t2 = t1 + D * Q * Q;
+    for (int a3 = 0; a3 < D; a3++)
+      for (int q2 = 0; q2 < Q; q2++)
+        for (int q1 = 0; q1 < Q; q1++) {
+          BlastV4 s0 = zero, s1 = zero, s2 = zero;
+          for (int q3 = 0; q3 < Q; q3++) {
+            const double b = B[q3 * D + a3], g = G[q3 * D + a3];
+            const int i = (q3 * Q + q2) * Q + q1;
+            s0 += b * d[i];
+            s1 += b * d[n + i];
+            s2 += g * d[2 * n + i];
+          }
+          const int o = (a3 * Q + q2) * Q + q1;
+          t0[o] = s0, t1[o] = s1, t2[o] = s2;
+        }
+    for (int a3 = 0; a3 < D; a3++)
+      for (int a2 = 0; a2 < D; a2++)
+        for (int q1 = 0; q1 < Q; q1++) {
+          BlastV4 s0 = zero, s12 = zero;
+          for (int q2 = 0; q2 < Q; q2++) {
+            const double b = B[q2 * D + a2], g = G[q2 * D + a2];
+            const int i = (a3 * Q + q2) * Q + q1;
+            s0 += b * t0[i];
+            s12 += g * t1[i] + b * t2[i];
+          }
+          p0[(a3 * D + a2) * Q + q1] = s0, p12[(a3 * D + a2) * Q + q1] = s12;
+        }
+  }
+  for (int a3 = 0; a3 < D3; a3++)
+    for (int a2 = 0; a2 < D; a2++)
+      for (int a1 = 0; a1 < D; a1++) {
+        BlastV4 s = zero;
+        for (int q1 = 0; q1 < Q; q1++) {
+          const int i = (a3 * D + a2) * Q + q1;
+          s += G[q1 * D + a1] * p0[i] + B[q1 * D + a1] * p12[i];
+        }
+        u[(a3 * D + a2) * D + a1] = s;
+      }
+}
+
+#if defined(__clang__)
+#define BLAST_V4_SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
+#define BLAST_V4_SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, (BlastV4I){i, j, k, l})
+#endif
+
+/// The 4 x 4 transpose: c[j][i] = r[i][j] (moves only).
+static inline void BlastV4Transpose(const BlastV4 *r, BlastV4 *c) {
+  const BlastV4 t0 = BLAST_V4_SHUFFLE(r[0], r[1], 0, 4, 2, 6);
+  const BlastV4 t1 = BLAST_V4_SHUFFLE(r[0], r[1], 1, 5, 3, 7);
+  const BlastV4 t2 = BLAST_V4_SHUFFLE(r[2], r[3], 0, 4, 2, 6);
+  const BlastV4 t3 = BLAST_V4_SHUFFLE(r[2], r[3], 1, 5, 3, 7);
+  c[0] = BLAST_V4_SHUFFLE(t0, t2, 0, 1, 4, 5), c[1] = BLAST_V4_SHUFFLE(t1, t3, 0, 1, 4, 5);
+  c[2] = BLAST_V4_SHUFFLE(t0, t2, 2, 3, 6, 7), c[3] = BLAST_V4_SHUFFLE(t1, t3, 2, 3, 6, 7);
+}
+
+/// n <= BLAST_QV_W consecutive values into the lanes, the last one repeated past n.
+static inline BlastQV BlastQVLoad(const double *p, int n) {
+  BlastQV v;
+  if (n == BLAST_QV_W) {
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  for (int l = 0; l < BLAST_QV_W; l++) v[l] = p[l < n ? l : n - 1];
+  return v;
+}
+
+/// The first n lanes to n consecutive values.
+static inline void BlastQVStore(double *p, BlastQV v, int n) {
+  if (n == BLAST_QV_W)
+    memcpy(p, &v, sizeof v);
+  else
+    for (int l = 0; l < n; l++) p[l] = v[l];
+}
+
+/// Scratch of BlastCpuPaZoneQData in doubles.
+static inline int BlastCpuPaZoneWorkspace(const BlastPaBasis *pb) {
+  const int n = pb->D > pb->Q ? (pb->D > pb->L ? pb->D : pb->L) : (pb->Q > pb->L ? pb->Q : pb->L);
+  const int nd = pb->nd, nq = pb->nq, dim = pb->dim;
+  // vectors: 3 E-vectors, 4 gradient-shaped fields, the positions, the node rows, the
+  // contractions' scratch (+ 1 for the alignment)
+  const int v4 = 4 * nd + 4 * dim * nq + nq + 2 * n * n * n + 3 * n * n * n + 1;
+  return 4 * v4 + 5 * nq + BLAST_PA_CONTRACT_WS(n);
+}
+
+/// The values of the gradient-shaped vector field d (lanes: components) at the 4 points
+/// from q0 (the last one repeated past n) as one vector across the points per component:
+/// M[c + dim g] (dim 2 or 3).
+static inline void BlastV4PointMatrix(const int dim, const BlastV4 *d, int nq, int q0, int n,
+                                      BlastQV *M) {
+  for (int g = 0; g < dim; g++) {
+    BlastV4 r[4], c[4];
+    for (int l = 0; l < 4; l++) r[l] = d[g * nq + q0 + (l < n ? l : n - 1)];
+    BlastV4Transpose(r, c);
+    for (int k = 0; k < dim; k++) M[k + dim * g] = c[k];
+  }
+}
+
+/// BlastPaZoneQDataN (pa_kernels.h) of the CPU backend, dim 2 or 3 (4 lanes), with the same
+/// stages and sums, its contractions on the dim components at once (lanes: components;
+/// BlastV4Grad, BlastV4GradT) and the point kernel on 4 points at once (lanes: points;
+/// BlastQVPointStress), moved between the two by 4 x 4 transposes: each lane performs the
+/// scalar kernel's operations, so the same bits. The stress goes to Sz (point-major, as the
+/// scalar kernel's) only where the caller keeps it (Sz not NULL). J0inv (or NULL: from x0z
+/// as BlastPaJ0inv) is the zone's J0^{-1} point-fastest: entry i = h + dim g of point q at
+/// J0inv[i * nq + q]. The dt/tangled-zone reduction and the source run point by point in
+/// ascending order, as in the scalar kernel. ws: BlastCpuPaZoneWorkspace doubles.
+static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, const int D,
+                                       const int Q, const int L, int z, const double *xz,
+                                       const double *vz, const double *x0z, const double *J0inv,
+                                       const double *ez, const double *R0z, double gamma,
+                                       double *Sz, double *rEz, double *bz, double *tgz, double *ws,
+                                       double *dt_min, int *tangled, double *tangled_det) {
+  int nd = D, nq = Q, ne = L, n3 = D > Q ? D : Q;
+  for (int g = 1; g < dim; g++) nd *= D, nq *= Q, ne *= L;
+  n3 = n3 > L ? n3 : L;
+  const int d2 = dim * dim;
+  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
+  BlastV4 *xn = (BlastV4 *)(((uintptr_t)ws + 31) & ~(uintptr_t)31);
+  BlastV4 *vn = xn + nd, *x0n = vn + nd, *rn = x0n + nd, *dX = rn + nd, *dV = dX + dim * nq;
+  BlastV4 *dX0 = dV + dim * nq, *dS = dX0 + dim * nq, *Xv = dS + dim * nq, *cws4 = Xv + nq;
+  double *eq = (double *)(cws4 + 2 * n3 * n3 * n3 + 3 * n3 * n3 * n3);
+  double *src = eq + nq, *t = src + nq, *dets = t + nq, *dts = dets + nq, *cws = dts + nq;
+  const int tg = pb->tg_source && tgz;
+  for (int a = 0; a < nd; a++) {
+    BlastV4 x = zero, v = zero, x0 = zero;
+    for (int c = 0; c < dim; c++) {
+      x[c] = xz[c * nd + a], v[c] = vz[c * nd + a];
+      if (!J0inv) x0[c] = x0z[c * nd + a];
+    }
+    xn[a] = x, vn[a] = v, x0n[a] = x0;
+  }
+  BlastV4Grad(dim, D, Q, pb->B, pb->G, xn, dX, tg ? Xv : 0, cws4);
+  BlastV4Grad(dim, D, Q, pb->B, pb->G, vn, dV, 0, cws4);
+  if (!J0inv) BlastV4Grad(dim, D, Q, pb->B, pb->G, x0n, dX0, 0, cws4);
+  BlastPaInterp(dim, L, Q, pb->LB, ez, eq, cws);
+  for (int q0 = 0; q0 < nq; q0 += 4) {
+    const int n = nq - q0 < 4 ? nq - q0 : 4;
+    BlastQV J[9], Gv[9], J0i[9], S[9], dtq;
+    BlastV4PointMatrix(dim, dX, nq, q0, n, J);
+    BlastV4PointMatrix(dim, dV, nq, q0, n, Gv);
+    if (J0inv) {
+      for (int i = 0; i < d2; i++) J0i[i] = BlastQVLoad(J0inv + i * nq + q0, n);
+    } else {  // BlastPaJ0inv
+      BlastQV J0[9];
+      BlastV4PointMatrix(dim, dX0, nq, q0, n, J0);
+      const BlastQV det0 = BlastQVMatDet(dim, J0);
+      BlastQVMatAdjugate(dim, J0, J0i);
+      for (int i = 0; i < d2; i++) J0i[i] = J0i[i] / det0;
+    }
+    const BlastQV det =
+        BlastQVPointStress(dim, &pb->qpar, J, Gv, J0i, BlastQVLoad(R0z + q0, n),
+                           BlastQVLoad(pb->qw + q0, n), BlastQVLoad(eq + q0, n), gamma, S, &dtq);
+    for (int g = 0; g < dim; g++) {  // dS[g][q] = (S_q[c + dim g])_c
+      BlastV4 r[4] = {zero, zero, zero, zero}, c[4];
+      for (int k = 0; k < dim; k++) r[k] = S[k + dim * g];
+      BlastV4Transpose(r, c);
+      for (int l = 0; l < n; l++) dS[g * nq + q0 + l] = c[l];
+    }
+    if (Sz)
+      for (int l = 0; l < n; l++)
+        for (int i = 0; i < d2; i++) Sz[(q0 + l) * d2 + i] = S[i][l];
+    BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
+    if (bz) {  // BlastPaPointWork
+      BlastQV tw = BlastQVSet(0.0);
+      for (int i = 0; i < d2; i++) tw += S[i] * Gv[i];
+      BlastQVStore(t + q0, tw, n);
+    }
+  }
+  for (int q = 0; q < nq; q++) {
+    const double det = dets[q];
+    BlastQPointReport(z, det, dts[q], dt_min, tangled, tangled_det);
+    if (tg) {
+      double Xq[3] = {0.0, 0.0, 0.0};
+      for (int c = 0; c < dim; c++) Xq[c] = Xv[q][c];
+      src[q] = pb->qw[q] * det * BlastTaylorGreenQ(Xq);
+    }
+  }
+  BlastV4GradT(dim, D, Q, pb->B, pb->G, dS, rn, cws4);
+  for (int c = 0; c < dim; c++)
+    for (int a = 0; a < nd; a++) rEz[c * nd + a] = -rn[a][c];
+  if (tg) BlastPaInterpT(dim, L, Q, pb->LB, src, tgz, cws);
+  if (bz) {
+    BlastPaInterpT(dim, L, Q, pb->LB, t, bz, cws);
+    if (tg)
+      for (int j = 0; j < ne; j++) bz[j] = bz[j] + tgz[j];
+  }
+}
+
+#endif  // BLAST_PA_CPU_LANES_H

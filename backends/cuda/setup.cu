@@ -1,0 +1,496 @@
+// The CUDA backend's setup (hydro/backend.h, ctx group): the options, the memory check,
+// the device copies of the constant data, the cuSPARSE setup, create/destroy.
+//
+// All state and constant data live on the device for the whole run; only scalars (dt,
+// dot products, energies) and halo buffers cross to the host. Kernels, as in the BLAST
+// GPU paper (Dong et al., IPDPS 2014), with their number in its Table 2 (gpu/kernels/):
+//   k_qdata_force      1-6  per point (a thread each): J, det, J^-1, EOS, viscosity
+//                           (eigen-decomposition), stress S = w|J| sigma J^-T, dt estimate
+//   k_force_gemm       7    F_z = A_z B^T, a thread per (zone, node, block of 4 or 8
+//                           columns) building its node's rows of A_z from S and the basis
+//                           gradients in registers (k_force_gemm_chunks where the S of a
+//                           block's zones does not fit shared memory at once)
+//   k_force_ones       8    -F_z 1 per zone (batched GEMV with ones)
+//   k_gather_dd             assembly of the zone contributions into the L-vector, each
+//                           dof summing its zones in a fixed order in double-double
+//   k_force_t          10   F_z^T v_z per zone (batched GEMV)
+//   k_me_apply         11   de = M_E^{-1} b with the dense zone blocks of the inverse
+//                           (cuSPARSE SpMV on its CSR form with gpu.spmv=cusparse)
+//   k_spmm_sell        9    PCG mat-vec with the mass matrix in sliced ELLPACK, all active
+//                           components at once, double-double sums (cuSPARSE SpMV per
+//                           component with gpu.spmv=cusparse)
+//   k_dot_dd                dot products in double-double (rounded once: the same bits on
+//                           any number of ranks, and as the CPU backend)
+// Partial assembly (ops_pa.cu): k_pa_qdata3 / k_pa_qdata (quadrature data, rows -F_z 1
+// and b without F_z), k_pa_force_t (b from a kept stress), k_pa_mass + k_pa_mass_gather
+// (the matrix-free mass action), see docs/architecture.md.
+// Kernel launch failures are reported with the kernel's name; every CUDA, cuBLAS and
+// cuSPARSE call is checked.
+#include <stdio.h>
+#include <string.h>
+
+#include <mpi.h>
+
+extern "C" {
+#include "blast_mpi.h"
+}
+
+#include "config.h"
+#include "context.h"
+#include "sell.h"
+
+// ---------------------------------------------------------------------------------------
+// Status checks for the libraries
+
+int BlastCublasError(const char *file, int line, const char *func, cublasStatus_t st,
+                     const char *call) {
+  return BlastErrorRaise(file, line, func, BLAST_ERR_CUBLAS, "%s failed: %s (%d)", call,
+                         cublasGetStatusString(st), (int)st);
+}
+int BlastCusparseError(const char *file, int line, const char *func, cusparseStatus_t st,
+                       const char *call) {
+  return BlastErrorRaise(file, line, func, BLAST_ERR_CUSPARSE, "%s failed: %s (%d)", call,
+                         cusparseGetErrorString(st), (int)st);
+}
+
+// ---------------------------------------------------------------------------------------
+// Options
+
+// The options for the next `create`, which copies them into its context (every later use
+// reads the context's copy). One of the two globals of gpu/ (the other:
+// blast_cuda_last_kernel, blast_cuda.h): the backend table's create(hd, ctx) has no
+// argument for them, its signature being shared with the CPU backend (hydro/backend.h).
+static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0};
+
+extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) {
+  g_next_options = *opt;
+}
+
+extern "C" size_t BlastCudaMemoryUsed(const void *ctx) {
+  return ctx ? ((const CudaCtx *)ctx)->mem_used : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Device copies of the constant data
+
+// A CSR matrix (context.h: 64-bit row offsets and columns) to the device.
+static int UploadCsr(int64_t nrows, int64_t ncols, const int64_t *rowptr, const int64_t *col,
+                     const double *val, DevCsr *m) {
+  m->nrows = nrows, m->ncols = ncols, m->nnz = rowptr[nrows];
+  BlastCall(DevUpload(rowptr, (size_t)nrows + 1, &m->rowptr));
+  BlastCall(DevUpload(col, (size_t)m->nnz, &m->col));
+  BlastCall(DevUpload(val, (size_t)m->nnz, &m->val));
+  BlastCallCusparse(cusparseCreateCsr(&m->mat, nrows, ncols > 0 ? ncols : 1, m->nnz, m->rowptr,
+                                      m->col, m->val, CUSPARSE_INDEX_64I, CUSPARSE_INDEX_64I,
+                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  return 0;
+}
+
+static int FreeCsr(DevCsr *m) {
+  if (m->mat) BlastCallCusparse(cusparseDestroySpMat(m->mat));
+  BlastCallCuda(cudaFree(m->rowptr));
+  BlastCallCuda(cudaFree(m->col));
+  BlastCallCuda(cudaFree(m->val));
+  memset(m, 0, sizeof *m);
+  return 0;
+}
+
+// The mass matrix in sliced ELLPACK for the double-double kernel, interior rows' slices
+// first so that the interior product overlaps the halo exchange; with `[gpu] spmv =
+// cusparse` instead interior and boundary rows as CSR matrices of their own (in the order
+// of hd->mv_rows).
+static int UploadMass(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int nown = hd->h1_nown, ni = hd->mv_ninterior;
+  BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
+  if (!c->opt.spmv_cusparse) {
+    BlastSell s;
+    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->mv_rowptr, hd->mv_col, hd->mv_val,
+                              c->sell_sigma, &s);
+    if (!ierr) ierr = DevUpload(s.row, (size_t)s.nslots, &c->sell_row);
+    if (!ierr) ierr = DevUpload(s.len, (size_t)s.nslots, &c->sell_len);
+    if (!ierr) ierr = DevUpload(s.off, (size_t)s.nslots / BLAST_SELL_C + 1, &c->sell_off);
+    if (!ierr) ierr = DevUpload(s.col, (size_t)s.nnz, &c->sell_col);
+    if (!ierr) ierr = DevUpload(s.val, (size_t)s.nnz, &c->sell_val);
+    c->sell_slots = s.nslots, c->sell_slots_int = s.nslots_interior;
+    BlastSellFree(&s);
+    return ierr;
+  }
+  for (int part = 0; part < 2; part++) {
+    const int r0 = part ? ni : 0, r1 = part ? nown : ni, n = r1 - r0;
+    int64_t *rp, *col, nnz = 0;
+    double *val;
+    for (int r = r0; r < r1; r++)
+      nnz += hd->mv_rowptr[hd->mv_rows[r] + 1] - hd->mv_rowptr[hd->mv_rows[r]];
+    BlastCall(BlastMalloc(n + 1, &rp));
+    BlastCall(BlastMalloc(nnz + 1, &col));
+    BlastCall(BlastMalloc(nnz + 1, &val));
+    rp[0] = 0;
+    int64_t k = 0;
+    for (int r = r0; r < r1; r++) {
+      const int row = hd->mv_rows[r];
+      for (int64_t j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++)
+        col[k] = hd->mv_col[j], val[k++] = hd->mv_val[j];
+      rp[r - r0 + 1] = k;
+    }
+    BlastCall(UploadCsr(n, hd->h1_next, rp, col, val, part ? &c->mv_bnd : &c->mv_int));
+    BlastFree(&rp);
+    BlastFree(&col);
+    BlastFree(&val);
+  }
+  BlastCall(DevUpload(hd->mv_rows, (size_t)nown, &c->mv_rows));
+  BlastCallCuda(cudaMalloc((void **)&c->y_perm, ((size_t)nown + 1) * sizeof(double)));
+  return 0;
+}
+
+// The zone inverses of M_E (kernel 11): dense blocks, or with `[gpu] spmv = cusparse` a
+// block-diagonal CSR matrix.
+static int UploadMassEInverse(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int ne = hd->l2_nd;
+  const int64_t n = (int64_t)hd->nz * ne;
+  if (!c->opt.spmv_cusparse)
+    return DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
+  int64_t *rp, *col, k = 0;
+  double *val;
+  BlastCall(BlastMalloc(n + 1, &rp));
+  BlastCall(BlastMalloc((size_t)n * ne + 1, &col));
+  BlastCall(BlastMalloc((size_t)n * ne + 1, &val));
+  rp[0] = 0;
+  for (int64_t z = 0; z < hd->nz; z++)
+    for (int i = 0; i < ne; i++) {
+      for (int j = 0; j < ne; j++)
+        col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];
+      rp[z * ne + i + 1] = k;
+    }
+  BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
+  BlastFree(&rp);
+  BlastFree(&col);
+  BlastFree(&val);
+  return 0;
+}
+
+static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
+  h->nsend = hi->nsend, h->nrecv = hi->nrecv;
+  BlastCall(DevUpload(hi->send_idx, (size_t)hi->nsend, &h->send_idx));
+  BlastCall(DevUpload(hi->recv_idx, (size_t)hi->nrecv, &h->recv_idx));
+  // Distinct targets of the send list, each with its buffer positions in list order.
+  int *order, *target, *toff, *tpos, nt = 0;
+  BlastCall(BlastMalloc(hi->nsend + 1, &order));
+  for (int i = 0; i < hi->nsend; i++) order[i] = i;
+  for (int i = 1; i < hi->nsend; i++)  // stable insertion sort by target (lists are short)
+    for (int j = i; j > 0 && hi->send_idx[order[j - 1]] > hi->send_idx[order[j]]; j--) {
+      int tmp = order[j];
+      order[j] = order[j - 1], order[j - 1] = tmp;
+    }
+  BlastCall(BlastMalloc(hi->nsend + 1, &target));
+  BlastCall(BlastMalloc(hi->nsend + 2, &toff));
+  BlastCall(BlastMalloc(hi->nsend + 1, &tpos));
+  for (int i = 0; i < hi->nsend; i++) {
+    if (!nt || target[nt - 1] != hi->send_idx[order[i]])
+      toff[nt] = i, target[nt++] = hi->send_idx[order[i]];
+    tpos[i] = order[i];
+  }
+  toff[nt] = hi->nsend;
+  h->ntarget = nt;
+  BlastCall(DevUpload(target, (size_t)nt, &h->target));
+  BlastCall(DevUpload(toff, (size_t)nt + 1, &h->toff));
+  BlastCall(DevUpload(tpos, (size_t)hi->nsend, &h->tpos));
+  BlastFree(&order);
+  BlastFree(&target);
+  BlastFree(&toff);
+  BlastFree(&tpos);
+  return 0;
+}
+
+// dst[c * rows + r] = src[r * cols + c]: a rows x cols matrix transposed.
+static void Transpose(const double *src, size_t rows, size_t cols, double *dst) {
+  for (size_t r = 0; r < rows; r++)
+    for (size_t c = 0; c < cols; c++) dst[c * rows + r] = src[r * cols + c];
+}
+
+// The copies of G, L2 B and J0^{-1} in the layouts the quadrature kernel and the force
+// GEMM read coalesced (DevData), transposed on the host in chunks of zones.
+static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
+  const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
+  const size_t D2 = dim * dim, ng = nqp * nd * dim;
+  size_t chunk = ((size_t)64 << 20) / (nqp * D2 * sizeof(double));  // zones per 64 MB
+  chunk = chunk < 1 ? 1 : chunk > nz ? (nz ? nz : 1) : chunk;
+  const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
+  double *t = NULL;
+  BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
+  Transpose(hd->h1_G, nqp, nd * dim, t);  // [q][a][g] -> [a][g][q]
+  int ierr = DevUpload(t, ng, &d->Gt);
+  for (size_t q = 0; q < nqp; q++)  // -> [q][g][a]
+    Transpose(hd->h1_G + q * nd * dim, nd, dim, t + q * dim * nd);
+  if (!ierr) ierr = DevUpload(t, ng, &d->Gn);
+  Transpose(hd->l2_B, nqp, ne, t);
+  if (!ierr) ierr = DevUpload(t, nqp * ne, &d->L2Bt);
+  const size_t jt = GemmColumns((int)ne), ncp = (ne + jt - 1) / jt * jt;
+  for (size_t q = 0; q < nqp; q++)
+    for (size_t i = 0; i < ncp; i++) t[q * ncp + i] = i < ne ? hd->l2_B[q * ne + i] : 0.0;
+  if (!ierr) ierr = DevUpload(t, nqp * ncp, &d->L2Bp);
+  if (!ierr) ierr = DevUpload((const double *)NULL, nz * nqp * D2, &d->J0inv);
+  for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
+    const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
+    for (size_t z = 0; z < n; z++)  // [z][q][i] -> [z][i][q]
+      Transpose(hd->qp_J0inv + (z0 + z) * nqp * D2, nqp, D2, t + z * D2 * nqp);
+    const cudaError_t st = cudaMemcpy(d->J0inv + z0 * nqp * D2, t, n * nqp * D2 * sizeof(double),
+                                      cudaMemcpyHostToDevice);
+    if (st != cudaSuccess)
+      ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaMemcpy(J0inv)",
+                            cudaGetErrorString(st));
+  }
+  BlastFree(&t);
+  return ierr;
+}
+
+// ---------------------------------------------------------------------------------------
+// The memory check and cuSPARSE
+
+// Before allocating anything: the ranks that share this GPU add up their estimated needs
+// (BlastCudaMemoryEstimate) and compare them with the memory free once all their CUDA
+// contexts exist; if it does not fit, every rank stops with the numbers and the layouts
+// that would fit, instead of a cudaMalloc failure halfway through the setup.
+// Collective over MPI_COMM_WORLD (every rank creates its backend in the setup).
+static int CheckMemory(const BlastHydroData *hd, const BlastGpuOptions *opt, size_t *estimate) {
+  int ierr = 0, dev = -1, rank = 0;
+  MPI_Comm node = MPI_COMM_NULL, gpu = MPI_COMM_NULL;
+  BlastCallMPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  cudaError_t st = cudaGetDevice(&dev);
+  if (st != cudaSuccess) {
+    ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaGetDevice(&dev)",
+                          cudaGetErrorString(st));
+    dev = -1;
+  }
+  BlastCallMPI(
+      MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+  BlastCallMPI(MPI_Comm_split(node, dev < 0 ? MPI_UNDEFINED : dev, rank, &gpu));
+  if (gpu != MPI_COMM_NULL) {
+    BlastCallMPI(MPI_Barrier(gpu));  // every rank of this GPU has its context
+    size_t fr = 0, tot = 0;
+    if (!ierr && (st = cudaMemGetInfo(&fr, &tot)) != cudaSuccess)
+      ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaMemGetInfo(&fr, &tot)",
+                            cudaGetErrorString(st));
+    BlastCudaMemorySizes sz;
+    BlastCudaMemorySizesOf(hd, opt, &sz);
+    *estimate = BlastCudaMemoryEstimate(&sz);
+    double mine[3] = {(double)*estimate, (double)hd->nz, 1.0}, sum[3];
+    double fmin[2] = {ierr ? 0.0 : (double)fr, ierr ? 0.0 : (double)tot}, lo[2];
+    BlastCallMPI(MPI_Allreduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, gpu));
+    BlastCallMPI(MPI_Allreduce(fmin, lo, 2, MPI_DOUBLE, MPI_MIN, gpu));
+    BlastCallMPI(MPI_Comm_free(&gpu));
+    if (!ierr && sum[0] > lo[0]) {
+      BlastCudaShortfall m;
+      memset(&m, 0, sizeof m);
+      m.device = dev, m.ranks = (int)sum[2], m.dim = hd->dim, m.zones = (long long)sum[1];
+      m.need = sum[0], m.free = lo[0], m.total = (double)tot;
+      cudaDeviceProp prop;
+      if (cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+        snprintf(m.gpu_name, sizeof m.gpu_name, "%s", prop.name);
+      else
+        snprintf(m.gpu_name, sizeof m.gpu_name, "unknown model"), cudaGetLastError();
+      char msg[1500];
+      BlastCudaMemoryAdvice(msg, sizeof msg, &m);
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_MEM, "%s", msg);
+    }
+  }
+  BlastCallMPI(MPI_Comm_free(&node));
+  return BlastAgree(MPI_COMM_WORLD, ierr, 1);
+}
+
+// cuSPARSE's dense-vector descriptors (rebound to the actual pointers on every SpMV) and
+// one work buffer for the largest SpMV (`[gpu] spmv = cusparse` only).
+static int CusparseSetup(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int64_t next = hd->h1_next > 0 ? hd->h1_next : 1, nzne = (int64_t)hd->nz * hd->l2_nd;
+  BlastCallCusparse(cusparseCreateDnVec(&c->vx_int, next, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vy_int, c->mv_int.nrows > 0 ? c->mv_int.nrows : 1,
+                                        c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vx_bnd, next, c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->vy_bnd, c->mv_bnd.nrows > 0 ? c->mv_bnd.nrows : 1,
+                                        c->y_perm, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->ve_in, nzne, c->dd.b, CUDA_R_64F));
+  BlastCallCusparse(cusparseCreateDnVec(&c->ve_out, nzne, c->dd.b, CUDA_R_64F));
+  size_t sz = 0;
+  const double one = 1.0, zero = 0.0;
+  const DevCsr *mats[3] = {&c->mv_int, &c->mv_bnd, &c->me_inv};
+  cusparseDnVecDescr_t xs[3] = {c->vx_int, c->vx_bnd, c->ve_in},
+                       ys[3] = {c->vy_int, c->vy_bnd, c->ve_out};
+  for (int i = 0; i < 3; i++) {
+    if (mats[i]->nrows == 0) continue;
+    size_t s = 0;
+    BlastCallCusparse(cusparseSpMV_bufferSize(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                              mats[i]->mat, xs[i], &zero, ys[i], CUDA_R_64F,
+                                              CUSPARSE_SPMV_CSR_ALG2, &s));
+    if (s > sz) sz = s;
+  }
+  c->spmv_buf_size = sz;
+  BlastCallCuda(cudaMalloc(&c->spmv_buf, sz ? sz : 1));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Create and destroy
+
+extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
+  const BlastGpuOptions opt = g_next_options;
+  size_t estimate = 0;
+  BlastCall(CheckMemory(hd, &opt, &estimate));
+  CudaCtx *c;
+  BlastCall(BlastCalloc(1, &c));
+  c->opt = opt;
+  c->sync = opt.sync > 0;
+  c->mem_estimate = estimate;
+  size_t free0 = 0, total = 0;
+  BlastCallCuda(cudaMemGetInfo(&free0, &total));
+  c->mem_free0 = free0;
+  BlastCall(ProfileCreate(c));
+  c->hd = *hd;
+  // Mass-matrix rows ordered by length within windows of sigma rows (sell.h; 0: the whole
+  // interior or boundary part). BLAST_SELL_SIGMA overrides, for benchmarks.
+  c->sell_sigma = opt.sell_sigma_set ? opt.sell_sigma : BLAST_SELL_SIGMA_DEFAULT;
+  const int pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
+  if (!c->opt.spmv_cusparse && !pa)
+    BlastCallCuda(cudaMalloc((void **)&c->xil, 3 * ((size_t)hd->h1_next + 1) * sizeof(double)));
+  int dev;
+  BlastCallCuda(cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  BlastCallCuda(cudaGetDeviceProperties(&prop, dev));
+  snprintf(c->gpu_name, sizeof c->gpu_name, "%s", prop.name);
+  c->smem_limit = prop.sharedMemPerBlockOptin;
+  BlastCallCuda(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
+  BlastCallCublas(cublasCreate(&c->cublas));
+  BlastCallCublas(cublasSetStream(c->cublas, c->stream));
+  BlastCallCusparse(cusparseCreate(&c->cusparse));
+  BlastCallCusparse(cusparseSetStream(c->cusparse, c->stream));
+  BlastCallCuda(cudaEventCreate(&c->ev0));
+  BlastCallCuda(cudaEventCreate(&c->ev1));
+  BlastCallCuda(cudaEventCreate(&c->ev_mid));
+  BlastCallCuda(cudaEventCreateWithFlags(&c->ev_copy, cudaEventDisableTiming));
+  BlastCallCuda(cudaEventCreate(&c->ev_s0));
+  BlastCallCuda(cudaEventCreate(&c->ev_s1));
+  DevData *d = &c->dd;
+  d->dim = hd->dim, d->nz = hd->nz, d->nqp = hd->nqp, d->nd = hd->h1_nd, d->ne = hd->l2_nd;
+  d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
+  d->qpar = hd->qpar, d->tg_source = hd->tg_source;
+  const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
+  BlastCall(DevUpload(hd->h1_edof, (pa ? (size_t)hd->nz_ext : nz) * nd, &d->edof));
+  BlastCall(DevUpload(hd->h1_toff, (size_t)hd->h1_nl + 1, &d->toff));
+  BlastCall(DevUpload(hd->h1_tidx, nz * nd, &d->tidx));
+  BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
+  BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
+  BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
+  BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
+  BlastCall(DevUpload(hd->zone_gamma, nz, &d->gamma));
+  if (pa) {  // partial assembly: no F_z, J0^{-1}, mass matrix (ops_pa.cu)
+    BlastCall(PaSetup(c));
+  } else {
+    BlastCall(UploadPointFastest(hd, d));
+    BlastCall(DevUpload((const double *)NULL, nz * nqp * SStride((int)dim), &d->S));
+    BlastCallCuda(
+        cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
+    BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
+    BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
+    BlastCall(UploadMass(c));
+  }
+  BlastCall(DevUpload((const double *)NULL, nz * ne, &d->b));
+  BlastCall(DevUpload((const double *)NULL, hd->tg_source ? nz * ne : 1, &d->tg));
+  BlastCall(UploadMassEInverse(c));
+  BlastCall(BlastMalloc(dim + 1, &c->ess_off));
+  for (size_t k = 0; k <= dim; k++) c->ess_off[k] = hd->ess_off[k];
+  BlastCall(DevUpload(hd->ess_idx, (size_t)hd->ess_off[dim], &c->ess_idx));
+  size_t dbuf = 1;
+  for (int w = 0; w < 2; w++) {
+    BlastCall(UploadHalo(&hd->halo[w], &c->halo[w]));
+    const size_t n =
+        2 * dim *
+        (size_t)(hd->halo[w].nsend > hd->halo[w].nrecv ? hd->halo[w].nsend : hd->halo[w].nrecv);
+    if (n > dbuf) dbuf = n;
+  }
+  c->dbuf_n = dbuf;
+  BlastCallCuda(cudaMalloc((void **)&c->dbuf, dbuf * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->dot_part, 6 * kDotBlocks * sizeof(double)));
+  c->mdot_stride = 2 * GridFor((size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1));
+  BlastCallCuda(cudaMalloc((void **)&c->mdot_part, 6 * (size_t)c->mdot_stride * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->dot_host, kDotHostDoubles * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
+  if (c->opt.spmv_cusparse) BlastCall(CusparseSetup(c));
+  // The quadrature kernel's launch configuration: cached, tuned online, or a default.
+  for (int dimk = 1; dimk <= 3; dimk++) {
+    for (int g = 0; g < 3; g++)
+      BlastCallCuda(cudaFuncSetAttribute(
+          QKernel(dimk, g), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem_limit));
+    for (int jt = 4; jt <= 8; jt += 4)
+      for (int ch = 0; ch < 2; ch++)
+        BlastCallCuda(cudaFuncSetAttribute(GemmKernel(dimk, jt, ch),
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)c->smem_limit));
+  }
+  BlastCall(TuneSetup(c));
+  if (pa) c->tune_active = 0, c->spmm_tune = kSpmmNCand;  // fixed launch shapes (ops_pa.cu)
+  const int maxblocks = (int)Blocks(nz, 1);               // zpb >= 1
+  c->nred = maxblocks + 1;
+  BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->red_zone, (size_t)c->nred * sizeof(int)));
+  BlastCallCuda(cudaMalloc((void **)&c->red_out, 4 * sizeof(double)));
+  BlastCallCuda(cudaDeviceSynchronize());
+  size_t free1 = 0;
+  BlastCallCuda(cudaMemGetInfo(&free1, &total));
+  c->mem_used = free0 > free1 ? free0 - free1 : 0;
+  *ctx = c;
+  return 0;
+}
+
+extern "C" int BlastCudaDestroy(void **ctx) {
+  if (!ctx || !*ctx) return 0;
+  CudaCtx *c = (CudaCtx *)*ctx;
+  DevData *d = &c->dd;
+  // clang-format off
+  void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
+                  d->L2B,        d->R0,       d->J0inv,    d->gamma,      d->F,
+                  d->rE,         d->Gt,       d->Gn,       d->L2Bt,       d->L2Bp,
+                  d->S,          d->b,        d->tg,       c->mv_rows,    c->y_perm,
+                  c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
+                  c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->sell_row,
+                  c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
+                  c->me_inv_blocks, c->stage,  d->B1,        d->G1,         d->L1,
+                  d->x0,         d->qmass,    d->mtoff,    d->mtidx,      d->zones,
+                  c->pa_ws,      c->pa_red,   c->pa_red_zone, c->mdot_part};
+  // clang-format on
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
+  for (int w = 0; w < 2; w++) {
+    void *hb[] = {c->halo[w].send_idx, c->halo[w].recv_idx, c->halo[w].target, c->halo[w].toff,
+                  c->halo[w].tpos};
+    for (size_t i = 0; i < sizeof hb / sizeof *hb; i++) BlastCallCuda(cudaFree(hb[i]));
+  }
+  BlastCallCuda(cudaFreeHost(c->dot_host));
+  BlastCallCuda(cudaFreeHost(c->red_host));
+  BlastCallCuda(cudaFreeHost(c->energy_host));
+  BlastCall(FreeCsr(&c->mv_int));
+  BlastCall(FreeCsr(&c->mv_bnd));
+  BlastCall(FreeCsr(&c->me_inv));
+  cusparseDnVecDescr_t vs[] = {c->vx_int, c->vy_int, c->vx_bnd, c->vy_bnd, c->ve_in, c->ve_out};
+  for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
+    if (vs[i]) BlastCallCusparse(cusparseDestroyDnVec(vs[i]));
+  BlastCallCusparse(cusparseDestroy(c->cusparse));
+  BlastCallCublas(cublasDestroy(c->cublas));
+  BlastCallCuda(cudaEventDestroy(c->ev0));
+  BlastCallCuda(cudaEventDestroy(c->ev1));
+  BlastCallCuda(cudaEventDestroy(c->ev_mid));
+  BlastCallCuda(cudaEventDestroy(c->ev_copy));
+  BlastCallCuda(cudaEventDestroy(c->ev_s0));
+  BlastCallCuda(cudaEventDestroy(c->ev_s1));
+  BlastCall(ProfileDestroy(c));
+  BlastCallCuda(cudaStreamDestroy(c->stream));
+  BlastFree(&c->ess_off);
+  BlastFree(ctx);
+  return 0;
+}
+
+extern "C" int BlastCudaSync(void *ctx) {
+  BlastCallCuda(cudaStreamSynchronize(((CudaCtx *)ctx)->stream));
+  return 0;
+}

@@ -1,0 +1,77 @@
+/// @file fe.h
+/// @brief 1D quadrature rules and bases on [0,1], and tensor-product tables on [0,1]^d
+/// (method spec sections 2 and 4).
+#ifndef BLAST_FE_H
+#define BLAST_FE_H
+
+#include "blast.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The quadrature order a run uses: [fem] order_quadrature, or for -1 the method's
+/// default 3k + m - 1 (method spec section 4).
+static inline int BlastQuadratureOrder(int order_quadrature, int k, int m) {
+  return order_quadrature > 0 ? order_quadrature : 3 * k + m - 1;
+}
+
+enum { BLAST_MAX_ORDER = 8, BLAST_MAX_Q1D = 24 };
+
+/// n-point Gauss-Legendre rule on [0,1] (points ascending, weights summing to 1),
+/// computed with the reference's algorithm (closed forms for n <= 3, Newton on the
+/// three-term recurrence otherwise). 1 <= n <= BLAST_MAX_Q1D.
+int BlastGaussLegendre(int n, double *x, double *w);
+/// n-point Gauss-Lobatto-Legendre points on [0,1] (ascending, including 0 and 1) and
+/// weights (may be NULL). 2 <= n <= BLAST_MAX_Q1D (n = 1 gives the midpoint).
+int BlastGaussLobatto(int n, double *x, double *w);
+/// Lagrange basis through `np` nodes: values phi[a] and derivatives dphi[a] at x
+/// (either output may be NULL).
+void BlastLagrange1D(int np, const double *nodes, double x, double *phi, double *dphi);
+/// Bernstein basis of degree m >= 0 on [0,1]: values b[i] and derivatives db[i] at x
+/// (either may be NULL).
+void BlastBernstein1D(int m, double x, double *b, double *db);
+
+/// Quadrature order rule of the spec: oq if > 0, else 3k+m-1; points per direction
+/// floor(oq/2)+1.
+int BlastQuadraturePoints1D(int k, int m, int order_quadrature);
+
+/// Tensor-product tables for one zone type: kinematic (H1, GLL-nodal Q_k) basis values
+/// and reference gradients, thermodynamic (L2, Bernstein Q_m) basis values, at the tensor
+/// Gauss-Legendre points. Index conventions (x fastest everywhere):
+///   point q = l1 + n l2 + n^2 l3, basis a = a1 + (k+1) a2 + (k+1)^2 a3.
+typedef struct {
+  int dim, k, m;
+  int q1d;       ///< quadrature points per direction
+  int nqp;       ///< q1d^dim
+  int h1_nd;     ///< (k+1)^dim
+  int l2_nd;     ///< (m+1)^dim
+  double *qp_w;  ///< [nqp] weights (w1 w2) w3
+  double *qp_x;  ///< [nqp*dim] reference coordinates
+  double *h1_B;  ///< [nqp*h1_nd] phi_a(q)
+  double *h1_G;  ///< [(nqp*h1_nd)*dim] d phi_a / d xi_g (q), index (q*h1_nd + a)*dim + g
+  double *l2_B;  ///< [nqp*l2_nd] psi_i(q)
+  // 1D data
+  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes
+  double q1d_x[BLAST_MAX_Q1D], q1d_w[BLAST_MAX_Q1D];
+  /// 1D tables of the sum-factorised kernels (pa_kernels.h), point-major: T[l*(k+1) + a]
+  /// H1 values and derivatives, T[l*(m+1) + i] L2 (Bernstein) values at 1D point l.
+  double b1d[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)], g1d[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)];
+  double l1d[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)];
+} BlastTensorTables;
+
+/// Build tables for dimension `dim`, orders k (1..8), m (0..k) and q1d points.
+int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **tables);
+void BlastTensorTablesDestroy(BlastTensorTables **tables);
+
+/// Evaluate the tensor H1 basis (values, and reference gradients if grad != NULL) at a
+/// reference point xi.
+void BlastH1BasisEval(const BlastTensorTables *t, const double *xi, double *val, double *grad);
+/// Evaluate the tensor Bernstein L2 basis at a reference point xi.
+void BlastL2BasisEval(const BlastTensorTables *t, const double *xi, double *val);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_FE_H

@@ -1,0 +1,302 @@
+// Meshes: creation, validation, multilinear zone maps, uniform refinement (see mesh.h).
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fe.h"
+#include "memory.h"
+#include "mesh-impl.h"
+#include "topology.h"
+
+int BlastMeshCreate(int dim, int nverts, const double *coords, int nzones, const int *zone_verts,
+                    const int *zone_attr, int nbdr, const int *bdr_verts, const int *bdr_attr,
+                    BlastMesh *mesh) {
+  BlastCheck(dim >= 1 && dim <= 3, BLAST_ERR_INPUT, "mesh dimension %d is not 1, 2 or 3", dim);
+  BlastCheck(nverts > 0 && nzones > 0, BLAST_ERR_INPUT, "mesh has %d vertices and %d zones",
+             nverts, nzones);
+  BlastCheck(nbdr >= 0, BLAST_ERR_INPUT, "negative number of boundary faces");
+  const int nc = 1 << dim, nf = 1 << (dim - 1);
+  for (int z = 0; z < nzones; z++) {
+    for (int c = 0; c < nc; c++) {
+      int v = zone_verts[(size_t)z * nc + c];
+      BlastCheck(v >= 0 && v < nverts, BLAST_ERR_INPUT,
+                 "zone %d: vertex index %d out of range [0, %d)", z, v, nverts);
+      for (int c2 = 0; c2 < c; c2++)
+        BlastCheck(zone_verts[(size_t)z * nc + c2] != v, BLAST_ERR_INPUT,
+                   "zone %d: vertex %d appears twice", z, v);
+    }
+    BlastCheck(!zone_attr || zone_attr[z] >= 1, BLAST_ERR_INPUT,
+               "zone %d: attribute %d (must be >= 1)", z, zone_attr ? zone_attr[z] : 1);
+  }
+  for (int f = 0; f < nbdr; f++) {
+    for (int c = 0; c < nf; c++) {
+      int v = bdr_verts[(size_t)f * nf + c];
+      BlastCheck(v >= 0 && v < nverts, BLAST_ERR_INPUT,
+                 "boundary face %d: vertex index %d out of range [0, %d)", f, v, nverts);
+    }
+    BlastCheck(bdr_attr[f] >= 1, BLAST_ERR_INPUT, "boundary face %d: attribute %d (must be >= 1)",
+               f, bdr_attr[f]);
+  }
+  for (size_t i = 0; i < (size_t)nverts * dim; i++)
+    BlastCheck(isfinite(coords[i]), BLAST_ERR_INPUT, "vertex %zu: coordinate is not finite",
+               i / dim);
+  BlastMesh m;
+  BlastCall(BlastCalloc(1, &m));
+  m->dim = dim, m->nverts = nverts, m->nzones = nzones, m->nbdr = nbdr;
+  BlastCall(BlastMalloc((size_t)nverts * dim, &m->coords));
+  BlastCall(BlastMalloc((size_t)nzones * nc, &m->zone_verts));
+  BlastCall(BlastMalloc(nzones, &m->zone_attr));
+  BlastCall(BlastMalloc((size_t)nbdr * nf, &m->bdr_verts));
+  BlastCall(BlastMalloc(nbdr, &m->bdr_attr));
+  memcpy(m->coords, coords, sizeof(double) * nverts * dim);
+  memcpy(m->zone_verts, zone_verts, sizeof(int) * nzones * nc);
+  for (int z = 0; z < nzones; z++) m->zone_attr[z] = zone_attr ? zone_attr[z] : 1;
+  if (nbdr) {
+    memcpy(m->bdr_verts, bdr_verts, sizeof(int) * nbdr * nf);
+    memcpy(m->bdr_attr, bdr_attr, sizeof(int) * nbdr);
+  }
+  *mesh = m;
+  return 0;
+}
+
+int BlastMeshDestroy(BlastMesh *mesh) {
+  if (!mesh || !*mesh) return 0;
+  BlastFree(&(*mesh)->coords);
+  BlastFree(&(*mesh)->zone_verts);
+  BlastFree(&(*mesh)->zone_attr);
+  BlastFree(&(*mesh)->bdr_verts);
+  BlastFree(&(*mesh)->bdr_attr);
+  BlastFree(mesh);
+  return 0;
+}
+
+int BlastMeshDim(BlastMesh mesh) { return mesh->dim; }
+int BlastMeshNumVertices(BlastMesh mesh) { return mesh->nverts; }
+int BlastMeshNumZones(BlastMesh mesh) { return mesh->nzones; }
+int BlastMeshNumBoundary(BlastMesh mesh) { return mesh->nbdr; }
+const double *BlastMeshCoords(BlastMesh mesh) { return mesh->coords; }
+const int *BlastMeshZoneVerts(BlastMesh mesh) { return mesh->zone_verts; }
+const int *BlastMeshZoneAttr(BlastMesh mesh) { return mesh->zone_attr; }
+const int *BlastMeshBdrVerts(BlastMesh mesh) { return mesh->bdr_verts; }
+const int *BlastMeshBdrAttr(BlastMesh mesh) { return mesh->bdr_attr; }
+
+void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
+  const int dim = mesh->dim, nc = 1 << dim;
+  for (int c = 0; c < dim; c++) x[c] = 0.0;
+  for (int corner = 0; corner < nc; corner++) {
+    double w = 1.0;
+    for (int g = 0; g < dim; g++) w *= ((corner >> g) & 1) ? xi[g] : 1.0 - xi[g];
+    const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc + corner] * dim];
+    for (int c = 0; c < dim; c++) x[c] += w * X[c];
+  }
+}
+
+// Jacobian of the multilinear map, J[c*dim + g] = dx_c / dxi_g; returns det J.
+static double ZoneMapJacobian(BlastMesh mesh, int z, const double *xi, double *J) {
+  const int dim = mesh->dim, nc = 1 << dim;
+  for (int i = 0; i < dim * dim; i++) J[i] = 0.0;
+  for (int corner = 0; corner < nc; corner++) {
+    const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc + corner] * dim];
+    for (int g = 0; g < dim; g++) {
+      double w = 1.0;
+      for (int h = 0; h < dim; h++) {
+        int bit = (corner >> h) & 1;
+        w *= (h == g) ? (bit ? 1.0 : -1.0) : (bit ? xi[h] : 1.0 - xi[h]);
+      }
+      for (int c = 0; c < dim; c++) J[c * dim + g] += w * X[c];
+    }
+  }
+  if (dim == 1) return J[0];
+  if (dim == 2) return J[0] * J[3] - J[1] * J[2];
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
+  double x1[BLAST_MAX_Q1D], w1[BLAST_MAX_Q1D], J[9];
+  BlastCall(BlastGaussLegendre(nq, x1, w1));
+  const int dim = mesh->dim, nc = 1 << dim;
+  int npts = 1;
+  for (int g = 0; g < dim; g++) npts *= nq;
+  for (int z = 0; z < mesh->nzones; z++) {
+    for (int c = 0; c < nc; c++) {
+      const int v = mesh->zone_verts[(size_t)z * nc + c];
+      const double *X = &mesh->coords[(size_t)v * dim];
+      for (int g = 0; g < dim; g++)
+        BlastCheck(fabs(X[g]) <= BLAST_MAX_COORDINATE, BLAST_ERR_INPUT,
+                   "zone %d (attribute %d): coordinates too large or not finite: its vertex %d is "
+                   "at (%g, %g, %g), beyond the %g that blast_gpu accepts (the method squares "
+                   "lengths and Jacobian entries, which would overflow double precision); scale "
+                   "the mesh",
+                   z, mesh->zone_attr[z], v, X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0,
+                   BLAST_MAX_COORDINATE);
+    }
+    for (int p = 0; p < npts + nc; p++) {
+      double xi[3];
+      for (int g = 0, r = p; g < dim; g++, r /= nq)
+        xi[g] = p < npts ? x1[r % nq] : (double)(((p - npts) >> g) & 1);
+      double det = ZoneMapJacobian(mesh, z, xi, J);
+      int finite = isfinite(det);
+      for (int i = 0; i < dim * dim; i++) finite = finite && isfinite(J[i]);
+      const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc] * dim];
+      // Huge coordinates overflow here (NaN or +-Inf: +Inf would pass det > 0).
+      if (!finite)
+        BlastError(BLAST_ERR_INPUT,
+                   "zone %d (attribute %d, first corner at (%g, %g, %g)): coordinates too large "
+                   "or not finite: the Jacobian of the zone's map at reference point (%g, %g, "
+                   "%g) is not a finite number (det J = %g): the geometry overflows double "
+                   "precision; scale the mesh so that its coordinates and their products stay "
+                   "far below 1e308",
+                   z, mesh->zone_attr[z], X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0, xi[0],
+                   dim > 1 ? xi[1] : 0.0, dim > 2 ? xi[2] : 0.0, det);
+      if (!(det > 0.0)) {
+        BlastError(BLAST_ERR_INPUT,
+                   "zone %d (attribute %d, first corner at (%g, %g, %g)) has a non-positive "
+                   "Jacobian determinant %.3e at reference point (%g, %g, %g): the zone is "
+                   "inverted or degenerate; check the order of its vertices in the mesh file",
+                   z, mesh->zone_attr[z], X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0, det,
+                   xi[0], dim > 1 ? xi[1] : 0.0, dim > 2 ? xi[2] : 0.0);
+      }
+    }
+  }
+  // Conformity, once every zone is known to be a proper hexahedron (a twisted zone has
+  // "faces" that match no neighbour).
+  BlastTopology *t;
+  BlastCall(BlastTopologyCreate(mesh, &t));
+  const int ierr = BlastTopologyCheckConforming(t, mesh);
+  BlastTopologyDestroy(&t);
+  BlastCall(ierr);
+  return 0;
+}
+
+double BlastMeshVolume(BlastMesh mesh) {
+  // Multilinear maps: det J has degree <= dim-1 per direction; 2 points are exact.
+  double x1[2], w1[2], J[9], vol = 0.0;
+  BlastGaussLegendre(2, x1, w1);
+  const int dim = mesh->dim;
+  for (int z = 0; z < mesh->nzones; z++) {
+    for (int p = 0; p < (1 << dim); p++) {
+      double xi[3], w = 1.0;
+      for (int g = 0; g < dim; g++) xi[g] = x1[(p >> g) & 1], w *= w1[(p >> g) & 1];
+      vol += w * fabs(ZoneMapJacobian(mesh, z, xi, J));
+    }
+  }
+  return vol;
+}
+
+// Fill the refined mesh arrays (see BlastMeshRefine); separated so that every early
+// return leaves the caller to free the arrays.
+static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
+                      int64_t nbchild, double *coords, int *zv, int *za, int *bv, int *ba) {
+  const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1);
+  // Vertices keep their ids; those used by no zone keep their coordinates too.
+  memcpy(coords, mesh->coords, sizeof(double) * mesh->nverts * dim);
+  for (int z = 0; z < mesh->nzones; z++) {
+    int64_t npts = 1;
+    for (int g = 0; g < dim; g++) npts *= K + 1;
+    for (int64_t p = 0; p < npts; p++) {
+      int i[3] = {0, 0, 0};
+      double xi[3];
+      int64_t r = p;
+      for (int g = 0; g < dim; g++) i[g] = (int)(r % (K + 1)), r /= K + 1, xi[g] = (double)i[g] / K;
+      int64_t id = BlastLatticeId(t, mesh->zone_verts, z, K, i);
+      BlastMeshZoneMap(mesh, z, xi, &coords[id * dim]);
+      for (int c = 0; c < dim; c++)
+        BlastCheck(isfinite(coords[id * dim + c]), BLAST_ERR_INPUT,
+                   "zone %d: coordinates too large or not finite: serial refinement ([mesh] "
+                   "refine_serial) gives the zone's point (%g, %g, %g) of reference coordinates "
+                   "the non-finite coordinate %g; scale the mesh",
+                   z, xi[0], dim > 1 ? xi[1] : 0.0, dim > 2 ? xi[2] : 0.0, coords[id * dim + c]);
+    }
+    for (int64_t c = 0; c < nchild; c++) {
+      int ci[3] = {0, 0, 0};
+      int64_t r = c;
+      for (int g = 0; g < dim; g++) ci[g] = (int)(r % K), r /= K;
+      int64_t child = (int64_t)z * nchild + c;
+      for (int corner = 0; corner < nc; corner++) {
+        int i[3];
+        for (int g = 0; g < dim; g++) i[g] = ci[g] + ((corner >> g) & 1);
+        zv[child * nc + corner] = (int)BlastLatticeId(t, mesh->zone_verts, z, K, i);
+      }
+      za[child] = mesh->zone_attr[z];
+    }
+  }
+  for (int f = 0; f < mesh->nbdr; f++) {
+    int facet = BlastTopologyFindFacet(t, &mesh->bdr_verts[(size_t)f * nf]);
+    BlastCheck(facet >= 0, BLAST_ERR_INPUT,
+               "boundary face %d (attribute %d) is not a face of any zone", f, mesh->bdr_attr[f]);
+    int z = t->facet_zone[2 * facet], lf = t->facet_zone[2 * facet + 1], g = lf / 2, s = lf % 2;
+    int other[2] = {0, 0}, no = 0;
+    for (int h = 0; h < dim; h++)
+      if (h != g) other[no++] = h;
+    for (int64_t c = 0; c < nbchild; c++) {
+      int ci[2] = {(int)(c % K), (int)(c / K)};
+      int64_t child = (int64_t)f * nbchild + c;
+      for (int corner = 0; corner < nf; corner++) {
+        int i[3];
+        i[g] = s * K;
+        for (int r = 0; r < no; r++) i[other[r]] = ci[r] + ((corner >> r) & 1);
+        bv[child * nf + corner] = (int)BlastLatticeId(t, mesh->zone_verts, z, K, i);
+      }
+      ba[child] = mesh->bdr_attr[f];
+    }
+  }
+  return 0;
+}
+
+int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
+  BlastCheck(levels >= 0 && levels <= 12, BLAST_ERR_INPUT, "refinement levels %d outside 0..12",
+             levels);
+  const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1), K = 1 << levels;
+  int64_t nchild = 1;
+  for (int g = 0; g < dim; g++) nchild *= K;  // at most 2^36
+  // The serial mesh is held by every rank, with 32-bit zone and vertex ids.
+  int64_t nz64 = 0;
+  BlastCheck(!__builtin_mul_overflow((int64_t)mesh->nzones, nchild, &nz64) && nz64 < INT32_MAX,
+             BLAST_ERR_INPUT,
+             "[mesh] refine_serial = %d: refining the %d zones of the mesh %d times gives %.0f "
+             "zones, more than the %d the serial mesh can number (32-bit ids; every rank holds "
+             "it): lower refine_serial and refine the rest in parallel ([mesh] refine_parallel "
+             "divides the zones among the ranks)",
+             levels, mesh->nzones, levels, (double)mesh->nzones * (double)nchild, INT32_MAX);
+  int64_t nb64 = 0;
+  BlastCheck(!__builtin_mul_overflow((int64_t)mesh->nbdr, nchild / K, &nb64) && nb64 < INT32_MAX,
+             BLAST_ERR_INPUT,
+             "[mesh] refine_serial = %d: refining the %d boundary faces of the mesh %d times gives "
+             "more than %d (32-bit ids): lower refine_serial and use [mesh] refine_parallel",
+             levels, mesh->nbdr, levels, INT32_MAX);
+  if (levels > 0) {
+    char what[64];
+    snprintf(what, sizeof what, "[mesh] refine_serial = %d", levels);
+    BlastCall(BlastSerialMeshMemoryCheck(dim, nz64, mesh->nzones, what));
+  }
+  BlastTopology *t;
+  BlastCall(BlastTopologyCreate(mesh, &t));
+  const int64_t nv64 = BlastLatticeSize(t, K), nbchild = nchild / K;
+  const int nz = (int)(mesh->nzones * nchild), nb = (int)(mesh->nbdr * nbchild);
+  double *coords = NULL;
+  int *zv = NULL, *za = NULL, *bv = NULL, *ba = NULL;
+  int ierr = nv64 < INT32_MAX
+                 ? 0
+                 : BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                                   "[mesh] refine_serial = %d: refining the %d "
+                                   "zones of the mesh %d times gives %lld vertices, "
+                                   "more than %d (32-bit ids): lower refine_serial "
+                                   "and use [mesh] refine_parallel",
+                                   levels, mesh->nzones, levels, (long long)nv64, INT32_MAX);
+  if (!ierr) ierr = BlastMalloc((size_t)nv64 * dim, &coords);
+  if (!ierr) ierr = BlastMalloc((size_t)nz * nc, &zv);
+  if (!ierr) ierr = BlastMalloc(nz, &za);
+  if (!ierr) ierr = BlastMalloc((size_t)nb * nf + 1, &bv);
+  if (!ierr) ierr = BlastMalloc(nb + 1, &ba);
+  if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, coords, zv, za, bv, ba);
+  if (!ierr) ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
+  BlastTopologyDestroy(&t);
+  BlastFree(&coords);
+  BlastFree(&zv);
+  BlastFree(&za);
+  BlastFree(&bv);
+  BlastFree(&ba);
+  BlastCall(ierr);
+  return 0;
+}

@@ -1,0 +1,182 @@
+/// @file config.h
+/// @brief The resolved run configuration: every deck key as a plain C value.
+///
+/// Plain old data (no pointers) so that it can be broadcast and checkpointed as bytes.
+/// io/deck.c fills it from an INI deck through one schema table (io/deck_schema.c), which
+/// is the single place that lists keys, types, defaults, ranges and help texts.
+#ifndef BLAST_CONFIG_H
+#define BLAST_CONFIG_H
+
+#include "fe.h"  // BlastQuadratureOrder
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { BLAST_PATH_MAX = 1024 };
+
+/// Test problems of the method spec, numbered as the reference's `-p`.
+typedef enum {
+  BLAST_PROBLEM_TAYLOR_GREEN = 0,
+  BLAST_PROBLEM_SEDOV = 1,
+  BLAST_PROBLEM_SOD = 2,
+  BLAST_PROBLEM_TRIPLE_POINT = 3,
+  BLAST_PROBLEM_GRESHO = 4,
+  BLAST_PROBLEM_RIEMANN12 = 5,
+  BLAST_PROBLEM_RIEMANN6 = 6,
+  BLAST_PROBLEM_RAYLEIGH_TAYLOR = 7
+} BlastProblemId;
+
+typedef enum { BLAST_MESH_GEN_BOX = 0 } BlastMeshGenerator;
+typedef enum { BLAST_PARTITION_METIS = 0, BLAST_PARTITION_BLOCK = 1 } BlastPartitioner;
+
+/// Time integrators; values follow the reference's `-s` where it has one.
+typedef enum {
+  BLAST_ODE_EULER = 1,
+  BLAST_ODE_RK2 = 2,
+  BLAST_ODE_RK3SSP = 3,
+  BLAST_ODE_RK4 = 4,
+  BLAST_ODE_RK6 = 6,
+  BLAST_ODE_RK2AVG = 7
+} BlastOdeSolver;
+
+/// The deck name of a time integrator.
+static inline const char *BlastOdeName(int ode_solver) {
+  switch (ode_solver) {
+    case BLAST_ODE_EULER:
+      return "euler";
+    case BLAST_ODE_RK2:
+      return "rk2";
+    case BLAST_ODE_RK3SSP:
+      return "rk3ssp";
+    case BLAST_ODE_RK4:
+      return "rk4";
+    case BLAST_ODE_RK6:
+      return "rk6";
+    case BLAST_ODE_RK2AVG:
+      return "rk2avg";
+    default:
+      return "?";
+  }
+}
+
+/// The largest [time] cfl at which the integrator ran the Sedov problem to its end in 2D
+/// and 3D with the total energy within 5 % (bench/time/cfl_range.py; docs/robustness.md):
+/// above it a run is warned at start-up, and an unstable one is stopped by the energy
+/// check ([time] max_energy_change).
+static inline double BlastCflStableMax(int ode_solver) {
+  switch (ode_solver) {
+    case BLAST_ODE_EULER:
+      return 0.5;
+    case BLAST_ODE_RK4:
+      return 1.5;
+    case BLAST_ODE_RK2AVG:
+      return 2.0;
+    default:  // rk2, rk3ssp, rk6
+      return 1.0;
+  }
+}
+
+typedef enum { BLAST_VISC_AUTO = 0, BLAST_VISC_ON = 1, BLAST_VISC_OFF = 2 } BlastViscosity;
+
+/// How M_E^{-1} is applied (method spec 6.1): E1 exact zone inverses (E2 global CG is
+/// not implemented).
+typedef enum { BLAST_ENERGY_INVERSE = 0 } BlastEnergySolve;
+
+/// How the momentum mass operator and the forces are applied: `full` is the paper's path
+/// (assembled sparse mass matrix, zone force matrices F_z = A_z B^T); `partial` stores
+/// quadrature data only and applies both by sum-factorised 1D contractions (matrix-free).
+/// DEFAULT resolves per dimension and order (BlastAssemblyResolve), never at run time.
+typedef enum {
+  BLAST_ASSEMBLY_DEFAULT = -1,
+  BLAST_ASSEMBLY_FULL = 0,
+  BLAST_ASSEMBLY_PARTIAL = 1
+} BlastAssembly;
+
+/// The mode a run uses: `requested` unless it is BLAST_ASSEMBLY_DEFAULT, else the faster
+/// one for (dim, k) as measured by bench/peer/vs_laghos.py and bench/gpu (docs/performance.md):
+/// partial everywhere but 1D, where the operators are tiny and full assembly is as fast.
+static inline int BlastAssemblyResolve(int requested, int dim, int k) {
+  (void)k;
+  if (requested != BLAST_ASSEMBLY_DEFAULT) return requested;
+  return dim >= 2 ? BLAST_ASSEMBLY_PARTIAL : BLAST_ASSEMBLY_FULL;
+}
+
+typedef enum { BLAST_GPU_AUTO = 0, BLAST_GPU_CUDA = 1, BLAST_GPU_CPU = 2 } BlastGpuBackend;
+typedef enum {
+  BLAST_AUTOTUNE_OFF = 0,
+  BLAST_AUTOTUNE_ONLINE = 1,
+  BLAST_AUTOTUNE_CACHED = 2
+} BlastAutotune;
+/// CPU+GPU sharing of the zones (hydro/hybrid.h).
+typedef enum {
+  BLAST_BALANCE_OFF = 0,
+  BLAST_BALANCE_FIXED = 1,
+  BLAST_BALANCE_AUTO = 2
+} BlastBalanceMode;
+
+typedef struct {
+  // [problem]
+  int problem;          ///< BlastProblemId
+  double blast_energy;  ///< Sedov E0 (full, symmetric blast)
+  double blast_tol;     ///< Sedov: max distance of the blast point from a mesh vertex
+  // [mesh]
+  char mesh_file[BLAST_PATH_MAX];  ///< resolved path ("" = use the generator)
+  int generator;                   ///< BlastMeshGenerator
+  int dim;                         ///< generator: dimension 1..3
+  int elements[3];                 ///< generator: zones per direction
+  double size[3];                  ///< generator: box extents
+  int refine_serial, refine_parallel;
+  int partitioner;  ///< BlastPartitioner
+  // [fem]
+  int order_kinematic;   ///< k >= 1
+  int order_thermo;      ///< m >= 0 (deck default -1 resolves to k-1)
+  int order_quadrature;  ///< -1: 3k+m-1 (method spec section 4)
+  int assembly;          ///< BlastAssembly ([fem] assembly; -1: BlastAssemblyResolve)
+  int mesh_dim;          ///< not a deck key: the mesh's dimension once known (0: not yet)
+  // [time]
+  double t_final, cfl;
+  int ode_solver;            ///< BlastOdeSolver
+  int max_steps;             ///< -1: unlimited (counts step attempts, as the reference)
+  double dt_min;             ///< stop when dt falls below this (default: machine epsilon)
+  double max_energy_change;  ///< stop when |E - E0| > this * |E0| (0: never)
+  // [solver]
+  double cg_tol;
+  int cg_max_iter;
+  int viscosity;     ///< BlastViscosity
+  int energy_solve;  ///< BlastEnergySolve
+  // [gpu]
+  int gpu_backend;   ///< BlastGpuBackend
+  int gpu_autotune;  ///< BlastAutotune
+  int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
+  // [balance]
+  int balance_mode;             ///< BlastBalanceMode
+  double balance_gpu_fraction;  ///< fixed: the GPU's share of the zones; auto: the first guess
+  int balance_period;           ///< auto: steps per sampling period
+  // [output]
+  char output_dir[BLAST_PATH_MAX];
+  int output_overwrite;  ///< replace an earlier run's results in output_dir (else refuse)
+  int print_every;
+  int exact_error;  ///< compute errors against the exact solution at the end
+  int viz_steps;    ///< visualization dump every N accepted steps (0 = off)
+  double viz_dt;    ///< visualization dump every viz_dt of simulated time (0 = off)
+  int viz_refine;   ///< sub-cells per direction and zone (0 = no dumps)
+  // [checkpoint]
+  char checkpoint_dir[BLAST_PATH_MAX];      ///< resolved ("" never: <output_dir>/checkpoints)
+  int checkpoint_steps;                     ///< every N accepted steps (0 = off)
+  double checkpoint_wall_interval;          ///< every so many seconds of wall time (0 = off)
+  int checkpoint_keep;                      ///< checkpoints kept in checkpoint_dir
+  int checkpoint_at_end;                    ///< write one when the run ends (also on a fault)
+  char checkpoint_restart[BLAST_PATH_MAX];  ///< checkpoint to continue from ("" = none)
+  // bookkeeping
+  char deck_path[BLAST_PATH_MAX];  ///< the deck as given ("" = none)
+  // run-time options: not deck keys (never parsed, echoed or checkpointed); app/main.c
+  // sets them from the environment after the command line is parsed
+  int balance_trace;  ///< BLAST_BALANCE_TRACE=N > 0: the balancer traces each period (BlastLog)
+} BlastConfig;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_CONFIG_H

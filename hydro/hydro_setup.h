@@ -1,0 +1,76 @@
+// The setup of the Lagrangian operator (hydro_setup.c, method spec 3.3, 3.4, 5.1, 5.5, 6,
+// 11): a sequence of named phases; what they share. Internal to hydro/.
+#ifndef BLAST_HYDRO_SETUP_H
+#define BLAST_HYDRO_SETUP_H
+
+#include <stdint.h>
+
+#include "hydro-impl.h"
+
+// ---------------------------------------------------------------------------------------
+// Errors during the setup (hydro_setup.c). The setup alternates local work with collective
+// calls; an error that one rank meets alone must not let it leave while the others enter
+// the next collective (they would pair its agreement with their own call: MPI_ERR_TRUNCATE
+// or a hang). So every local phase ends in BlastSetupAgree, and every rank then returns
+// the same error with the same message, which main prints once.
+
+#define kNoZone INT64_MAX  // the key of an error that names no zone
+
+/// Agree on the outcome of a local phase: if any rank failed, the error of the rank with
+/// the lowest key (the global id of the zone it names, kNoZone for other errors; among
+/// equal keys the lowest rank) becomes every rank's error, with the same message, marked
+/// BLAST_COLLECTIVE_SAME. A zone error thus names the lowest bad zone on any rank count.
+/// Collective over h->comm; ranks that did not fail pass ierr = 0.
+int BlastSetupAgree(BlastHydro h, int ierr, int64_t key);
+/// Global sum of per-zone values that does not depend on the partition (collective).
+int BlastSetupOrderedZoneSum(BlastHydro h, const double *zone_value, double *sum);
+
+// ---------------------------------------------------------------------------------------
+// Initial geometry and data (hydro_init.c)
+
+/// Where the mesh came from, for messages: "mesh file 'path'" or "the generated box mesh".
+const char *BlastSetupMeshOrigin(BlastHydro h, char *buf, size_t n);
+/// "zone 37 (global id; element 2 of the mesh file, first corner at (0, 0.5, 0))".
+const char *BlastSetupZoneName(BlastHydro h, int z, char *buf, size_t n);
+/// Physical point of reference point xi (fine-zone coordinates) of zone z, initial mesh.
+void BlastSetupZonePoint(const BlastSpace *s, int z, const double *xi, double *x);
+/// J0^{-1} (this rank's zones) and w |J0| (all zones) from the H1 positions x; a bad zone
+/// is an input error naming it, *bad_gid its global id (the key for BlastSetupAgree).
+int BlastSetupInitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int64_t *bad_gid);
+/// Initial positions of all ext dofs, the same bits on every rank (collective: halos).
+int BlastSetupCanonicalPositions(BlastHydro h, double *x);
+typedef double (*BlastPointFunction)(const BlastProblem *p, const double *x);
+/// Bernstein coefficients of the Q_m interpolant of f at the tensor GL points, coef[z*ne+j].
+int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef);
+/// Inverse of the Bernstein collocation matrix at the GL points.
+int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv);
+/// Sedov: the blast energy deposited at the vertex closest to the origin (collective).
+int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e);
+/// The problem's initial data at this rank's zones must be finite and admissible.
+int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *rho0h,
+                               const double *e0, int64_t *bad_gid);
+
+// ---------------------------------------------------------------------------------------
+// Mass matrices and communication patterns (hydro_mass.c)
+
+/// Sparsity of the scalar H1 mass matrix (mv_rowptr, mv_col, mv_rows; local).
+int BlastSetupMassVPattern(BlastHydro h);
+/// Values of its rows (mv_val, mv_dinv) from qp_c = w |J0| rho0 (local).
+int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid);
+/// mv_dinv must be finite and positive: else an input error naming a zone of the first
+/// bad row (`what`: "matrix" or "operator"; local).
+int BlastSetupCheckMassDiagonal(BlastHydro h, const char *what, int64_t *bad_gid);
+/// Zone blocks of M_E and their inverses (me_inv; local).
+int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid);
+/// Partial assembly (hydro_mass_pa.c): the zone order of the mass action (pa_zones,
+/// pa_nzint) and the interior/boundary rows (mv_rows, mv_ninterior; local).
+int BlastSetupMassVPartialPattern(BlastHydro h);
+/// The reciprocal diagonal mv_dinv of the matrix-free mass operator and, if gravity is
+/// not NULL, M_V applied to -1 on the owned rows (local).
+int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravity,
+                                 int64_t *bad_gid);
+/// The two halos (L-vector ghosts, mass-matrix ghost columns) and host halo buffers
+/// (collective; agrees itself).
+int BlastSetupHalos(BlastHydro h);
+
+#endif  // BLAST_HYDRO_SETUP_H

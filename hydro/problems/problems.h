@@ -1,0 +1,37 @@
+/// @file problems.h
+/// @brief Initial conditions and flags of the test problems (method spec section 11).
+#ifndef BLAST_PROBLEMS_H
+#define BLAST_PROBLEMS_H
+
+#include "config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int id;   ///< BlastProblemId
+  int dim;  ///< space dimension
+  int visc, vort, tg_source, gravity;
+} BlastProblem;
+
+/// Set up problem `id` in dimension `dim`; `viscosity` (BlastViscosity) may force the
+/// artificial viscosity on or off. Errors (BLAST_ERR_INPUT) for combinations the spec
+/// does not define (e.g. Taylor-Green in 1D).
+int BlastProblemSetup(int id, int dim, int viscosity, BlastProblem *p);
+/// Name of a problem id as used in decks.
+const char *BlastProblemName(int id);
+
+double BlastProblemGamma(const BlastProblem *p, const double *x);
+double BlastProblemRho0(const BlastProblem *p, const double *x);
+/// Specific internal energy e0 (Sedov: 0, the blast is deposited separately).
+double BlastProblemE0(const BlastProblem *p, const double *x);
+void BlastProblemV0(const BlastProblem *p, const double *x, double *v);
+/// 2D Taylor-Green energy source Q(x, y) (method spec 7.2).
+double BlastTaylorGreenSource(const double *x);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // BLAST_PROBLEMS_H
