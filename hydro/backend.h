@@ -42,7 +42,9 @@ typedef struct {
   const double *h1_B, *h1_G, *l2_B;  ///< basis tables at quadrature points (fe.h)
   const double *qp_R0;               ///< [nz*nqp] rho0 |J0| w
   const double *qp_J0inv;            ///< [nz*nqp*dim*dim] initial inverse Jacobians
-  const double *zone_gamma;          ///< [nz]
+  const int *zone_mat;               ///< [nz] material of each zone (index into mats)
+  const BlastMaterial *mats;         ///< [nmat] the materials (eos.h)
+  int nmat;
   const double *me_inv;              ///< [nz*l2_nd*l2_nd] zone inverses of M_E (col-major)
   const int64_t *mv_rowptr;          ///< scalar H1 mass matrix: [h1_nown+1] row offsets (64-bit:
                                      ///< a rank's entries may exceed 2^31)

@@ -28,7 +28,10 @@ struct BlastHydro_private {
   BlastHybrid hybrid;  // CPU+GPU sharing of the zone work, or NULL
   BlastHydroData hd;   // host constant data handed to the backend
   // host arrays behind hd (owned)
-  double *qp_R0, *qp_J0inv, *zone_gamma, *me_inv, *mv_val, *mv_dinv;
+  double *qp_R0, *qp_J0inv, *me_inv, *mv_val, *mv_dinv;
+  int *zone_mat;                                    // [nz] material of each zone
+  BlastMaterial mats[BLAST_PROBLEM_MAX_MATERIALS];  // the problem's materials
+  int nmat;
   int64_t *mv_rowptr;  // 64-bit row offsets of the mass matrix (its entries may exceed 2^31)
   int *mv_col, *mv_rows, *ess_off, *ess_idx;
   // partial assembly (hd.assembly == BLAST_ASSEMBLY_PARTIAL)

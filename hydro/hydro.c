@@ -32,7 +32,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->qp_R0);
   BlastFree(&h->x0_host);
   BlastFree(&h->qp_J0inv);
-  BlastFree(&h->zone_gamma);
+  BlastFree(&h->zone_mat);
   BlastFree(&h->me_inv);
   BlastFree(&h->mv_val);
   BlastFree(&h->mv_dinv);

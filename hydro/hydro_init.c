@@ -376,13 +376,15 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
   *value = 0.0, X[0] = X[1] = X[2] = 0.0;
   for (int q = 0; q < nqp && !what; q++) {
     BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
-    const double rho = BlastProblemRho0(&h->prob, X), gamma = BlastProblemGamma(&h->prob, X);
+    const double rho = BlastProblemRho0(&h->prob, X);
+    const BlastMaterial *mat = &h->mats[BlastProblemMaterialAt(&h->prob, X)];
     const double e = sedov ? 0.0 : BlastProblemE0(&h->prob, X);
-    const double p = (gamma - 1.0) * rho * e, cs = sqrt(gamma * (gamma - 1.0) * e);
+    double p, cs;
+    BlastEos(mat, rho, e, &p, &cs);
     if (!(rho > 0.0 && isfinite(rho)))
       what = "density", *value = rho;
-    else if (!(gamma > 1.0 && isfinite(gamma)))
-      what = "gamma", *value = gamma;
+    else if (!(mat->gamma > 1.0 && isfinite(mat->gamma)))
+      what = "gamma", *value = mat->gamma;
     else if (!(e >= 0.0 && isfinite(e)))
       what = "specific internal energy", *value = e;
     else if (!isfinite(p))
@@ -413,8 +415,8 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
 // quadrature points and the kinematic nodes; the interpolated coefficients must be finite.
 // Huge coordinates make them overflow, or leave the domain where a problem is defined.
 // The lowest bad zone is reported, whatever the threads.
-int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *rho0h, const double *e0,
-                            int64_t *bad_gid) {
+int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *rho0h,
+                               const double *e0, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   *bad_gid = kNoZone;
   int bad = INT_MAX;

@@ -270,13 +270,14 @@ static int PhaseInitialData(Setup *st) {
   double *v0 = st->S0 + h->nx, *e0 = st->S0 + 2 * h->nx;
   const double *xext = st->xext;
   int64_t bad_gid = kNoZone;
-  int ierr = BlastMalloc(nz + 1, &h->zone_gamma);
+  h->nmat = BlastProblemMaterials(&h->prob, h->mats);
+  int ierr = BlastMalloc(nz + 1, &h->zone_mat);
   if (!ierr) {
 #pragma omp parallel for schedule(static)
     for (int z = 0; z < nz; z++) {
       double xi[3] = {0.5, 0.5, 0.5}, X[3];
       BlastSetupZonePoint(s, z, xi, X);
-      h->zone_gamma[z] = BlastProblemGamma(&h->prob, X);
+      h->zone_mat[z] = BlastProblemMaterialAt(&h->prob, X);
     }
   }
   if (!ierr) ierr = BlastMalloc((size_t)ne * ne, &st->Vinv);
@@ -411,7 +412,8 @@ static int PhaseBackendData(Setup *st) {
   hd->h1_nown = s->h1_nown, hd->h1_next = s->h1_next;
   hd->h1_edof = s->h1_edof, hd->h1_toff = s->h1_toff, hd->h1_tidx = s->h1_tidx;
   hd->qp_w = t->qp_w, hd->h1_B = t->h1_B, hd->h1_G = t->h1_G, hd->l2_B = t->l2_B;
-  hd->qp_R0 = h->qp_R0, hd->qp_J0inv = h->qp_J0inv, hd->zone_gamma = h->zone_gamma;
+  hd->qp_R0 = h->qp_R0, hd->qp_J0inv = h->qp_J0inv;
+  hd->zone_mat = h->zone_mat, hd->mats = h->mats, hd->nmat = h->nmat;
   hd->me_inv = h->me_inv;
   hd->mv_rowptr = h->mv_rowptr, hd->mv_col = h->mv_col, hd->mv_val = h->mv_val;
   hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;

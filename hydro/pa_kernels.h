@@ -283,33 +283,17 @@ BLAST_HOST_DEVICE static inline void BlastPaMassZone(int dim, int D, int Q, cons
   }
 }
 
-/// J0^{-1} = adj(J0) / det(J0) of the partial path (from the initial Jacobian J0 =
-/// grad x0, recomputed from the initial positions or computed once this same way).
-BLAST_HOST_DEVICE static inline void BlastPaJ0inv(int dim, const double *J0, double *J0inv) {
-  const double det0 = BlastMatDet(dim, J0);
-  BlastMatAdjugate(dim, J0, J0inv);
-  for (int i = 0; i < dim * dim; i++) J0inv[i] = J0inv[i] / det0;
-}
-
-/// The stress at a point of the partial path: BlastPaJ0inv, then BlastQPointStress.
+/// The stress at a point of the partial path: J0^{-1} from the initial Jacobian J0
+/// (BlastMatInverse, as BlastPaZoneJ0inv computes it once), then BlastPointStress.
 /// Returns det J.
 BLAST_HOST_DEVICE static inline double BlastPaPointStress(int dim, const BlastQPointParams *par,
-                                                          const double *J, const double *Gv,
-                                                          const double *J0, double R0, double w,
-                                                          double eq, double gamma, double *S,
+                                                          const BlastMaterial *mat, const double *J,
+                                                          const double *Gv, const double *J0,
+                                                          double R0, double w, double eq, double *S,
                                                           double *dt_q) {
   double J0inv[9];
-  BlastPaJ0inv(dim, J0, J0inv);
-  return BlastQPointStress(dim, par, J, Gv, J0inv, R0, w, eq, gamma, S, dt_q);
-}
-
-/// F_z^T v integrand at a point: sum over i = c + dim g ascending of S[i] * Gv[i] (S and
-/// Gv column-major, Gv the reference velocity gradient).
-BLAST_HOST_DEVICE static inline double BlastPaPointWork(int dim, const double *S,
-                                                        const double *Gv) {
-  double t = 0.0;
-  for (int i = 0; i < dim * dim; i++) t += S[i] * Gv[i];
-  return t;
+  BlastMatInverse(dim, J0, J0inv);
+  return BlastPointStress(dim, par, mat, J, Gv, J0inv, R0, w, eq, S, dt_q);
 }
 
 /// Constant data of the partial path's zone kernels (host or device pointers).
@@ -337,7 +321,7 @@ BLAST_HOST_DEVICE static inline int BlastPaZoneWorkspace(const BlastPaBasis *pb)
 ///  3. per point: BlastPaPointStress -> S_q (d^2, column-major), the dt estimate and the
 ///     tangled-zone report as the full path; source integrand w_q det J Q(X_q);
 ///  4. rE = -F_z 1: for each component c, BlastPaGradT of d_g = S_q[c + dim g], negated;
-///  5. if b != NULL: b = LB^T (S_q : Gv_q) (BlastPaPointWork at each point), then
+///  5. if b != NULL: b = LB^T (S_q : Gv_q) (BlastPointWork at each point), then
 ///     b_j = b_j + tg_j when the source is on; tg (if not NULL) receives LB^T of the
 ///     source integrand.
 /// xz, vz, x0z: E-vectors (component-major), ez: L2 coefficients, R0z: rho0 |J0| w.
@@ -349,8 +333,8 @@ BLAST_HOST_DEVICE static inline int BlastPaZoneWorkspace(const BlastPaBasis *pb)
 BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
     const BlastPaBasis *pb, const int dim, const int D, const int Q, const int L, int z,
     const double *xz, const double *vz, const double *x0z, const double *J0inv, const double *ez,
-    const double *R0z, double gamma, double *Sz, double *rEz, double *bz, double *tgz, double *ws,
-    double *dt_min, int *tangled, double *tangled_det) {
+    const double *R0z, const BlastMaterial *mat, double *Sz, double *rEz, double *bz, double *tgz,
+    double *ws, double *dt_min, int *tangled, double *tangled_det) {
   int nd = D, nq = Q, ne = L;
   for (int g = 1; g < dim; g++) nd *= D, nq *= Q, ne *= L;
   const int d2 = dim * dim;
@@ -372,17 +356,17 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
         if (!J0inv) J0[c + dim * g] = d0[i];
       }
     double *Sq = &Sz[q * d2];
-    const double det = J0inv ? BlastQPointStress(dim, &pb->qpar, J, Gv, &J0inv[q * d2], R0z[q],
-                                                 pb->qw[q], eq[q], gamma, Sq, &dtq)
-                             : BlastPaPointStress(dim, &pb->qpar, J, Gv, J0, R0z[q], pb->qw[q],
-                                                  eq[q], gamma, Sq, &dtq);
+    const double det = J0inv ? BlastPointStress(dim, &pb->qpar, mat, J, Gv, &J0inv[q * d2], R0z[q],
+                                                pb->qw[q], eq[q], Sq, &dtq)
+                             : BlastPaPointStress(dim, &pb->qpar, mat, J, Gv, J0, R0z[q], pb->qw[q],
+                                                  eq[q], Sq, &dtq);
     BlastQPointReport(z, det, dtq, dt_min, tangled, tangled_det);
     if (tg) {
       double Xq[3] = {0.0, 0.0, 0.0};
       for (int c = 0; c < dim; c++) Xq[c] = X[c * nq + q];
       src[q] = pb->qw[q] * det * BlastTaylorGreenQ(Xq);
     }
-    if (bz) t[q] = BlastPaPointWork(dim, Sq, Gv);
+    if (bz) t[q] = BlastPointWork(dim, Sq, Gv);
   }
   for (int c = 0; c < dim; c++) {
     for (int g = 0; g < dim; g++)
@@ -401,10 +385,10 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneQDataN(
 
 BLAST_HOST_DEVICE static inline void BlastPaZoneQData(
     const BlastPaBasis *pb, int z, const double *xz, const double *vz, const double *x0z,
-    const double *ez, const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
-    double *tgz, double *ws, double *dt_min, int *tangled, double *tangled_det) {
-  BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, 0, ez, R0z, gamma, Sz, rEz,
-                    bz, tgz, ws, dt_min, tangled, tangled_det);
+    const double *ez, const double *R0z, const BlastMaterial *mat, double *Sz, double *rEz,
+    double *bz, double *tgz, double *ws, double *dt_min, int *tangled, double *tangled_det) {
+  BlastPaZoneQDataN(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, 0, ez, R0z, mat, Sz, rEz, bz,
+                    tgz, ws, dt_min, tangled, tangled_det);
 }
 
 /// J0^{-1} at the zone's points ([q*dim^2]) from its initial positions x0z, exactly as
@@ -419,7 +403,7 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneJ0inv(const BlastPaBasis *pb, co
     double J0[9] = {0};
     for (int c = 0; c < dim; c++)
       for (int g = 0; g < dim; g++) J0[c + dim * g] = d0[(c * dim + g) * nq + q];
-    BlastPaJ0inv(dim, J0, &J0inv[q * d2]);
+    BlastMatInverse(dim, J0, &J0inv[q * d2]);
   }
 }
 
@@ -437,7 +421,7 @@ BLAST_HOST_DEVICE static inline void BlastPaZoneForceT(const BlastPaBasis *pb, c
     double Gv[9] = {0};
     for (int c = 0; c < dim; c++)
       for (int g = 0; g < dim; g++) Gv[c + dim * g] = dv[(c * dim + g) * nq + q];
-    t[q] = BlastPaPointWork(dim, &Sz[q * d2], Gv);
+    t[q] = BlastPointWork(dim, &Sz[q * d2], Gv);
   }
   BlastPaInterpT(dim, pb->L, pb->Q, pb->LB, t, bz, cws);
   if (pb->tg_source && tgz)

@@ -160,12 +160,14 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
           zv[a * dim + c] = vel[(size_t)c * nl + l];
         }
       }
-      // Material data of the zone: gamma at its center (as the solver), rho0 at the initial
+      // Material of the zone: the one at its center (as the solver), rho0 at the initial
       // position moved a hair towards the center (zone faces on material interfaces).
       double Xc[3] = {0, 0, 0};
       for (int a = 0; a < nd; a++)
         for (int c = 0; c < dim; c++) Xc[c] += v->Bc[a] * zx0[a * dim + c];
-      const double gamma = BlastProblemGamma(prob, Xc);
+      BlastMaterial mats[BLAST_PROBLEM_MAX_MATERIALS];
+      BlastProblemMaterials(prob, mats);
+      const BlastMaterial *mat = &mats[BlastProblemMaterialAt(prob, Xc)];
       for (int p = 0; p < v->nvz; p++) {
         const double *B = &v->B[(size_t)p * nd], *G = &v->G[(size_t)p * nd * dim];
         double X[3] = {0, 0, 0}, X0[3] = {0, 0, 0}, V[3] = {0, 0, 0}, J[9] = {0}, J0[9] = {0};
@@ -185,7 +187,8 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
         for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
         const double detJ = Det(dim, J), detJ0 = Det(dim, J0);
         const double rho = detJ != 0.0 ? BlastProblemRho0(prob, Xin) * (detJ0 / detJ) : NAN;
-        const double pr = (gamma - 1.0) * rho * ev;
+        double pr, cs;
+        BlastEos(mat, rho, ev, &pr, &cs);
         const size_t vi = (size_t)z * v->nvz + p;
         for (int c = 0; c < 3; c++) {
           F->coords[3 * vi + c] = c < dim ? X[c] : 0.0;
@@ -194,7 +197,7 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
         F->rho[vi] = rho;
         F->e[vi] = ev;
         F->p[vi] = pr;
-        F->cs[vi] = pr > 0.0 && rho > 0.0 ? sqrt(gamma * pr / rho) : 0.0;
+        F->cs[vi] = pr > 0.0 && rho > 0.0 ? cs : 0.0;
       }
       for (int c = 0; c < v->ncz; c++) {
         const size_t ci = (size_t)z * v->ncz + c;

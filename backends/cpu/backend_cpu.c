@@ -38,8 +38,8 @@ static inline void V4DDAdd(BlastV4 *hi, BlastV4 *lo, BlastV4 x) {
 // stress is kept).
 typedef void (*PaQDataFn)(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
                           const double *x0z, const double *J0inv, const double *ez,
-                          const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
-                          double *tgz, double *ws, double *dt_min, int *tangled,
+                          const double *R0z, const BlastMaterial *mat, double *Sz, double *rEz,
+                          double *bz, double *tgz, double *ws, double *dt_min, int *tangled,
                           double *tangled_det);
 // The mass action of one zone: its dofs `dof` of the components in mask gathered from x
 // (components st apart), its values stored node-interleaved: component c of node a at
@@ -50,11 +50,11 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
 #define PA_INSTANCE(Pd, Pn, Pq, Pl)                                                                \
   __attribute__((flatten)) static void PaQData_##Pd##_##Pn##_##Pq##_##Pl(                          \
       const BlastPaBasis *pb, int z, const double *xz, const double *vz, const double *x0z,        \
-      const double *J0inv, const double *ez, const double *R0z, double gamma, double *Sz,          \
-      double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,              \
+      const double *J0inv, const double *ez, const double *R0z, const BlastMaterial *mat,          \
+      double *Sz, double *rEz, double *bz, double *tgz, double *ws, double *dt_min, int *tangled,  \
       double *tangled_det) {                                                                       \
-    BlastCpuPaZoneQData(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz, rEz, bz,    \
-                        tgz, ws, dt_min, tangled, tangled_det);                                    \
+    BlastCpuPaZoneQData(pb, Pd, Pn, Pq, Pl, z, xz, vz, x0z, J0inv, ez, R0z, mat, Sz, rEz, bz, tgz, \
+                        ws, dt_min, tangled, tangled_det);                                         \
   }                                                                                                \
   __attribute__((flatten)) static void PaMass_##Pd##_##Pn##_##Pq##_##Pl(                           \
       const BlastPaBasis *pb, const double *qm, int ncomp, unsigned mask, const int *dof,          \
@@ -81,17 +81,17 @@ PA_CASES(PA_INSTANCE)
 
 static void PaQDataGeneric(const BlastPaBasis *pb, int z, const double *xz, const double *vz,
                            const double *x0z, const double *J0inv, const double *ez,
-                           const double *R0z, double gamma, double *Sz, double *rEz, double *bz,
-                           double *tgz, double *ws, double *dt_min, int *tangled,
+                           const double *R0z, const BlastMaterial *mat, double *Sz, double *rEz,
+                           double *bz, double *tgz, double *ws, double *dt_min, int *tangled,
                            double *tangled_det) {
   if (pb->dim > 1) {
-    BlastCpuPaZoneQData(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, Sz,
+    BlastCpuPaZoneQData(pb, pb->dim, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, mat, Sz,
                         rEz, bz, tgz, ws, dt_min, tangled, tangled_det);
     return;
   }
   // 1D (J0inv's two layouts coincide): the scalar kernel, the stress into scratch unless kept
   double *S = Sz ? Sz : ws, *kws = Sz ? ws : ws + pb->nq;
-  BlastPaZoneQDataN(pb, 1, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, gamma, S, rEz, bz,
+  BlastPaZoneQDataN(pb, 1, pb->D, pb->Q, pb->L, z, xz, vz, x0z, J0inv, ez, R0z, mat, S, rEz, bz,
                     tgz, kws, dt_min, tangled, tangled_det);
 }
 // ws: 2 ncomp nd + BlastPaMassZone's scratch
@@ -250,8 +250,8 @@ static int CpuAlloc(void *ctx, size_t n, double **p) {
 static double HydroDataBytes(const BlastHydroData *hd) {
   const double nz = hd->nz, nze = hd->nz_ext, nd = hd->h1_nd, ne = hd->l2_nd, nq = hd->nqp;
   const double d2 = (double)hd->dim * hd->dim, nown = hd->h1_nown;
-  double ints = nze * nd + (hd->h1_nl + 1.0) + nz * nd + (nown + 1.0) + nown;
-  double dbls = nz * nq + nz + nz * ne * ne + nown + (double)hd->dim * hd->h1_nl;
+  double ints = nze * nd + (hd->h1_nl + 1.0) + nz * nd + (nown + 1.0) + nown + nz;
+  double dbls = nz * nq + nz * ne * ne + nown + (double)hd->dim * hd->h1_nl;
   if (hd->mass_toff) ints += hd->mass_toff[hd->h1_nown];
   if (hd->qp_J0inv) dbls += nz * nq * d2;
   if (hd->mv_rowptr) {  // 64-bit row offsets (8 bytes, as a double), int columns, values
@@ -371,7 +371,7 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   const int rows = dim * nd, d2 = dim * dim;
   double *S = ws, *A = S + nqp * d2, *Jp = A + rows, *Gp = Jp + 9 * nqp, *eqs = Gp + 9 * nqp;
   double *dets = eqs + nqp, *dts = dets + nqp;
-  const double gamma = hd->zone_gamma[z];
+  const BlastMaterial *mat = &hd->mats[hd->zone_mat[z]];
   const size_t z0 = (size_t)z * nqp;
   if (tg)
     for (int j = 0; j < ne; j++) tg[j] = 0.0;
@@ -393,8 +393,8 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   }
   if (dim == 1) {
     for (int q = 0; q < nqp; q++)
-      dets[q] = BlastQPointStress(1, &hd->qpar, &Jp[q], &Gp[q], &hd->qp_J0inv[z0 + q],
-                                  hd->qp_R0[z0 + q], hd->qp_w[q], eqs[q], gamma, &S[q], &dts[q]);
+      dets[q] = BlastPointStress(1, &hd->qpar, mat, &Jp[q], &Gp[q], &hd->qp_J0inv[z0 + q],
+                                 hd->qp_R0[z0 + q], hd->qp_w[q], eqs[q], &S[q], &dts[q]);
   } else {
     for (int q0 = 0; q0 < nqp; q0 += BLAST_QV_W) {
       const int n = nqp - q0 < BLAST_QV_W ? nqp - q0 : BLAST_QV_W;
@@ -404,9 +404,9 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
         for (int l = 0; l < BLAST_QV_W; l++)
           J0i[i][l] = hd->qp_J0inv[(z0 + q0 + (l < n ? l : n - 1)) * d2 + i];
       }
-      const BlastQV det = BlastQVPointStress(
-          dim, &hd->qpar, J, Gv, J0i, BlastQVLoad(&hd->qp_R0[z0 + q0], n),
-          BlastQVLoad(&hd->qp_w[q0], n), BlastQVLoad(eqs + q0, n), gamma, Sv, &dtq);
+      const BlastQV det =
+          BlastQVPointStress(dim, &hd->qpar, mat, J, Gv, J0i, BlastQVLoad(&hd->qp_R0[z0 + q0], n),
+                             BlastQVLoad(&hd->qp_w[q0], n), BlastQVLoad(eqs + q0, n), Sv, &dtq);
       for (int l = 0; l < n; l++)
         for (int i = 0; i < d2; i++) S[(q0 + l) * d2 + i] = Sv[i][l];
       BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
@@ -497,8 +497,8 @@ static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double
     for (size_t b = 0; b < (size_t)nqp * d2 * sizeof(double); b += 64) __builtin_prefetch(next + b);
   }
   double *Sz = zr->S ? &zr->S[f * nqp * d2] : NULL;
-  zr->pa_qdata(zr->pb, z, xz, vz, x0z, J0inv, ez, &hd->qp_R0[(size_t)z * nqp], hd->zone_gamma[z],
-               Sz, &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL,
+  zr->pa_qdata(zr->pb, z, xz, vz, x0z, J0inv, ez, &hd->qp_R0[(size_t)z * nqp],
+               &hd->mats[hd->zone_mat[z]], Sz, &zr->rE[f * rows], zr->b ? &zr->b[f * ne] : NULL,
                zr->tg ? &zr->tg[f * ne] : NULL, kws, dt_min, tangled, tangled_det);
 }
 

@@ -311,15 +311,16 @@ static inline void BlastV4PointMatrix(const int dim, const BlastV4 *d, int nq, i
 /// BlastQVPointStress), moved between the two by 4 x 4 transposes: each lane performs the
 /// scalar kernel's operations, so the same bits. The stress goes to Sz (point-major, as the
 /// scalar kernel's) only where the caller keeps it (Sz not NULL). J0inv (or NULL: from x0z
-/// as BlastPaJ0inv) is the zone's J0^{-1} point-fastest: entry i = h + dim g of point q at
+/// as BlastMatInverse) is the zone's J0^{-1} point-fastest: entry i = h + dim g of point q at
 /// J0inv[i * nq + q]. The dt/tangled-zone reduction and the source run point by point in
 /// ascending order, as in the scalar kernel. ws: BlastCpuPaZoneWorkspace doubles.
 static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, const int D,
                                        const int Q, const int L, int z, const double *xz,
                                        const double *vz, const double *x0z, const double *J0inv,
-                                       const double *ez, const double *R0z, double gamma,
-                                       double *Sz, double *rEz, double *bz, double *tgz, double *ws,
-                                       double *dt_min, int *tangled, double *tangled_det) {
+                                       const double *ez, const double *R0z,
+                                       const BlastMaterial *mat, double *Sz, double *rEz,
+                                       double *bz, double *tgz, double *ws, double *dt_min,
+                                       int *tangled, double *tangled_det) {
   int nd = D, nq = Q, ne = L, n3 = D > Q ? D : Q;
   for (int g = 1; g < dim; g++) nd *= D, nq *= Q, ne *= L;
   n3 = n3 > L ? n3 : L;
@@ -350,16 +351,14 @@ static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, co
     BlastV4PointMatrix(dim, dV, nq, q0, n, Gv);
     if (J0inv) {
       for (int i = 0; i < d2; i++) J0i[i] = BlastQVLoad(J0inv + i * nq + q0, n);
-    } else {  // BlastPaJ0inv
+    } else {
       BlastQV J0[9];
       BlastV4PointMatrix(dim, dX0, nq, q0, n, J0);
-      const BlastQV det0 = BlastQVMatDet(dim, J0);
-      BlastQVMatAdjugate(dim, J0, J0i);
-      for (int i = 0; i < d2; i++) J0i[i] = J0i[i] / det0;
+      BlastQVMatInverse(dim, J0, J0i);
     }
     const BlastQV det =
-        BlastQVPointStress(dim, &pb->qpar, J, Gv, J0i, BlastQVLoad(R0z + q0, n),
-                           BlastQVLoad(pb->qw + q0, n), BlastQVLoad(eq + q0, n), gamma, S, &dtq);
+        BlastQVPointStress(dim, &pb->qpar, mat, J, Gv, J0i, BlastQVLoad(R0z + q0, n),
+                           BlastQVLoad(pb->qw + q0, n), BlastQVLoad(eq + q0, n), S, &dtq);
     for (int g = 0; g < dim; g++) {  // dS[g][q] = (S_q[c + dim g])_c
       BlastV4 r[4] = {zero, zero, zero, zero}, c[4];
       for (int k = 0; k < dim; k++) r[k] = S[k + dim * g];
@@ -370,11 +369,7 @@ static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, co
       for (int l = 0; l < n; l++)
         for (int i = 0; i < d2; i++) Sz[(q0 + l) * d2 + i] = S[i][l];
     BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
-    if (bz) {  // BlastPaPointWork
-      BlastQV tw = BlastQVSet(0.0);
-      for (int i = 0; i < d2; i++) tw += S[i] * Gv[i];
-      BlastQVStore(t + q0, tw, n);
-    }
+    if (bz) BlastQVStore(t + q0, BlastQVPointWork(dim, S, Gv), n);
   }
   for (int q = 0; q < nq; q++) {
     const double det = dets[q];

@@ -58,7 +58,9 @@ enum { kDotHostDoubles = 2 * 3 * kDotBlocks };
 typedef struct {
   int dim, nz, nqp, nd, ne, nl, nown, next, rows;
   int *edof, *toff, *tidx;
-  double *qw, *B, *L2B, *R0, *gamma;
+  double *qw, *B, *L2B, *R0;
+  int *zone_mat;        // [nz] material of each zone
+  BlastMaterial *mats;  // the materials (eos.h)
   // point-fastest copies for the quadrature kernel: Gt [a][g][q], L2Bt [i][q], J0inv
   // [z][i][q]; for the force GEMM: Gn [q][g][a] node-fastest and L2Bp [q][ne rounded up
   // to GemmColumns] zero-padded

@@ -93,25 +93,25 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   double ints = 0.0, dbls = 0.0;
   if (s->pa) {
     // partial assembly (ops_pa.cu): zone maps over nz_ext zones, 1D and point tables,
-    // rho0|J0|w (momentum mass over nz_ext, quadrature over nz), gamma, x0, the rows
+    // rho0|J0|w (momentum mass over nz_ext, quadrature over nz), materials, x0, the rows
     // -F_z 1 over nz_ext zones (also the mass action's zone values), b or the stress,
     // the source, the mass gather's indices, D^{-1} and the row order, M_E^{-1} blocks,
     // the generic kernels' scratch
     const double nze = s->nz_ext;
-    ints += nze * nd + nz * nd + nl + 1.0 + nze;       // edof, tidx, toff, pa_zones
+    ints += nze * nd + nz * nd + nl + 1.0 + nze + nz;  // edof, tidx, toff, pa_zones, materials
     ints += nown + 1.0 + (double)s->mass_nidx + nown;  // mass_toff, mass_tidx, mv_rows
     dbls += nqp * (1.0 + nd + ne) + 64.0;              // weights, B, L2 B, 1D tables
-    dbls += nze * nqp + nz * nqp + nz + dim * nl;      // qmass, R0, gamma, x0
+    dbls += nze * nqp + nz * nqp + dim * nl;           // qmass, R0, x0
     dbls += nze * 3.0 * nd + nz * ne;                  // rE / E (3 components), source
     dbls += s->pa_keep_stress ? nz * nqp * dim * dim + nz * ne : nz * ne;  // S and b, or b
     dbls += nown + nz * ne * ne;                                           // D^{-1}, M_E^{-1}
     dbls += s->pa_scratch / 8.0;
   } else {
     // zone maps and basis tables
-    ints += 2.0 * nz * nd + nl + 1.0;  // edof, tidx, toff
+    ints += 2.0 * nz * nd + nl + 1.0 + nz;  // edof, tidx, toff, zone materials
     dbls +=
         nqp * (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
-    dbls += nz * nqp * (1.0 + dim * dim) + nz;               // rho0|J0|w, J0^{-1}, gamma
+    dbls += nz * nqp * (1.0 + dim * dim);                    // rho0|J0|w, J0^{-1}
     dbls += nz * nqp *
             (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
     dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source

@@ -382,7 +382,8 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
   BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
   BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
-  BlastCall(DevUpload(hd->zone_gamma, nz, &d->gamma));
+  BlastCall(DevUpload(hd->zone_mat, nz, &d->zone_mat));
+  BlastCall(DevUpload(hd->mats, (size_t)hd->nmat, &d->mats));
   if (pa) {  // partial assembly: no F_z, J0^{-1}, mass matrix (ops_pa.cu)
     BlastCall(PaSetup(c));
   } else {
@@ -450,7 +451,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   DevData *d = &c->dd;
   // clang-format off
   void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
-                  d->L2B,        d->R0,       d->J0inv,    d->gamma,      d->F,
+                  d->L2B,        d->R0,       d->J0inv,    d->zone_mat,   d->F,
                   d->rE,         d->Gt,       d->Gn,       d->L2Bt,       d->L2Bp,
                   d->S,          d->b,        d->tg,       c->mv_rows,    c->y_perm,
                   c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
@@ -458,7 +459,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
                   c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
                   c->me_inv_blocks, c->stage,  d->B1,        d->G1,         d->L1,
                   d->x0,         d->qmass,    d->mtoff,    d->mtidx,      d->zones,
-                  c->pa_ws,      c->pa_red,   c->pa_red_zone, c->mdot_part};
+                  c->pa_ws,      c->pa_red,   c->pa_red_zone, c->mdot_part, d->mats};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {

@@ -4,6 +4,7 @@
 #define BLAST_PROBLEMS_H
 
 #include "config.h"
+#include "eos.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,14 @@ int BlastProblemSetup(int id, int dim, int viscosity, BlastProblem *p);
 /// Name of a problem id as used in decks.
 const char *BlastProblemName(int id);
 
+/// The materials of the problem (at most BLAST_PROBLEM_MAX_MATERIALS) into mats; returns
+/// how many.
+enum { BLAST_PROBLEM_MAX_MATERIALS = 4 };
+int BlastProblemMaterials(const BlastProblem *p, BlastMaterial *mats);
+/// The material at point x (an index into BlastProblemMaterials): a zone's is the one at
+/// its reference centre.
+int BlastProblemMaterialAt(const BlastProblem *p, const double *x);
+/// gamma of the material at x (the problems' initial data are written with it).
 double BlastProblemGamma(const BlastProblem *p, const double *x);
 double BlastProblemRho0(const BlastProblem *p, const double *x);
 /// Specific internal energy e0 (Sedov: 0, the blast is deposited separately).

@@ -127,7 +127,8 @@ struct Run {
   Mesh m;
   DevData d;
   BlastPaBasis pb;
-  std::vector<double> x, v, e, R0, qm, gam;
+  std::vector<double> x, v, e, R0, qm;
+  std::vector<int> zmat;
   double *dx, *dv, *de, *blk_dt, *blk_det, *dE, *dy;
   int *blk_zone;
   int zpb;
@@ -139,7 +140,7 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   Mesh &m = r.m;
   const size_t nz = m.nz, nq = m.nq, nl = m.nl;
   r.x.resize(3 * nl), r.v.resize(3 * nl), r.e.resize(nz * m.ne), r.R0.resize(nz * nq),
-      r.qm.resize(nz * nq), r.gam.assign(nz, 1.4);
+      r.qm.resize(nz * nq), r.zmat.assign(nz, 0);
   const double h = 1.0 / (p * n);
   for (size_t i = 0; i < r.x.size(); i++) r.x[i] = m.x0[i] + 0.05 * h * R();
   for (auto &t : r.v) t = 0.1 * R();
@@ -154,7 +155,9 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
   d.D = m.D, d.Q = m.Q, d.L = m.L, d.nzint = m.nz;
   d.qpar.dim = 3, d.qpar.order_k = p, d.qpar.visc = 1, d.qpar.vort = tg, d.qpar.h0 = h,
   d.qpar.cfl = 0.5;
-  d.edof = Dev(m.edof), d.qw = Dev(m.qw), d.R0 = Dev(r.R0), d.gamma = Dev(r.gam);
+  d.edof = Dev(m.edof), d.qw = Dev(m.qw), d.R0 = Dev(r.R0), d.zone_mat = Dev(r.zmat);
+  const std::vector<BlastMaterial> mats(1, BlastMaterialIdealGas(1.4));
+  d.mats = Dev(mats);
   d.B1 = Dev(m.B), d.G1 = Dev(m.G), d.L1 = Dev(m.LB), d.x0 = Dev(m.x0), d.qmass = Dev(r.qm);
   d.mtoff = Dev(m.toff), d.mtidx = Dev(m.tidx);
   std::vector<int> zones(nz);
@@ -189,7 +192,7 @@ static void Setup(Run &r, int p, int n, int tg, int keep) {
 
 static void Free(Run &r) {
   DevData &d = r.d;
-  void *ps[] = {d.edof,  d.qw,    d.R0,    d.gamma,  d.B1,      d.G1,       d.L1, d.x0,
+  void *ps[] = {d.edof,  d.qw,    d.R0,    d.zone_mat, d.mats,  d.B1,      d.G1,       d.L1, d.x0,
                 d.qmass, d.mtoff, d.mtidx, d.zones,  d.rE,      d.b,        d.tg, d.S,
                 r.dx,    r.dv,    r.de,    r.blk_dt, r.blk_det, r.blk_zone, r.dy};
   for (void *p : ps) cudaFree(p);
@@ -290,8 +293,9 @@ static int Check(int p, int n, int tg, int keep) {
         }
       double dt = HUGE_VAL, tdet = 0.0;
       int tz = -1;
+      const BlastMaterial mat14 = BlastMaterialIdealGas(1.4);
       BlastPaZoneQData(&pb, (int)z, xz.data(), vz.data(), x0z.data(), &r.e[z * m.ne], &r.R0[z * nq],
-                       1.4, keep ? &S[z * nq * 9] : Sl.data(), &rE[z * 3 * nd],
+                       &mat14, keep ? &S[z * nq * 9] : Sl.data(), &rE[z * 3 * nd],
                        keep ? NULL : &b[z * m.ne], tg ? &tgv[z * m.ne] : NULL, ws.data(), &dt, &tz,
                        &tdet);
       rdt[z] = dt, rdet[z] = tz < 0 ? 0.0 : tdet, rzone[z] = tz < 0 ? INT_MAX : tz;

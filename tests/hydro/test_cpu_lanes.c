@@ -1,5 +1,5 @@
 // The CPU backend's vector-lane kernels against the scalar kernels they stand for, bit for
-// bit: the point kernel (qpoint_lanes.h: BlastQVPointStress against BlastQPointStress)
+// bit: the point kernel (qpoint_lanes.h: BlastQVPointStress against BlastPointStress)
 // with every lane of a vector drawn from its own kind of point (smooth, no or diagonal or
 // isotropic velocity gradient, off-diagonal entries under round-off or at the far branch
 // of the Jacobi tangent, tangled, singular, zero, huge, tiny and subnormal Jacobians, zero,
@@ -118,14 +118,16 @@ static void MakePoint(int dim, int kind, double *J, double *Gv, double *J0i, dou
 static double Scalar(int dim, const BlastQPointParams *par, const double *J, const double *Gv,
                      const double *J0i, double R0, double w, double e, double gamma, double *S,
                      double *dt) {
-  return dim == 2 ? BlastQPointStress(2, par, J, Gv, J0i, R0, w, e, gamma, S, dt)
-                  : BlastQPointStress(3, par, J, Gv, J0i, R0, w, e, gamma, S, dt);
+  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
+  return dim == 2 ? BlastPointStress(2, par, &mat, J, Gv, J0i, R0, w, e, S, dt)
+                  : BlastPointStress(3, par, &mat, J, Gv, J0i, R0, w, e, S, dt);
 }
 static BlastQV Lanes(int dim, const BlastQPointParams *par, const BlastQV *J, const BlastQV *Gv,
                      const BlastQV *J0i, BlastQV R0, BlastQV w, BlastQV e, double gamma, BlastQV *S,
                      BlastQV *dt) {
-  return dim == 2 ? BlastQVPointStress(2, par, J, Gv, J0i, R0, w, e, gamma, S, dt)
-                  : BlastQVPointStress(3, par, J, Gv, J0i, R0, w, e, gamma, S, dt);
+  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
+  return dim == 2 ? BlastQVPointStress(2, par, &mat, J, Gv, J0i, R0, w, e, S, dt)
+                  : BlastQVPointStress(3, par, &mat, J, Gv, J0i, R0, w, e, S, dt);
 }
 
 static void PointKernelCase(int dim, int visc, int vort, int nvec) {
@@ -197,22 +199,24 @@ static void ScalarZone(const BlastPaBasis *pb, const double *x, const double *v,
                        const double *J0, const double *e, const double *R0, double gamma, double *S,
                        double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
                        double *tdet) {
+  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
   if (pb->dim == 2)
-    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
                       dt, tz, tdet);
   else
-    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
                       dt, tz, tdet);
 }
 static void LanesZone(const BlastPaBasis *pb, const double *x, const double *v, const double *x0,
                       const double *J0, const double *e, const double *R0, double gamma, double *S,
                       double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
                       double *tdet) {
+  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
   if (pb->dim == 2)
-    BlastCpuPaZoneQData(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+    BlastCpuPaZoneQData(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
                         dt, tz, tdet);
   else
-    BlastCpuPaZoneQData(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, gamma, S, rE, b, tg, ws,
+    BlastCpuPaZoneQData(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
                         dt, tz, tdet);
 }
 

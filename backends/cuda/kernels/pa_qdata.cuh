@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(kPaQThreads) k_pa_qdata(PaQArgs p) {
     PaGatherZone(d, z, d.x0, x0z);
     for (int i = 0; i < ne; i++) ez[i] = p.e[(size_t)z * ne + i];
     double *Sz = d.keep_stress ? &d.S[(size_t)z * nqp * d2] : Sl;
-    BlastPaZoneQData(&p.pb, z, xz, vz, x0z, ez, &d.R0[(size_t)z * nqp], d.gamma[z], Sz,
+    BlastPaZoneQData(&p.pb, z, xz, vz, x0z, ez, &d.R0[(size_t)z * nqp], &d.mats[d.zone_mat[z]], Sz,
                      &d.rE[(size_t)z * rows], d.keep_stress ? NULL : &d.b[(size_t)z * ne],
                      d.tg_source ? &d.tg[(size_t)z * ne] : NULL, kws, &dtmin, &tz, &tdet);
   }
@@ -257,6 +257,7 @@ __global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
   double dtmin = HUGE_VAL, tdet = 0.0;
   int tz = INT_MAX;
   double *S = REG ? grad : grad + 18 * nq;
+  const BlastMaterial *mat = &d.mats[d.zone_mat[z]];
   for (int q = threadIdx.x; q < nq; q += blockDim.x) {
     double J[9], Gv[9], J0[9], Sq[9], Xq[3], dtq;
     if constexpr (REG) {
@@ -276,7 +277,7 @@ __global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
     }
     const size_t zq = (size_t)z * nq + q;
     const double det =
-        BlastPaPointStress(3, &d.qpar, J, Gv, J0, d.R0[zq], d.qw[q], eq[q], d.gamma[z], Sq, &dtq);
+        BlastPaPointStress(3, &d.qpar, mat, J, Gv, J0, d.R0[zq], d.qw[q], eq[q], Sq, &dtq);
     if (!(det > 0.0)) {
       dtmin = 0.0;
       if (tz == INT_MAX || BlastDetWorse(det, tdet)) tz = z, tdet = det;
@@ -284,7 +285,7 @@ __global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
       dtmin = dtq;
     }
     if (tg) src[q] = d.qw[q] * det * BlastTaylorGreenQ(Xq);
-    if (!keep) tq[q] = BlastPaPointWork(3, Sq, Gv);
+    if (!keep) tq[q] = BlastPointWork(3, Sq, Gv);
 #pragma unroll
     for (int i = 0; i < 9; i++) S[i * nq + q] = Sq[i];
     if (keep)

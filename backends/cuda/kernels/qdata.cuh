@@ -68,8 +68,8 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
 #pragma unroll
       for (int i = 0; i < D2; i++) J0inv[i] = d.J0inv[((size_t)z * D2 + i) * nqp + q];
       double dtq;
-      const double det = BlastQPointStress(DIM, &d.qpar, J, Gv, J0inv, d.R0[zq], d.qw[q], eq,
-                                           d.gamma[z], &d.S[zq * SStride(DIM)], &dtq);
+      const double det = BlastPointStress(DIM, &d.qpar, &d.mats[d.zone_mat[z]], J, Gv, J0inv,
+                                          d.R0[zq], d.qw[q], eq, &d.S[zq * SStride(DIM)], &dtq);
       if (!(det > 0.0)) {
         dtmin = 0.0;
         if (z < tzone)
@@ -107,17 +107,19 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
       // The lowest tangled zone and its smallest det, as the CPU (a zone's points may be on
       // several threads of the block; the det is compared only for a real tie).
       const int zs = rz[threadIdx.x + s];
-      if (zs < rz[threadIdx.x] ||
-          (zs == rz[threadIdx.x] && zs != INT_MAX && BlastDetWorse(rdet[threadIdx.x + s], rdet[threadIdx.x])))
+      if (zs < rz[threadIdx.x] || (zs == rz[threadIdx.x] && zs != INT_MAX &&
+                                   BlastDetWorse(rdet[threadIdx.x + s], rdet[threadIdx.x])))
         rz[threadIdx.x] = zs, rdet[threadIdx.x] = rdet[threadIdx.x + s];
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) p.blk_dt[blockIdx.x] = rd[0], p.blk_zone[blockIdx.x] = rz[0], p.blk_det[blockIdx.x] = rdet[0];
+  if (threadIdx.x == 0)
+    p.blk_dt[blockIdx.x] = rd[0], p.blk_zone[blockIdx.x] = rz[0], p.blk_det[blockIdx.x] = rdet[0];
 }
 
 // Reduce per-block minima to one (single block).
-__global__ void k_reduce_min(int n, const double *dt, const int *zone, const double *det, double *out) {
+__global__ void k_reduce_min(int n, const double *dt, const int *zone, const double *det,
+                             double *out) {
   __shared__ double sd[256], sdet[256];
   __shared__ int sz[256];
   double m = HUGE_VAL, dd = 0.0;
@@ -131,7 +133,8 @@ __global__ void k_reduce_min(int n, const double *dt, const int *zone, const dou
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
     if ((int)threadIdx.x < s) {
       if (sd[threadIdx.x + s] < sd[threadIdx.x]) sd[threadIdx.x] = sd[threadIdx.x + s];
-      if (sz[threadIdx.x + s] < sz[threadIdx.x]) sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
+      if (sz[threadIdx.x + s] < sz[threadIdx.x])
+        sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
     }
     __syncthreads();
   }

@@ -1,0 +1,69 @@
+/// @file eos.h
+/// @brief Equations of state: a material is a small parameter block (its kind and the
+/// kind's parameters), and one function per kind gives the pressure and the sound speed
+/// from the density and the specific internal energy. Host and device (CUDA) code, and the
+/// CPU's vector lanes, call the same functions.
+///
+/// The first part of this header (the material block) is ordinary. The second part, the
+/// functions, is written once over a value type: point_physics.h includes it with the type
+/// macros set (BP_T: double on host and device, or a vector of points' values on the CPU
+/// lanes), so the functions exist as BlastEos... for doubles and BlastQVEos... for lanes.
+/// A material is uniform over the points a call handles (one zone's points).
+///
+/// Where to add an equation of state:
+///  1. a kind in BlastEosKind and its parameters in BlastMaterial (plain numbers, or a
+///     pointer to tabulated data that the backends copy with the block);
+///  2. one function BP_FN(Eos<Kind>) below, and its case in BP_FN(Eos);
+///  3. its row in the deck schema (io/deck_schema.c) and its name in BlastEosKindName.
+/// Every point kernel (CPU scalar, CPU lanes, GPU), the initial-data check and the
+/// visualization dumps then use it; nothing else changes.
+#ifndef BLAST_EOS_H
+#define BLAST_EOS_H
+
+#include "host_device.h"
+
+/// Kinds of equation of state.
+typedef enum { BLAST_EOS_IDEAL_GAS = 0, BLAST_EOS_NKINDS } BlastEosKind;
+
+/// A material: its equation of state and the parameters of that kind. Plain data, copied
+/// to the device as it is (a tabulated kind would add a table pointer that the backend
+/// translates when it copies the block).
+typedef struct {
+  int kind;      ///< BlastEosKind
+  double gamma;  ///< ratio of specific heats (ideal gas)
+} BlastMaterial;
+
+/// The deck name of an equation-of-state kind.
+static inline const char *BlastEosKindName(int kind) {
+  return kind == BLAST_EOS_IDEAL_GAS ? "ideal_gas" : "unknown";
+}
+
+/// An ideal gas of ratio gamma.
+static inline BlastMaterial BlastMaterialIdealGas(double gamma) {
+  BlastMaterial m = {BLAST_EOS_IDEAL_GAS, gamma};
+  return m;
+}
+
+#endif  // BLAST_EOS_H
+
+// ---- the functions, over the value type of the including point_physics.h ----
+#ifdef BP_T
+
+/// Ideal gas: p = (gamma - 1) rho e, c = sqrt(gamma (gamma - 1) e).
+BP_DEV static inline void BP_FN(EosIdealGas)(const BlastMaterial *m, BP_T rho, BP_T e, BP_T *p,
+                                             BP_T *cs) {
+  const double gamma = m->gamma;
+  *p = (gamma - 1.0) * rho * e;
+  *cs = BP_SQRT(gamma * (gamma - 1.0) * e);
+}
+
+/// Pressure p and sound speed cs of material m at density rho and specific internal
+/// energy e (e >= 0: the point kernel clamps it first).
+BP_DEV static inline void BP_FN(Eos)(const BlastMaterial *m, BP_T rho, BP_T e, BP_T *p, BP_T *cs) {
+  switch (m->kind) {
+    default:
+      BP_FN(EosIdealGas)(m, rho, e, p, cs);
+  }
+}
+
+#endif  // BP_T
