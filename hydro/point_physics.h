@@ -26,9 +26,9 @@
 ///   BP_SEL(m, a, b)   m ? a : b per lane;  BP_ANY(m): some lane of m is set
 ///   BP_NOT(m)         the complement of mask m
 ///   BP_SQRT, BP_FABS, BP_FMAX   sqrt, fabs, fmax (fmax(x, y) as the C library's)
-/// and, after including this file, BP_FN(SigmaMin)(dim, J), the smallest singular value of
-/// J (declared here, defined there: the scaling by a power of two is type-specific, the
-/// rest is BP_FN(SigmaMinScaled) below).
+/// and, after including this file (which undefines them), BP_FN(SigmaMin)(dim, J), the
+/// smallest singular value of J (declared here, defined there: the scaling by a power of
+/// two is type-specific, the rest is BP_FN(SigmaMinScaled) below).
 ///
 /// Small matrices are column-major: A[i + dim*j] = A_ij. For the Jacobian,
 /// J[c + dim*g] = dx_c / dxi_g (row = physical component, column = reference direction).
@@ -386,3 +386,18 @@ BP_DEV static inline BP_T BP_FN(PointWork)(const int dim, const BP_T *S, const B
   for (int i = 0; i < dim * dim; i++) t += S[i] * Gv[i];
   return t;
 }
+
+// The instantiation is complete: its macros are free for the next one.
+#undef BP_T
+#undef BP_M
+#undef BP_FN
+#undef BP_DEV
+#undef BP_UNROLL
+#undef BP_SET
+#undef BP_TRUE
+#undef BP_SEL
+#undef BP_ANY
+#undef BP_NOT
+#undef BP_SQRT
+#undef BP_FABS
+#undef BP_FMAX

@@ -47,19 +47,6 @@ BLAST_HOST_DEVICE static inline double BlastSigmaMin(const int dim, const double
   return exact ? r * up : ldexp(r, e);
 }
 
-#undef BP_T
-#undef BP_M
-#undef BP_FN
-#undef BP_DEV
-#undef BP_UNROLL
-#undef BP_SET
-#undef BP_TRUE
-#undef BP_SEL
-#undef BP_ANY
-#undef BP_NOT
-#undef BP_SQRT
-#undef BP_FABS
-#undef BP_FMAX
 
 /// Order of the tangled-zone report (BlastQDataResult.tangled_det): whether determinant a
 /// is reported before b. NaN first, then the smaller value, so the report of a zone is its

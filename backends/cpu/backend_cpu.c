@@ -67,7 +67,7 @@ typedef void (*PaMassFn)(const BlastPaBasis *pb, const double *qm, int ncomp, un
       const BlastV4 v = {x[l], ncomp > 1 ? x[st + l] : 0.0, ncomp > 2 ? x[2 * st + l] : 0.0, 0.0}; \
       xz[a] = v;                                                                                   \
     }                                                                                              \
-    BlastV4MassZone(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                           \
+    BlastV4MassField(Pd, Pn, Pq, pb->B, qm, xz, yz, mws);                                          \
     /* 4-wide stores in ascending order: lane 3 lands on the next node's first value, */           \
     /* which that node's store then overwrites; the last node's three values one by one */         \
     for (int a = 0; a < nd - 1; a++) memcpy(E + 3 * a, &yz[a], sizeof yz[a]);                      \

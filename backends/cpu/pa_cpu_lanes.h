@@ -1,7 +1,8 @@
 /// @file pa_cpu_lanes.h
 /// @brief The partial path's zone kernels on the CPU in the lanes of 4-wide vectors (GCC/Clang
-/// vector extension): the contractions with the components side by side (the mass action
-/// of the velocity, the gradients of x and v, the -F.1 contraction of the stress), the
+/// vector extension): the contractions of fem/contract.h with the components side by side
+/// (BlastV4Interp, BlastV4Grad, ...: the mass action of the velocity, the gradients of x
+/// and v, the -F.1 contraction of the stress), the
 /// point kernel with 4 quadrature points side by side (qpoint_lanes.h). Each lane performs
 /// exactly the operations of the scalar kernels of pa_kernels.h on its component or point,
 /// in the same order, so the results are the same bits as the scalar kernels (and the
@@ -18,234 +19,11 @@
 
 _Static_assert(BLAST_QV_W == 4, "the zone kernel moves 4-point vectors through 4 x 4 transposes");
 
-/// BlastPaInterp with vector node values u and point values w (ws: D^2 Q + D Q^2).
-static inline void BlastV4Interp(const int dim, const int D, const int Q, const double *B,
-                                 const BlastV4 *u, BlastV4 *w, BlastV4 *ws) {
-  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
-  if (dim == 1) {
-    for (int q = 0; q < Q; q++) {
-      BlastV4 s = zero;
-      for (int a = 0; a < D; a++) s += B[q * D + a] * u[a];
-      w[q] = s;
-    }
-    return;
-  }
-  BlastV4 *t1 = ws;
-  const int D3 = dim == 3 ? D : 1;
-  for (int a3 = 0; a3 < D3; a3++)
-    for (int a2 = 0; a2 < D; a2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s = zero;
-        for (int a1 = 0; a1 < D; a1++) s += B[q1 * D + a1] * u[(a3 * D + a2) * D + a1];
-        t1[(a3 * D + a2) * Q + q1] = s;
-      }
-  if (dim == 2) {
-    for (int q2 = 0; q2 < Q; q2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s = zero;
-        for (int a2 = 0; a2 < D; a2++) s += B[q2 * D + a2] * t1[a2 * Q + q1];
-        w[q2 * Q + q1] = s;
-      }
-    return;
-  }
-  BlastV4 *t2 = ws + D * D * Q;
-  for (int a3 = 0; a3 < D; a3++)
-    for (int q2 = 0; q2 < Q; q2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s = zero;
-        for (int a2 = 0; a2 < D; a2++) s += B[q2 * D + a2] * t1[(a3 * D + a2) * Q + q1];
-        t2[(a3 * Q + q2) * Q + q1] = s;
-      }
-  for (int q3 = 0; q3 < Q; q3++)
-    for (int q2 = 0; q2 < Q; q2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s = zero;
-        for (int a3 = 0; a3 < D; a3++) s += B[q3 * D + a3] * t2[(a3 * Q + q2) * Q + q1];
-        w[(q3 * Q + q2) * Q + q1] = s;
-      }
-}
-
-/// BlastPaInterpT on vectors (ws: D^2 Q + D Q^2).
-static inline void BlastV4InterpT(const int dim, const int D, const int Q, const double *B,
-                                  const BlastV4 *w, BlastV4 *u, BlastV4 *ws) {
-  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
-  if (dim == 1) {
-    for (int a = 0; a < D; a++) {
-      BlastV4 s = zero;
-      for (int q = 0; q < Q; q++) s += B[q * D + a] * w[q];
-      u[a] = s;
-    }
-    return;
-  }
-  const BlastV4 *w2 = w;
-  const int D3 = dim == 3 ? D : 1;
-  if (dim == 3) {
-    BlastV4 *s2 = ws + D * D * Q;
-    for (int a3 = 0; a3 < D; a3++)
-      for (int q2 = 0; q2 < Q; q2++)
-        for (int q1 = 0; q1 < Q; q1++) {
-          BlastV4 s = zero;
-          for (int q3 = 0; q3 < Q; q3++) s += B[q3 * D + a3] * w[(q3 * Q + q2) * Q + q1];
-          s2[(a3 * Q + q2) * Q + q1] = s;
-        }
-    w2 = s2;
-  }
-  BlastV4 *s1 = ws;
-  for (int a3 = 0; a3 < D3; a3++)
-    for (int a2 = 0; a2 < D; a2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s = zero;
-        for (int q2 = 0; q2 < Q; q2++) s += B[q2 * D + a2] * w2[(a3 * Q + q2) * Q + q1];
-        s1[(a3 * D + a2) * Q + q1] = s;
-      }
-  for (int a3 = 0; a3 < D3; a3++)
-    for (int a2 = 0; a2 < D; a2++)
-      for (int a1 = 0; a1 < D; a1++) {
-        BlastV4 s = zero;
-        for (int q1 = 0; q1 < Q; q1++) s += B[q1 * D + a1] * s1[(a3 * D + a2) * Q + q1];
-        u[(a3 * D + a2) * D + a1] = s;
-      }
-}
-
-/// BlastPaMassZone on all components at once: y = B^T (qm .* (B x)) lane by lane.
-/// ws: Q^dim + D^2 Q + D Q^2 vectors.
-static inline void BlastV4MassZone(const int dim, const int D, const int Q, const double *B,
-                                   const double *qm, const BlastV4 *x, BlastV4 *y, BlastV4 *ws) {
-  int nq = Q;
-  for (int g = 1; g < dim; g++) nq *= Q;
-  BlastV4 *w = ws, *cws = ws + nq;
-  BlastV4Interp(dim, D, Q, B, x, w, cws);
-  for (int q = 0; q < nq; q++) w[q] = w[q] * qm[q];
-  BlastV4InterpT(dim, D, Q, B, w, y, cws);
-}
-
-/// BlastPaGrad (dim 2 or 3) on vectors: d[g * Q^dim + q] and val[q] (or NULL).
-/// ws: 2 D^2 Q + 3 D Q^2 vectors.
-static inline void BlastV4Grad(const int dim, const int D, const int Q, const double *B,
-                               const double *G, const BlastV4 *u, BlastV4 *d, BlastV4 *val,
-                               BlastV4 *ws) {
-  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
-  const int D3 = dim == 3 ? D : 1;
-  BlastV4 *bx = ws, *gx = ws + D * D * Q;
-  for (int a3 = 0; a3 < D3; a3++)
-    for (int a2 = 0; a2 < D; a2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 sb = zero, sg = zero;
-        for (int a1 = 0; a1 < D; a1++) {
-          const BlastV4 x = u[(a3 * D + a2) * D + a1];
-          sb += B[q1 * D + a1] * x;
-          sg += G[q1 * D + a1] * x;
-        }
-        bx[(a3 * D + a2) * Q + q1] = sb, gx[(a3 * D + a2) * Q + q1] = sg;
-      }
-  if (dim == 2) {
-    const int n = Q * Q;
-    for (int q2 = 0; q2 < Q; q2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s0 = zero, s1 = zero, sv = zero;
-        for (int a2 = 0; a2 < D; a2++) {
-          const double b = B[q2 * D + a2], g = G[q2 * D + a2];
-          s0 += b * gx[a2 * Q + q1];
-          s1 += g * bx[a2 * Q + q1];
-          sv += b * bx[a2 * Q + q1];
-        }
-        d[q2 * Q + q1] = s0, d[n + q2 * Q + q1] = s1;
-        if (val) val[q2 * Q + q1] = sv;
-      }
-    return;
-  }
-  BlastV4 *bb = ws + 2 * D * D * Q, *gb = bb + D * Q * Q, *bg = gb + D * Q * Q;
-  for (int a3 = 0; a3 < D; a3++)
-    for (int q2 = 0; q2 < Q; q2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 sbb = zero, sgb = zero, sbg = zero;
-        for (int a2 = 0; a2 < D; a2++) {
-          const double b = B[q2 * D + a2], g = G[q2 * D + a2];
-          const int i = (a3 * D + a2) * Q + q1;
-          sbb += b * bx[i];
-          sgb += b * gx[i];
-          sbg += g * bx[i];
-        }
-        const int o = (a3 * Q + q2) * Q + q1;
-        bb[o] = sbb, gb[o] = sgb, bg[o] = sbg;
-      }
-  const int n = Q * Q * Q;
-  for (int q3 = 0; q3 < Q; q3++)
-    for (int q2 = 0; q2 < Q; q2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s0 = zero, s1 = zero, s2 = zero, sv = zero;
-        for (int a3 = 0; a3 < D; a3++) {
-          const double b = B[q3 * D + a3], g = G[q3 * D + a3];
-          const int i = (a3 * Q + q2) * Q + q1;
-          s0 += b * gb[i];
-          s1 += b * bg[i];
-          s2 += g * bb[i];
-          sv += b * bb[i];
-        }
-        const int q = (q3 * Q + q2) * Q + q1;
-        d[q] = s0, d[n + q] = s1, d[2 * n + q] = s2;
-        if (val) val[q] = sv;
-      }
-}
-
-/// BlastPaGradT (dim 2 or 3) on vectors. ws: 2 D^2 Q + 3 D Q^2 vectors.
-static inline void BlastV4GradT(const int dim, const int D, const int Q, const double *B,
-                                const double *G, const BlastV4 *d, BlastV4 *u, BlastV4 *ws) {
-  const BlastV4 zero = {0.0, 0.0, 0.0, 0.0};
-  const int D3 = dim == 3 ? D : 1;
-  BlastV4 *p0 = ws, *p12 = ws + D * D * Q;
-  if (dim == 2) {
-    const int n = Q * Q;
-    for (int a2 = 0; a2 < D; a2++)
-      for (int q1 = 0; q1 < Q; q1++) {
-        BlastV4 s0 = zero, s1 = zero;
-        for (int q2 = 0; q2 < Q; q2++) {
-          s0 += B[q2 * D + a2] * d[q2 * Q + q1];
-          s1 += G[q2 * D + a2] * d[n + q2 * Q + q1];
-        }
-        p0[a2 * Q + q1] = s0, p12[a2 * Q + q1] = s1;
-      }
-  } else {
-    const int n = Q * Q * Q;
-    BlastV4 *t0 = ws + 2 * D * D * Q, *t1 = t0 + D * Q * Q, *t2 = t1 + D * Q * Q;
-    for (int a3 = 0; a3 < D; a3++)
-      for (int q2 = 0; q2 < Q; q2++)
-        for (int q1 = 0; q1 < Q; q1++) {
-          BlastV4 s0 = zero, s1 = zero, s2 = zero;
-          for (int q3 = 0; q3 < Q; q3++) {
-            const double b = B[q3 * D + a3], g = G[q3 * D + a3];
-            const int i = (q3 * Q + q2) * Q + q1;
-            s0 += b * d[i];
-            s1 += b * d[n + i];
-            s2 += g * d[2 * n + i];
-          }
-          const int o = (a3 * Q + q2) * Q + q1;
-          t0[o] = s0, t1[o] = s1, t2[o] = s2;
-        }
-    for (int a3 = 0; a3 < D; a3++)
-      for (int a2 = 0; a2 < D; a2++)
-        for (int q1 = 0; q1 < Q; q1++) {
-          BlastV4 s0 = zero, s12 = zero;
-          for (int q2 = 0; q2 < Q; q2++) {
-            const double b = B[q2 * D + a2], g = G[q2 * D + a2];
-            const int i = (a3 * Q + q2) * Q + q1;
-            s0 += b * t0[i];
-            s12 += g * t1[i] + b * t2[i];
-          }
-          p0[(a3 * D + a2) * Q + q1] = s0, p12[(a3 * D + a2) * Q + q1] = s12;
-        }
-  }
-  for (int a3 = 0; a3 < D3; a3++)
-    for (int a2 = 0; a2 < D; a2++)
-      for (int a1 = 0; a1 < D; a1++) {
-        BlastV4 s = zero;
-        for (int q1 = 0; q1 < Q; q1++) {
-          const int i = (a3 * D + a2) * Q + q1;
-          s += G[q1 * D + a1] * p0[i] + B[q1 * D + a1] * p12[i];
-        }
-        u[(a3 * D + a2) * D + a1] = s;
-      }
-}
+#define CT_T        BlastV4
+#define CT_FN(name) BlastV4##name
+#define CT_DEV
+#define CT_ZERO ((BlastV4){0.0, 0.0, 0.0, 0.0})
+#include "contract.h"
 
 #if defined(__clang__)
 #define BLAST_V4_SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
@@ -374,21 +152,12 @@ static inline void BlastCpuPaZoneQData(const BlastPaBasis *pb, const int dim, co
   for (int q = 0; q < nq; q++) {
     const double det = dets[q];
     BlastQPointReport(z, det, dts[q], dt_min, tangled, tangled_det);
-    if (tg) {
-      double Xq[3] = {0.0, 0.0, 0.0};
-      for (int c = 0; c < dim; c++) Xq[c] = Xv[q][c];
-      src[q] = pb->qw[q] * det * BlastTaylorGreenQ(Xq);
-    }
+    if (tg) src[q] = BlastPointSource(dim, pb->qw[q], det, (const double *)&Xv[q]);
   }
   BlastV4GradT(dim, D, Q, pb->B, pb->G, dS, rn, cws4);
   for (int c = 0; c < dim; c++)
     for (int a = 0; a < nd; a++) rEz[c * nd + a] = -rn[a][c];
-  if (tg) BlastPaInterpT(dim, L, Q, pb->LB, src, tgz, cws);
-  if (bz) {
-    BlastPaInterpT(dim, L, Q, pb->LB, t, bz, cws);
-    if (tg)
-      for (int j = 0; j < ne; j++) bz[j] = bz[j] + tgz[j];
-  }
+  BlastPaZoneEnergyTerms(pb, dim, L, Q, ne, src, t, tg ? tgz : NULL, bz, cws);
 }
 
 #endif  // BLAST_PA_CPU_LANES_H

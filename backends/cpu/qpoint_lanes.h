@@ -134,18 +134,5 @@ static inline BlastQV BlastQVSigmaMin(const int dim, const BlastQV *J) {
   return res;
 }
 
-#undef BP_T
-#undef BP_M
-#undef BP_FN
-#undef BP_DEV
-#undef BP_UNROLL
-#undef BP_SET
-#undef BP_TRUE
-#undef BP_SEL
-#undef BP_ANY
-#undef BP_NOT
-#undef BP_SQRT
-#undef BP_FABS
-#undef BP_FMAX
 
 #endif  // BLAST_QPOINT_LANES_H
