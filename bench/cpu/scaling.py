@@ -34,6 +34,9 @@ def run(blast, out, tag, ranks, elems, steps):
             "e_norm": s["e_norm"]}
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]) or len(sys.argv) < 3:
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     blast, out = sys.argv[1], sys.argv[2]
     args = sys.argv[3:]
     ranks = [1, 2, 4, 8, 16]

@@ -54,6 +54,9 @@ def run_case(blast, out, tag, n, k, rp, steps, ranks=1, threads=16, backend="cud
     return r
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]) or len(sys.argv) < 4:
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     blast, peaks, out = sys.argv[1], sys.argv[2], sys.argv[3]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else ["peaks", "scale", "cpu", "mps"]
     orders = [int(k) for k in sys.argv[5].split(",")] if len(sys.argv) > 5 else [2, 3]

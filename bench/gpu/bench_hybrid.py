@@ -77,6 +77,9 @@ def main():
         i = args.index("--cases")
         only = dict((c.split(":")[0], int(c.split(":")[1])) for c in args[i + 1].split(","))
         del args[i:i + 2]
+    if len(args) != 2 or any(a.startswith("-") for a in args):
+        print(__doc__.strip())
+        sys.exit(0 if any(a in ("-h", "--help") for a in args) else 2)
     blast, out = args[0], args[1]
     os.makedirs(out, exist_ok=True)
     threads = os.cpu_count() or 1
