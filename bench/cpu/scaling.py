@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU strong and weak scaling of blast_gpu (issue 4): 3D Sedov Q2-Q1 on generated box
+"""CPU strong and weak scaling of blast_gpu: 3D Sedov Q2-Q1 on generated box
 meshes, MPI ranks x 1 OpenMP thread, the CPU backend. A benchmark, not a test.
 
     python3 bench/cpu/scaling.py BLAST OUTDIR [--ranks 1,2,4,8,16] [--steps 3]

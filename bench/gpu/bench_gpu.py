@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU benchmark of blast_gpu (issue 5), run on the GPU node from the project root:
+"""GPU benchmark of blast_gpu, run on the GPU node from the project root:
 
     source .gpu-bundle/env.sh && python3 bench/gpu/bench_gpu.py BLAST PEAKS OUTDIR [parts] [orders]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU+GPU hybrid benchmark (issue 6), on the GPU node from the project root:
+"""CPU+GPU hybrid benchmark, on the GPU node from the project root:
 
     source .gpu-bundle/env.sh && python3 bench/gpu/bench_hybrid.py BLAST OUTDIR [--steps N]
         [--cpu-steps N] [--cases "2D Q2-Q1:512,3D Q2-Q1:48,3D Q4-Q3:16"] [--no-cpu]
