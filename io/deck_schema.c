@@ -565,8 +565,9 @@ static const BlastDeckKey kSchema[] = {
      .type = BLAST_DECK_BOOL,
      .offset = F(checkpoint_at_end),
      .def = "true",
-     .help = "write a checkpoint when the run ends: at t_final, at max_steps, on SIGTERM or "
-             "SIGUSR1, and of the last good state when a numerical failure stops the run"},
+     .help = "write a checkpoint when the run ends: at t_final, at max_steps, on SIGTERM, "
+             "SIGUSR1, SIGINT or SIGHUP, and of the last good state when a numerical failure "
+             "stops the run"},
     {.section = "checkpoint",
      .key = "restart",
      .type = BLAST_DECK_STRING,
