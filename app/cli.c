@@ -107,9 +107,9 @@ void BlastCliPrintHelp(FILE *out) {
     fprintf(out, "  %-18s %s\n", names, kOptions[o].help);
   }
   fprintf(out,
-          "\nexit codes: 0 success (also a clean stop after a checkpoint on SIGTERM or SIGUSR1), "
-          "2 bad input (deck, command line, mesh, checkpoint), 3 numerical failure, 1 other "
-          "errors\n\ndeck keys:\n");
+          "\nexit codes: 0 success (also a clean stop after a checkpoint on SIGTERM, SIGUSR1, "
+          "SIGINT or SIGHUP), 2 bad input (deck, command line, mesh, checkpoint), 3 numerical "
+          "failure, 1 other errors\n\ndeck keys:\n");
   BlastDeckPrintKeys(out);
 }
 

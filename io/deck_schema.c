@@ -368,10 +368,11 @@ static const BlastDeckKey kSchema[] = {
      .bounds = BLAST_DECK_MIN,
      .min = 0,
      .help = "stop with an error (exit 3) when the total energy (internal + kinetic) has "
-             "changed by more than this fraction of its initial value, checked every 64 "
-             "steps: far above what a correct run reaches (the method conserves it exactly "
-             "with rk2avg, to its time error otherwise; the built-in sources and gravity "
-             "change it by under 1 %); 0: never"},
+             "changed by more than this fraction of its initial value, checked on the steps "
+             "that print a progress line, every 64 steps and after the last: far above what a "
+             "correct run reaches (the method conserves it exactly with rk2avg, to its time "
+             "error otherwise; the built-in sources and gravity change it by under 1 %); 0: "
+             "never"},
     // [solver]
     {.section = "solver",
      .key = "cg_tol",
@@ -421,17 +422,20 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(gpu_spmv),
      .def = "dd",
      .choices = kSpmv,
-     .help = "mass-matrix products on the GPU: dd (double-double rows rounded once, as the CPU "
-             "backend sums them) or cusparse (cuSPARSE SpMV, plain double sums)"},
+     .help = "sparse products on the GPU: dd (full assembly: the momentum mass matrix in sliced "
+             "ELLPACK with double-double rows rounded once, as the CPU backend sums them, and "
+             "M_E^{-1} as dense zone blocks) or cusparse (cuSPARSE SpMV with plain double sums "
+             "for the assembled mass matrix and M_E^{-1}; with partial assembly, M_E^{-1} only)"},
     {.section = "gpu",
      .key = "autotune",
      .type = BLAST_DECK_ENUM,
      .offset = F(gpu_autotune),
      .def = "online",
      .choices = kAutotune,
-     .help =
-         "kernel launch parameters: off (defaults), online (time the candidates during the "
-         "first steps, keep the fastest, save them), cached (reuse saved choices, tune if none)"},
+     .help = "launch parameters of the full-assembly kernels (quadrature kernel, force GEMM, "
+             "sliced-ELLPACK mass matrix; partial assembly launches fixed shapes): off "
+             "(defaults), online (time the candidates during the first steps, keep the fastest, "
+             "save them), cached (reuse saved choices, tune if none)"},
     // [balance]
     {.section = "balance",
      .key = "mode",
@@ -561,8 +565,9 @@ static const BlastDeckKey kSchema[] = {
      .type = BLAST_DECK_BOOL,
      .offset = F(checkpoint_at_end),
      .def = "true",
-     .help = "write a checkpoint when the run ends: at t_final, at max_steps, on SIGTERM or "
-             "SIGUSR1, and of the last good state when a numerical failure stops the run"},
+     .help = "write a checkpoint when the run ends: at t_final, at max_steps, on SIGTERM, "
+             "SIGUSR1, SIGINT or SIGHUP, and of the last good state when a numerical failure "
+             "stops the run"},
     {.section = "checkpoint",
      .key = "restart",
      .type = BLAST_DECK_STRING,

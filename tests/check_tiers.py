@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every registered test carries exactly one tier label, tier-fast or tier-full (issue 21).
+"""Every registered test carries exactly one tier label, tier-fast or tier-full.
 
 usage: check_tiers.py CTEST BUILD_DIR   (prints the count of each tier)
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU strong and weak scaling of blast_gpu (issue 4): 3D Sedov Q2-Q1 on generated box
+"""CPU strong and weak scaling of blast_gpu: 3D Sedov Q2-Q1 on generated box
 meshes, MPI ranks x 1 OpenMP thread, the CPU backend. A benchmark, not a test.
 
     python3 bench/cpu/scaling.py BLAST OUTDIR [--ranks 1,2,4,8,16] [--steps 3]
@@ -34,6 +34,9 @@ def run(blast, out, tag, ranks, elems, steps):
             "e_norm": s["e_norm"]}
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]) or len(sys.argv) < 3:
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     blast, out = sys.argv[1], sys.argv[2]
     args = sys.argv[3:]
     ranks = [1, 2, 4, 8, 16]

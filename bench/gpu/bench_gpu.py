@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU benchmark of blast_gpu (issue 5), run on the GPU node from the project root:
+"""GPU benchmark of blast_gpu, run on the GPU node from the project root:
 
     source .gpu-bundle/env.sh && python3 bench/gpu/bench_gpu.py BLAST PEAKS OUTDIR [parts] [orders]
 
@@ -54,6 +54,9 @@ def run_case(blast, out, tag, n, k, rp, steps, ranks=1, threads=16, backend="cud
     return r
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]) or len(sys.argv) < 4:
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 else 2)
     blast, peaks, out = sys.argv[1], sys.argv[2], sys.argv[3]
     parts = sys.argv[4].split(",") if len(sys.argv) > 4 else ["peaks", "scale", "cpu", "mps"]
     orders = [int(k) for k in sys.argv[5].split(",")] if len(sys.argv) > 5 else [2, 3]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU+GPU hybrid benchmark (issue 6), on the GPU node from the project root:
+"""CPU+GPU hybrid benchmark, on the GPU node from the project root:
 
     source .gpu-bundle/env.sh && python3 bench/gpu/bench_hybrid.py BLAST OUTDIR [--steps N]
         [--cpu-steps N] [--cases "2D Q2-Q1:512,3D Q2-Q1:48,3D Q4-Q3:16"] [--no-cpu]
@@ -77,6 +77,9 @@ def main():
         i = args.index("--cases")
         only = dict((c.split(":")[0], int(c.split(":")[1])) for c in args[i + 1].split(","))
         del args[i:i + 2]
+    if len(args) != 2 or any(a.startswith("-") for a in args):
+        print(__doc__.strip())
+        sys.exit(0 if any(a in ("-h", "--help") for a in args) else 2)
     blast, out = args[0], args[1]
     os.makedirs(out, exist_ok=True)
     threads = os.cpu_count() or 1

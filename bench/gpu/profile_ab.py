@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Per-kernel GPU profile of two builds, interleaved (issue 20: a restructure must not slow
+"""Per-kernel GPU profile of two builds, interleaved (a restructure must not slow
 any kernel). Run on the GPU node from the project root:
 
     source .gpu-bundle/env.sh && python3 bench/gpu/profile_ab.py BEFORE AFTER OUTDIR [--reps 3]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checkpoint write and read (restart) time and bandwidth of blast_gpu (issue 7).
+"""Checkpoint write and read (restart) time and bandwidth of blast_gpu.
 
 usage: bench/io/bench_checkpoint.py BLAST OUTDIR [--ranks 1 8] [--elements 50] [--rp 1]
        [--writes 3] [--reads 2] [--backend cpu] [--threads-total 16]

@@ -1,4 +1,4 @@
-// Conformance of the backend table (issue 20, item 2): every entry of
+// Conformance of the backend table: every entry of
 // BLAST_BACKEND_OPERATIONS has a case here, and every case runs its entry on random inputs
 // (fixed seeds) on 2D and 3D problems of kinematic order 2 and 3 (thermodynamic order k-1).
 //

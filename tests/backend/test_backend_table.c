@@ -1,4 +1,4 @@
-// The backend table itself (issue 20): every member of BlastBackendOps is an entry of
+// The backend table itself: every member of BlastBackendOps is an entry of
 // BLAST_BACKEND_OPERATIONS (so the conformance test and BlastBackendCheck see it), names
 // are "group.member" and distinct, every compiled backend's table is complete, and a table
 // that lacks any one entry is refused by BlastBackendCheck with a message naming the

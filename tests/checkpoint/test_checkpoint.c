@@ -1,4 +1,4 @@
-// Checkpoint/restart (issue 7) through the library: a run stopped after some steps,
+// Checkpoint/restart through the library: a run stopped after some steps,
 // checkpointed and restarted in a fresh solver ends bitwise identical to the uninterrupted
 // run on the same ranks, and to round-off (|e| <= 1e-12 relative, same steps) on another
 // rank count (written on all ranks of the job, read on a subset and vice versa); damaged

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end checkpoint/restart of blast_gpu (issue 7), through the real executable.
+"""End-to-end checkpoint/restart of blast_gpu, through the real executable.
 
 usage: test_restart.py BLAST MPIEXEC WORKDIR DECK_SEDOV2D DECK_TAYLOR_GREEN2D DECK_SEDOV3D
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Data safety of restarts and output directories (issue 19, items 1-5 and 10), through
+"""Data safety of restarts and output directories, through
 the real executable.
 
 usage: test_datasafety.py BLAST MPIEXEC WORKDIR SQUARE_MESH

@@ -1,4 +1,4 @@
-// Bit-flip fuzzer of the checkpoint reader (issue 19): a real checkpoint of a short 2D
+// Bit-flip fuzzer of the checkpoint reader: a real checkpoint of a short 2D
 // Sedov run is damaged one byte at a time, every byte of the file in turn (the root
 // group's attributes, the object headers, the datasets' values, free space), each time
 // with a random non-zero XOR mask, pass after pass until the time is up. Every damaged

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile geometry and deck values through the executable (issue 19, items 8, 9, 11).
+"""Hostile geometry and deck values through the executable.
 
   test_geometry.py BLAST MPIEXEC WORK SQUARE_MESH GEOMETRY_MESH_DIR
 
@@ -8,8 +8,8 @@ Every bad input below runs on 1, 2 and 3 MPI ranks and must end with exit code 2
 'blast_gpu: error' line (printed once, by rank 0) naming the file, key or zone, no MPI
 error or abort, no new file or folder anywhere in WORK, and every file of WORK unchanged
 (md5). Classes:
-  * coordinates too large or not finite: 1e308 / -1e308 in a 2D mesh (the issue's
-    example, with refine_serial = 1), 1e300 in a 3D mesh, coordinates that overflow only
+  * coordinates too large or not finite: 1e308 / -1e308 in a 2D mesh (one vertex
+    moved to 1e308, with refine_serial = 1), 1e300 in a 3D mesh, coordinates that overflow only
     in the Jacobian (a cube of side 2e120: det J = 1e360, from a file and generated),
     a generated box of size 1e200;
   * non-conforming meshes: a hanging node, a duplicated zone, a face of three zones, in
@@ -84,7 +84,7 @@ def main():
     for name in sorted(os.listdir(meshes)):
         if name.endswith(".mesh"):
             shutil.copy(os.path.join(meshes, name), os.path.join(work, name))
-    # The issue's example (a coordinate 1 -> 1e308) and its negative.
+    # One coordinate 1 -> 1e308 (the case the file name keeps) and its negative.
     mutate(square, os.path.join(work, "issue1e308.mesh"), "1 1", "1e308 1")
     mutate(square, os.path.join(work, "minus1e308.mesh"), "1 0.5", "-1e308 0.5")
     # Far outside the domains of riemann6 ([0,1]^2) and rayleigh_taylor (e = 6 - rho y > 0).

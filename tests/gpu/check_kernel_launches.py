@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every kernel launch in gpu/*.cu is followed (within 8 lines) by BlastCheckKernel(sync,
-"<its name>"), so that every CUDA error names its kernel (issue 9); a launch through
+"<its name>"), so that every CUDA error names its kernel; a launch through
 cudaLaunchKernel (a kernel chosen at run time) by a BlastCheckKernel of any name.
 usage: check_kernel_launches.py GPU_DIR"""
 import glob

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU vs CPU comparison of blast_gpu runs (issue 5 acceptance), standard library only.
+"""GPU vs CPU comparison of blast_gpu runs, standard library only.
 
   compare_runs.py short BLAST OUTDIR [--ranks 1,4] [--steps 60]
       Each shipped deck, shortened to --steps attempts, at orders 1-4 (2D and 3D), with
@@ -10,7 +10,7 @@
       (same steps and |e| within 1e-10), and against the published table (|e| within 1e-9).
   compare_runs.py hybrid BLAST OUTDIR [--ranks 1,4] [--steps 60]
       Each shipped deck, shortened, on the GPU alone ([balance] mode = off) and with the
-      CPU+GPU split at gpu_fraction 1.0, 0.7, 0.0 (fixed) and auto (issue 6): same steps
+      CPU+GPU split at gpu_fraction 1.0, 0.7, 0.0 (fixed) and auto: same steps
       and |e| within 1e-12 relative of the GPU-alone run.
   compare_runs.py builds BLAST_BEFORE BLAST_AFTER OUTDIR [--backend cpu,cuda] [--ranks 1,2] [--steps 20]
       The same cases as `short`, each run by two builds (e.g. before and after a restructure)

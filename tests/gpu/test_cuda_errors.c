@@ -1,4 +1,4 @@
-// CUDA errors name what failed (issue 9): BlastCudaError's messages for a failed launch,
+// CUDA errors name what failed: BlastCudaError's messages for a failed launch,
 // for a kernel's execution error surfacing at a later call (names the last kernel
 // launched), and for out of memory (free/total and advice). Host code: the error values
 // are CUDA's enums, no GPU is needed. Every launch in gpu/*.cu being followed by its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Out of GPU memory at setup (issue 9), on a GPU node:
+# Out of GPU memory at setup, on a GPU node:
 #   test_gpu_oom.sh BLAST GPU_HOG [OUTDIR]
 # 1. the model against the memory the backend really takes (one rank, BLAST_GPU_PROFILE=1);
 # 2. with gpu_hog leaving 2 GiB free, 2 ranks on a 48^3 Q2-Q1 box must stop at setup with

@@ -1,4 +1,4 @@
-// Numerical failures in the time loop (issue 9): a non-finite value in the state, a
+// Numerical failures in the time loop: a non-finite value in the state, a
 // velocity solve that reaches cg_max_iter, and a time-step collapse each end
 // BlastHydroRun with BLAST_ERR_NUMERIC on every rank, with the same message everywhere
 // (collective SAME, naming the step), and leave the object at the last accepted state:

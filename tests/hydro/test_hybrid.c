@@ -1,4 +1,4 @@
-// CPU+GPU hybrid (issue 6), without a GPU:
+// CPU+GPU hybrid, without a GPU:
 //  1. the balancer against synthetic cost models (device and host times affine in their
 //     zone counts, with noise): within 2 % of the optimal split in at most 6 periods
 //     (the two baseline periods included), no oscillation afterwards, and back to the

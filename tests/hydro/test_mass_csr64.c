@@ -1,4 +1,4 @@
-// The 64-bit row offsets of the scalar H1 mass matrix (issue 22: 32-bit offsets capped a
+// The 64-bit row offsets of the scalar H1 mass matrix (32-bit offsets would cap a
 // rank at ~4.1 M Q2-Q1 zones), without the ~94 GB such a rank needs:
 //  1. the pattern of BlastSetupMassVPattern on small boxes (2D/3D, Q1-Q3, 1 or 2 ranks):
 //     64-bit offsets starting at 0, each row's columns the distinct dofs of the zones

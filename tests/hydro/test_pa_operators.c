@@ -1,4 +1,4 @@
-// The partial-assembly operators against the assembled ones (issue 22), on the CPU
+// The partial-assembly operators against the assembled ones, on the CPU
 // backend, 2D orders 1-8 and 3D orders 1-6, on 1 or 2 ranks: the matrix-free mass action
 // equals the assembled matrix's product on random vectors, its Jacobi diagonal equals the
 // matrix diagonal, and the force actions -F.1 and F^T v (with the quadrature data at a

@@ -1,4 +1,4 @@
-// The setup's named phases and its one cleanup path (issue 20): BlastHydroCreate is made
+// The setup's named phases and its one cleanup path: BlastHydroCreate is made
 // to fail after each phase in turn (BlastHydroSetupFailAtForTest, on the last rank only, so
 // that on several ranks the others learn it through the setup's agreement). Each failure
 // must return the forced error code on every rank, with the same message naming the phase,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""jobscripts/slurm/cpu_only.sbatch under a real, private, single-node Slurm (issue 21).
+"""jobscripts/slurm/cpu_only.sbatch under a real, private, single-node Slurm.
 
     test_slurm_real.py REPO BLAST WORKDIR
 

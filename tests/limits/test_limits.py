@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Resource exhaustion through the executable (issue 19, items 6 and 7).
+"""Resource exhaustion through the executable.
 
   test_limits.py BLAST MPIEXEC WORK INPUTS
 
@@ -176,7 +176,7 @@ def main():
         ("2D Q2 1M zones under ulimit -v", d2 + ["mesh.refine_parallel=6"],
          ["[mesh] refine_serial = 3, refine_parallel = 6, [fem] order_kinematic = 2", "estimated before allocating",
           "ulimit -v", "lower [mesh] refine_parallel"]),
-        # (partial assembly, the default, fits refine_parallel = 2 since issue 22)
+        # (partial assembly, the default, fits refine_parallel = 2)
         ("3D Q3 under ulimit -v", d3 + ["fem.order_kinematic=3", "mesh.refine_parallel=3"],
          ["refine_parallel = 3, [fem] order_kinematic = 3", "estimated before allocating", "ulimit -v"]),
         ("3D Q3 assembled under ulimit -v",

@@ -3,7 +3,7 @@
 
   run_ranks.py independence BLAST MPIEXEC OUTDIR DECK RANKS... -- [key=value ...]
       Runs DECK on each rank count; step count and dt must be identical and |e| within
-      1e-12 relative of the 1-rank run (issue 4 acceptance check).
+      1e-12 relative of the 1-rank run.
   run_ranks.py expect-fail BLAST MPIEXEC OUTDIR NRANKS CODE REGEX DECK [key=value ...]
       The run must end (no hang) with exit code CODE (or any non-zero if CODE is 'nonzero')
       and stderr matching REGEX. The environment may carry BLAST_FAULT_INJECT.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A full file system under [output] dir stops the run at start-up with a clear error
-# (issue 9): a 256 KiB tmpfs (below the 1 MiB blast_gpu requires) is mounted, the run is
+# A full file system under [output] dir stops the run at start-up with a clear error:
+# a 256 KiB tmpfs (below the 1 MiB blast_gpu requires) is mounted, the run is
 # pointed at it, and it must exit 1 naming the full file system, before the setup, having
 # written nothing there. Needs root and mount (registered only where a probe mount works).
 # usage: test_full_disk.sh BLAST MPIEXEC DECK WORKDIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end checks of the output directory policy (app/outdir.c, issue 9).
+"""End-to-end checks of the output directory policy (app/outdir.c).
 
   test_outdir.py BLAST MPIEXEC WORK DECK MESH_DIR
 

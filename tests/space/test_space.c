@@ -1,4 +1,4 @@
-// H1/L2 spaces and geometry (issue 2 acceptance):
+// H1/L2 spaces and geometry:
 //  1. continuity: a smooth vector field interpolated zone by zone on refined, perturbed and
 //     scrambled (random vertex numbering, random zone orientation) meshes gives one value
 //     per shared dof, for orders 1-4 in 2D and 3D;

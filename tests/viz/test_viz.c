@@ -1,4 +1,4 @@
-// Visualization dumps (io/viz.h, issue 7): a 1D Sod, a 2D Sedov and a 3D Sedov run write
+// Visualization dumps (io/viz.h): a 1D Sod, a 2D Sedov and a 3D Sedov run write
 // dumps at t = 0, from the step callback in mid-run and at the end; each dump is read back
 // (every rank its own block) and compared with the state:
 //   - sub-cell vertices that lie on GLL nodes (the zone corners always) hold exactly the

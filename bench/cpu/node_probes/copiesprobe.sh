@@ -1,5 +1,5 @@
 #!/bin/bash
-# issue 4 probe b: independent single-rank copies (no MPI between them) on 1, 8, 16 cores,
+# Probe b: independent single-rank copies (no MPI between them) on 1, 8, 16 cores,
 # against the 16-rank MPI run; and pairs of copies on cores (0,k) to expose shared cores.
 B=.devbin/blast_gpu; D=bench/cpu/sedov3d_box.ini; export OMP_NUM_THREADS=1
 one() { # core dir elements steps

@@ -1,5 +1,5 @@
 #!/bin/bash
-# issue 4 probe c: where the 16-rank CG time goes (local work vs halo waits + dot reductions)
+# Probe c: where the 16-rank CG time goes (local work vs halo waits + dot reductions)
 B=.devbin/blast_gpu; D=bench/cpu/sedov3d_box.ini; export OMP_NUM_THREADS=1
 mpi() { # tag ranks ex ey ez [mpirun args]
   local tag=$1 n=$2 ex=$3 ey=$4 ez=$5; shift 5

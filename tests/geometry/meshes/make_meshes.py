@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the hostile test meshes of tests/geometry (issue 19, items 8 and 9).
+"""Writes the hostile test meshes of tests/geometry.
 
 Run from anywhere: python3 tests/geometry/meshes/make_meshes.py. Every mesh lists, as
 boundary elements, the faces that belong to one zone only, except where a test needs a
