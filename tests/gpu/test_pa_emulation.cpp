@@ -94,7 +94,9 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   d.qpar.dim = 3, d.qpar.order_k = D - 1, d.qpar.visc = 1, d.qpar.vort = tg, d.qpar.h0 = 0.1,
   d.qpar.cfl = 0.5;
   std::vector<double> B(Q * D), G(Q * D), LB(Q * L), qw(nq), x(3 * nl), v(3 * nl), x0(3 * nl),
-      e(nz * ne), R0(nz * nq), gam(nz);
+      e(nz * ne), R0(nz * nq);
+  std::vector<int> zmat(nz, 0);
+  const BlastMaterial mats[1] = {BlastMaterialIdealGas(1.4)};
   std::vector<int> edof(nz * nd);
   std::vector<double> nodes(D), pts(Q);
   for (int a = 0; a < D; a++) nodes[a] = (double)a / (D - 1);
@@ -120,7 +122,6 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   for (auto &t : v) t = R();
   for (auto &t : e) t = fabs(R()) + 0.5;
   for (auto &t : R0) t = fabs(R()) + 0.2;
-  for (auto &t : gam) t = 1.4;
   for (int z = 0; z < nz; z++)
     for (int a = 0; a < nd; a++) {
       const int l = (z * nd + a) % nl;  // distinct dofs within a zone (nl > nd)
@@ -132,7 +133,8 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
   std::vector<double> rE(rows * nz, 7.0), b(nz * ne, 7.0), tgv(nz * ne, 7.0), S(nz * nq * 9, 7.0);
   std::vector<double> rE2 = rE, b2 = b, tg2 = tgv, S2 = S;
   d.B1 = B.data(), d.G1 = G.data(), d.L1 = LB.data(), d.qw = qw.data(), d.x0 = x0.data();
-  d.R0 = R0.data(), d.gamma = gam.data(), d.edof = edof.data();
+  d.R0 = R0.data(), d.zone_mat = zmat.data(), d.edof = edof.data();
+  d.mats = (BlastMaterial *)mats;
   d.rE = rE.data(), d.b = b.data(), d.tg = tgv.data(), d.S = S.data();
   PaQArgs p;
   memset(&p, 0, sizeof p);
@@ -160,7 +162,7 @@ static int TestQData(int D, int Q, int L, int nz, int tg, int keep, double pert)
       }
     double dt = HUGE_VAL, tdet = 0.0;
     int tz = -1;
-    BlastPaZoneQData(&pb, z, xz.data(), vz.data(), x0z.data(), &e[z * ne], &R0[z * nq], gam[z],
+    BlastPaZoneQData(&pb, z, xz.data(), vz.data(), x0z.data(), &e[z * ne], &R0[z * nq], &mats[zmat[z]],
                      keep ? &S2[(size_t)z * nq * 9] : Sl.data(), &rE2[z * rows],
                      keep ? NULL : &b2[z * ne], tg ? &tg2[z * ne] : NULL, ws.data(), &dt, &tz,
                      &tdet);
