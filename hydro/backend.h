@@ -31,8 +31,46 @@ typedef struct {
 enum { BLAST_HALO_L = 0, BLAST_HALO_COL = 1 };  ///< L-vector ghosts; SpMV column ghosts
 enum { BLAST_ROWS_INTERIOR = 0, BLAST_ROWS_BOUNDARY = 1, BLAST_ROWS_ALL = 2 };
 
+/// Data of the full-assembly path (BLAST_ASSEMBLY_FULL): the assembled scalar H1 mass
+/// matrix and the initial inverse Jacobians of the point kernel (the zone force matrices
+/// F_z = A_z B^T are the backend's).
+typedef struct {
+  const int64_t *rowptr;  ///< [h1_nown+1] row offsets (64-bit: a rank's entries may
+                          ///< exceed 2^31)
+  const int *col;         ///< ext column of each entry (32-bit: < h1_next)
+  const double *val;      ///< values (reference data)
+  const double *J0inv;    ///< [nz*nqp*dim*dim] initial inverse Jacobians (reference data)
+} BlastFullData;
+
+/// Data of the partial-assembly path (BLAST_ASSEMBLY_PARTIAL, pa_kernels.h): sum
+/// factorisation with 1D tables. The mass action runs over `zones` (all nz_ext zones,
+/// halo zones included: those whose dofs are all owned first, nzint of them) and every
+/// owned dof sums its zones' values in the order of mass_toff/mass_tidx (ascending global
+/// zone id); J0 is recomputed from x0.
+typedef struct {
+  int nz_ext;                        ///< zones incl. halo zones (partial mass action)
+  int d1d, q1d, l1d;                 ///< H1 nodes, points, L2 nodes per direction
+  const double *B, *G, *L;           ///< 1D tables [q1d*d1d], [q1d*d1d], [q1d*l1d]
+  const double *qmass;               ///< [nz_ext*nqp] rho0 |J0| w of the mass operator (reference)
+  const double *x0;                  ///< [dim*h1_nl] initial positions, L-vector (reference)
+  const int *mass_toff, *mass_tidx;  ///< owned dof -> E-indices over nz_ext zones
+  const int *zones;                  ///< [nz_ext] zones, those with owned dofs only first
+  int nzint;                         ///< how many of zones have owned dofs only
+  int keep_stress;                   ///< 1: keep S for energy_rate (its v may differ from the
+                                     ///< state's: RK2Avg); 0: F^T v is computed with the
+                                     ///< quadrature data, from the state's v
+} BlastPartialData;
+
 /// Constant data of a run, host pointers owned by the front end (valid for the lifetime
-/// of the backend context; backends that need device copies make them in `create`).
+/// of the backend context; backends that need device copies make them). Two kinds:
+///  - the discretisation (sizes, maps, tables, halos, constrained dofs): fixed at
+///    `create`;
+///  - the reference data, what the Lagrangian reference configuration defines (marked
+///    "reference" below: rho0 |J0| w, the materials of the zones, M_E^{-1}, the mass
+///    matrix values and diagonal, the initial Jacobians or positions, qpar.h0): the front
+///    end may refill them in place and call `ctx.rebuild` (a remap, a restart that
+///    carries the reference); `create` reads them through the same path.
+/// The assembly mode decides which of `full` and `pa` is filled (the other is zero).
 typedef struct {
   int dim, nz, nqp, h1_nd, l2_nd, h1_nl;
   int h1_nown, h1_next;              ///< owned (T) and ext (L + column ghosts) sizes
@@ -40,40 +78,22 @@ typedef struct {
   const int *h1_toff, *h1_tidx;      ///< transpose of h1_edof (deterministic assembly)
   const double *qp_w;                ///< [nqp] quadrature weights
   const double *h1_B, *h1_G, *l2_B;  ///< basis tables at quadrature points (fe.h)
-  const double *qp_R0;               ///< [nz*nqp] rho0 |J0| w
-  const double *qp_J0inv;            ///< [nz*nqp*dim*dim] initial inverse Jacobians
-  const int *zone_mat;               ///< [nz] material of each zone (index into mats)
+  const double *qp_R0;               ///< [nz*nqp] rho0 |J0| w (reference)
+  const int *zone_mat;               ///< [nz] material of each zone, into mats (reference)
   const BlastMaterial *mats;         ///< [nmat] the materials (eos.h)
   int nmat;
-  const double *me_inv;              ///< [nz*l2_nd*l2_nd] zone inverses of M_E (col-major)
-  const int64_t *mv_rowptr;          ///< scalar H1 mass matrix: [h1_nown+1] row offsets (64-bit:
-                                     ///< a rank's entries may exceed 2^31)
-  const int *mv_col;                 ///< ext column of each entry (32-bit: < h1_next)
-  const double *mv_val, *mv_dinv;    ///< values, reciprocal diagonal (owned rows)
-  int mv_ninterior;                  ///< rows with owned columns only: mv_rows[0..ninterior)
-  const int *mv_rows;                ///< [h1_nown] interior rows, then boundary rows
-  const int *ess_off, *ess_idx;      ///< per component constrained owned dofs
-  BlastHaloIndex halo[2];            ///< BLAST_HALO_L, BLAST_HALO_COL
-  BlastQPointParams qpar;
-  int tg_source;  ///< add the 2D Taylor-Green energy source
-  // The assembly mode (BlastAssembly, resolved). Full: the mv_* matrix and F_z above.
-  // Partial (pa_kernels.h): mv_* are NULL but mv_dinv, mv_rows and mv_ninterior; the
-  // mass action runs over pa_zones (all nz_ext zones: those whose dofs are all owned
-  // first, pa_nzint of them) and every owned dof sums its zones' values in the order of
-  // mass_toff/mass_tidx (ascending global zone id); qp_J0inv is NULL (J0 is recomputed
-  // from pa_x0).
-  int assembly;
-  int nz_ext;                        ///< zones incl. halo zones (partial mass action)
-  int pa_d1d, pa_q1d, pa_l1d;        ///< H1 nodes, points, L2 nodes per direction
-  const double *pa_B, *pa_G, *pa_L;  ///< 1D tables [q1d*d1d], [q1d*d1d], [q1d*l1d]
-  const double *pa_qmass;            ///< [nz_ext*nqp] rho0 |J0| w of the mass operator
-  const double *pa_x0;               ///< [dim*h1_nl] initial positions (L-vector)
-  const int *mass_toff, *mass_tidx;  ///< owned dof -> E-indices over nz_ext zones
-  const int *pa_zones;               ///< [nz_ext] zones, those with owned dofs only first
-  int pa_nzint;                      ///< how many of pa_zones have owned dofs only
-  int pa_keep_stress;                ///< 1: keep S for energy_rate (its v may differ from
-                                     ///< the state's: RK2Avg); 0: F^T v is computed with
-                                     ///< the quadrature data, from the state's v
+  const double *me_inv;          ///< [nz*l2_nd*l2_nd] zone inverses of M_E, col-major (reference)
+  const double *mv_dinv;         ///< reciprocal diagonal of the H1 mass matrix, owned rows
+                                 ///< (reference; the Jacobi preconditioner of both paths)
+  int mv_ninterior;              ///< rows with owned columns only: mv_rows[0..ninterior)
+  const int *mv_rows;            ///< [h1_nown] interior rows, then boundary rows
+  const int *ess_off, *ess_idx;  ///< per component constrained owned dofs
+  BlastHaloIndex halo[2];        ///< BLAST_HALO_L, BLAST_HALO_COL
+  BlastQPointParams qpar;        ///< (h0: reference)
+  int tg_source;                 ///< add the 2D Taylor-Green energy source
+  int assembly;                  ///< BlastAssembly, resolved
+  BlastFullData full;            ///< BLAST_ASSEMBLY_FULL
+  BlastPartialData pa;           ///< BLAST_ASSEMBLY_PARTIAL
 } BlastHydroData;
 
 /// Per-call statistics the backend reports from the quadrature-data update.

@@ -412,10 +412,9 @@ static int PhaseBackendData(Setup *st) {
   hd->h1_nown = s->h1_nown, hd->h1_next = s->h1_next;
   hd->h1_edof = s->h1_edof, hd->h1_toff = s->h1_toff, hd->h1_tidx = s->h1_tidx;
   hd->qp_w = t->qp_w, hd->h1_B = t->h1_B, hd->h1_G = t->h1_G, hd->l2_B = t->l2_B;
-  hd->qp_R0 = h->qp_R0, hd->qp_J0inv = h->qp_J0inv;
+  hd->qp_R0 = h->qp_R0;
   hd->zone_mat = h->zone_mat, hd->mats = h->mats, hd->nmat = h->nmat;
   hd->me_inv = h->me_inv;
-  hd->mv_rowptr = h->mv_rowptr, hd->mv_col = h->mv_col, hd->mv_val = h->mv_val;
   hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;
   hd->ess_off = h->ess_off, hd->ess_idx = h->ess_idx;
   for (int w = 0; w < 2; w++) {
@@ -427,14 +426,17 @@ static int PhaseBackendData(Setup *st) {
   hd->qpar.dim = st->dim, hd->qpar.order_k = st->k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = st->cfg->cfl;
   hd->tg_source = h->prob.tg_source;
-  hd->nz_ext = s->nz_ext;
-  hd->mass_toff = s->mass_toff, hd->mass_tidx = s->mass_tidx;
-  if (st->partial) {
-    hd->pa_d1d = t->k + 1, hd->pa_q1d = t->q1d, hd->pa_l1d = t->m + 1;
-    hd->pa_B = t->b1d, hd->pa_G = t->g1d, hd->pa_L = t->l1d;
-    hd->pa_qmass = h->pa_qmass, hd->pa_x0 = h->x0_host;
-    hd->pa_zones = h->pa_zones, hd->pa_nzint = h->pa_nzint;
-    hd->pa_keep_stress = st->cfg->ode_solver == BLAST_ODE_RK2AVG;
+  if (!st->partial) {
+    hd->full.rowptr = h->mv_rowptr, hd->full.col = h->mv_col, hd->full.val = h->mv_val;
+    hd->full.J0inv = h->qp_J0inv;
+  } else {
+    hd->pa.nz_ext = s->nz_ext;
+    hd->pa.mass_toff = s->mass_toff, hd->pa.mass_tidx = s->mass_tidx;
+    hd->pa.d1d = t->k + 1, hd->pa.q1d = t->q1d, hd->pa.l1d = t->m + 1;
+    hd->pa.B = t->b1d, hd->pa.G = t->g1d, hd->pa.L = t->l1d;
+    hd->pa.qmass = h->pa_qmass, hd->pa.x0 = h->x0_host;
+    hd->pa.zones = h->pa_zones, hd->pa.nzint = h->pa_nzint;
+    hd->pa.keep_stress = st->cfg->ode_solver == BLAST_ODE_RK2AVG;
   }
   return 0;
 }

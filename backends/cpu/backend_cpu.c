@@ -145,9 +145,9 @@ typedef struct {
 
 static void PaBasisOf(const BlastHydroData *hd, BlastPaBasis *pb) {
   memset(pb, 0, sizeof *pb);
-  pb->dim = hd->dim, pb->D = hd->pa_d1d, pb->Q = hd->pa_q1d, pb->L = hd->pa_l1d;
+  pb->dim = hd->dim, pb->D = hd->pa.d1d, pb->Q = hd->pa.q1d, pb->L = hd->pa.l1d;
   pb->nd = hd->h1_nd, pb->nq = hd->nqp, pb->ne = hd->l2_nd;
-  pb->B = hd->pa_B, pb->G = hd->pa_G, pb->LB = hd->pa_L, pb->qw = hd->qp_w;
+  pb->B = hd->pa.B, pb->G = hd->pa.G, pb->LB = hd->pa.L, pb->qw = hd->qp_w;
   pb->qpar = hd->qpar, pb->tg_source = hd->tg_source;
 }
 
@@ -185,7 +185,7 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     PaKernelsOf(&c->pb, &c->pa_qdata, &c->pa_mass);
     // rows of nz_ext zones, and the mass action's zone values of up to 3 components (its
     // ncomp may exceed dim)
-    BlastCall(BlastCalloc((size_t)hd->nz_ext * 3 * hd->h1_nd + 1, &c->rE));
+    BlastCall(BlastCalloc((size_t)hd->pa.nz_ext * 3 * hd->h1_nd + 1, &c->rE));
     // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
     const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
     double *ws;
@@ -194,14 +194,14 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     const int nq = hd->nqp, d2 = hd->dim * hd->dim;
     for (int z = 0; z < hd->nz && !ierr; z++) {  // point-major, stored point-fastest
       double *J0z = ws + c->rows;
-      GatherZone(hd, z, hd->pa_x0, ws);
+      GatherZone(hd, z, hd->pa.x0, ws);
       BlastPaZoneJ0inv(&c->pb, ws, J0z, J0z + nj);
       for (int q = 0; q < nq; q++)
         for (int i = 0; i < d2; i++) c->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
     }
     BlastFree(&ws);
     BlastCall(ierr);
-    if (hd->pa_keep_stress)
+    if (hd->pa.keep_stress)
       BlastCall(BlastMalloc((size_t)hd->nz * hd->nqp * hd->dim * hd->dim, &c->S));
     else
       BlastCall(BlastMalloc((size_t)hd->nz * hd->l2_nd, &c->b));
@@ -217,7 +217,7 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     const size_t d2 = (size_t)hd->dim * hd->dim, rows = (size_t)c->rows;
     size_t n = c->ws_size * c->nthreads + (hd->tg_source ? nz * ne : 0);
     if (c->pa)
-      n += (size_t)hd->nz_ext * 3 * hd->h1_nd + nz * nq * d2 + (c->S ? nz * nq * d2 : nz * ne);
+      n += (size_t)hd->pa.nz_ext * 3 * hd->h1_nd + nz * nq * d2 + (c->S ? nz * nq * d2 : nz * ne);
     else
       n += nz * rows * ne + nz * rows;
     c->bytes = n * sizeof(double);
@@ -248,17 +248,18 @@ static int CpuAlloc(void *ctx, size_t n, double **p) {
 
 // Bytes of the constant data of BlastHydroData that this backend reads in place.
 static double HydroDataBytes(const BlastHydroData *hd) {
-  const double nz = hd->nz, nze = hd->nz_ext, nd = hd->h1_nd, ne = hd->l2_nd, nq = hd->nqp;
+  const double nz = hd->nz, nd = hd->h1_nd, ne = hd->l2_nd, nq = hd->nqp;
+  const double nze = hd->assembly == BLAST_ASSEMBLY_PARTIAL ? hd->pa.nz_ext : nz;
   const double d2 = (double)hd->dim * hd->dim, nown = hd->h1_nown;
   double ints = nze * nd + (hd->h1_nl + 1.0) + nz * nd + (nown + 1.0) + nown + nz;
   double dbls = nz * nq + nz * ne * ne + nown + (double)hd->dim * hd->h1_nl;
-  if (hd->mass_toff) ints += hd->mass_toff[hd->h1_nown];
-  if (hd->qp_J0inv) dbls += nz * nq * d2;
-  if (hd->mv_rowptr) {  // 64-bit row offsets (8 bytes, as a double), int columns, values
-    const double nnz = (double)(hd->mv_rowptr[hd->h1_nown] - hd->mv_rowptr[0]);
+  if (hd->pa.mass_toff) ints += hd->pa.mass_toff[hd->h1_nown];
+  if (hd->full.J0inv) dbls += nz * nq * d2;
+  if (hd->full.rowptr) {  // 64-bit row offsets (8 bytes, as a double), int columns, values
+    const double nnz = (double)(hd->full.rowptr[hd->h1_nown] - hd->full.rowptr[0]);
     ints += nnz, dbls += nown + 1.0 + nnz;
   }
-  if (hd->pa_qmass) dbls += nze * nq, ints += nze;
+  if (hd->pa.qmass) dbls += nze * nq, ints += nze;
   return 4.0 * ints + 8.0 * dbls;
 }
 
@@ -393,7 +394,7 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   }
   if (dim == 1) {
     for (int q = 0; q < nqp; q++)
-      dets[q] = BlastPointStress(1, &hd->qpar, mat, &Jp[q], &Gp[q], &hd->qp_J0inv[z0 + q],
+      dets[q] = BlastPointStress(1, &hd->qpar, mat, &Jp[q], &Gp[q], &hd->full.J0inv[z0 + q],
                                  hd->qp_R0[z0 + q], hd->qp_w[q], eqs[q], &S[q], &dts[q]);
   } else {
     for (int q0 = 0; q0 < nqp; q0 += BLAST_QV_W) {
@@ -402,7 +403,7 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
       for (int i = 0; i < d2; i++) {
         J[i] = BlastQVLoad(Jp + i * nqp + q0, n), Gv[i] = BlastQVLoad(Gp + i * nqp + q0, n);
         for (int l = 0; l < BLAST_QV_W; l++)
-          J0i[i][l] = hd->qp_J0inv[(z0 + q0 + (l < n ? l : n - 1)) * d2 + i];
+          J0i[i][l] = hd->full.J0inv[(z0 + q0 + (l < n ? l : n - 1)) * d2 + i];
       }
       const BlastQV det =
           BlastQVPointStress(dim, &hd->qpar, mat, J, Gv, J0i, BlastQVLoad(&hd->qp_R0[z0 + q0], n),
@@ -491,7 +492,7 @@ static void ZoneKernelPartial(const ZoneRange *zr, int z, size_t f, const double
   const int rows = hd->dim * hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, d2 = hd->dim * hd->dim;
   double *x0z = ws, *kws = x0z + rows;
   const double *J0inv = zr->J0inv ? &zr->J0inv[(size_t)z * nqp * d2] : NULL;
-  if (!J0inv) GatherZone(hd, z, hd->pa_x0, x0z);
+  if (!J0inv) GatherZone(hd, z, hd->pa.x0, x0z);
   if (J0inv && z + 1 < hd->nz) {  // the next zone's J0^{-1} streams in while this one works
     const char *next = (const char *)(J0inv + (size_t)nqp * d2);
     for (size_t b = 0; b < (size_t)nqp * d2 * sizeof(double); b += 64) __builtin_prefetch(next + b);
@@ -732,7 +733,7 @@ int BlastCpuZonesQData(BlastCpuZones cz, int z0, int z1, const double *xE, const
       BlastCall(BlastRealloc((size_t)n * cz->rows * ne, &cz->F));
     } else {
       BlastCall(BlastRealloc((size_t)n * cz->rows, &cz->rE));
-      if (cz->hd.pa_keep_stress)
+      if (cz->hd.pa.keep_stress)
         BlastCall(BlastRealloc((size_t)n * cz->hd.nqp * cz->hd.dim * cz->hd.dim, &cz->S));
       else
         BlastCall(BlastRealloc((size_t)n * ne, &cz->b));
@@ -837,16 +838,16 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
   const BlastHydroData *hd = &c->hd;
   const int nd = hd->h1_nd, nq = hd->nqp;
   const size_t st = (size_t)hd->h1_next;
-  const int k0 = rows == BLAST_ROWS_BOUNDARY ? hd->pa_nzint : 0;
-  const int k1 = rows == BLAST_ROWS_INTERIOR ? hd->pa_nzint : hd->nz_ext;
+  const int k0 = rows == BLAST_ROWS_BOUNDARY ? hd->pa.nzint : 0;
+  const int k1 = rows == BLAST_ROWS_INTERIOR ? hd->pa.nzint : hd->pa.nz_ext;
   double *E = c->rE;
 #pragma omp parallel if (k1 - k0 > BLAST_OMP_MIN_ZONES) num_threads(c->nthreads)
   {
     double *mws = &c->ws[(size_t)omp_get_thread_num() * c->ws_size];
 #pragma omp for schedule(static)
     for (int k = k0; k < k1; k++) {
-      const int z = hd->pa_zones[k];
-      c->pa_mass(&c->pb, &hd->pa_qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd],
+      const int z = hd->pa.zones[k];
+      c->pa_mass(&c->pb, &hd->pa.qmass[(size_t)z * nq], ncomp, mask, &hd->h1_edof[(size_t)z * nd],
                  x, st, &E[(size_t)z * nd * 3], mws);
     }
   }
@@ -854,12 +855,12 @@ static void MassMultPartial(CpuCtx *c, int rows, int ncomp, unsigned mask, const
   const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : hd->h1_nown;
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
-    const int i = hd->mv_rows[r], t0 = hd->mass_toff[i], t1 = hd->mass_toff[i + 1];
+    const int i = hd->mv_rows[r], t0 = hd->pa.mass_toff[i], t1 = hd->pa.mass_toff[i + 1];
     // the components side by side (V4DDAdd; lane 3 and inactive lanes are not stored)
     BlastV4 hi = {0.0, 0.0, 0.0, 0.0}, lo = hi;
     for (int t = t0; t < t1; t++) {
       BlastV4 v;
-      memcpy(&v, E + 3 * (size_t)hd->mass_tidx[t], sizeof v);
+      memcpy(&v, E + 3 * (size_t)hd->pa.mass_tidx[t], sizeof v);
       V4DDAdd(&hi, &lo, v);
     }
     const BlastV4 out = hi + lo;  // BlastDDNormalize's rounded value
@@ -882,21 +883,21 @@ static int CpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const doub
 #pragma omp parallel for schedule(static) if (r1 - r0 > BLAST_OMP_MIN_VEC / 16)
   for (int r = r0; r < r1; r++) {
     const int i = hd->mv_rows[r];
-    const int64_t k0 = hd->mv_rowptr[i], k1 = hd->mv_rowptr[i + 1];
+    const int64_t k0 = hd->full.rowptr[i], k1 = hd->full.rowptr[i + 1];
     // Two independent chains hide the additions' latency; the row is read once for all
     // components, and the sums rounded once give the same bits in any order (the GPU's).
     BlastV4 h0 = {0, 0, 0, 0}, l0 = h0, h1 = h0, l1 = h0;
     int64_t k = k0;
     for (; k + 1 < k1; k += 2) {
-      const int ja = hd->mv_col[k], jb = hd->mv_col[k + 1];
+      const int ja = hd->full.col[k], jb = hd->full.col[k + 1];
       const BlastV4 xa = {x[ja], x1[ja], x2[ja], 0.0}, xb = {x[jb], x1[jb], x2[jb], 0.0};
-      V4DDAdd(&h0, &l0, hd->mv_val[k] * xa);
-      V4DDAdd(&h1, &l1, hd->mv_val[k + 1] * xb);
+      V4DDAdd(&h0, &l0, hd->full.val[k] * xa);
+      V4DDAdd(&h1, &l1, hd->full.val[k + 1] * xb);
     }
     if (k < k1) {
-      const int ja = hd->mv_col[k];
+      const int ja = hd->full.col[k];
       const BlastV4 xa = {x[ja], x1[ja], x2[ja], 0.0};
-      V4DDAdd(&h0, &l0, hd->mv_val[k] * xa);
+      V4DDAdd(&h0, &l0, hd->full.val[k] * xa);
     }
     // (h0, l0) += (h1, l1), then rounded once: BlastDDAddDD and BlastDDNormalize
     const BlastV4 s = h0 + h1, bb = s - h0;

@@ -12,13 +12,13 @@
 void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz) {
   BlastPaBasis pb;
   memset(&pb, 0, sizeof pb);
-  pb.dim = hd->dim, pb.D = hd->pa_d1d, pb.Q = hd->pa_q1d, pb.L = hd->pa_l1d;
+  pb.dim = hd->dim, pb.D = hd->pa.d1d, pb.Q = hd->pa.q1d, pb.L = hd->pa.l1d;
   pb.nd = hd->h1_nd, pb.nq = hd->nqp, pb.ne = hd->l2_nd;
   const int rows = hd->dim * hd->h1_nd;
   *wsz = 3 * rows + hd->l2_nd + hd->nqp * hd->dim * hd->dim + BlastPaZoneWorkspace(&pb) + 16;
   // Not needed in 3D without a kept stress when k_pa_qdata3's and k_pa_mass's stages fit
   // 160 KB of shared memory (every sm_80+ device; formulas of PaQ3Doubles, PaMassStage).
-  if (hd->dim == 3 && !hd->pa_keep_stress) {
+  if (hd->dim == 3 && !hd->pa.keep_stress) {
     const int D = pb.D, Q = pb.Q, L = pb.L, M = D > L ? D : L, nq = Q * Q * Q;
     const double q3 = 8.0 * (9 * D * D * D + L * L * L + 2 * Q * D + Q * L + 33 * nq +
                              9 * M * Q * Q + 6 * M * M * Q);
@@ -32,7 +32,7 @@ void BlastCudaPaScratch(const BlastHydroData *hd, int *threads, int *wsz) {
     }
   }
   const double cap = 1073741824.0 / (8.0 * *wsz);
-  long long t = (long long)cap / 128 * 128, nz = hd->nz_ext > hd->nz ? hd->nz_ext : hd->nz;
+  long long t = (long long)cap / 128 * 128, nz = hd->pa.nz_ext > hd->nz ? hd->pa.nz_ext : hd->nz;
   const long long need = (nz + 127) / 128 * 128;
   if (t > 65536) t = 65536;
   if (t > need) t = need;
@@ -46,12 +46,12 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt
   s->cusparse = opt ? opt->spmv_cusparse : 0;
   s->dim = hd->dim, s->nz = hd->nz, s->nqp = hd->nqp, s->h1_nd = hd->h1_nd, s->l2_nd = hd->l2_nd;
   s->h1_nl = hd->h1_nl, s->h1_nown = hd->h1_nown, s->h1_next = hd->h1_next;
-  s->mv_nnz = hd->mv_rowptr ? hd->mv_rowptr[hd->h1_nown] - hd->mv_rowptr[0] : 0;
+  s->mv_nnz = hd->full.rowptr ? hd->full.rowptr[hd->h1_nown] - hd->full.rowptr[0] : 0;
   BlastSell sell;  // the layout's size (row order and slice offsets only)
   memset(&sell, 0, sizeof sell);
   const int sigma = opt && opt->sell_sigma_set ? opt->sell_sigma : BLAST_SELL_SIGMA_DEFAULT;
-  if (hd->mv_rowptr && hd->mv_rows) {
-    if (!BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->mv_rowptr, NULL, NULL,
+  if (hd->full.rowptr && hd->mv_rows) {
+    if (!BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->full.rowptr, NULL, NULL,
                         sigma, &sell))
       s->mv_sell_nnz = sell.nnz;
     else
@@ -64,8 +64,8 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt
   s->tg_source = hd->tg_source;
   if (hd->assembly == BLAST_ASSEMBLY_PARTIAL) {
     int nt = 0, wsz = 0;
-    s->pa = 1, s->nz_ext = hd->nz_ext, s->pa_keep_stress = hd->pa_keep_stress;
-    s->mass_nidx = hd->mass_toff ? hd->mass_toff[hd->h1_nown] : 0;
+    s->pa = 1, s->nz_ext = hd->pa.nz_ext, s->pa_keep_stress = hd->pa.keep_stress;
+    s->mass_nidx = hd->pa.mass_toff ? hd->pa.mass_toff[hd->h1_nown] : 0;
     BlastCudaPaScratch(hd, &nt, &wsz);
     s->pa_scratch = 8.0 * nt * (double)wsz;
   }

@@ -76,7 +76,7 @@ extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, 
       const int ni = c->hd.mv_ninterior, nrows = rows == BLAST_ROWS_ALL        ? c->dd.nown
                                                  : rows == BLAST_ROWS_INTERIOR ? ni
                                                                                : c->dd.nown - ni;
-      const double nnz = (double)(c->hd.mv_rowptr[c->dd.nown] - c->hd.mv_rowptr[0]) * nrows /
+      const double nnz = (double)(c->hd.full.rowptr[c->dd.nown] - c->hd.full.rowptr[0]) * nrows /
                          (c->dd.nown ? c->dd.nown : 1);
       ProfEnd(c, P_SPMV, 12.0 * nnz + 16.0 * nrows * nact, 2.0 * nnz * nact);
     }

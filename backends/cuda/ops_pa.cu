@@ -87,17 +87,17 @@ static BlastPaBasis DevBasis(const CudaCtx *c) {
 int PaSetup(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   DevData *d = &c->dd;
-  const size_t nze = hd->nz_ext, nq = hd->nqp;
-  d->pa = 1, d->keep_stress = hd->pa_keep_stress, d->nz_ext = hd->nz_ext;
-  d->D = hd->pa_d1d, d->Q = hd->pa_q1d, d->L = hd->pa_l1d, d->nzint = hd->pa_nzint;
-  BlastCall(DevUpload(hd->pa_B, (size_t)d->Q * d->D, &d->B1));
-  BlastCall(DevUpload(hd->pa_G, (size_t)d->Q * d->D, &d->G1));
-  BlastCall(DevUpload(hd->pa_L, (size_t)d->Q * d->L, &d->L1));
-  BlastCall(DevUpload(hd->pa_x0, (size_t)hd->dim * hd->h1_nl, &d->x0));
-  BlastCall(DevUpload(hd->pa_qmass, nze * nq, &d->qmass));
-  BlastCall(DevUpload(hd->mass_toff, (size_t)hd->h1_nown + 1, &d->mtoff));
-  BlastCall(DevUpload(hd->mass_tidx, (size_t)hd->mass_toff[hd->h1_nown], &d->mtidx));
-  BlastCall(DevUpload(hd->pa_zones, nze, &d->zones));
+  const size_t nze = hd->pa.nz_ext, nq = hd->nqp;
+  d->pa = 1, d->keep_stress = hd->pa.keep_stress, d->nz_ext = hd->pa.nz_ext;
+  d->D = hd->pa.d1d, d->Q = hd->pa.q1d, d->L = hd->pa.l1d, d->nzint = hd->pa.nzint;
+  BlastCall(DevUpload(hd->pa.B, (size_t)d->Q * d->D, &d->B1));
+  BlastCall(DevUpload(hd->pa.G, (size_t)d->Q * d->D, &d->G1));
+  BlastCall(DevUpload(hd->pa.L, (size_t)d->Q * d->L, &d->L1));
+  BlastCall(DevUpload(hd->pa.x0, (size_t)hd->dim * hd->h1_nl, &d->x0));
+  BlastCall(DevUpload(hd->pa.qmass, nze * nq, &d->qmass));
+  BlastCall(DevUpload(hd->pa.mass_toff, (size_t)hd->h1_nown + 1, &d->mtoff));
+  BlastCall(DevUpload(hd->pa.mass_tidx, (size_t)hd->pa.mass_toff[hd->h1_nown], &d->mtidx));
+  BlastCall(DevUpload(hd->pa.zones, nze, &d->zones));
   BlastCall(DevUpload(hd->mv_dinv, (size_t)hd->h1_nown, &c->mv_dinv));
   BlastCall(DevUpload(hd->mv_rows, (size_t)hd->h1_nown, &c->mv_rows));
   if (c->opt.spmv_cusparse)  // the descriptors CusparseSetup binds (M_E^{-1} by cuSPARSE)
@@ -139,7 +139,7 @@ int PaSetup(CudaCtx *c) {
   BlastCudaPaScratch(hd, &c->pa_nthr, &c->pa_wsz);
   if (c->pa_nthr == 0 && (!c->pa_q3 || !c->pa_smem)) {
     BlastHydroData h2 = *hd;
-    h2.pa_keep_stress = 1;  // the rule's exception: always a scratch
+    h2.pa.keep_stress = 1;  // the rule's exception: always a scratch
     BlastCudaPaScratch(&h2, &c->pa_nthr, &c->pa_wsz);
   }
   BlastCall(DevUpload((const double *)NULL, (size_t)c->pa_nthr * c->pa_wsz, &c->pa_ws));
@@ -243,7 +243,7 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
     const PaMass3Kernel k_pa_mass3_sized = m3.kernel;  // k_pa_mass3<D, Q, NZ>
     PaMassB Bc;
     memset(&Bc, 0, sizeof Bc);
-    memcpy(Bc.v, hd->pa_B, (size_t)d->Q * d->D * sizeof(double));
+    memcpy(Bc.v, hd->pa.B, (size_t)d->Q * d->D * sizeof(double));
     const dim3 th = m3.lines ? dim3(d->Q * m3.nz) : dim3(d->Q, d->Q, m3.nz);
     k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, th, 0, c->stream>>>(*d, a, Bc);
     BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
@@ -280,7 +280,7 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   // modeled: x gathered, qmass and E written per zone, E and the indices read per row
   // (with the dot: x read per row too, a product and a double-double addition)
   const double nzr = (double)(a.n > 0 ? a.n : 0), nrow = (double)(r1 > r0 ? r1 - r0 : 0);
-  const double nidx = nrow * ((double)hd->mass_toff[d->nown] / (d->nown ? d->nown : 1));
+  const double nidx = nrow * ((double)hd->pa.mass_toff[d->nown] / (d->nown ? d->nown : 1));
   ProfEnd(c, P_SPMV,
           nzr * (d->nd * (4.0 + 16.0 * nact) + 8.0 * d->nqp) + nidx * (4.0 + 8.0 * nact) +
               (dot ? 16.0 : 8.0) * nrow * nact,

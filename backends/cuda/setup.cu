@@ -105,7 +105,7 @@ static int UploadMass(CudaCtx *c) {
   BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
   if (!c->opt.spmv_cusparse) {
     BlastSell s;
-    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->mv_rowptr, hd->mv_col, hd->mv_val,
+    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->full.rowptr, hd->full.col, hd->full.val,
                               c->sell_sigma, &s);
     if (!ierr) ierr = DevUpload(s.row, (size_t)s.nslots, &c->sell_row);
     if (!ierr) ierr = DevUpload(s.len, (size_t)s.nslots, &c->sell_len);
@@ -121,7 +121,7 @@ static int UploadMass(CudaCtx *c) {
     int64_t *rp, *col, nnz = 0;
     double *val;
     for (int r = r0; r < r1; r++)
-      nnz += hd->mv_rowptr[hd->mv_rows[r] + 1] - hd->mv_rowptr[hd->mv_rows[r]];
+      nnz += hd->full.rowptr[hd->mv_rows[r] + 1] - hd->full.rowptr[hd->mv_rows[r]];
     BlastCall(BlastMalloc(n + 1, &rp));
     BlastCall(BlastMalloc(nnz + 1, &col));
     BlastCall(BlastMalloc(nnz + 1, &val));
@@ -129,8 +129,8 @@ static int UploadMass(CudaCtx *c) {
     int64_t k = 0;
     for (int r = r0; r < r1; r++) {
       const int row = hd->mv_rows[r];
-      for (int64_t j = hd->mv_rowptr[row]; j < hd->mv_rowptr[row + 1]; j++)
-        col[k] = hd->mv_col[j], val[k++] = hd->mv_val[j];
+      for (int64_t j = hd->full.rowptr[row]; j < hd->full.rowptr[row + 1]; j++)
+        col[k] = hd->full.col[j], val[k++] = hd->full.val[j];
       rp[r - r0 + 1] = k;
     }
     BlastCall(UploadCsr(n, hd->h1_next, rp, col, val, part ? &c->mv_bnd : &c->mv_int));
@@ -234,7 +234,7 @@ static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
     const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
     for (size_t z = 0; z < n; z++)  // [z][q][i] -> [z][i][q]
-      Transpose(hd->qp_J0inv + (z0 + z) * nqp * D2, nqp, D2, t + z * D2 * nqp);
+      Transpose(hd->full.J0inv + (z0 + z) * nqp * D2, nqp, D2, t + z * D2 * nqp);
     const cudaError_t st = cudaMemcpy(d->J0inv + z0 * nqp * D2, t, n * nqp * D2 * sizeof(double),
                                       cudaMemcpyHostToDevice);
     if (st != cudaSuccess)
@@ -375,7 +375,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
   d->qpar = hd->qpar, d->tg_source = hd->tg_source;
   const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
-  BlastCall(DevUpload(hd->h1_edof, (pa ? (size_t)hd->nz_ext : nz) * nd, &d->edof));
+  BlastCall(DevUpload(hd->h1_edof, (pa ? (size_t)hd->pa.nz_ext : nz) * nd, &d->edof));
   BlastCall(DevUpload(hd->h1_toff, (size_t)hd->h1_nl + 1, &d->toff));
   BlastCall(DevUpload(hd->h1_tidx, nz * nd, &d->tidx));
   BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));

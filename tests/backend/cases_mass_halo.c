@@ -68,14 +68,14 @@ static void RunMult(Env *E, Bk b, const BlastHydroData *hd, int mode, int nc, un
 // zones' values in the order of mass_tidx in double-double.
 static void RefMultPartial(const BlastHydroData *hd, int mode, int nc, unsigned mask,
                            const double *x, const double *xg, double *y) {
-  const size_t next = (size_t)hd->h1_next, nd = hd->h1_nd, es = (size_t)hd->nz_ext * nd;
+  const size_t next = (size_t)hd->h1_next, nd = hd->h1_nd, es = (size_t)hd->pa.nz_ext * nd;
   const double *xs = mode == M_SEQ ? xg : x;
   double *E = HostNew(3 * es + 1), *xz = HostNew(3 * nd),
          *ws = HostNew((size_t)hd->nqp + BLAST_PA_CONTRACT_WS(16));
-  for (int z = 0; z < hd->nz_ext; z++) {
+  for (int z = 0; z < hd->pa.nz_ext; z++) {
     for (int c = 0; c < nc; c++)
       for (size_t a = 0; a < nd; a++) xz[c * nd + a] = xs[c * next + hd->h1_edof[z * nd + a]];
-    BlastPaMassZone(hd->dim, hd->pa_d1d, hd->pa_q1d, hd->pa_B, &hd->pa_qmass[(size_t)z * hd->nqp],
+    BlastPaMassZone(hd->dim, hd->pa.d1d, hd->pa.q1d, hd->pa.B, &hd->pa.qmass[(size_t)z * hd->nqp],
                     nc, mask, xz, nd, &E[z * nd], es, ws);
   }
   const int r0 = mode == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
@@ -85,8 +85,8 @@ static void RefMultPartial(const BlastHydroData *hd, int mode, int nc, unsigned 
     for (int c = 0; c < nc; c++) {
       if (!ACTIVE(mask, c)) continue;
       BlastDD acc = {0.0, 0.0};
-      for (int t = hd->mass_toff[i]; t < hd->mass_toff[i + 1]; t++)
-        BlastDDAdd(&acc, E[c * es + hd->mass_tidx[t]]);
+      for (int t = hd->pa.mass_toff[i]; t < hd->pa.mass_toff[i + 1]; t++)
+        BlastDDAdd(&acc, E[c * es + hd->pa.mass_tidx[t]]);
       BlastDDNormalize(&acc);
       y[c * next + i] = acc.hi;
     }
@@ -109,8 +109,8 @@ static void RefMult(const BlastHydroData *hd, int mode, int nc, unsigned mask, c
     for (int c = 0; c < nc; c++) {
       if (!ACTIVE(mask, c)) continue;
       BlastDD acc = {0.0, 0.0};
-      for (int64_t k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++)
-        BlastDDAdd(&acc, hd->mv_val[k] * xs[c * next + hd->mv_col[k]]);
+      for (int64_t k = hd->full.rowptr[i]; k < hd->full.rowptr[i + 1]; k++)
+        BlastDDAdd(&acc, hd->full.val[k] * xs[c * next + hd->full.col[k]]);
       BlastDDNormalize(&acc);
       y[c * next + i] = acc.hi;
     }

@@ -242,7 +242,7 @@ void ProblemState(const Problem *p, int variant, double *x, double *v, double *e
 static int SyntheticPartial(Problem *p) {
   const BlastHydroData *hd = &p->hd;
   BlastHydroData *m = &p->hdm;
-  const int nown = hd->h1_nown, next0 = hd->h1_next, nd = hd->h1_nd, nze = hd->nz_ext;
+  const int nown = hd->h1_nown, next0 = hd->h1_next, nd = hd->h1_nd, nze = hd->pa.nz_ext;
   p->m_edof = malloc(((size_t)nze * nd + 1) * sizeof(int));
   p->m_zones = malloc(((size_t)nze + 1) * sizeof(int));
   p->m_rows = malloc(((size_t)nown + 1) * sizeof(int));
@@ -258,15 +258,15 @@ static int SyntheticPartial(Problem *p) {
       }
       p->m_edof[(size_t)z * nd + a] = j;
     }
-  for (int k = 0; k < nze; k++) bz[hd->pa_zones[k]] = k >= hd->pa_nzint || hd->pa_zones[k] % 3 == 1;
+  for (int k = 0; k < nze; k++) bz[hd->pa.zones[k]] = k >= hd->pa.nzint || hd->pa.zones[k] % 3 == 1;
   for (int k = 0; k < nze; k++)
-    if (!bz[hd->pa_zones[k]]) p->m_zones[nzint++] = hd->pa_zones[k];
+    if (!bz[hd->pa.zones[k]]) p->m_zones[nzint++] = hd->pa.zones[k];
   for (int k = 0, nb = nzint; k < nze; k++)
-    if (bz[hd->pa_zones[k]]) p->m_zones[nb++] = hd->pa_zones[k];
+    if (bz[hd->pa.zones[k]]) p->m_zones[nb++] = hd->pa.zones[k];
   int *rb = calloc((size_t)nown + 1, sizeof(int));
   for (int i = 0; i < nown; i++)
-    for (int t = hd->mass_toff[i]; t < hd->mass_toff[i + 1]; t++)
-      rb[i] |= bz[hd->mass_tidx[t] / nd];
+    for (int t = hd->pa.mass_toff[i]; t < hd->pa.mass_toff[i + 1]; t++)
+      rb[i] |= bz[hd->pa.mass_tidx[t] / nd];
   for (int i = 0; i < nown; i++)
     if (!rb[i]) p->m_rows[nint++] = i;
   for (int i = 0, nb = nint; i < nown; i++)
@@ -277,8 +277,8 @@ static int SyntheticPartial(Problem *p) {
   // values only feed J0 of zones that no zone check uses).
   const size_t nx0 = (size_t)p->dim * hd->h1_nl, npad = (size_t)next0 + nghost;
   p->m_x0 = calloc(nx0 + npad + 1, sizeof(double));
-  memcpy(p->m_x0, hd->pa_x0, nx0 * sizeof(double));
-  m->h1_edof = p->m_edof, m->pa_zones = p->m_zones, m->pa_nzint = nzint, m->pa_x0 = p->m_x0;
+  memcpy(p->m_x0, hd->pa.x0, nx0 * sizeof(double));
+  m->h1_edof = p->m_edof, m->pa.zones = p->m_zones, m->pa.nzint = nzint, m->pa.x0 = p->m_x0;
   m->mv_rows = p->m_rows, m->mv_ninterior = nint;
   return nghost;
 }
@@ -293,7 +293,7 @@ static void SyntheticData(Problem *p) {
     nghost = SyntheticPartial(p);
     goto halo;
   }
-  const int64_t nnz = hd->mv_rowptr[nown];
+  const int64_t nnz = hd->full.rowptr[nown];
   p->m_col = malloc(((size_t)nnz + 1) * sizeof(int));
   p->m_rows = malloc(((size_t)nown + 1) * sizeof(int));
   int *gmap = malloc(((size_t)next0 + 1) * sizeof(int));
@@ -304,9 +304,9 @@ static void SyntheticData(Problem *p) {
   for (int i = 0, nb = nint; i < nown; i++) {
     const int bnd = i % 3 == 1;
     if (bnd) p->m_rows[nb++] = i;
-    for (int64_t k = hd->mv_rowptr[i]; k < hd->mv_rowptr[i + 1]; k++) {
-      int j = hd->mv_col[k];
-      if (bnd && (k - hd->mv_rowptr[i]) % 2 == 1) {
+    for (int64_t k = hd->full.rowptr[i]; k < hd->full.rowptr[i + 1]; k++) {
+      int j = hd->full.col[k];
+      if (bnd && (k - hd->full.rowptr[i]) % 2 == 1) {
         if (gmap[j] < 0) gmap[j] = nghost++;
         j = next0 + gmap[j];
       }
@@ -314,7 +314,7 @@ static void SyntheticData(Problem *p) {
     }
   }
   free(gmap);
-  m->mv_col = p->m_col, m->mv_rows = p->m_rows, m->mv_ninterior = nint;
+  m->full.col = p->m_col, m->mv_rows = p->m_rows, m->mv_ninterior = nint;
 halo:
   m->h1_next = next0 + nghost;
   // Halo lists. L: sends of owned dofs (a fifth of them repeated: a dof shared with several
@@ -358,7 +358,7 @@ static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int ass
   p->pa = p->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
   BlastCheck(p->pa == (assembly != 0), BLAST_ERR_INTERNAL, "assembly %d, expected %d", p->pa,
              assembly);
-  if (assembly == 2) p->hd.pa_keep_stress = 1;  // energy_rate from the stored stress
+  if (assembly == 2) p->hd.pa.keep_stress = 1;  // energy_rate from the stored stress
   p->nx = (size_t)dim * p->hd.h1_nl;
   p->ne = (size_t)p->hd.nz * p->hd.l2_nd;
   BlastCheck(p->h->nx == p->nx, BLAST_ERR_INTERNAL, "x block %zu, expected %zu", p->h->nx, p->nx);

@@ -32,7 +32,7 @@
 #include "blast_cuda.h"
 #endif
 
-_Static_assert(sizeof(*((BlastHydroData *)NULL)->mv_rowptr) == 8,
+_Static_assert(sizeof(*((BlastHydroData *)NULL)->full.rowptr) == 8,
                "the mass matrix's row offsets are 64-bit");
 
 static const int64_t kBase = ((int64_t)1 << 31) + 4099;  // past INT_MAX and odd
@@ -52,7 +52,7 @@ static void CheckPattern(BlastHydro h, int n, int k, const char *label) {
   const BlastSpace *s = h->space;
   const int nown = s->h1_nown, nd = s->h1_nd, next = s->h1_next;
   const int64_t *rp = h->mv_rowptr;
-  TEST_ASSERT(sizeof *rp == 8 && sizeof *h->hd.mv_rowptr == 8 && h->hd.mv_rowptr == rp,
+  TEST_ASSERT(sizeof *rp == 8 && sizeof *h->hd.full.rowptr == 8 && h->hd.full.rowptr == rp,
               "%s: 64-bit row offsets handed to the backend", label);
   TEST_ASSERT(rp[0] == 0, "%s: rowptr[0] = %lld", label, (long long)rp[0]);
   char *in = calloc((size_t)next + 1, 1);
@@ -112,7 +112,7 @@ static void ShiftedFree(Shifted *m) {
 static int ShiftedCreate(const BlastHydroData *hd, Shifted *m) {
   memset(m, 0, sizeof *m);
   const int nown = hd->h1_nown;
-  const int64_t nnz = hd->mv_rowptr[nown], n = kBase + nnz;
+  const int64_t nnz = hd->full.rowptr[nown], n = kBase + nnz;
   m->col_bytes = (size_t)n * sizeof(int), m->val_bytes = (size_t)n * sizeof(double);
   m->rowptr = malloc(((size_t)nown + 1) * sizeof(int64_t));
   m->col = MapSparse(m->col_bytes);
@@ -121,9 +121,9 @@ static int ShiftedCreate(const BlastHydroData *hd, Shifted *m) {
     ShiftedFree(m);
     return -1;
   }
-  for (int l = 0; l <= nown; l++) m->rowptr[l] = kBase + hd->mv_rowptr[l];
-  memcpy(m->col + kBase, hd->mv_col, (size_t)nnz * sizeof(int));
-  memcpy(m->val + kBase, hd->mv_val, (size_t)nnz * sizeof(double));
+  for (int l = 0; l <= nown; l++) m->rowptr[l] = kBase + hd->full.rowptr[l];
+  memcpy(m->col + kBase, hd->full.col, (size_t)nnz * sizeof(int));
+  memcpy(m->val + kBase, hd->full.val, (size_t)nnz * sizeof(double));
   return 0;
 }
 
@@ -136,10 +136,10 @@ static void CheckSell(const BlastHydroData *hd, const BlastHydroData *hs, const 
   const int sigmas[2] = {0, BLAST_SELL_SIGMA_DEFAULT};
   for (int i = 0; i < 2; i++) {
     BlastSell a, b;
-    TEST_CALL(BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->mv_rowptr, hd->mv_col,
-                             hd->mv_val, sigmas[i], &a));
-    TEST_CALL(BlastSellBuild(hs->h1_nown, hs->mv_ninterior, hs->mv_rows, hs->mv_rowptr, hs->mv_col,
-                             hs->mv_val, sigmas[i], &b));
+    TEST_CALL(BlastSellBuild(hd->h1_nown, hd->mv_ninterior, hd->mv_rows, hd->full.rowptr,
+                             hd->full.col, hd->full.val, sigmas[i], &a));
+    TEST_CALL(BlastSellBuild(hs->h1_nown, hs->mv_ninterior, hs->mv_rows, hs->full.rowptr,
+                             hs->full.col, hs->full.val, sigmas[i], &b));
     const size_t ns = (size_t)a.nslots, nn = (size_t)a.nnz;
     const int same = a.nslots == b.nslots && a.nslots_interior == b.nslots_interior &&
                      a.nnz == b.nnz && a.nnz_rows == b.nnz_rows && a.maxlen == b.maxlen &&
@@ -149,8 +149,8 @@ static void CheckSell(const BlastHydroData *hd, const BlastHydroData *hs, const 
                      !memcmp(a.col, b.col, nn * sizeof(int)) && SameBits(a.val, b.val, nn);
     TEST_ASSERT(same, "%s: SELL layout (sigma %d) of the matrix past 2^31 differs", label,
                 sigmas[i]);
-    TEST_ASSERT(a.nnz_rows == hd->mv_rowptr[hd->h1_nown], "%s: SELL holds %lld of %lld entries",
-                label, a.nnz_rows, (long long)hd->mv_rowptr[hd->h1_nown]);
+    TEST_ASSERT(a.nnz_rows == hd->full.rowptr[hd->h1_nown], "%s: SELL holds %lld of %lld entries",
+                label, a.nnz_rows, (long long)hd->full.rowptr[hd->h1_nown]);
     BlastSellFree(&a), BlastSellFree(&b);
   }
 }
@@ -241,7 +241,7 @@ static void CheckCase(BlastMesh mesh, int n, int k) {
   CheckPattern(h, n, k, label);
   const BlastHydroData *hd = &h->hd;
   printf("%s: %lld entries, %d owned rows (%d interior)\n", label,
-         (long long)hd->mv_rowptr[hd->h1_nown], hd->h1_nown, hd->mv_ninterior);
+         (long long)hd->full.rowptr[hd->h1_nown], hd->h1_nown, hd->mv_ninterior);
   Shifted sh;
   if (ShiftedCreate(hd, &sh)) {
     g_unmapped = 1;
@@ -251,8 +251,8 @@ static void CheckCase(BlastMesh mesh, int n, int k) {
     return;
   }
   BlastHydroData hs = *hd;
-  hs.mv_rowptr = sh.rowptr, hs.mv_col = sh.col, hs.mv_val = sh.val;
-  TEST_ASSERT(hs.mv_rowptr[0] > INT32_MAX, "%s: offsets past 2^31", label);
+  hs.full.rowptr = sh.rowptr, hs.full.col = sh.col, hs.full.val = sh.val;
+  TEST_ASSERT(hs.full.rowptr[0] > INT32_MAX, "%s: offsets past 2^31", label);
   CheckSell(hd, &hs, label);
   const size_t n1 = 3 * (size_t)hd->h1_next, n5 = 5 * n1;
   double *x = malloc(n1 * sizeof(double)), *ref = calloc(n5, sizeof(double)),
