@@ -8,7 +8,7 @@
 /// BlastEnergyReport::unavailable with the reason, and the value is NAN (null in JSON).
 ///
 /// Which GPU a rank uses: the PCI bus id when the caller passes one; otherwise the node-local
-/// rank modulo the number of visible devices, as app/main.c selects the CUDA device, with
+/// rank modulo the number of visible devices, as app/backend_select.c selects the CUDA device, with
 /// the visible devices taken from CUDA_VISIBLE_DEVICES (indices or UUID prefixes) or, if it
 /// is unset, all NVML devices in NVML (PCI bus) order. CUDA numbers devices in the same order
 /// when CUDA_DEVICE_ORDER=PCI_BUS_ID (the job scripts set it). Ranks sharing a GPU read it

@@ -1,5 +1,5 @@
 /// @file fault.h
-/// @brief Fault injection for testing failure handling (BLAST_FAULT_INJECT, read by main).
+/// @brief Fault injection for testing failure handling (BLAST_FAULT_INJECT, read at setup).
 /// Documented in docs/robustness.md:
 /// BLAST_FAULT_INJECT="<rank>:setup" or "<rank>:step:<n>" makes that rank alone fail there;
 /// "<rank>:nan:<n>[:<field>]" or "<rank>:inf:<n>[:<field>]" (n >= 2) makes step n of that
