@@ -107,6 +107,12 @@ typedef struct {
 typedef struct {
   int (*create)(const BlastHydroData *hd, void **ctx);
   int (*destroy)(void **ctx);
+  /// Refill the reference data from hd: the discretisation of `create` (sizes, maps,
+  /// tables, halos, assembly mode) with new reference data (see BlastHydroData). After it,
+  /// every operation gives the bits of a context created from hd; what the backend tuned
+  /// and built from the discretisation stays. `create` fills the reference data through
+  /// the same path. hd stays valid as at create (a backend may read it in place).
+  int (*rebuild)(void *ctx, const BlastHydroData *hd);
   /// Wait for queued work (timing); a no-op for synchronous backends.
   int (*sync)(void *ctx);
 } BlastCtxOps;
@@ -249,7 +255,7 @@ typedef struct BlastBackendOps {
 /// test (tests/backend/) iterate over it, so a new entry cannot go unchecked or untested.
 // clang-format off
 #define BLAST_BACKEND_OPERATIONS(X)                                                            \
-  X(ctx, create) X(ctx, destroy) X(ctx, sync)                                                  \
+  X(ctx, create) X(ctx, destroy) X(ctx, rebuild) X(ctx, sync)                                \
   X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host)              \
   X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)          \
   X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)            \

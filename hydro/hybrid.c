@@ -156,6 +156,10 @@ int BlastHybridStepEnd(BlastHybrid hy) {
   return 0;
 }
 
+int BlastHybridRebuild(BlastHybrid hy, const BlastHydroData *hd) {
+  return hy ? hy->hzo->rebuild(hy->cz, hd) : 0;
+}
+
 void BlastHybridSetTrace(BlastHybrid hy, int on) {
   if (hy) hy->trace = on != 0;
 }

@@ -24,6 +24,8 @@ typedef struct BlastHybrid_private *BlastHybrid;
 typedef struct BlastHostZoneOps {
   int (*create)(const BlastHydroData *hd, void **hz);
   int (*destroy)(void **hz);
+  /// New reference data (BlastCtxOps.rebuild).
+  int (*rebuild)(void *hz, const BlastHydroData *hd);
   /// Zones [z0, z1): x, v as E-vectors (dim * h1_nd per zone), e as zone blocks.
   int (*qdata)(void *hz, int z0, int z1, const double *xE, const double *vE, const double *eE,
                BlastQDataResult *res);
@@ -59,6 +61,8 @@ int BlastHybridEnergyRate(BlastHybrid hy, const double *v, double *de);
 /// takes effect at the next quadrature-data update (never between an update and the
 /// force actions that use it).
 int BlastHybridStepEnd(BlastHybrid hy);
+/// New reference data for the host zones (after the backend's ctx.rebuild).
+int BlastHybridRebuild(BlastHybrid hy, const BlastHydroData *hd);
 /// Trace every sampling period's decision through BlastLog (BLAST_LOG_TRACE): the
 /// configuration's balance_trace (app/main.c: BLAST_BALANCE_TRACE=1). Off by default.
 void BlastHybridSetTrace(BlastHybrid hy, int on);

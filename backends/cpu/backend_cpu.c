@@ -173,6 +173,29 @@ static void GatherZone(const BlastHydroData *hd, int z, const double *u, double 
     for (int a = 0; a < nd; a++) uz[cc * nd + a] = u[(size_t)cc * nl + dof[a]];
 }
 
+// The reference data of hd (BlastCtxOps.rebuild): read in place, but J0^{-1} of the
+// partial path, computed once here (the GPU recomputes it from x0 at every update: the
+// same bits), point-major, stored point-fastest.
+static int CpuRebuild(void *ctx, const BlastHydroData *hd) {
+  CpuCtx *c = ctx;
+  c->hd = *hd;
+  if (!c->pa) return 0;
+  PaBasisOf(hd, &c->pb);
+  const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
+  double *ws;
+  BlastCall(BlastMalloc((size_t)c->rows + nj + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
+  const int nq = hd->nqp, d2 = hd->dim * hd->dim;
+  for (int z = 0; z < hd->nz; z++) {
+    double *J0z = ws + c->rows;
+    GatherZone(hd, z, hd->pa.x0, ws);
+    BlastPaZoneJ0inv(&c->pb, ws, J0z, J0z + nj);
+    for (int q = 0; q < nq; q++)
+      for (int i = 0; i < d2; i++) c->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
+  }
+  BlastFree(&ws);
+  return 0;
+}
+
 static int CpuCreate(const BlastHydroData *hd, void **ctx) {
   CpuCtx *c;
   BlastCall(BlastCalloc(1, &c));
@@ -186,21 +209,7 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     // rows of nz_ext zones, and the mass action's zone values of up to 3 components (its
     // ncomp may exceed dim)
     BlastCall(BlastCalloc((size_t)hd->pa.nz_ext * 3 * hd->h1_nd + 1, &c->rE));
-    // J0^{-1} once (the GPU recomputes it from x0 at every update: the same bits)
-    const size_t nj = (size_t)hd->nqp * hd->dim * hd->dim;
-    double *ws;
-    BlastCall(BlastMalloc((size_t)c->rows + nj + 9 * hd->nqp + BlastPaZoneWorkspace(&c->pb), &ws));
-    int ierr = BlastMalloc((size_t)hd->nz * nj + 1, &c->J0inv);
-    const int nq = hd->nqp, d2 = hd->dim * hd->dim;
-    for (int z = 0; z < hd->nz && !ierr; z++) {  // point-major, stored point-fastest
-      double *J0z = ws + c->rows;
-      GatherZone(hd, z, hd->pa.x0, ws);
-      BlastPaZoneJ0inv(&c->pb, ws, J0z, J0z + nj);
-      for (int q = 0; q < nq; q++)
-        for (int i = 0; i < d2; i++) c->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
-    }
-    BlastFree(&ws);
-    BlastCall(ierr);
+    BlastCall(BlastMalloc((size_t)hd->nz * hd->nqp * hd->dim * hd->dim + 1, &c->J0inv));
     if (hd->pa.keep_stress)
       BlastCall(BlastMalloc((size_t)hd->nz * hd->nqp * hd->dim * hd->dim, &c->S));
     else
@@ -223,7 +232,7 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     c->bytes = n * sizeof(double);
   }
   *ctx = c;
-  return 0;
+  return CpuRebuild(c, hd);
 }
 
 static int CpuDestroy(void **ctx) {
@@ -803,6 +812,12 @@ static int HostZonesCreate(const BlastHydroData *hd, void **hz) {
 static int HostZonesDestroy(void **hz) {
   return BlastCpuZonesDestroy((BlastCpuZones *)hz);
 }
+static int HostZonesRebuild(void *hz, const BlastHydroData *hd) {
+  BlastCpuZones cz = hz;
+  cz->hd = *hd;
+  if (cz->pa) PaBasisOf(hd, &cz->pb);
+  return 0;
+}
 static int HostZonesQData(void *hz, int z0, int z1, const double *xE, const double *vE,
                           const double *eE, BlastQDataResult *res) {
   return BlastCpuZonesQData(hz, z0, z1, xE, vE, eE, res);
@@ -816,6 +831,7 @@ static void HostZonesForceT(void *hz, int n, const double *vE, double *b_out) {
 const BlastHostZoneOps blast_cpu_host_zones = {
     .create = HostZonesCreate,
     .destroy = HostZonesDestroy,
+    .rebuild = HostZonesRebuild,
     .qdata = HostZonesQData,
     .force_ones = HostZonesForceOnes,
     .force_t = HostZonesForceT,
@@ -1104,7 +1120,7 @@ static int CpuSync(void *ctx) {
 
 const BlastBackendOps blast_backend_cpu = {
     .name = "cpu",
-    .ctx = {.create = CpuCreate, .destroy = CpuDestroy, .sync = CpuSync},
+    .ctx = {.create = CpuCreate, .destroy = CpuDestroy, .rebuild = CpuRebuild, .sync = CpuSync},
     .vec =
         {
             .alloc = CpuAlloc,

@@ -7,7 +7,10 @@
 
 const BlastBackendOps blast_backend_cuda = {
     .name = "cuda",
-    .ctx = {.create = BlastCudaCreate, .destroy = BlastCudaDestroy, .sync = BlastCudaSync},
+    .ctx = {.create = BlastCudaCreate,
+            .destroy = BlastCudaDestroy,
+            .rebuild = BlastCudaRebuild,
+            .sync = BlastCudaSync},
     .vec = {.alloc = BlastCudaAlloc,
             .free = BlastCudaFree,
             .host_alloc = BlastCudaHostAlloc,

@@ -16,6 +16,7 @@ extern "C" {
 // ctx (setup.cu)
 int BlastCudaCreate(const BlastHydroData *hd, void **ctx);
 int BlastCudaDestroy(void **ctx);
+int BlastCudaRebuild(void *ctx, const BlastHydroData *hd);
 int BlastCudaSync(void *ctx);
 
 // vec (ops_vec.cu)

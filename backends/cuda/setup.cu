@@ -495,3 +495,9 @@ extern "C" int BlastCudaSync(void *ctx) {
   BlastCallCuda(cudaStreamSynchronize(((CudaCtx *)ctx)->stream));
   return 0;
 }
+
+// BlastCtxOps.rebuild: not yet implemented by the CUDA backend.
+extern "C" int BlastCudaRebuild(void *ctx, const BlastHydroData *hd) {
+  (void)ctx, (void)hd;
+  BlastError(BLAST_ERR_UNSUPPORTED, "the cuda backend cannot rebuild its reference data yet");
+}

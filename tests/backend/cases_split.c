@@ -188,8 +188,10 @@ void CaseSplitHostZones(Env *E) {
     CK(E, E->dev[p].o->split.host_zones(E->dev[p].ctx, &hz));
     char what[160];
     snprintf(what, sizeof what, "%s: host zone kernels complete", E->P[p].label);
-    ReportOk(E, what, hz && hz->create && hz->destroy && hz->qdata && hz->force_ones && hz->force_t,
-             "create, destroy, qdata, force_ones, force_t");
+    ReportOk(E, what,
+             hz && hz->create && hz->destroy && hz->rebuild && hz->qdata && hz->force_ones &&
+                 hz->force_t,
+             "create, destroy, rebuild, qdata, force_ones, force_t");
   }
   SplitCase(E, S_RHS);
   SplitCase(E, S_DE);

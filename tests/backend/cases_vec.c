@@ -15,8 +15,12 @@ static const size_t kSizes[] = {0, 1, 7, 4097, 40001};  // 40001: OpenMP loops o
 enum { kNSizes = (int)(sizeof kSizes / sizeof kSizes[0]) };
 
 // The backend under test on problem 0's context (vector entries need no problem data).
-static Bk Dev(const Env *E) { return E->dev[0]; }
-static Bk Cpu(const Env *E) { return E->cpu[0]; }
+static Bk Dev(const Env *E) {
+  return E->dev[0];
+}
+static Bk Cpu(const Env *E) {
+  return E->cpu[0];
+}
 
 // ---- ctx ----
 
@@ -264,8 +268,7 @@ void CaseVecSet(Env *E) {
     }
 }
 
-static const double kAB[][2] = {{1.5, -0.25}, {0.0, 1.0}, {1.0, 0.0}, {-1.0, 0x1p-30},
-                                {3.0, 3.0}};
+static const double kAB[][2] = {{1.5, -0.25}, {0.0, 1.0}, {1.0, 0.0}, {-1.0, 0x1p-30}, {3.0, 3.0}};
 enum { kNAB = (int)(sizeof kAB / sizeof kAB[0]) };
 
 void CaseVecAxpby(Env *E) {

@@ -58,6 +58,7 @@ typedef void (*CaseFn)(Env *E);
 /// The cases of each group (one function per entry of BLAST_BACKEND_OPERATIONS).
 void CaseCtxCreate(Env *E);
 void CaseCtxDestroy(Env *E);
+void CaseCtxRebuild(Env *E);
 void CaseCtxSync(Env *E);
 void CaseVecAlloc(Env *E);
 void CaseVecFree(Env *E);

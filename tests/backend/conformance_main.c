@@ -41,6 +41,7 @@ static const struct {
 } kCases[] = {
     {"ctx.create", CaseCtxCreate},
     {"ctx.destroy", CaseCtxDestroy},
+    {"ctx.rebuild", CaseCtxRebuild},
     {"ctx.sync", CaseCtxSync},
     {"vec.alloc", CaseVecAlloc},
     {"vec.free", CaseVecFree},
