@@ -75,6 +75,16 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
                      const BlastBackendOps *ops, BlastHydro *hydro);
 int BlastHydroDestroy(BlastHydro *hydro);
 
+/// @brief Move the Lagrangian reference configuration to `mesh` (the setup's mesh with
+/// other vertex coordinates: the same dimension, vertices and zones) and rebuild the
+/// operator data that the reference defines (collective): the initial positions and
+/// Jacobians, h0, the zones' materials, rho0 |J0| w, the mass matrices and M_E^{-1}, in
+/// place, and the backend's copies (BlastCtxOps.rebuild) without a new context (what the
+/// backend tuned stays). The setup computes them by the same phases, so afterwards the
+/// operator gives the bits of a solver set up on `mesh`. The state (x, v, e), the time and
+/// the step are kept. `mesh` replaces the setup's mesh (not owned; it must outlive h).
+int BlastHydroRebuild(BlastHydro h, BlastMesh mesh);
+
 /// Run the time loop to t_final (or max_steps attempts). Collective.
 ///
 /// Every attempt is checked before it is accepted or rejected: a non-finite (NaN or Inf)

@@ -101,6 +101,7 @@ typedef struct {
   const BlastBackendOps *ops;
   int dim, k, m;  // dimension, kinematic and thermodynamic orders
   int partial;    // BLAST_ASSEMBLY_PARTIAL resolved
+  int rebuild;    // BlastHydroRebuild: the reference phases only, the state kept
   // temporaries (host), freed by HydroSetup whichever way the phases end
   double *S0;         // initial state
   double *xext;       // positions of all ext dofs
@@ -212,15 +213,17 @@ static int PhasePositions(Setup *st) {
   const BlastSpace *s = h->space;
   const int dim = st->dim, nl = s->h1_nl, next = s->h1_next;
   h->nx = (size_t)dim * nl, h->ne = (size_t)s->nz * s->l2_nd, h->nstate = 2 * h->nx + h->ne;
-  int ierr = BlastCalloc(h->nstate, &st->S0);
+  int ierr = st->rebuild ? 0 : BlastCalloc(h->nstate, &st->S0);
   if (!ierr) ierr = BlastMalloc((size_t)dim * next + 1, &st->xext);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
-  double *x0 = st->S0, *xext = st->xext;
+  double *xext = st->xext;
   BlastCall(BlastSetupCanonicalPositions(h, xext));
-  for (int c = 0; c < dim; c++)
-    memcpy(&x0[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
-  ierr = BlastMalloc(h->nx + 1, &h->x0_host);  // kept for output (initial geometry)
-  if (!ierr) memcpy(h->x0_host, x0, sizeof(double) * h->nx);
+  BlastFree(&h->x0_host);
+  ierr = BlastMalloc(h->nx + 1, &h->x0_host);  // the reference (output: initial geometry)
+  if (!ierr)
+    for (int c = 0; c < dim; c++)
+      memcpy(&h->x0_host[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
+  if (!ierr && !st->rebuild) memcpy(st->S0, h->x0_host, sizeof(double) * h->nx);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   return 0;
 }
@@ -231,6 +234,7 @@ static int PhaseGeometry(Setup *st) {
   const BlastSpace *s = h->space;
   const int dim = st->dim, nz = s->nz, nqp = h->tab->nqp;
   // J0^{-1} only for the full path: the partial path's zone kernels recompute it from x0.
+  BlastFree(&h->qp_J0inv);
   int ierr = st->partial ? 0 : BlastMalloc((size_t)nz * nqp * dim * dim, &h->qp_J0inv);
   if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &st->wdetJ0);
   if (!ierr) ierr = BlastMalloc(nz + 1, &st->zone_vol);
@@ -271,6 +275,7 @@ static int PhaseInitialData(Setup *st) {
   const double *xext = st->xext;
   int64_t bad_gid = kNoZone;
   h->nmat = BlastProblemMaterials(&h->prob, h->mats);
+  BlastFree(&h->zone_mat);
   int ierr = BlastMalloc(nz + 1, &h->zone_mat);
   if (!ierr) {
 #pragma omp parallel for schedule(static)
@@ -284,6 +289,10 @@ static int PhaseInitialData(Setup *st) {
   if (!ierr) ierr = BlastSetupBernsteinCollocationInverse(h, st->Vinv);
   if (!ierr) ierr = BlastMalloc((size_t)nz * ne + 1, &st->rho0h);
   if (!ierr) ierr = BlastSetupInterpolateL2(h, st->Vinv, Rho0Fn, st->rho0h);
+  if (st->rebuild) {  // the reference density only: the state (e, v) stays
+    BlastCall(BlastSetupAgree(h, ierr, bad_gid));
+    return 0;
+  }
   if (!ierr && h->prob.id != BLAST_PROBLEM_SEDOV)
     ierr = BlastSetupInterpolateL2(h, st->Vinv, E0Fn, e0);
   if (!ierr) ierr = BlastSetupCheckInitialData(h, xext, st->rho0h, e0, &bad_gid);
@@ -301,6 +310,7 @@ static int PhaseInitialData(Setup *st) {
 
 // The constrained dofs: their initial velocity is zeroed; the owned ones are kept.
 static int PhaseEssentialDofs(Setup *st) {
+  if (st->rebuild) return 0;  // the discretisation's, and the state's velocity
   BlastHydro h = st->h;
   const BlastSpace *s = h->space;
   const int dim = st->dim, nl = s->h1_nl, nown = s->h1_nown;
@@ -333,6 +343,8 @@ static int PhaseMassMatrices(Setup *st) {
   const int dim = st->dim, nz = s->nz, ne = s->l2_nd, nqp = t->nqp, nown = s->h1_nown;
   const double *wdetJ0 = st->wdetJ0;
   int64_t bad_gid = kNoZone;
+  double **ref[] = {&h->qp_R0, &h->mv_val, &h->mv_dinv, &h->me_inv, &h->pa_qmass};
+  for (size_t i = 0; i < sizeof ref / sizeof *ref; i++) BlastFree(ref[i]);  // a rebuild's
   int ierr = BlastMalloc((size_t)nz * nqp, &h->qp_R0);
   if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &st->qp_c);
   if (!ierr) {
@@ -694,5 +706,51 @@ int BlastHydroCreate(const BlastConfig *cfg, BlastMesh mesh, MPI_Comm comm,
     BlastCall(ierr);
   }
   *hydro = h;
+  return 0;
+}
+
+// The mesh of a rebuild describes the same discretisation: the dimension, the vertices
+// and the zones with their corners of the mesh the setup used; only the coordinates move.
+static int SameTopology(BlastMesh a, BlastMesh b) {
+  const int dim = BlastMeshDim(a), nz = BlastMeshNumZones(a);
+  if (BlastMeshDim(b) != dim || nz != BlastMeshNumZones(b) ||
+      BlastMeshNumVertices(a) != BlastMeshNumVertices(b))
+    return 0;
+  const int *za = BlastMeshZoneVerts(a), *zb = BlastMeshZoneVerts(b);
+  for (size_t i = 0; i < ((size_t)nz << dim); i++)
+    if (za[i] != zb[i]) return 0;
+  return 1;
+}
+
+int BlastHydroRebuild(BlastHydro h, BlastMesh mesh) {
+  BlastCheck(mesh && SameTopology(h->mesh, mesh), BLAST_ERR_ARG,
+             "BlastHydroRebuild: the mesh must have the dimension, vertices and zones of the "
+             "mesh the solver was set up on (only the coordinates may differ)");
+  Setup st;
+  memset(&st, 0, sizeof st);
+  st.h = h, st.cfg = &h->cfg, st.mesh = mesh, st.comm = h->comm, st.ops = h->ops;
+  st.dim = BlastMeshDim(mesh), st.k = h->cfg.order_kinematic;
+  st.m = h->cfg.order_thermo >= 0 ? h->cfg.order_thermo : st.k - 1;
+  st.partial = h->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
+  st.rebuild = 1;
+  h->mesh = mesh, h->space->mesh = mesh;
+  // The reference phases of the setup, from the positions to the backend data, in order.
+  int p0 = 0, p1 = 0;
+  for (int p = 0; p < kNumPhases; p++) {
+    if (kPhases[p].run == PhasePositions) p0 = p;
+    if (kPhases[p].run == PhaseBackendData) p1 = p;
+  }
+  int ierr = 0;
+  for (int p = p0; p <= p1 && !ierr; p++) ierr = kPhases[p].run(&st);
+  if (!ierr && st.gravity)
+    ierr = h->ops->vec.from_host(h->bctx, h->space->h1_nown, st.gravity, h->gravity);
+  if (!ierr) ierr = h->ops->ctx.rebuild(h->bctx, &h->hd);
+  if (!ierr) ierr = BlastHybridRebuild(h->hybrid, &h->hd);
+  double **tmp[] = {&st.S0,   &st.wdetJ0, &st.xext, &st.zone_vol,
+                    &st.Vinv, &st.rho0h,  &st.qp_c, &st.gravity};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) BlastFree(tmp[i]);
+  BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+  h->shape.volume = h->volume0, h->shape.h0 = h->h0;
+  h->qdata_current = 0;  // the quadrature data of the old reference are stale
   return 0;
 }
