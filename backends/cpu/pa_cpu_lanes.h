@@ -41,25 +41,6 @@ static inline void BlastV4Transpose(const BlastV4 *r, BlastV4 *c) {
   c[2] = BLAST_V4_SHUFFLE(t0, t2, 2, 3, 6, 7), c[3] = BLAST_V4_SHUFFLE(t1, t3, 2, 3, 6, 7);
 }
 
-/// n <= BLAST_QV_W consecutive values into the lanes, the last one repeated past n.
-static inline BlastQV BlastQVLoad(const double *p, int n) {
-  BlastQV v;
-  if (n == BLAST_QV_W) {
-    memcpy(&v, p, sizeof v);
-    return v;
-  }
-  for (int l = 0; l < BLAST_QV_W; l++) v[l] = p[l < n ? l : n - 1];
-  return v;
-}
-
-/// The first n lanes to n consecutive values.
-static inline void BlastQVStore(double *p, BlastQV v, int n) {
-  if (n == BLAST_QV_W)
-    memcpy(p, &v, sizeof v);
-  else
-    for (int l = 0; l < n; l++) p[l] = v[l];
-}
-
 /// Scratch of BlastCpuPaZoneQData in doubles.
 static inline int BlastCpuPaZoneWorkspace(const BlastPaBasis *pb) {
   const int n = pb->D > pb->Q ? (pb->D > pb->L ? pb->D : pb->L) : (pb->Q > pb->L ? pb->Q : pb->L);

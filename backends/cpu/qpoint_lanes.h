@@ -91,6 +91,25 @@ static inline BlastQV BlastQVFmax(BlastQV x, BlastQV y) {
   return r;
 }
 
+/// n <= BLAST_QV_W consecutive values into the lanes, the last one repeated past n.
+static inline BlastQV BlastQVLoad(const double *p, int n) {
+  BlastQV v;
+  if (n == BLAST_QV_W) {
+    memcpy(&v, p, sizeof v);
+    return v;
+  }
+  for (int l = 0; l < BLAST_QV_W; l++) v[l] = p[l < n ? l : n - 1];
+  return v;
+}
+
+/// The first n lanes to n consecutive values.
+static inline void BlastQVStore(double *p, BlastQV v, int n) {
+  if (n == BLAST_QV_W)
+    memcpy(p, &v, sizeof v);
+  else
+    for (int l = 0; l < n; l++) p[l] = v[l];
+}
+
 #define BP_T        BlastQV
 #define BP_M        BlastQM
 #define BP_FN(name) BlastQV##name
@@ -133,6 +152,5 @@ static inline BlastQV BlastQVSigmaMin(const int dim, const BlastQV *J) {
       }
   return res;
 }
-
 
 #endif  // BLAST_QPOINT_LANES_H

@@ -1,0 +1,44 @@
+// Halo packing of the CPU backend (cpu_ctx.h): index lists of BlastHydroData.halo.
+#include "blast.h"
+#include "cpu_ctx.h"
+#include "ddsum.h"
+
+int BlastCpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
+                     double *buf) {
+  const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
+  const int n = reverse ? hi->nrecv : hi->nsend;
+  const int *idx = reverse ? hi->recv_idx : hi->send_idx;
+  for (int c = 0; c < ncomp; c++)
+    for (int i = 0; i < n; i++) buf[(size_t)c * n + i] = x[c * stride + idx[i]];
+  return 0;
+}
+
+int BlastCpuHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf,
+                         double *x) {
+  const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
+  const size_t ns = (size_t)hi->nsend;
+  for (int c = 0; c < ndd; c++)
+    for (size_t i = 0; i < ns; i++) {
+      double *xh = &x[c * stride + hi->send_idx[i]], *xl = &x[(ndd + c) * stride + hi->send_idx[i]];
+      BlastDD acc = {*xh, *xl};
+      BlastDDAddDD(&acc, buf[c * ns + i], buf[(ndd + c) * ns + i]);
+      BlastDDNormalize(&acc);
+      *xh = acc.hi, *xl = acc.lo;
+    }
+  return 0;
+}
+
+int BlastCpuHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                       const double *buf, double *x) {
+  const BlastHaloIndex *hi = &((CpuCtx *)ctx)->hd.halo[which];
+  if (!reverse) {
+    for (int c = 0; c < ncomp; c++)
+      for (int i = 0; i < hi->nrecv; i++)
+        x[c * stride + hi->recv_idx[i]] = buf[(size_t)c * hi->nrecv + i];
+  } else {  // in list order: an owned dof shared with several ranks adds in rank order
+    for (int c = 0; c < ncomp; c++)
+      for (int i = 0; i < hi->nsend; i++)
+        x[c * stride + hi->send_idx[i]] += buf[(size_t)c * hi->nsend + i];
+  }
+  return 0;
+}
