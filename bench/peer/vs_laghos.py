@@ -24,6 +24,10 @@ both with the relative difference (must be <= --tol), and on --device gpu the pe
 memory of each process (nvidia-smi, polled every 0.2 s) per zone. --device cpu runs both
 on the CPU with OMP_NUM_THREADS=1 unless --env sets it.
 
+With --baseline OLD, a second blast_gpu binary (e.g. the build before a change) runs the
+same commands interleaved with --blast (Laghos, OLD, --blast in every repetition), and a
+second table gives both FOMs and new/old; OLD's |e| must be the same bits as --blast's.
+
 Exit status 1 if a run fails (its command and last output lines are printed, and the
 table says 'fails'; with --peer-may-fail a failing Laghos run, e.g. Q4-Q3 on the GPU with
 "too many resources requested for launch", does not count), if |e| disagrees beyond --tol,
@@ -141,6 +145,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per run")
     ap.add_argument("--peer-may-fail", action="store_true",
                     help="a failing Laghos run (e.g. Q4 on the GPU) does not make the exit status 1")
+    ap.add_argument("--baseline", help="another blast_gpu binary (e.g. an older build) run interleaved with "
+                    "--blast on the same cases: the table adds its FOM and new/old, and its |e| must equal --blast's")
     ap.add_argument("--out", help="also write the table as CSV")
     a = ap.parse_args()
     cases = [tuple(int(x) for x in c.split(":")) for c in a.cases.split(",") if c]
@@ -166,10 +172,16 @@ def main():
             "output.print_every=100000", "output.dir=" + outdir,
             "output.overwrite=true", "checkpoint.at_end=false",
             ("gpu.autotune=" + a.autotune) if gpu else "gpu.backend=cpu"] + shlex.split(a.extra_blast)
-        res = {"laghos": [], "blast": []}
-        failed = {"laghos": False, "blast": False}
+        runs = [("laghos", lcmd, parse_laghos), ("blast", bcmd, parse_blast)]
+        if a.baseline:  # the same command with the other binary and a folder of its own
+            base_dir = outdir + "_baseline"
+            basecmd = [a.baseline if c == a.blast else ("output.dir=" + base_dir if c == "output.dir=" + outdir else c)
+                       for c in bcmd]
+            runs.insert(1, ("base", basecmd, parse_blast))
+        res = {"laghos": [], "blast": [], "base": []}
+        failed = {"laghos": False, "blast": False, "base": False}
         for rep in range(a.reps):
-            for name, cmd, parse in (("laghos", lcmd, parse_laghos), ("blast", bcmd, parse_blast)):
+            for name, cmd, parse in runs:
                 if failed[name]:
                     continue
                 rc, out, peak = run(cmd, env, poll_gpu, a.timeout)
@@ -181,15 +193,15 @@ def main():
                         ok = False
                     continue
                 r["mib"] = peak
-                summary = os.path.join(outdir, "summary.json")
-                if name == "blast" and os.path.exists(summary):  # the step time at full precision
+                summary = os.path.join(base_dir if name == "base" else outdir, "summary.json")
+                if name != "laghos" and os.path.exists(summary):  # the step time at full precision
                     with open(summary) as f:
                         r["time"] = json.load(f).get("timing", {}).get("steps_max", r["time"])
                 res[name].append(r)
                 print("  Q%d-Q%d rs %d rep %d %-6s FOM %10.4f  time %9.4f s  step %d  |e| %.10e  GPU %s MiB"
                       % (k, k - 1, rs, rep + 1, name, r["fom"], r["time"], r["step"], r["e"], fmt(peak, "%d")))
                 sys.stdout.flush()
-        L, B = res["laghos"], res["blast"]
+        L, B, O = res["laghos"], res["blast"], res["base"]
         row = {"case": "Q%d-Q%d, %d zones" % (k, k - 1, zones), "zones": zones}
         row["laghos_fom"], row["laghos_fom_best"] = median_best([r["fom"] for r in L])
         row["blast_fom"], row["blast_fom_best"] = median_best([r["fom"] for r in B])
@@ -205,6 +217,12 @@ def main():
             row["e_rel"] = max(abs(b["e"] - l["e"]) / abs(l["e"]) for l in L for b in B)
             row["same_step"] = len({r["step"] for r in L + B}) == 1
             ok = ok and row["e_rel"] <= a.tol and row["same_step"]
+        if a.baseline:
+            row["base_fom"], row["base_fom_best"] = median_best([r["fom"] for r in O])
+            row["new_over_old"] = row["blast_fom"] / row["base_fom"] if O and B else None
+            row["base_same_e"] = bool(O and B) and len({r["e"] for r in O + B}) == 1
+            ok = ok and row["base_same_e"]
+            row["base_failed"] = failed["base"] and not O
         lm = [r["mib"] for r in L if r["mib"]]
         bm = [r["mib"] for r in B if r["mib"]]
         row["laghos_kb_zone"] = 1024.0 * max(lm) / zones if lm else None
@@ -243,6 +261,15 @@ def print_table(rows, a):
             r["case"], fom("laghos"), fom("blast"), fmt(r["ratio"]), fmt(r["blast_step_s"], "%.4g"),
             fmt(r["half_laghos_major_s"], "%.4g"), holds, fmt(r["laghos_e"], "%.10e"), fmt(r["blast_e"], "%.10e"),
             agree, fmt(r["laghos_kb_zone"], "%.1f"), fmt(r["blast_kb_zone"], "%.1f")))
+    if a.baseline:
+        print("\nAgainst the baseline %s (run interleaved with --blast; |e| must be the same bits):\n" % a.baseline)
+        print("| case | baseline FOM | blast_gpu FOM | new/old | same \\|e\\| |")
+        print("|---|---|---|---|---|")
+        for r in rows:
+            base = "fails" if r["base_failed"] else "%s (%s)" % (fmt(r["base_fom"], "%.4g"), fmt(r["base_fom_best"], "%.4g"))
+            blast = "fails" if r["blast_failed"] else "%s (%s)" % (fmt(r["blast_fom"], "%.4g"), fmt(r["blast_fom_best"], "%.4g"))
+            print("| %s | %s | %s | %s | %s |" % (r["case"], base, blast, fmt(r["new_over_old"], "%.3f"),
+                                                 "yes" if r["base_same_e"] else "NO"))
 
 if __name__ == "__main__":
     main()
