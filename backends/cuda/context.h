@@ -158,6 +158,7 @@ typedef struct {
   BlastGpuOptions opt;  // as BlastCudaSetOptions left them at creation
   int sync;             // opt.sync: every launch checked by a synchronization
   DevData dd;
+  int nmat_cap;  // materials dd.mats has room for
   cudaStream_t stream;
   cublasHandle_t cublas;
   cusparseHandle_t cusparse;
@@ -172,6 +173,9 @@ typedef struct {
   long long *sell_off;
   double *sell_val;
   int sell_slots, sell_slots_int;
+  // host copies of the layout (rebuild writes the values of the CSR entries into it)
+  int *sell_hrow, *sell_hlen;
+  long long *sell_hoff, sell_nnz;
   double *xil;            // [3 next] x with components side by side
   const double *xil_src;  // x whose owned part the last INTERIOR call packed (else NULL)
   int xil_ncomp;          // with this many components
@@ -247,6 +251,13 @@ static int DevUpload(const T *host, size_t n, T **dev) {
   return 0;
 }
 
+// n entries from the host into an existing device allocation (rebuild of reference data).
+template <typename T>
+static int DevCopy(const T *host, size_t n, T *dev) {
+  if (n) BlastCallCuda(cudaMemcpy(dev, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  return 0;
+}
+
 static inline size_t Blocks(size_t n, int threads) {
   return (n + threads - 1) / threads;
 }
@@ -299,6 +310,7 @@ int GemmChunk(const DevData *d, int gtb, size_t limit);
 
 // ops_pa.cu: the partial-assembly path (kernels/pa_mass.cuh, kernels/pa_qdata.cuh).
 int PaSetup(CudaCtx *c);
+int PaRebuild(CudaCtx *c);
 int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e, int *blocks);
 int PaForceT(CudaCtx *c, int n, const double *v);
 int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,

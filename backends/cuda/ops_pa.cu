@@ -93,12 +93,13 @@ int PaSetup(CudaCtx *c) {
   BlastCall(DevUpload(hd->pa.B, (size_t)d->Q * d->D, &d->B1));
   BlastCall(DevUpload(hd->pa.G, (size_t)d->Q * d->D, &d->G1));
   BlastCall(DevUpload(hd->pa.L, (size_t)d->Q * d->L, &d->L1));
-  BlastCall(DevUpload(hd->pa.x0, (size_t)hd->dim * hd->h1_nl, &d->x0));
-  BlastCall(DevUpload(hd->pa.qmass, nze * nq, &d->qmass));
+  // reference data: allocated here, filled by PaRebuild
+  BlastCall(DevUpload((const double *)NULL, (size_t)hd->dim * hd->h1_nl, &d->x0));
+  BlastCall(DevUpload((const double *)NULL, nze * nq, &d->qmass));
   BlastCall(DevUpload(hd->pa.mass_toff, (size_t)hd->h1_nown + 1, &d->mtoff));
   BlastCall(DevUpload(hd->pa.mass_tidx, (size_t)hd->pa.mass_toff[hd->h1_nown], &d->mtidx));
   BlastCall(DevUpload(hd->pa.zones, nze, &d->zones));
-  BlastCall(DevUpload(hd->mv_dinv, (size_t)hd->h1_nown, &c->mv_dinv));
+  BlastCall(DevUpload((const double *)NULL, (size_t)hd->h1_nown, &c->mv_dinv));
   BlastCall(DevUpload(hd->mv_rows, (size_t)hd->h1_nown, &c->mv_rows));
   if (c->opt.spmv_cusparse)  // the descriptors CusparseSetup binds (M_E^{-1} by cuSPARSE)
     BlastCall(DevUpload((const double *)NULL, (size_t)hd->h1_nown + 1, &c->y_perm));
@@ -143,6 +144,15 @@ int PaSetup(CudaCtx *c) {
     BlastCudaPaScratch(&h2, &c->pa_nthr, &c->pa_wsz);
   }
   BlastCall(DevUpload((const double *)NULL, (size_t)c->pa_nthr * c->pa_wsz, &c->pa_ws));
+  return 0;
+}
+
+// The partial path's reference data from c->hd (ctx.rebuild; the setup too): the initial
+// positions (J0 is recomputed from them) and rho0 |J0| w of the mass operator.
+int PaRebuild(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  BlastCall(DevCopy(hd->pa.x0, (size_t)hd->dim * hd->h1_nl, c->dd.x0));
+  BlastCall(DevCopy(hd->pa.qmass, (size_t)hd->pa.nz_ext * hd->nqp, c->dd.qmass));
   return 0;
 }
 

@@ -98,11 +98,12 @@ static int FreeCsr(DevCsr *m) {
 // The mass matrix in sliced ELLPACK for the double-double kernel, interior rows' slices
 // first so that the interior product overlaps the halo exchange; with `[gpu] spmv =
 // cusparse` instead interior and boundary rows as CSR matrices of their own (in the order
-// of hd->mv_rows).
+// of hd->mv_rows). The pattern only (the discretisation): the values and the diagonal are
+// reference data, written by RebuildMass into the allocations made here.
 static int UploadMass(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   const int nown = hd->h1_nown, ni = hd->mv_ninterior;
-  BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
+  BlastCall(DevUpload((const double *)NULL, (size_t)nown, &c->mv_dinv));
   if (!c->opt.spmv_cusparse) {
     BlastSell s;
     int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->full.rowptr, hd->full.col, hd->full.val,
@@ -111,63 +112,112 @@ static int UploadMass(CudaCtx *c) {
     if (!ierr) ierr = DevUpload(s.len, (size_t)s.nslots, &c->sell_len);
     if (!ierr) ierr = DevUpload(s.off, (size_t)s.nslots / BLAST_SELL_C + 1, &c->sell_off);
     if (!ierr) ierr = DevUpload(s.col, (size_t)s.nnz, &c->sell_col);
-    if (!ierr) ierr = DevUpload(s.val, (size_t)s.nnz, &c->sell_val);
-    c->sell_slots = s.nslots, c->sell_slots_int = s.nslots_interior;
+    if (!ierr) ierr = DevUpload((const double *)NULL, (size_t)s.nnz, &c->sell_val);
+    c->sell_slots = s.nslots, c->sell_slots_int = s.nslots_interior, c->sell_nnz = s.nnz;
+    c->sell_hrow = s.row, c->sell_hlen = s.len, c->sell_hoff = s.off;  // kept for RebuildMass
+    s.row = NULL, s.len = NULL, s.off = NULL;
     BlastSellFree(&s);
     return ierr;
   }
   for (int part = 0; part < 2; part++) {
     const int r0 = part ? ni : 0, r1 = part ? nown : ni, n = r1 - r0;
     int64_t *rp, *col, nnz = 0;
-    double *val;
     for (int r = r0; r < r1; r++)
       nnz += hd->full.rowptr[hd->mv_rows[r] + 1] - hd->full.rowptr[hd->mv_rows[r]];
     BlastCall(BlastMalloc(n + 1, &rp));
     BlastCall(BlastMalloc(nnz + 1, &col));
-    BlastCall(BlastMalloc(nnz + 1, &val));
     rp[0] = 0;
     int64_t k = 0;
     for (int r = r0; r < r1; r++) {
       const int row = hd->mv_rows[r];
       for (int64_t j = hd->full.rowptr[row]; j < hd->full.rowptr[row + 1]; j++)
-        col[k] = hd->full.col[j], val[k++] = hd->full.val[j];
+        col[k++] = hd->full.col[j];
       rp[r - r0 + 1] = k;
     }
-    BlastCall(UploadCsr(n, hd->h1_next, rp, col, val, part ? &c->mv_bnd : &c->mv_int));
+    BlastCall(UploadCsr(n, hd->h1_next, rp, col, NULL, part ? &c->mv_bnd : &c->mv_int));
     BlastFree(&rp);
     BlastFree(&col);
-    BlastFree(&val);
   }
   BlastCall(DevUpload(hd->mv_rows, (size_t)nown, &c->mv_rows));
   BlastCallCuda(cudaMalloc((void **)&c->y_perm, ((size_t)nown + 1) * sizeof(double)));
   return 0;
 }
 
+// The mass matrix values into UploadMass's layout: the SELL slots' entries (padding 0), or
+// the cuSPARSE CSR values of the interior and boundary rows in place (their descriptors
+// point at them).
+static int RebuildMass(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int nown = hd->h1_nown, ni = hd->mv_ninterior;
+  if (!c->opt.spmv_cusparse) {
+    const int C = BLAST_SELL_C;
+    double *val;
+    BlastCall(BlastCalloc((size_t)c->sell_nnz + 1, &val));
+    for (int t = 0; t < c->sell_slots; t++) {
+      if (c->sell_hrow[t] < 0) continue;
+      const long long base = c->sell_hoff[t / C] + t % C;
+      const int64_t k0 = hd->full.rowptr[c->sell_hrow[t]];
+      for (int k = 0; k < c->sell_hlen[t]; k++) val[base + (long long)C * k] = hd->full.val[k0 + k];
+    }
+    const int ierr = DevCopy(val, (size_t)c->sell_nnz, c->sell_val);
+    BlastFree(&val);
+    return ierr;
+  }
+  for (int part = 0; part < 2; part++) {
+    const int r0 = part ? ni : 0, r1 = part ? nown : ni;
+    DevCsr *m = part ? &c->mv_bnd : &c->mv_int;
+    double *val;
+    BlastCall(BlastMalloc((size_t)m->nnz + 1, &val));
+    int64_t k = 0;
+    for (int r = r0; r < r1; r++) {
+      const int row = hd->mv_rows[r];
+      for (int64_t j = hd->full.rowptr[row]; j < hd->full.rowptr[row + 1]; j++)
+        val[k++] = hd->full.val[j];
+    }
+    const int ierr = DevCopy(val, (size_t)m->nnz, m->val);
+    BlastFree(&val);
+    BlastCall(ierr);
+  }
+  return 0;
+}
+
 // The zone inverses of M_E (kernel 11): dense blocks, or with `[gpu] spmv = cusparse` a
-// block-diagonal CSR matrix.
+// block-diagonal CSR matrix (its pattern here, the values by RebuildMassEInverse).
 static int UploadMassEInverse(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   const int ne = hd->l2_nd;
   const int64_t n = (int64_t)hd->nz * ne;
   if (!c->opt.spmv_cusparse)
-    return DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
+    return DevUpload((const double *)NULL, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
   int64_t *rp, *col, k = 0;
-  double *val;
   BlastCall(BlastMalloc(n + 1, &rp));
   BlastCall(BlastMalloc((size_t)n * ne + 1, &col));
-  BlastCall(BlastMalloc((size_t)n * ne + 1, &val));
   rp[0] = 0;
   for (int64_t z = 0; z < hd->nz; z++)
     for (int i = 0; i < ne; i++) {
-      for (int j = 0; j < ne; j++)
-        col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];
+      for (int j = 0; j < ne; j++) col[k++] = z * ne + j;
       rp[z * ne + i + 1] = k;
     }
-  BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
+  BlastCall(UploadCsr(n, n, rp, col, NULL, &c->me_inv));
   BlastFree(&rp);
   BlastFree(&col);
-  BlastFree(&val);
   return 0;
+}
+
+static int RebuildMassEInverse(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int ne = hd->l2_nd;
+  const size_t n = (size_t)hd->nz * ne * ne;
+  if (!c->opt.spmv_cusparse) return DevCopy(hd->me_inv, n, c->me_inv_blocks);
+  double *val;
+  BlastCall(BlastMalloc(n + 1, &val));
+  size_t k = 0;
+  for (size_t z = 0; z < (size_t)hd->nz; z++)
+    for (int i = 0; i < ne; i++)
+      for (int j = 0; j < ne; j++) val[k++] = hd->me_inv[z * ne * ne + i + ne * j];
+  const int ierr = DevCopy(val, n, c->me_inv.val);
+  BlastFree(&val);
+  return ierr;
 }
 
 static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
@@ -209,16 +259,14 @@ static void Transpose(const double *src, size_t rows, size_t cols, double *dst) 
     for (size_t c = 0; c < cols; c++) dst[c * rows + r] = src[r * cols + c];
 }
 
-// The copies of G, L2 B and J0^{-1} in the layouts the quadrature kernel and the force
-// GEMM read coalesced (DevData), transposed on the host in chunks of zones.
+// The copies of G and L2 B in the layouts the quadrature kernel and the force GEMM read
+// coalesced (DevData), and the allocation of J0^{-1}'s (RebuildJ0inv fills it).
 static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
   const size_t D2 = dim * dim, ng = nqp * nd * dim;
-  size_t chunk = ((size_t)64 << 20) / (nqp * D2 * sizeof(double));  // zones per 64 MB
-  chunk = chunk < 1 ? 1 : chunk > nz ? (nz ? nz : 1) : chunk;
   const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
   double *t = NULL;
-  BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
+  BlastCall(BlastMalloc(nbuf, &t));
   Transpose(hd->h1_G, nqp, nd * dim, t);  // [q][a][g] -> [a][g][q]
   int ierr = DevUpload(t, ng, &d->Gt);
   for (size_t q = 0; q < nqp; q++)  // -> [q][g][a]
@@ -231,6 +279,18 @@ static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
     for (size_t i = 0; i < ncp; i++) t[q * ncp + i] = i < ne ? hd->l2_B[q * ne + i] : 0.0;
   if (!ierr) ierr = DevUpload(t, nqp * ncp, &d->L2Bp);
   if (!ierr) ierr = DevUpload((const double *)NULL, nz * nqp * D2, &d->J0inv);
+  BlastFree(&t);
+  return ierr;
+}
+
+// J0^{-1} point-fastest ([z][i][q], DevData), transposed on the host in chunks of zones.
+static int RebuildJ0inv(const BlastHydroData *hd, DevData *d) {
+  const size_t nz = hd->nz, nqp = hd->nqp, dim = hd->dim, D2 = dim * dim;
+  size_t chunk = ((size_t)64 << 20) / (nqp * D2 * sizeof(double));  // zones per 64 MB
+  chunk = chunk < 1 ? 1 : chunk > nz ? (nz ? nz : 1) : chunk;
+  double *t = NULL;
+  BlastCall(BlastMalloc(chunk * nqp * D2, &t));
+  int ierr = 0;
   for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
     const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
     for (size_t z = 0; z < n; z++)  // [z][q][i] -> [z][i][q]
@@ -333,6 +393,59 @@ static int CusparseSetup(CudaCtx *c) {
 // ---------------------------------------------------------------------------------------
 // Create and destroy
 
+// The discretisation of hd against the context's (sizes, maps, assembly mode): a rebuild
+// keeps every allocation and layout, so it must match.
+static int SameDiscretisation(const BlastHydroData *a, const BlastHydroData *b) {
+  int same = a->dim == b->dim && a->nz == b->nz && a->nqp == b->nqp && a->h1_nd == b->h1_nd &&
+             a->l2_nd == b->l2_nd && a->h1_nl == b->h1_nl && a->h1_nown == b->h1_nown &&
+             a->h1_next == b->h1_next && a->mv_ninterior == b->mv_ninterior &&
+             a->assembly == b->assembly && a->tg_source == b->tg_source;
+  if (same && a->assembly == BLAST_ASSEMBLY_PARTIAL)
+    same = a->pa.nz_ext == b->pa.nz_ext && a->pa.d1d == b->pa.d1d && a->pa.q1d == b->pa.q1d &&
+           a->pa.l1d == b->pa.l1d && a->pa.nzint == b->pa.nzint &&
+           a->pa.keep_stress == b->pa.keep_stress;
+  else if (same)
+    same = a->full.rowptr[a->h1_nown] - a->full.rowptr[0] ==
+           b->full.rowptr[b->h1_nown] - b->full.rowptr[0];
+  return same;
+}
+
+// The reference data of hd (BlastHydroData) into the device allocations, and what derives
+// from it: rho0 |J0| w, the zones' materials (their array grows if nmat does), M_E^{-1},
+// the mass diagonal and h0 (qpar); full assembly: J0^{-1} point-fastest and the mass
+// matrix values in the SELL layout or in the cuSPARSE CSR matrices; partial: x0 and the
+// mass operator's rho0 |J0| w. What the tuners decided and the layouts stay. Create ends
+// with it; ctx.rebuild is it.
+static int Rebuild(CudaCtx *c, const BlastHydroData *hd) {
+  BlastCheck(SameDiscretisation(&c->hd, hd), BLAST_ERR_ARG,
+             "cuda backend rebuild: the new reference data has another discretisation (sizes, "
+             "maps or assembly mode) than the context's");
+  BlastCallCuda(cudaStreamSynchronize(c->stream));  // nothing queued reads the old data
+  c->hd = *hd;
+  DevData *d = &c->dd;
+  const size_t nz = hd->nz, nqp = hd->nqp;
+  d->qpar = hd->qpar;
+  BlastCall(DevCopy(hd->qp_R0, nz * nqp, d->R0));
+  BlastCall(DevCopy(hd->zone_mat, nz, d->zone_mat));
+  if (hd->nmat > c->nmat_cap) {
+    BlastCallCuda(cudaFree(d->mats));
+    d->mats = NULL;
+    BlastCall(DevUpload((const BlastMaterial *)NULL, (size_t)hd->nmat, &d->mats));
+    c->nmat_cap = hd->nmat;
+  }
+  BlastCall(DevCopy(hd->mats, (size_t)hd->nmat, d->mats));
+  BlastCall(DevCopy(hd->mv_dinv, (size_t)hd->h1_nown, c->mv_dinv));
+  BlastCall(RebuildMassEInverse(c));
+  if (hd->assembly == BLAST_ASSEMBLY_PARTIAL) {
+    BlastCall(PaRebuild(c));
+  } else {
+    BlastCall(RebuildJ0inv(hd, d));
+    BlastCall(RebuildMass(c));
+  }
+  BlastCallCuda(cudaDeviceSynchronize());  // the copies complete before the next launch
+  return 0;
+}
+
 extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   const BlastGpuOptions opt = g_next_options;
   size_t estimate = 0;
@@ -381,9 +494,11 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
   BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
   BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
-  BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
-  BlastCall(DevUpload(hd->zone_mat, nz, &d->zone_mat));
-  BlastCall(DevUpload(hd->mats, (size_t)hd->nmat, &d->mats));
+  // reference data: allocated here, filled by Rebuild (below)
+  BlastCall(DevUpload((const double *)NULL, nz * nqp, &d->R0));
+  BlastCall(DevUpload((const int *)NULL, nz, &d->zone_mat));
+  c->nmat_cap = hd->nmat > 1 ? hd->nmat : 1;
+  BlastCall(DevUpload((const BlastMaterial *)NULL, (size_t)c->nmat_cap, &d->mats));
   if (pa) {  // partial assembly: no F_z, J0^{-1}, mass matrix (ops_pa.cu)
     BlastCall(PaSetup(c));
   } else {
@@ -437,7 +552,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->red_zone, (size_t)c->nred * sizeof(int)));
   BlastCallCuda(cudaMalloc((void **)&c->red_out, 4 * sizeof(double)));
-  BlastCallCuda(cudaDeviceSynchronize());
+  BlastCall(Rebuild(c, hd));
   size_t free1 = 0;
   BlastCallCuda(cudaMemGetInfo(&free1, &total));
   c->mem_used = free0 > free1 ? free0 - free1 : 0;
@@ -487,6 +602,9 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   BlastCall(ProfileDestroy(c));
   BlastCallCuda(cudaStreamDestroy(c->stream));
   BlastFree(&c->ess_off);
+  BlastFree(&c->sell_hrow);
+  BlastFree(&c->sell_hlen);
+  BlastFree(&c->sell_hoff);
   BlastFree(ctx);
   return 0;
 }
@@ -496,8 +614,8 @@ extern "C" int BlastCudaSync(void *ctx) {
   return 0;
 }
 
-// BlastCtxOps.rebuild: not yet implemented by the CUDA backend.
+// BlastCtxOps.rebuild: new reference data on the context's discretisation (Rebuild).
 extern "C" int BlastCudaRebuild(void *ctx, const BlastHydroData *hd) {
-  (void)ctx, (void)hd;
-  BlastError(BLAST_ERR_UNSUPPORTED, "the cuda backend cannot rebuild its reference data yet");
+  BlastCheck(ctx && hd, BLAST_ERR_ARG, "cuda backend rebuild: no context or no data");
+  return Rebuild((CudaCtx *)ctx, hd);
 }
