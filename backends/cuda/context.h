@@ -1,6 +1,7 @@
 // The CUDA backend's context and what its files share (CUDA C++ only): the device copies
 // of the constant data, the context of a run (CudaCtx), the library status checks, the
-// layout helpers of the kernels and the functions one file of gpu/ calls in another.
+// layout helpers of the kernels, the assembly modes (CudaMode) and the functions one file
+// of backends/cuda/ calls in another.
 //
 // Files (docs/architecture.md, "The CUDA backend"):
 //   backend_cuda_table.c  the backend table (designated initialisers, C11)

@@ -1,5 +1,6 @@
 // The CUDA backend's setup (hydro/backend.h, ctx group): the options, the memory check,
-// the device copies of the constant data, the cuSPARSE setup, create/destroy.
+// the device copies of the constant data both assembly modes share, the cuSPARSE setup,
+// create/destroy/rebuild (the mode's own data: mode_full.cu, mode_partial.cu).
 //
 // All state and constant data live on the device for the whole run; only scalars (dt,
 // dot products, energies) and halo buffers cross to the host. Kernels, as in the BLAST
@@ -391,8 +392,8 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   if (!ctx || !*ctx) return 0;
   CudaCtx *c = (CudaCtx *)*ctx;
   DevData *d = &c->dd;
-  // clang-format off
   if (c->mode) BlastCall(c->mode->destroy(c));  // the mode's data
+  // clang-format off
   void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
                   d->L2B,        d->R0,       d->zone_mat, d->b,          d->tg,
                   c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
