@@ -49,15 +49,15 @@ int TuneCandidates(CudaCtx *c) {
   cudaFuncAttributes attr[3];
   for (int g = 0; g < 3; g++) {
     BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
-    c->q_regs[g] = attr[g].numRegs;
+    c->full.q_regs[g] = attr[g].numRegs;
   }
   for (int ch = 0; ch < 2; ch++) {
     cudaFuncAttributes gattr;
     BlastCallCuda(cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne), ch)));
-    c->q_regs[3 + ch] = gattr.numRegs;
+    c->full.q_regs[3 + ch] = gattr.numRegs;
   }
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
-  c->tune_ncand = 0;
+  c->full.tune_ncand = 0;
   for (int g = 0; g < 3; g++)
     for (int i = 0; i < 4; i++)
       for (int j = 0; j < 4; j++) {
@@ -65,10 +65,10 @@ int TuneCandidates(CudaCtx *c) {
         if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
         if (q.zpb * q.tpz > attr[g].maxThreadsPerBlock) continue;
         if (g > 0 && attr[g].numRegs >= attr[g - 1].numRegs) continue;  // the cap changes nothing
-        if (QConfigFit(c, &q, c->smem_limit)) c->tune_cand[c->tune_ncand++] = q;
+        if (QConfigFit(c, &q, c->smem_limit)) c->full.tune_cand[c->full.tune_ncand++] = q;
       }
-  c->tune_n1 = c->tune_ncand;
-  BlastCheck(c->tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
+  c->full.tune_n1 = c->full.tune_ncand;
+  BlastCheck(c->full.tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
              "no launch configuration of the quadrature kernel fits the GPU's shared memory for "
              "order %d in %dD",
              d->qpar.order_k, d->dim);
@@ -86,8 +86,8 @@ static const char *CachePath(const CudaCtx *c) {
 // reuse another build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
   snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d,%d,%d", c->gpu_name, c->dd.dim,
-           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->q_regs[0], c->q_regs[1], c->q_regs[2],
-           c->q_regs[3], c->q_regs[4]);
+           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->full.q_regs[0], c->full.q_regs[1],
+           c->full.q_regs[2], c->full.q_regs[3], c->full.q_regs[4]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
 }
@@ -114,8 +114,8 @@ static int CacheLookup(CudaCtx *c, QConfig *out) {
   // only a shape this build would try itself (its block fits the variant's thread limit)
   QConfig first = *q;
   first.gtb = kGemmThreads[0];
-  for (int i = 0; i < c->tune_ncand; i++)
-    if (QConfigSame(&c->tune_cand[i], &first)) {
+  for (int i = 0; i < c->full.tune_ncand; i++)
+    if (QConfigSame(&c->full.tune_cand[i], &first)) {
       *out = *q;
       return 1;
     }
@@ -140,21 +140,22 @@ static void CacheStore(CudaCtx *c, QConfig q, float ms) {
 // or the nearest candidate), the cached one, and whether the tuners run.
 int TuneSetup(CudaCtx *c) {
   BlastCall(TuneCandidates(c));
-  c->qcfg = c->tune_cand[0];
+  c->full.qcfg = c->full.tune_cand[0];
   {
     const int tpz = c->dd.nqp <= 64 ? 64 : c->dd.nqp <= 128 ? 128 : 256;
     int score = -1;
-    for (int i = 0; i < c->tune_ncand; i++) {
-      const QConfig *q = &c->tune_cand[i];
+    for (int i = 0; i < c->full.tune_ncand; i++) {
+      const QConfig *q = &c->full.tune_cand[i];
       const int sc = 4 * (q->reg == 0) + 2 * (q->zpb == 1) + (q->tpz == tpz);
-      if (sc > score) score = sc, c->qcfg = *q;
+      if (sc > score) score = sc, c->full.qcfg = *q;
     }
   }
   int cached = 0;
-  if (c->opt.autotune == BLAST_AUTOTUNE_CACHED) cached = CacheLookup(c, &c->qcfg);
-  c->tune_active = c->opt.autotune != BLAST_AUTOTUNE_OFF && !cached;
-  c->tune_index = 0, c->tune_rep = 0;
-  c->spmm_cand = 0, c->spmm_tune = c->opt.autotune == BLAST_AUTOTUNE_OFF ? (int)kSpmmNCand : 0;
+  if (c->opt.autotune == BLAST_AUTOTUNE_CACHED) cached = CacheLookup(c, &c->full.qcfg);
+  c->full.tune_active = c->opt.autotune != BLAST_AUTOTUNE_OFF && !cached;
+  c->full.tune_index = 0, c->full.tune_rep = 0;
+  c->full.spmm_cand = 0,
+  c->full.spmm_tune = c->opt.autotune == BLAST_AUTOTUNE_OFF ? (int)kSpmmNCand : 0;
   return 0;
 }
 
@@ -173,37 +174,37 @@ static BlastGpuTuneDecision *Decision(CudaCtx *c, BlastGpuTunedKernel kernel, fl
 int QTuneRecord(CudaCtx *c, float ms) {
   // each candidate runs twice (the first warms up); keep the fastest
   // A candidate whose first call is 1.3x slower than the best so far is not repeated.
-  const int sofar = ArgMin(c->tune_time, c->tune_index);
-  const int skip = c->tune_rep == 0 && sofar >= 0 && ms > 1.3f * c->tune_time[sofar];
-  if (c->tune_rep == 1 || skip) {
-    c->tune_time[c->tune_index] = ms;
+  const int sofar = ArgMin(c->full.tune_time, c->full.tune_index);
+  const int skip = c->full.tune_rep == 0 && sofar >= 0 && ms > 1.3f * c->full.tune_time[sofar];
+  if (c->full.tune_rep == 1 || skip) {
+    c->full.tune_time[c->full.tune_index] = ms;
     if (c->opt.verbose > 1) {
-      const QConfig *t = &c->tune_cand[c->tune_index];
+      const QConfig *t = &c->full.tune_cand[c->full.tune_index];
       BlastLog(BLAST_LOG_TRACE,
                "  autotune: candidate %d/%d: %d zones/block x %d threads/zone, registers <= %d, "
                "GEMM %d threads/block: %.3f ms%s\n",
-               c->tune_index + 1, c->tune_ncand, t->zpb, t->tpz, kQRegCap[t->reg], t->gtb,
+               c->full.tune_index + 1, c->full.tune_ncand, t->zpb, t->tpz, kQRegCap[t->reg], t->gtb,
                (double)ms, skip ? " (first call, not repeated)" : "");
     }
   }
-  if (skip || ++c->tune_rep == 2) c->tune_rep = 0, c->tune_index++;
-  if (c->tune_index == c->tune_ncand && c->tune_ncand == c->tune_n1) {
+  if (skip || ++c->full.tune_rep == 2) c->full.tune_rep = 0, c->full.tune_index++;
+  if (c->full.tune_index == c->full.tune_ncand && c->full.tune_ncand == c->full.tune_n1) {
     // second round: the best shape with the GEMM's other block sizes
-    const QConfig best = c->tune_cand[ArgMin(c->tune_time, c->tune_ncand)];
+    const QConfig best = c->full.tune_cand[ArgMin(c->full.tune_time, c->full.tune_ncand)];
     for (int i = 1; i < 3; i++) {
       QConfig q = best;
       q.gtb = kGemmThreads[i];
-      if (QConfigFit(c, &q, c->smem_limit)) c->tune_cand[c->tune_ncand++] = q;
+      if (QConfigFit(c, &q, c->smem_limit)) c->full.tune_cand[c->full.tune_ncand++] = q;
     }
   }
-  if (c->tune_index == c->tune_ncand) {
-    const int best = ArgMin(c->tune_time, c->tune_ncand);
-    c->qcfg = c->tune_cand[best];
-    c->tune_active = 0;
-    CacheStore(c, c->qcfg, c->tune_time[best]);
-    BlastGpuTuneDecision *d = Decision(c, BLAST_GPU_TUNED_QDATA, c->tune_time[best]);
-    d->zones_per_block = c->qcfg.zpb, d->threads_per_zone = c->qcfg.tpz;
-    d->registers = kQRegCap[c->qcfg.reg], d->gemm_threads = c->qcfg.gtb;
+  if (c->full.tune_index == c->full.tune_ncand) {
+    const int best = ArgMin(c->full.tune_time, c->full.tune_ncand);
+    c->full.qcfg = c->full.tune_cand[best];
+    c->full.tune_active = 0;
+    CacheStore(c, c->full.qcfg, c->full.tune_time[best]);
+    BlastGpuTuneDecision *d = Decision(c, BLAST_GPU_TUNED_QDATA, c->full.tune_time[best]);
+    d->zones_per_block = c->full.qcfg.zpb, d->threads_per_zone = c->full.qcfg.tpz;
+    d->registers = kQRegCap[c->full.qcfg.reg], d->gemm_threads = c->full.qcfg.gtb;
   }
   return 0;
 }
@@ -216,27 +217,27 @@ int QTuneRecord(CudaCtx *c, float ms) {
 // of its repeats) is kept for the run. Every candidate gives the same bits (a thread per
 // row, entries in their stored order).
 int SpmmTuneCollect(CudaCtx *c) {
-  if (!c->spmm_pending) return 0;
-  c->spmm_pending = 0;
-  BlastCallCuda(cudaEventSynchronize(c->ev_s1));
+  if (!c->full.spmm_pending) return 0;
+  c->full.spmm_pending = 0;
+  BlastCallCuda(cudaEventSynchronize(c->full.ev_s1));
   float ms = 0.0f;
-  BlastCallCuda(cudaEventElapsedTime(&ms, c->ev_s0, c->ev_s1));
-  float *t = &c->spmm_time[c->spmm_tune];
-  if (c->spmm_rep == 0 || ms < *t) *t = ms;
-  if (++c->spmm_rep < kSpmmReps) return 0;
-  c->spmm_rep = 0;
+  BlastCallCuda(cudaEventElapsedTime(&ms, c->full.ev_s0, c->full.ev_s1));
+  float *t = &c->full.spmm_time[c->full.spmm_tune];
+  if (c->full.spmm_rep == 0 || ms < *t) *t = ms;
+  if (++c->full.spmm_rep < kSpmmReps) return 0;
+  c->full.spmm_rep = 0;
   if (c->opt.verbose > 1) {
-    const SpmmCand *k = &kSpmmCand[c->spmm_tune];
+    const SpmmCand *k = &kSpmmCand[c->full.spmm_tune];
     BlastLog(BLAST_LOG_TRACE,
              "  autotune: mass-matrix candidate %d/%d: %d threads/block, >= %d blocks/SM, "
              "unroll %d: %.3f ms\n",
-             c->spmm_tune + 1, (int)kSpmmNCand, k->threads, k->minb, k->unr, (double)*t);
+             c->full.spmm_tune + 1, (int)kSpmmNCand, k->threads, k->minb, k->unr, (double)*t);
   }
-  if (++c->spmm_tune < kSpmmNCand) return 0;
-  const int best = ArgMin(c->spmm_time, kSpmmNCand);
-  c->spmm_cand = best;
+  if (++c->full.spmm_tune < kSpmmNCand) return 0;
+  const int best = ArgMin(c->full.spmm_time, kSpmmNCand);
+  c->full.spmm_cand = best;
   const SpmmCand *k = &kSpmmCand[best];
-  BlastGpuTuneDecision *d = Decision(c, BLAST_GPU_TUNED_SPMM, c->spmm_time[best]);
+  BlastGpuTuneDecision *d = Decision(c, BLAST_GPU_TUNED_SPMM, c->full.spmm_time[best]);
   d->threads = k->threads, d->min_blocks = k->minb, d->unroll = k->unr;
   return 0;
 }

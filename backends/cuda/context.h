@@ -1,16 +1,24 @@
 // The CUDA backend's context and what its files share (CUDA C++ only): the device copies
 // of the constant data, the context of a run (CudaCtx), the library status checks, the
-// layout helpers of the kernels and the functions one file of gpu/ calls in another.
+// layout helpers of the kernels, the assembly modes (CudaMode) and the functions one file
+// of backends/cuda/ calls in another.
 //
 // Files (docs/architecture.md, "The CUDA backend"):
 //   backend_cuda_table.c  the backend table (designated initialisers, C11)
 //   ops.h                 the table's functions, declared for C and C++
-//   setup.cu              options, create/destroy, uploads, the memory check, cuSPARSE setup
-//   autotune.cu           launch-parameter tuners and their cache file
+//   setup.cu              options, create/destroy/rebuild of what both assembly modes share,
+//                         uploads, the memory check, cuSPARSE setup
+//   mode_full.cu          the full-assembly mode (CudaMode kCudaFull): its data (CudaFull:
+//                         F_z, J0^{-1}, the mass matrix in SELL or cuSPARSE form), setup,
+//                         rebuild, destroy; its launches are in ops_zone.cu and ops_mass.cu
+//   mode_partial.cu       the partial-assembly mode (kCudaPartial): its data (CudaPartial),
+//                         setup, rebuild, destroy and launches (kernels/pa_*.cuh)
+//   autotune.cu           launch-parameter tuners of the full mode and their cache file
 //   profile.cu            per-kernel profile data (BLAST_GPU_PROFILE), tuning decisions
 //   ops_vec.cu, ops_zone.cu, ops_mass.cu, ops_halo.cu, ops_split.cu
 //                         launch code of the table's groups vec, zone, mass, halo, split
-//   kernels/*.cuh         kernel bodies, each included by one ops_*.cu
+//                         (the mode's operations through c->mode)
+//   kernels/*.cuh         kernel bodies, each included by one .cu file
 //   device.cu             device selection and CUDA error messages
 //   memory.c              device memory model and advice (host code)
 #ifndef BLAST_GPU_CONTEXT_H
@@ -69,7 +77,9 @@ typedef struct {
   double *F, *rE, *tg, *b;  // zone force matrices, zone momentum rhs, TG source, F^T v
   BlastQPointParams qpar;
   int tg_source;
-  // partial assembly (ops_pa.cu): F, J0inv, Gt, Gn, L2Bt, L2Bp are NULL; S only with
+  // The pointers are the kernels' view; each belongs to the mode that allocates it (full:
+  // J0inv, Gt, Gn, L2Bt, L2Bp, S, F, rE; partial: the fields below, rE and S).
+  // partial assembly (mode_partial.cu): F, J0inv, Gt, Gn, L2Bt, L2Bp are NULL; S only with
   // keep_stress ([nz][nqp][dim^2] as the CPU backend); rE has nz_ext zones (also the mass
   // action's zone values, component-major); edof covers the nz_ext zones
   int pa, keep_stress, nz_ext, D, Q, L, nzint;
@@ -153,18 +163,15 @@ typedef struct {
 // ---------------------------------------------------------------------------------------
 // The context of a run
 
+struct CudaCtx;
+
+// The full-assembly mode's data (mode_full.cu): the mass matrix (sliced ELLPACK for the
+// double-double kernel, or interior/boundary CSR matrices for cuSPARSE) and the two
+// tuners (the quadrature kernel's launch shape with the force GEMM's block; the
+// mass-matrix kernel's variant).
 typedef struct {
-  BlastHydroData hd;
-  BlastGpuOptions opt;  // as BlastCudaSetOptions left them at creation
-  int sync;             // opt.sync: every launch checked by a synchronization
-  DevData dd;
-  cudaStream_t stream;
-  cublasHandle_t cublas;
-  cusparseHandle_t cusparse;
-  DevCsr mv_int, mv_bnd, me_inv;  // mass matrix interior/boundary rows; M_E^{-1}
-  cusparseDnVecDescr_t vx_int, vy_int, vx_bnd, vy_bnd, ve_in, ve_out;
-  void *spmv_buf;
-  size_t spmv_buf_size;
+  DevCsr mv_int, mv_bnd;  // mass matrix interior/boundary rows (cuSPARSE)
+  cusparseDnVecDescr_t vx_int, vy_int, vx_bnd, vy_bnd;
   int *mv_rows;    // [nown] row order: interior rows then boundary rows (cuSPARSE only)
   double *y_perm;  // [nown] cuSPARSE SpMV output in that order
   // the mass matrix in sliced ELLPACK (sell.h) for the double-double kernel
@@ -172,6 +179,10 @@ typedef struct {
   long long *sell_off;
   double *sell_val;
   int sell_slots, sell_slots_int;
+  // host copies of the layout (rebuild writes the values of the CSR entries into it)
+  int *sell_hrow, *sell_hlen;
+  long long *sell_hoff, sell_nnz;
+  int sell_sigma;         // rows ordered by length within windows of this many (0: all)
   double *xil;            // [3 next] x with components side by side
   const double *xil_src;  // x whose owned part the last INTERIOR call packed (else NULL)
   int xil_ncomp;          // with this many components
@@ -180,6 +191,68 @@ typedef struct {
   int spmm_cand, spmm_tune, spmm_rep, spmm_pending;
   float spmm_time[kSpmmMaxCand];
   cudaEvent_t ev_s0, ev_s1;
+  QConfig qcfg;
+  // autotuning state of the quadrature kernel
+  int tune_active, tune_index, tune_ncand, tune_n1, tune_rep;  // n1: first-round candidates
+  QConfig tune_cand[160];
+  float tune_time[160];
+  int q_regs[5];  // registers of the quadrature kernel's three variants and the GEMM's two
+                  // (cache key)
+} CudaFull;
+
+// The partial-assembly mode's data (mode_partial.cu; its arrays of DevData aside): the
+// generic kernels' per-thread scratch (pa_nthr threads of pa_wsz doubles), the mass
+// kernel's zones per block and shared memory.
+typedef struct {
+  int *mv_rows;  // [nown] interior rows then boundary rows (the row gathers)
+  double *pa_ws;
+  int pa_nthr, pa_wsz, pa_zpb;
+  int pa_q3;         // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
+  double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
+  int *pa_red_zone;  // [nz / kPaRedSpan + 2]
+  size_t pa_smem;
+} CudaPartial;
+
+// One assembly mode: its operations, chosen once at create from hd->assembly (the table's
+// entries call them without testing the mode). Each owns the data it allocates.
+typedef struct {
+  const char *name;
+  int (*setup)(CudaCtx *c);    // the mode's data of the discretisation (create)
+  int (*rebuild)(CudaCtx *c);  // the mode's reference data from c->hd (create, ctx.rebuild)
+  int (*destroy)(CudaCtx *c);
+  // the quadrature update of zones [0, n) and the reduction of its block results into
+  // red_out; sets c->q_tuning (whether it ran a tuning candidate)
+  int (*qdata)(CudaCtx *c, int n, const double *x, const double *v, const double *e);
+  int (*force_ones)(CudaCtx *c, int n);                // rows -F_z 1 of zones [0, n) into rE
+  int (*force_t)(CudaCtx *c, int n, const double *v);  // b_z of zones [0, n)
+  // mass.mult and mass.mult_dot (hydro/backend.h)
+  int (*mass_mult)(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
+  int (*mass_mult_dot)(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                       double *result);
+  // modeled bytes and flops of a quadrature update of nz zones ([0]: up to ev_mid, [1]: after)
+  void (*qdata_model)(const CudaCtx *c, int nz, double bytes[2], double flops[2]);
+} CudaMode;
+
+extern const CudaMode kCudaFull, kCudaPartial;
+
+typedef struct CudaCtx {
+  BlastHydroData hd;
+  BlastGpuOptions opt;  // as BlastCudaSetOptions left them at creation
+  int sync;             // opt.sync: every launch checked by a synchronization
+  const CudaMode *mode;
+  union {  // mode's data: full for kCudaFull, part for kCudaPartial
+    CudaFull full;
+    CudaPartial part;
+  };
+  DevData dd;
+  int nmat_cap;  // materials dd.mats has room for
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  cusparseHandle_t cusparse;
+  DevCsr me_inv;  // M_E^{-1} (cuSPARSE)
+  cusparseDnVecDescr_t ve_in, ve_out;
+  void *spmv_buf;  // cuSPARSE's work buffer for the largest SpMV (both modes' matrices)
+  size_t spmv_buf_size;
   double *me_inv_blocks;
   double *mv_dinv;
   int *ess_off, *ess_idx;  // host offsets, device indices
@@ -201,15 +274,10 @@ typedef struct {
   int *red_zone;
   double *red_host;  // pinned: dt, det, zone
   int nred;
-  double *energy_zone;  // [2*nz] device
-  double *energy_host;  // [2*nz] pinned
-  QConfig qcfg;
-  // autotuning state
-  int tune_active, tune_index, tune_ncand, tune_n1, tune_rep;  // n1: first-round candidates
-  QConfig tune_cand[160];
-  float tune_time[160];
+  double *energy_zone;           // [2*nz] device
+  double *energy_host;           // [2*nz] pinned
   BlastGpuAutotune tuned;        // the decisions taken (BlastCudaGetAutotune)
-  cudaEvent_t ev0, ev1, ev_mid;  // around the quadrature kernel and the GEMM; between them
+  cudaEvent_t ev0, ev1, ev_mid;  // around the quadrature update; between its two parts
   char gpu_name[256];
   size_t smem_limit;  // the device's shared memory per block (opt-in)
   // hybrid (split_*): the staging buffer for host zones' E-vectors, the copy event, and
@@ -218,18 +286,7 @@ typedef struct {
   size_t stage_n;
   cudaEvent_t ev_copy;
   int q_ndev, q_tuning;
-  int q_regs[5];   // registers of the quadrature kernel's three variants and the GEMM's two (cache
-                   // key)
-  int sell_sigma;  // rows ordered by length within windows of this many (0: all)
   Profile prof;
-  // partial assembly: the generic kernels' per-thread scratch (pa_nthr threads of pa_wsz
-  // doubles), the mass kernel's zones per block and shared memory
-  double *pa_ws;
-  int pa_nthr, pa_wsz, pa_zpb;
-  int pa_q3;         // the quadrature update by k_pa_qdata3 (3D, its stages fit shared memory)
-  double *pa_red;    // [2][nz / kPaRedSpan + 2] first-level reduction of its block results
-  int *pa_red_zone;  // [nz / kPaRedSpan + 2]
-  size_t pa_smem;
   size_t mem_used;      // device bytes taken by the backend's data
   size_t mem_free0;     // free device bytes when the backend was created
   size_t mem_estimate;  // BlastCudaMemoryEstimate of this rank
@@ -244,6 +301,13 @@ static int DevUpload(const T *host, size_t n, T **dev) {
   *dev = NULL;
   BlastCallCuda(cudaMalloc((void **)dev, (n ? n : 1) * sizeof(T)));
   if (n && host) BlastCallCuda(cudaMemcpy(*dev, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+// n entries from the host into an existing device allocation (rebuild of reference data).
+template <typename T>
+static int DevCopy(const T *host, size_t n, T *dev) {
+  if (n) BlastCallCuda(cudaMemcpy(dev, host, n * sizeof(T), cudaMemcpyHostToDevice));
   return 0;
 }
 
@@ -283,28 +347,29 @@ static inline void ProfEnd(CudaCtx *c, int k, double bytes, double flops) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Shared between the files of gpu/
+// Shared between the files of backends/cuda/
+
+// setup.cu: CSR matrices on the device (the values may be NULL: allocated, not filled).
+int UploadCsr(int64_t nrows, int64_t ncols, const int64_t *rowptr, const int64_t *col,
+              const double *val, DevCsr *m);
+int FreeCsr(DevCsr *m);
+// dst[c * rows + r] = src[r * cols + c]: a rows x cols matrix transposed.
+void Transpose(const double *src, size_t rows, size_t cols, double *dst);
 
 // ops_zone.cu: the kernels chosen at run time, the quadrature update and its parts.
 const void *QKernel(int dim, int reg);
 const void *GemmKernel(int dim, int jt, bool chunks);
 int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e);
 int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds);
-int ForceOnes(CudaCtx *c, int n);
+int ReduceQData(CudaCtx *c, int blocks);
 int GatherRhs(CudaCtx *c, double *rhs);
-int ForceT(CudaCtx *c, int n, const double *v);
 int MeApply(CudaCtx *c, double *de);
 size_t QSharedBytes(const CudaCtx *c, QConfig q);
 int GemmChunk(const DevData *d, int gtb, size_t limit);
-
-// ops_pa.cu: the partial-assembly path (kernels/pa_mass.cuh, kernels/pa_qdata.cuh).
-int PaSetup(CudaCtx *c);
-int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e, int *blocks);
-int PaForceT(CudaCtx *c, int n, const double *v);
-int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-               double *result);
-int PaMassDotFused(const CudaCtx *c, int ncomp);
-size_t PaScratchBytes(const BlastHydroData *hd);
+// ops_zone.cu: the full mode's zone launches (kernels 1-8, 10).
+int FullQData(CudaCtx *c, int n, const double *x, const double *v, const double *e);
+int FullForceOnes(CudaCtx *c, int n);
+int FullForceT(CudaCtx *c, int n, const double *v);
 
 // ops_mass.cu: the block pairs in part (slot b of component k at 2 (k stride + b)) back
 // on the host, the first nslots of each active component summed in slot order and
@@ -314,6 +379,15 @@ int DotCombine(CudaCtx *c, const double *part, int ncomp, unsigned mask, int str
 // ops_mass.cu: y = m x by cuSPARSE (`[gpu] spmv = cusparse`).
 int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
          cusparseDnVecDescr_t vy, double *y);
+// ops_mass.cu: the full mode's mass matrix product (kernel 9, or cuSPARSE).
+int FullMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
+// ops_mass.cu: mass.mult_dot as the mode's mass_mult, then at the BOUNDARY (or ALL) call
+// k_dot_dd_multi over all owned rows.
+int MassMultThenDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                    double *result);
+// ops_mass.cu: the gathers' block pairs of mdot_part folded on the device (k_dot_fold),
+// then combined on the host into result.
+int MassDotFold(CudaCtx *c, int ncomp, unsigned mask, double *result);
 
 // autotune.cu: the tuners and their cache.
 extern const int kQRegCap[3];
@@ -331,6 +405,8 @@ int QTuneRecord(CudaCtx *c, float ms);
 int SpmmTuneCollect(CudaCtx *c);
 
 // profile.cu
+void FullQDataModel(const CudaCtx *c, int nz, double bytes[2], double flops[2]);
+void PartialQDataModel(const CudaCtx *c, int nz, double bytes[2], double flops[2]);
 int ProfileCreate(CudaCtx *c);
 int ProfileDestroy(CudaCtx *c);
 int ProfileQData(CudaCtx *c, float ms);

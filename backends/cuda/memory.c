@@ -92,7 +92,7 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   const double rows = dim * nd;
   double ints = 0.0, dbls = 0.0;
   if (s->pa) {
-    // partial assembly (ops_pa.cu): zone maps over nz_ext zones, 1D and point tables,
+    // partial assembly (mode_partial.cu): zone maps over nz_ext zones, 1D and point tables,
     // rho0|J0|w (momentum mass over nz_ext, quadrature over nz), materials, x0, the rows
     // -F_z 1 over nz_ext zones (also the mass action's zone values), b or the stress,
     // the source, the mass gather's indices, D^{-1} and the row order, M_E^{-1} blocks,

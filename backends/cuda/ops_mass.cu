@@ -30,47 +30,52 @@ int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
 extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
                                  double *y) {
   CudaCtx *c = (CudaCtx *)ctx;
-  if (c->dd.pa) return PaMassMult(c, rows, ncomp, mask, x, y, NULL);
+  return c->mode->mass_mult(c, rows, ncomp, mask, x, y);
+}
+
+// Full mode: y = m x with the assembled mass matrix.
+int FullMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y) {
+  CudaFull *f = &c->full;
   nvtxRangePushA("mass_spmm");
   const size_t st = (size_t)c->dd.next;
   if (!c->opt.spmv_cusparse) {
-    const int t0 = rows == BLAST_ROWS_BOUNDARY ? c->sell_slots_int : 0;
-    const int t1 = rows == BLAST_ROWS_INTERIOR ? c->sell_slots_int : c->sell_slots;
+    const int t0 = rows == BLAST_ROWS_BOUNDARY ? f->sell_slots_int : 0;
+    const int t1 = rows == BLAST_ROWS_INTERIOR ? f->sell_slots_int : f->sell_slots;
     // Components side by side in xil: one gather per entry instead of ncomp. The INTERIOR
     // call packs the owned part (even without interior rows) and the BOUNDARY call that
     // follows on the same x only the ghosts, which arrived in between.
     const double *xs = x;
     if (t1 > t0 && ncomp > 0) ProfBegin(c);  // the packing counts as the product's time
     if (ncomp > 1 && (t1 > t0 || rows == BLAST_ROWS_INTERIOR)) {
-      const int partial = rows == BLAST_ROWS_BOUNDARY && c->xil_src == x && c->xil_ncomp == ncomp;
+      const int partial = rows == BLAST_ROWS_BOUNDARY && f->xil_src == x && f->xil_ncomp == ncomp;
       const int n0 = partial ? c->dd.nown : 0;
       const int n1 = rows == BLAST_ROWS_INTERIOR ? c->dd.nown : c->dd.next;
       if (n1 > n0) {
         k_interleave<<<GridFor((size_t)(n1 - n0)), 256, 0, c->stream>>>(n0, n1, ncomp, st, x,
-                                                                        c->xil);
+                                                                        f->xil);
         BlastCheckKernel(c->sync, "k_interleave");
       }
-      xs = c->xil;
+      xs = f->xil;
     }
-    c->xil_src = rows == BLAST_ROWS_INTERIOR && ncomp > 1 ? x : NULL, c->xil_ncomp = ncomp;
+    f->xil_src = rows == BLAST_ROWS_INTERIOR && ncomp > 1 ? x : NULL, f->xil_ncomp = ncomp;
     if (t1 > t0 && ncomp > 0) {
       int nact = 0;
       for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
       BlastCall(SpmmTuneCollect(c));
       // timed: interior rows with all 3 components active (the same work for every candidate)
       const int timed =
-          c->spmm_tune < kSpmmNCand && ncomp == 3 && mask == 7u && rows == BLAST_ROWS_INTERIOR;
-      const SpmmCand *k = &kSpmmCand[timed ? c->spmm_tune : c->spmm_cand];
+          f->spmm_tune < kSpmmNCand && ncomp == 3 && mask == 7u && rows == BLAST_ROWS_INTERIOR;
+      const SpmmCand *k = &kSpmmCand[timed ? f->spmm_tune : f->spmm_cand];
       const SpmmKernel k_spmm = ncomp == 1   ? SpmmPick<1, false>(k)
                                 : ncomp == 2 ? SpmmPick<2, true>(k)
                                              : SpmmPick<3, true>(k);
-      if (timed) BlastCallCuda(cudaEventRecord(c->ev_s0, c->stream));
+      if (timed) BlastCallCuda(cudaEventRecord(f->ev_s0, c->stream));
       k_spmm<<<(int)Blocks((size_t)(t1 - t0), k->threads), k->threads, 0, c->stream>>>(
-          t0, t1, c->sell_row, c->sell_len, c->sell_off, c->sell_col, c->sell_val, mask, st, xs, y);
+          t0, t1, f->sell_row, f->sell_len, f->sell_off, f->sell_col, f->sell_val, mask, st, xs, y);
       BlastCheckKernel(c->sync, "k_spmm");
       if (timed) {
-        BlastCallCuda(cudaEventRecord(c->ev_s1, c->stream));
-        c->spmm_pending = 1;
+        BlastCallCuda(cudaEventRecord(f->ev_s1, c->stream));
+        f->spmm_pending = 1;
       }
       // bytes and flops of the rows (padding not counted), by the owned rows' average
       const int ni = c->hd.mv_ninterior, nrows = rows == BLAST_ROWS_ALL        ? c->dd.nown
@@ -83,17 +88,17 @@ extern "C" int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, 
     nvtxRangePop();
     return 0;
   }
-  const int ni = (int)c->mv_int.nrows, nb = (int)c->mv_bnd.nrows;  // < h1_nown
+  const int ni = (int)f->mv_int.nrows, nb = (int)f->mv_bnd.nrows;  // < h1_nown
   for (int k = 0; k < ncomp; k++) {  // cuSPARSE: one SpMV per component
     if (!((mask >> k) & 1u)) continue;
     if (rows != BLAST_ROWS_BOUNDARY && ni) {
-      BlastCall(SpMV(c, &c->mv_int, c->vx_int, x + k * st, c->vy_int, c->y_perm));
-      k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, c->mv_rows, c->y_perm, y + k * st);
+      BlastCall(SpMV(c, &f->mv_int, f->vx_int, x + k * st, f->vy_int, f->y_perm));
+      k_scatter<<<(int)Blocks(ni, 256), 256, 0, c->stream>>>(ni, f->mv_rows, f->y_perm, y + k * st);
       BlastCheckKernel(c->sync, "k_scatter");
     }
     if (rows != BLAST_ROWS_INTERIOR && nb) {
-      BlastCall(SpMV(c, &c->mv_bnd, c->vx_bnd, x + k * st, c->vy_bnd, c->y_perm + ni));
-      k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, c->mv_rows + ni, c->y_perm + ni,
+      BlastCall(SpMV(c, &f->mv_bnd, f->vx_bnd, x + k * st, f->vy_bnd, f->y_perm + ni));
+      k_scatter<<<(int)Blocks(nb, 256), 256, 0, c->stream>>>(nb, f->mv_rows + ni, f->y_perm + ni,
                                                              y + k * st);
       BlastCheckKernel(c->sync, "k_scatter");
     }
@@ -179,26 +184,29 @@ extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const doub
   return 0;
 }
 
-// mass.mult_dot: the partial-assembly gather of k_pa_mass3 / k_pa_mass3l takes the dot
-// itself (its block pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call,
-// then folded by k_dot_fold); elsewhere
-// mult, then at the BOUNDARY (or ALL) call k_dot_dd_multi over all owned rows.
+// mass.mult_dot: the mode's (the partial-assembly gather of k_pa_mass3 / k_pa_mass3l takes
+// the dot itself, mode_partial.cu; elsewhere MassMultThenDot).
 extern "C" int BlastCudaMassMultDot(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
                                     double *y, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
-  if (c->dd.pa && PaMassDotFused(c, ncomp)) {
-    BlastCall(PaMassMult(c, rows, ncomp, mask, x, y, result));
-    if (rows == BLAST_ROWS_INTERIOR || ncomp <= 0) return 0;
-    // the gathers' block pairs folded on the device, then back on the host (out of the
-    // product's profiled time, as a dot's wait)
-    k_dot_fold<<<ncomp, kDotThreads, 0, c->stream>>>(c->mdot_part, c->mdot_stride, c->mdot_slots,
-                                                     mask, c->dot_part);
-    BlastCheckKernel(c->sync, "k_dot_fold");
-    return DotCombine(c, c->dot_part, ncomp, mask, 1, 1, result);
-  }
-  BlastCall(BlastCudaMassMult(ctx, rows, ncomp, mask, x, y));
+  return c->mode->mass_mult_dot(c, rows, ncomp, mask, x, y, result);
+}
+
+int MassMultThenDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                    double *result) {
+  BlastCall(c->mode->mass_mult(c, rows, ncomp, mask, x, y));
   if (rows == BLAST_ROWS_INTERIOR) return 0;
-  return BlastCudaDotMulti(ctx, ncomp, mask, x, y, result);
+  return BlastCudaDotMulti(c, ncomp, mask, x, y, result);
+}
+
+// The gathers' block pairs (kept in mdot_part from the INTERIOR call to the BOUNDARY call)
+// folded on the device, then back on the host (out of the product's profiled time, as a
+// dot's wait).
+int MassDotFold(CudaCtx *c, int ncomp, unsigned mask, double *result) {
+  k_dot_fold<<<ncomp, kDotThreads, 0, c->stream>>>(c->mdot_part, c->mdot_stride, c->mdot_slots,
+                                                   mask, c->dot_part);
+  BlastCheckKernel(c->sync, "k_dot_fold");
+  return DotCombine(c, c->dot_part, ncomp, mask, 1, 1, result);
 }
 
 extern "C" int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a,

@@ -71,7 +71,7 @@ extern "C" int BlastCudaSplitMomentumRhs(void *ctx, int ndev, const double *host
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("force_ones (split)");
   const int nh = c->dd.nz - ndev;
-  BlastCall(ForceOnes(c, ndev));
+  BlastCall(c->mode->force_ones(c, ndev));
   if (nh > 0)
     BlastCallCuda(cudaMemcpyAsync(c->dd.rE + (size_t)ndev * c->dd.rows, host_rows,
                                   (size_t)nh * c->dd.rows * sizeof(double), cudaMemcpyHostToDevice, c->stream));
@@ -84,7 +84,7 @@ extern "C" int BlastCudaSplitEnergyRate(void *ctx, int ndev, const double *host_
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("energy_rate (split)");
   const int nh = c->dd.nz - ndev;
-  BlastCall(ForceT(c, ndev, v));
+  BlastCall(c->mode->force_t(c, ndev, v));
   if (nh > 0)
     BlastCallCuda(cudaMemcpyAsync(c->dd.b + (size_t)ndev * c->dd.ne, host_b, (size_t)nh * c->dd.ne * sizeof(double),
                                   cudaMemcpyHostToDevice, c->stream));

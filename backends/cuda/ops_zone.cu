@@ -63,18 +63,19 @@ static size_t GemmSharedBytes(const DevData *d, int gtb, int qc) {
 // ---------------------------------------------------------------------------------------
 // The operator
 
-// The quadrature kernel and the force GEMM on zones [0, nz), and the reduction of the
-// quadrature kernel's block results.
-static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const double *v,
-                       const double *e) {
-  if (c->dd.pa) {
-    int blocks = 0;
-    BlastCall(PaQData(c, nz, x, v, e, &blocks));
-    k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
-                                           c->red_out);
-    BlastCheckKernel(c->sync, "k_reduce_min");
-    return 0;
-  }
+// The reduction of a quadrature update's `blocks` block results into red_out.
+int ReduceQData(CudaCtx *c, int blocks) {
+  k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
+  BlastCheckKernel(c->sync, "k_reduce_min");
+  return 0;
+}
+
+// Full mode: the quadrature kernel and the force GEMM on zones [0, nz) (the current tuning
+// candidate or the tuned configuration), and the reduction of the quadrature kernel's
+// block results.
+int FullQData(CudaCtx *c, int nz, const double *x, const double *v, const double *e) {
+  const QConfig q = c->full.tune_active ? c->full.tune_cand[c->full.tune_index] : c->full.qcfg;
+  c->q_tuning = c->full.tune_active;
   QArgs a;
   a.d = c->dd, a.x = x, a.v = v, a.e = e, a.cfg = q;
   a.d.nz = nz;
@@ -95,19 +96,15 @@ static int LaunchQData(CudaCtx *c, QConfig q, int nz, const double *x, const dou
                                  dim3((unsigned)Blocks(items, q.gtb)), dim3(q.gtb), gargs,
                                  GemmSharedBytes(&c->dd, q.gtb, qc), c->stream));
   BlastCheckKernel(c->sync, "k_force_gemm");
-  k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
-  BlastCheckKernel(c->sync, "k_reduce_min");
-  return 0;
+  return ReduceQData(c, blocks);
 }
 
-// Start the quadrature kernel on zones [0, n), n > 0 (the current tuning candidate or the
-// tuned configuration), timed by ev0/ev1, its reduced result copied to red_host. Does not
-// wait.
+// Start the mode's quadrature update on zones [0, n), n > 0, timed by ev0/ev1, its reduced
+// result copied to red_host. Does not wait.
 int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
-  const QConfig q = c->tune_active ? c->tune_cand[c->tune_index] : c->qcfg;
-  c->q_ndev = n, c->q_tuning = c->tune_active;
+  c->q_ndev = n, c->q_tuning = 0;
   BlastCallCuda(cudaEventRecord(c->ev0, c->stream));
-  BlastCall(LaunchQData(c, q, n, x, v, e));
+  BlastCall(c->mode->qdata(c, n, x, v, e));
   BlastCallCuda(cudaEventRecord(c->ev1, c->stream));
   BlastCallCuda(cudaMemcpyAsync(c->red_host, c->red_out, 3 * sizeof(double), cudaMemcpyDeviceToHost,
                                 c->stream));
@@ -146,9 +143,9 @@ extern "C" int BlastCudaQDataForce(void *ctx, const double *x, const double *v, 
   return 0;
 }
 
-// -F_z 1 of zones [0, n) into rE (kernel 8).
-int ForceOnes(CudaCtx *c, int n) {
-  if (n <= 0 || c->dd.pa) return 0;  // partial: the quadrature update computed them
+// Full mode: -F_z 1 of zones [0, n) into rE (kernel 8).
+int FullForceOnes(CudaCtx *c, int n) {
+  if (n <= 0) return 0;
   DevData d = c->dd;
   d.nz = n;
   const double nzr = (double)n * d.rows;
@@ -172,15 +169,14 @@ int GatherRhs(CudaCtx *c, double *rhs) {
 extern "C" int BlastCudaMomentumRhs(void *ctx, double *rhs) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("force_ones");
-  BlastCall(ForceOnes(c, c->dd.nz));
+  BlastCall(c->mode->force_ones(c, c->dd.nz));
   BlastCall(GatherRhs(c, rhs));
   nvtxRangePop();
   return 0;
 }
 
-// b_z = F_z^T v_z (+ source) of zones [0, n) (kernel 10).
-int ForceT(CudaCtx *c, int n, const double *v) {
-  if (c->dd.pa) return PaForceT(c, n, v);
+// Full mode: b_z = F_z^T v_z (+ source) of zones [0, n) (kernel 10).
+int FullForceT(CudaCtx *c, int n, const double *v) {
   if (n <= 0) return 0;
   DevData d = c->dd;
   d.nz = n;
@@ -210,7 +206,7 @@ int MeApply(CudaCtx *c, double *de) {
 extern "C" int BlastCudaEnergyRate(void *ctx, const double *v, double *de) {
   CudaCtx *c = (CudaCtx *)ctx;
   nvtxRangePushA("energy_rate");
-  BlastCall(ForceT(c, c->dd.nz, v));
+  BlastCall(c->mode->force_t(c, c->dd.nz, v));
   BlastCall(MeApply(c, de));
   nvtxRangePop();
   return 0;

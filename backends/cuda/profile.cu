@@ -27,27 +27,32 @@ int ProfileDestroy(CudaCtx *c) {
   return 0;
 }
 
-// Modeled bytes and flops of the quadrature kernel ([0]) and the force GEMM ([1]) on nz
-// zones (profile): the zone data each must read and write once, and the products and sums
-// of J and the velocity gradient, the per-point physics (~400), A and F = A B^T.
-static void QDataModel(const DevData *dd, int nz, double bytes[2], double flops[2]) {
+// Modeled bytes and flops of the full mode's quadrature kernel ([0]) and force GEMM ([1])
+// on nz zones (profile): the zone data each must read and write once, and the products and
+// sums of J and the velocity gradient, the per-point physics (~400), A and F = A B^T.
+void FullQDataModel(const CudaCtx *c, int nz, double bytes[2], double flops[2]) {
+  const DevData *dd = &c->dd;
   const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp,
                nd = dd->nd;
-  if (dd->pa) {  // partial (k_pa_qdata3/k_pa_qdata; [1]: the reduction only): x, v, x0
-    // gathered, e, R0, rows and b (or S) written; 9 gradients by sum factorisation, the
-    // physics, 3 transposed gradients and L2 B^T
-    const double D = dd->D, Q = dd->Q;
-    bytes[0] =
-        nz * (8.0 * (3 * rows + ne + nqp + rows + (dd->keep_stress ? nqp * D2 : ne)) + 4.0 * nd);
-    bytes[1] = 0.0;
-    flops[0] = nz * (12.0 * dd->dim * dd->dim * nqp * (D + Q) + nqp * 400.0);
-    flops[1] = 0.0;
-    return;
-  }
   bytes[0] = nz * (8.0 * (2 * rows + ne + nqp * (1 + 2 * D2)) + 4.0 * nd);  // x, v, e, R0, J0^-1, S
   bytes[1] = nz * 8.0 * (nqp * D2 + rows * ne);                             // S, F
   flops[0] = nz * nqp * (4.0 * nd * D2 + 2.0 * ne + 400.0);
   flops[1] = nz * nqp * (2.0 * rows * dd->dim + 2.0 * rows * ne);
+}
+
+// The partial mode's (k_pa_qdata3/k_pa_qdata; [1]: the reduction only): x, v, x0
+// gathered, e, R0, rows and b (or S) written; 9 gradients by sum factorisation, the
+// physics, 3 transposed gradients and L2 B^T.
+void PartialQDataModel(const CudaCtx *c, int nz, double bytes[2], double flops[2]) {
+  const DevData *dd = &c->dd;
+  const double D2 = (double)dd->dim * dd->dim, rows = dd->rows, ne = dd->ne, nqp = dd->nqp,
+               nd = dd->nd;
+  const double D = dd->D, Q = dd->Q;
+  bytes[0] =
+      nz * (8.0 * (3 * rows + ne + nqp + rows + (dd->keep_stress ? nqp * D2 : ne)) + 4.0 * nd);
+  bytes[1] = 0.0;
+  flops[0] = nz * (12.0 * dd->dim * dd->dim * nqp * (D + Q) + nqp * 400.0);
+  flops[1] = 0.0;
 }
 
 // A quadrature update that took ms (ev0 to ev1), split at ev_mid into the quadrature
@@ -57,7 +62,7 @@ int ProfileQData(CudaCtx *c, float ms) {
   double bytes[2], flops[2];
   float ms_q = 0.0f;
   BlastCallCuda(cudaEventElapsedTime(&ms_q, c->ev0, c->ev_mid));
-  QDataModel(&c->dd, c->q_ndev, bytes, flops);
+  c->mode->qdata_model(c, c->q_ndev, bytes, flops);
   const double part[2] = {ms_q, ms - ms_q};
   for (int k = 0; k < 2; k++) {
     p->ms[P_QDATA + k] += part[k], p->calls[P_QDATA + k]++;

@@ -1,5 +1,6 @@
 // The CUDA backend's setup (hydro/backend.h, ctx group): the options, the memory check,
-// the device copies of the constant data, the cuSPARSE setup, create/destroy.
+// the device copies of the constant data both assembly modes share, the cuSPARSE setup,
+// create/destroy/rebuild (the mode's own data: mode_full.cu, mode_partial.cu).
 //
 // All state and constant data live on the device for the whole run; only scalars (dt,
 // dot products, energies) and halo buffers cross to the host. Kernels, as in the BLAST
@@ -21,7 +22,7 @@
 //                           component with gpu.spmv=cusparse)
 //   k_dot_dd                dot products in double-double (rounded once: the same bits on
 //                           any number of ranks, and as the CPU backend)
-// Partial assembly (ops_pa.cu): k_pa_qdata3 / k_pa_qdata (quadrature data, rows -F_z 1
+// Partial assembly (mode_partial.cu): k_pa_qdata3 / k_pa_qdata (quadrature data, rows -F_z 1
 // and b without F_z), k_pa_force_t (b from a kept stress), k_pa_mass + k_pa_mass_gather
 // (the matrix-free mass action), see docs/architecture.md.
 // Kernel launch failures are reported with the kernel's name; every CUDA, cuBLAS and
@@ -74,8 +75,8 @@ extern "C" size_t BlastCudaMemoryUsed(const void *ctx) {
 // Device copies of the constant data
 
 // A CSR matrix (context.h: 64-bit row offsets and columns) to the device.
-static int UploadCsr(int64_t nrows, int64_t ncols, const int64_t *rowptr, const int64_t *col,
-                     const double *val, DevCsr *m) {
+int UploadCsr(int64_t nrows, int64_t ncols, const int64_t *rowptr, const int64_t *col,
+              const double *val, DevCsr *m) {
   m->nrows = nrows, m->ncols = ncols, m->nnz = rowptr[nrows];
   BlastCall(DevUpload(rowptr, (size_t)nrows + 1, &m->rowptr));
   BlastCall(DevUpload(col, (size_t)m->nnz, &m->col));
@@ -86,7 +87,7 @@ static int UploadCsr(int64_t nrows, int64_t ncols, const int64_t *rowptr, const 
   return 0;
 }
 
-static int FreeCsr(DevCsr *m) {
+int FreeCsr(DevCsr *m) {
   if (m->mat) BlastCallCusparse(cusparseDestroySpMat(m->mat));
   BlastCallCuda(cudaFree(m->rowptr));
   BlastCallCuda(cudaFree(m->col));
@@ -95,79 +96,43 @@ static int FreeCsr(DevCsr *m) {
   return 0;
 }
 
-// The mass matrix in sliced ELLPACK for the double-double kernel, interior rows' slices
-// first so that the interior product overlaps the halo exchange; with `[gpu] spmv =
-// cusparse` instead interior and boundary rows as CSR matrices of their own (in the order
-// of hd->mv_rows).
-static int UploadMass(CudaCtx *c) {
-  const BlastHydroData *hd = &c->hd;
-  const int nown = hd->h1_nown, ni = hd->mv_ninterior;
-  BlastCall(DevUpload(hd->mv_dinv, (size_t)nown, &c->mv_dinv));
-  if (!c->opt.spmv_cusparse) {
-    BlastSell s;
-    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->full.rowptr, hd->full.col, hd->full.val,
-                              c->sell_sigma, &s);
-    if (!ierr) ierr = DevUpload(s.row, (size_t)s.nslots, &c->sell_row);
-    if (!ierr) ierr = DevUpload(s.len, (size_t)s.nslots, &c->sell_len);
-    if (!ierr) ierr = DevUpload(s.off, (size_t)s.nslots / BLAST_SELL_C + 1, &c->sell_off);
-    if (!ierr) ierr = DevUpload(s.col, (size_t)s.nnz, &c->sell_col);
-    if (!ierr) ierr = DevUpload(s.val, (size_t)s.nnz, &c->sell_val);
-    c->sell_slots = s.nslots, c->sell_slots_int = s.nslots_interior;
-    BlastSellFree(&s);
-    return ierr;
-  }
-  for (int part = 0; part < 2; part++) {
-    const int r0 = part ? ni : 0, r1 = part ? nown : ni, n = r1 - r0;
-    int64_t *rp, *col, nnz = 0;
-    double *val;
-    for (int r = r0; r < r1; r++)
-      nnz += hd->full.rowptr[hd->mv_rows[r] + 1] - hd->full.rowptr[hd->mv_rows[r]];
-    BlastCall(BlastMalloc(n + 1, &rp));
-    BlastCall(BlastMalloc(nnz + 1, &col));
-    BlastCall(BlastMalloc(nnz + 1, &val));
-    rp[0] = 0;
-    int64_t k = 0;
-    for (int r = r0; r < r1; r++) {
-      const int row = hd->mv_rows[r];
-      for (int64_t j = hd->full.rowptr[row]; j < hd->full.rowptr[row + 1]; j++)
-        col[k] = hd->full.col[j], val[k++] = hd->full.val[j];
-      rp[r - r0 + 1] = k;
-    }
-    BlastCall(UploadCsr(n, hd->h1_next, rp, col, val, part ? &c->mv_bnd : &c->mv_int));
-    BlastFree(&rp);
-    BlastFree(&col);
-    BlastFree(&val);
-  }
-  BlastCall(DevUpload(hd->mv_rows, (size_t)nown, &c->mv_rows));
-  BlastCallCuda(cudaMalloc((void **)&c->y_perm, ((size_t)nown + 1) * sizeof(double)));
-  return 0;
-}
-
 // The zone inverses of M_E (kernel 11): dense blocks, or with `[gpu] spmv = cusparse` a
-// block-diagonal CSR matrix.
+// block-diagonal CSR matrix (its pattern here, the values by RebuildMassEInverse).
 static int UploadMassEInverse(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   const int ne = hd->l2_nd;
   const int64_t n = (int64_t)hd->nz * ne;
   if (!c->opt.spmv_cusparse)
-    return DevUpload(hd->me_inv, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
+    return DevUpload((const double *)NULL, (size_t)hd->nz * ne * ne, &c->me_inv_blocks);
   int64_t *rp, *col, k = 0;
-  double *val;
   BlastCall(BlastMalloc(n + 1, &rp));
   BlastCall(BlastMalloc((size_t)n * ne + 1, &col));
-  BlastCall(BlastMalloc((size_t)n * ne + 1, &val));
   rp[0] = 0;
   for (int64_t z = 0; z < hd->nz; z++)
     for (int i = 0; i < ne; i++) {
-      for (int j = 0; j < ne; j++)
-        col[k] = z * ne + j, val[k++] = hd->me_inv[(size_t)z * ne * ne + i + ne * j];
+      for (int j = 0; j < ne; j++) col[k++] = z * ne + j;
       rp[z * ne + i + 1] = k;
     }
-  BlastCall(UploadCsr(n, n, rp, col, val, &c->me_inv));
+  BlastCall(UploadCsr(n, n, rp, col, NULL, &c->me_inv));
   BlastFree(&rp);
   BlastFree(&col);
-  BlastFree(&val);
   return 0;
+}
+
+static int RebuildMassEInverse(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  const int ne = hd->l2_nd;
+  const size_t n = (size_t)hd->nz * ne * ne;
+  if (!c->opt.spmv_cusparse) return DevCopy(hd->me_inv, n, c->me_inv_blocks);
+  double *val;
+  BlastCall(BlastMalloc(n + 1, &val));
+  size_t k = 0;
+  for (size_t z = 0; z < (size_t)hd->nz; z++)
+    for (int i = 0; i < ne; i++)
+      for (int j = 0; j < ne; j++) val[k++] = hd->me_inv[z * ne * ne + i + ne * j];
+  const int ierr = DevCopy(val, n, c->me_inv.val);
+  BlastFree(&val);
+  return ierr;
 }
 
 static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
@@ -203,46 +168,10 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
   return 0;
 }
 
-// dst[c * rows + r] = src[r * cols + c]: a rows x cols matrix transposed.
-static void Transpose(const double *src, size_t rows, size_t cols, double *dst) {
+// A rows x cols matrix transposed (context.h).
+void Transpose(const double *src, size_t rows, size_t cols, double *dst) {
   for (size_t r = 0; r < rows; r++)
     for (size_t c = 0; c < cols; c++) dst[c * rows + r] = src[r * cols + c];
-}
-
-// The copies of G, L2 B and J0^{-1} in the layouts the quadrature kernel and the force
-// GEMM read coalesced (DevData), transposed on the host in chunks of zones.
-static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
-  const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
-  const size_t D2 = dim * dim, ng = nqp * nd * dim;
-  size_t chunk = ((size_t)64 << 20) / (nqp * D2 * sizeof(double));  // zones per 64 MB
-  chunk = chunk < 1 ? 1 : chunk > nz ? (nz ? nz : 1) : chunk;
-  const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
-  double *t = NULL;
-  BlastCall(BlastMalloc(nbuf > chunk * nqp * D2 ? nbuf : chunk * nqp * D2, &t));
-  Transpose(hd->h1_G, nqp, nd * dim, t);  // [q][a][g] -> [a][g][q]
-  int ierr = DevUpload(t, ng, &d->Gt);
-  for (size_t q = 0; q < nqp; q++)  // -> [q][g][a]
-    Transpose(hd->h1_G + q * nd * dim, nd, dim, t + q * dim * nd);
-  if (!ierr) ierr = DevUpload(t, ng, &d->Gn);
-  Transpose(hd->l2_B, nqp, ne, t);
-  if (!ierr) ierr = DevUpload(t, nqp * ne, &d->L2Bt);
-  const size_t jt = GemmColumns((int)ne), ncp = (ne + jt - 1) / jt * jt;
-  for (size_t q = 0; q < nqp; q++)
-    for (size_t i = 0; i < ncp; i++) t[q * ncp + i] = i < ne ? hd->l2_B[q * ne + i] : 0.0;
-  if (!ierr) ierr = DevUpload(t, nqp * ncp, &d->L2Bp);
-  if (!ierr) ierr = DevUpload((const double *)NULL, nz * nqp * D2, &d->J0inv);
-  for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
-    const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
-    for (size_t z = 0; z < n; z++)  // [z][q][i] -> [z][i][q]
-      Transpose(hd->full.J0inv + (z0 + z) * nqp * D2, nqp, D2, t + z * D2 * nqp);
-    const cudaError_t st = cudaMemcpy(d->J0inv + z0 * nqp * D2, t, n * nqp * D2 * sizeof(double),
-                                      cudaMemcpyHostToDevice);
-    if (st != cudaSuccess)
-      ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)st, "cudaMemcpy(J0inv)",
-                            cudaGetErrorString(st));
-  }
-  BlastFree(&t);
-  return ierr;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -299,29 +228,20 @@ static int CheckMemory(const BlastHydroData *hd, const BlastGpuOptions *opt, siz
   return BlastAgree(MPI_COMM_WORLD, ierr, 1);
 }
 
-// cuSPARSE's dense-vector descriptors (rebound to the actual pointers on every SpMV) and
-// one work buffer for the largest SpMV (`[gpu] spmv = cusparse` only).
+// cuSPARSE's dense-vector descriptors of M_E^{-1} (rebound to the actual pointers on every
+// SpMV) and one work buffer for the largest SpMV, the mode's (spmv_buf_size, from its
+// setup) included (`[gpu] spmv = cusparse` only).
 static int CusparseSetup(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
-  const int64_t next = hd->h1_next > 0 ? hd->h1_next : 1, nzne = (int64_t)hd->nz * hd->l2_nd;
-  BlastCallCusparse(cusparseCreateDnVec(&c->vx_int, next, c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->vy_int, c->mv_int.nrows > 0 ? c->mv_int.nrows : 1,
-                                        c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->vx_bnd, next, c->y_perm, CUDA_R_64F));
-  BlastCallCusparse(cusparseCreateDnVec(&c->vy_bnd, c->mv_bnd.nrows > 0 ? c->mv_bnd.nrows : 1,
-                                        c->y_perm, CUDA_R_64F));
+  const int64_t nzne = (int64_t)hd->nz * hd->l2_nd;
   BlastCallCusparse(cusparseCreateDnVec(&c->ve_in, nzne, c->dd.b, CUDA_R_64F));
   BlastCallCusparse(cusparseCreateDnVec(&c->ve_out, nzne, c->dd.b, CUDA_R_64F));
-  size_t sz = 0;
+  size_t sz = c->spmv_buf_size;
   const double one = 1.0, zero = 0.0;
-  const DevCsr *mats[3] = {&c->mv_int, &c->mv_bnd, &c->me_inv};
-  cusparseDnVecDescr_t xs[3] = {c->vx_int, c->vx_bnd, c->ve_in},
-                       ys[3] = {c->vy_int, c->vy_bnd, c->ve_out};
-  for (int i = 0; i < 3; i++) {
-    if (mats[i]->nrows == 0) continue;
+  if (c->me_inv.nrows > 0) {
     size_t s = 0;
     BlastCallCusparse(cusparseSpMV_bufferSize(c->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                              mats[i]->mat, xs[i], &zero, ys[i], CUDA_R_64F,
+                                              c->me_inv.mat, c->ve_in, &zero, c->ve_out, CUDA_R_64F,
                                               CUSPARSE_SPMV_CSR_ALG2, &s));
     if (s > sz) sz = s;
   }
@@ -332,6 +252,54 @@ static int CusparseSetup(CudaCtx *c) {
 
 // ---------------------------------------------------------------------------------------
 // Create and destroy
+
+// The discretisation of hd against the context's (sizes, maps, assembly mode): a rebuild
+// keeps every allocation and layout, so it must match.
+static int SameDiscretisation(const BlastHydroData *a, const BlastHydroData *b) {
+  int same = a->dim == b->dim && a->nz == b->nz && a->nqp == b->nqp && a->h1_nd == b->h1_nd &&
+             a->l2_nd == b->l2_nd && a->h1_nl == b->h1_nl && a->h1_nown == b->h1_nown &&
+             a->h1_next == b->h1_next && a->mv_ninterior == b->mv_ninterior &&
+             a->assembly == b->assembly && a->tg_source == b->tg_source;
+  if (same && a->assembly == BLAST_ASSEMBLY_PARTIAL)
+    same = a->pa.nz_ext == b->pa.nz_ext && a->pa.d1d == b->pa.d1d && a->pa.q1d == b->pa.q1d &&
+           a->pa.l1d == b->pa.l1d && a->pa.nzint == b->pa.nzint &&
+           a->pa.keep_stress == b->pa.keep_stress;
+  else if (same)
+    same = a->full.rowptr[a->h1_nown] - a->full.rowptr[0] ==
+           b->full.rowptr[b->h1_nown] - b->full.rowptr[0];
+  return same;
+}
+
+// The reference data of hd (BlastHydroData) into the device allocations, and what derives
+// from it: rho0 |J0| w, the zones' materials (their array grows if nmat does), M_E^{-1},
+// the mass diagonal and h0 (qpar); full assembly: J0^{-1} point-fastest and the mass
+// matrix values in the SELL layout or in the cuSPARSE CSR matrices; partial: x0 and the
+// mass operator's rho0 |J0| w (CudaMode.rebuild). What the tuners decided and the layouts
+// stay. Create ends with it; ctx.rebuild is it.
+static int Rebuild(CudaCtx *c, const BlastHydroData *hd) {
+  BlastCheck(SameDiscretisation(&c->hd, hd), BLAST_ERR_ARG,
+             "cuda backend rebuild: the new reference data has another discretisation (sizes, "
+             "maps or assembly mode) than the context's");
+  BlastCallCuda(cudaStreamSynchronize(c->stream));  // nothing queued reads the old data
+  c->hd = *hd;
+  DevData *d = &c->dd;
+  const size_t nz = hd->nz, nqp = hd->nqp;
+  d->qpar = hd->qpar;
+  BlastCall(DevCopy(hd->qp_R0, nz * nqp, d->R0));
+  BlastCall(DevCopy(hd->zone_mat, nz, d->zone_mat));
+  if (hd->nmat > c->nmat_cap) {
+    BlastCallCuda(cudaFree(d->mats));
+    d->mats = NULL;
+    BlastCall(DevUpload((const BlastMaterial *)NULL, (size_t)hd->nmat, &d->mats));
+    c->nmat_cap = hd->nmat;
+  }
+  BlastCall(DevCopy(hd->mats, (size_t)hd->nmat, d->mats));
+  BlastCall(DevCopy(hd->mv_dinv, (size_t)hd->h1_nown, c->mv_dinv));
+  BlastCall(RebuildMassEInverse(c));
+  BlastCall(c->mode->rebuild(c));
+  BlastCallCuda(cudaDeviceSynchronize());  // the copies complete before the next launch
+  return 0;
+}
 
 extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   const BlastGpuOptions opt = g_next_options;
@@ -347,12 +315,9 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   c->mem_free0 = free0;
   BlastCall(ProfileCreate(c));
   c->hd = *hd;
-  // Mass-matrix rows ordered by length within windows of sigma rows (sell.h; 0: the whole
-  // interior or boundary part). BLAST_SELL_SIGMA overrides, for benchmarks.
-  c->sell_sigma = opt.sell_sigma_set ? opt.sell_sigma : BLAST_SELL_SIGMA_DEFAULT;
+  // the assembly mode, chosen once: its data and operations (mode_full.cu, mode_partial.cu)
   const int pa = hd->assembly == BLAST_ASSEMBLY_PARTIAL;
-  if (!c->opt.spmv_cusparse && !pa)
-    BlastCallCuda(cudaMalloc((void **)&c->xil, 3 * ((size_t)hd->h1_next + 1) * sizeof(double)));
+  c->mode = pa ? &kCudaPartial : &kCudaFull;
   int dev;
   BlastCallCuda(cudaGetDevice(&dev));
   cudaDeviceProp prop;
@@ -368,8 +333,6 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaEventCreate(&c->ev1));
   BlastCallCuda(cudaEventCreate(&c->ev_mid));
   BlastCallCuda(cudaEventCreateWithFlags(&c->ev_copy, cudaEventDisableTiming));
-  BlastCallCuda(cudaEventCreate(&c->ev_s0));
-  BlastCallCuda(cudaEventCreate(&c->ev_s1));
   DevData *d = &c->dd;
   d->dim = hd->dim, d->nz = hd->nz, d->nqp = hd->nqp, d->nd = hd->h1_nd, d->ne = hd->l2_nd;
   d->nl = hd->h1_nl, d->nown = hd->h1_nown, d->next = hd->h1_next, d->rows = hd->dim * hd->h1_nd;
@@ -381,20 +344,13 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
   BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
   BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
-  BlastCall(DevUpload(hd->qp_R0, nz * nqp, &d->R0));
-  BlastCall(DevUpload(hd->zone_mat, nz, &d->zone_mat));
-  BlastCall(DevUpload(hd->mats, (size_t)hd->nmat, &d->mats));
-  if (pa) {  // partial assembly: no F_z, J0^{-1}, mass matrix (ops_pa.cu)
-    BlastCall(PaSetup(c));
-  } else {
-    BlastCall(UploadPointFastest(hd, d));
-    BlastCall(DevUpload((const double *)NULL, nz * nqp * SStride((int)dim), &d->S));
-    BlastCallCuda(
-        cudaMemset(d->S, 0, nz * nqp * SStride((int)dim) * sizeof(double)));  // the padding
-    BlastCall(DevUpload((const double *)NULL, nz * d->rows * ne, &d->F));
-    BlastCall(DevUpload((const double *)NULL, nz * d->rows, &d->rE));
-    BlastCall(UploadMass(c));
-  }
+  // reference data: allocated here, filled by Rebuild (below)
+  BlastCall(DevUpload((const double *)NULL, nz * nqp, &d->R0));
+  BlastCall(DevUpload((const int *)NULL, nz, &d->zone_mat));
+  c->nmat_cap = hd->nmat > 1 ? hd->nmat : 1;
+  BlastCall(DevUpload((const BlastMaterial *)NULL, (size_t)c->nmat_cap, &d->mats));
+  BlastCall(DevUpload((const double *)NULL, (size_t)hd->h1_nown, &c->mv_dinv));
+  BlastCall(c->mode->setup(c));
   BlastCall(DevUpload((const double *)NULL, nz * ne, &d->b));
   BlastCall(DevUpload((const double *)NULL, hd->tg_source ? nz * ne : 1, &d->tg));
   BlastCall(UploadMassEInverse(c));
@@ -419,25 +375,12 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
   if (c->opt.spmv_cusparse) BlastCall(CusparseSetup(c));
-  // The quadrature kernel's launch configuration: cached, tuned online, or a default.
-  for (int dimk = 1; dimk <= 3; dimk++) {
-    for (int g = 0; g < 3; g++)
-      BlastCallCuda(cudaFuncSetAttribute(
-          QKernel(dimk, g), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem_limit));
-    for (int jt = 4; jt <= 8; jt += 4)
-      for (int ch = 0; ch < 2; ch++)
-        BlastCallCuda(cudaFuncSetAttribute(GemmKernel(dimk, jt, ch),
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)c->smem_limit));
-  }
-  BlastCall(TuneSetup(c));
-  if (pa) c->tune_active = 0, c->spmm_tune = kSpmmNCand;  // fixed launch shapes (ops_pa.cu)
-  const int maxblocks = (int)Blocks(nz, 1);               // zpb >= 1
+  const int maxblocks = (int)Blocks(nz, 1);  // zpb >= 1
   c->nred = maxblocks + 1;
   BlastCallCuda(cudaMalloc((void **)&c->red, 2 * (size_t)c->nred * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->red_zone, (size_t)c->nred * sizeof(int)));
   BlastCallCuda(cudaMalloc((void **)&c->red_out, 4 * sizeof(double)));
-  BlastCallCuda(cudaDeviceSynchronize());
+  BlastCall(Rebuild(c, hd));
   size_t free1 = 0;
   BlastCallCuda(cudaMemGetInfo(&free1, &total));
   c->mem_used = free0 > free1 ? free0 - free1 : 0;
@@ -449,17 +392,13 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   if (!ctx || !*ctx) return 0;
   CudaCtx *c = (CudaCtx *)*ctx;
   DevData *d = &c->dd;
+  if (c->mode) BlastCall(c->mode->destroy(c));  // the mode's data
   // clang-format off
   void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
-                  d->L2B,        d->R0,       d->J0inv,    d->zone_mat,   d->F,
-                  d->rE,         d->Gt,       d->Gn,       d->L2Bt,       d->L2Bp,
-                  d->S,          d->b,        d->tg,       c->mv_rows,    c->y_perm,
+                  d->L2B,        d->R0,       d->zone_mat, d->b,          d->tg,
                   c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
-                  c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->sell_row,
-                  c->sell_len,   c->sell_off, c->sell_col, c->sell_val,   c->xil,
-                  c->me_inv_blocks, c->stage,  d->B1,        d->G1,         d->L1,
-                  d->x0,         d->qmass,    d->mtoff,    d->mtidx,      d->zones,
-                  c->pa_ws,      c->pa_red,   c->pa_red_zone, c->mdot_part, d->mats};
+                  c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->me_inv_blocks,
+                  c->stage,      c->mdot_part, d->mats};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
@@ -470,10 +409,8 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   BlastCallCuda(cudaFreeHost(c->dot_host));
   BlastCallCuda(cudaFreeHost(c->red_host));
   BlastCallCuda(cudaFreeHost(c->energy_host));
-  BlastCall(FreeCsr(&c->mv_int));
-  BlastCall(FreeCsr(&c->mv_bnd));
   BlastCall(FreeCsr(&c->me_inv));
-  cusparseDnVecDescr_t vs[] = {c->vx_int, c->vy_int, c->vx_bnd, c->vy_bnd, c->ve_in, c->ve_out};
+  cusparseDnVecDescr_t vs[] = {c->ve_in, c->ve_out};
   for (size_t i = 0; i < sizeof vs / sizeof *vs; i++)
     if (vs[i]) BlastCallCusparse(cusparseDestroyDnVec(vs[i]));
   BlastCallCusparse(cusparseDestroy(c->cusparse));
@@ -482,8 +419,6 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   BlastCallCuda(cudaEventDestroy(c->ev1));
   BlastCallCuda(cudaEventDestroy(c->ev_mid));
   BlastCallCuda(cudaEventDestroy(c->ev_copy));
-  BlastCallCuda(cudaEventDestroy(c->ev_s0));
-  BlastCallCuda(cudaEventDestroy(c->ev_s1));
   BlastCall(ProfileDestroy(c));
   BlastCallCuda(cudaStreamDestroy(c->stream));
   BlastFree(&c->ess_off);
@@ -496,8 +431,8 @@ extern "C" int BlastCudaSync(void *ctx) {
   return 0;
 }
 
-// BlastCtxOps.rebuild: not yet implemented by the CUDA backend.
+// BlastCtxOps.rebuild: new reference data on the context's discretisation (Rebuild).
 extern "C" int BlastCudaRebuild(void *ctx, const BlastHydroData *hd) {
-  (void)ctx, (void)hd;
-  BlastError(BLAST_ERR_UNSUPPORTED, "the cuda backend cannot rebuild its reference data yet");
+  BlastCheck(ctx && hd, BLAST_ERR_ARG, "cuda backend rebuild: no context or no data");
+  return Rebuild((CudaCtx *)ctx, hd);
 }

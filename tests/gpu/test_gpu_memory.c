@@ -64,7 +64,7 @@ int main(void) {
   printf("Q4-Q3 3D: %.1f KB per zone (model)\n", pq4 / 1024.0);
   TEST_ASSERT(pq4 > 192.0 * 1024.0 && pq4 < 800.0 * 1024.0, "%.1f KB per zone", pq4 / 1024.0);
 
-  // Partial assembly (ops_pa.cu): no F_z, J0^{-1}, S nor mass matrix; qmass and R0 at the
+  // Partial assembly (mode_partial.cu): no F_z, J0^{-1}, S nor mass matrix; qmass and R0 at the
   // points, the rows and mass values, M_E^{-1}, the gather's indices and the front end's
   // vectors: at most 12 KB per zone at Q2 (the budget of the 2.1 M-zone runs on one H200),
   // far below the full path's, and no generic-kernel scratch in 3D without a kept stress.

@@ -1,8 +1,8 @@
 // Partial assembly: the momentum mass action zone by zone (sum factorisation with the 1D
 // table B, hydro/pa_kernels.h BlastPaMassZone) and the gather of the zone values into the
 // owned rows in double-double.
-// Kernel bodies only: launched from backends/cuda/ops_pa.cu; a kernel is defined in exactly one
-// translation unit (the file that includes this header).
+// Kernel bodies only: launched from backends/cuda/mode_partial.cu; a kernel is defined in
+// exactly one translation unit (the file that includes this header).
 #ifndef BLAST_GPU_KERNELS_PA_MASS_CUH
 #define BLAST_GPU_KERNELS_PA_MASS_CUH
 

@@ -1,8 +1,8 @@
 // Partial assembly: the quadrature-data update of a zone (hydro/pa_kernels.h
 // BlastPaZoneQData: J, Gv, J0, the stress, dt estimate, rows -F_z 1 and b = F_z^T v) and,
 // with the stress kept, b from the stored stress (BlastPaZoneForceT).
-// Kernel bodies only: launched from backends/cuda/ops_pa.cu; a kernel is defined in exactly one
-// translation unit (the file that includes this header).
+// Kernel bodies only: launched from backends/cuda/mode_partial.cu; a kernel is defined in
+// exactly one translation unit (the file that includes this header).
 #ifndef BLAST_GPU_KERNELS_PA_QDATA_CUH
 #define BLAST_GPU_KERNELS_PA_QDATA_CUH
 

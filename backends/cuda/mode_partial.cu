@@ -1,8 +1,9 @@
-// Partial assembly (matrix-free) on the CUDA backend: the uploads of its data, the
-// quadrature-data update (rows -F_z 1 and b = F_z^T v without F_z), b from a kept stress,
-// and the momentum mass action (zone values by sum factorisation, then a deterministic
-// double-double gather per owned row). The bits are those of hydro/pa_kernels.h, as the
-// CPU backend computes them (tests/backend compares them).
+// The partial-assembly (matrix-free) mode of the CUDA backend (CudaMode kCudaPartial, its
+// data CudaPartial and the 1D tables of DevData): the uploads of its data and their
+// rebuild, the quadrature-data update (rows -F_z 1 and b = F_z^T v without F_z), b from a
+// kept stress, and the momentum mass action (zone values by sum factorisation, then a
+// deterministic double-double gather per owned row). The bits are those of
+// hydro/pa_kernels.h, as the CPU backend computes them (tests/backend compares them).
 #include <nvtx3/nvToolsExt.h>
 
 #include "context.h"
@@ -82,9 +83,8 @@ static BlastPaBasis DevBasis(const CudaCtx *c) {
   return pb;
 }
 
-// The partial path's data (setup.cu calls it instead of the full path's uploads of F,
-// J0^{-1}, the point-fastest tables and the mass matrix).
-int PaSetup(CudaCtx *c) {
+// The partial mode's data of the discretisation (CudaMode.setup).
+static int PaSetup(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   DevData *d = &c->dd;
   const size_t nze = hd->pa.nz_ext, nq = hd->nqp;
@@ -93,15 +93,13 @@ int PaSetup(CudaCtx *c) {
   BlastCall(DevUpload(hd->pa.B, (size_t)d->Q * d->D, &d->B1));
   BlastCall(DevUpload(hd->pa.G, (size_t)d->Q * d->D, &d->G1));
   BlastCall(DevUpload(hd->pa.L, (size_t)d->Q * d->L, &d->L1));
-  BlastCall(DevUpload(hd->pa.x0, (size_t)hd->dim * hd->h1_nl, &d->x0));
-  BlastCall(DevUpload(hd->pa.qmass, nze * nq, &d->qmass));
+  // reference data: allocated here, filled by PaRebuild
+  BlastCall(DevUpload((const double *)NULL, (size_t)hd->dim * hd->h1_nl, &d->x0));
+  BlastCall(DevUpload((const double *)NULL, nze * nq, &d->qmass));
   BlastCall(DevUpload(hd->pa.mass_toff, (size_t)hd->h1_nown + 1, &d->mtoff));
   BlastCall(DevUpload(hd->pa.mass_tidx, (size_t)hd->pa.mass_toff[hd->h1_nown], &d->mtidx));
   BlastCall(DevUpload(hd->pa.zones, nze, &d->zones));
-  BlastCall(DevUpload(hd->mv_dinv, (size_t)hd->h1_nown, &c->mv_dinv));
-  BlastCall(DevUpload(hd->mv_rows, (size_t)hd->h1_nown, &c->mv_rows));
-  if (c->opt.spmv_cusparse)  // the descriptors CusparseSetup binds (M_E^{-1} by cuSPARSE)
-    BlastCall(DevUpload((const double *)NULL, (size_t)hd->h1_nown + 1, &c->y_perm));
+  BlastCall(DevUpload(hd->mv_rows, (size_t)hd->h1_nown, &c->part.mv_rows));
   // rows -F_z 1 of nz_ext zones, also the mass action's values of up to 3 components
   BlastCall(DevUpload((const double *)NULL, nze * 3 * d->nd, &d->rE));
   if (d->keep_stress)
@@ -109,58 +107,78 @@ int PaSetup(CudaCtx *c) {
   // the mass kernel: zones per block within 32 KB of stage buffers (all components)
   const size_t stage = 2 * 3 * (size_t)PaMassStage(hd->dim, d->D, d->Q) * sizeof(double);
   const size_t table = (size_t)d->Q * d->D * sizeof(double);
-  c->pa_zpb = (int)((32 * 1024) / stage);
-  c->pa_zpb = c->pa_zpb < 1 ? 1 : c->pa_zpb > 32 ? 32 : c->pa_zpb;
-  c->pa_smem = table + c->pa_zpb * stage;
+  c->part.pa_zpb = (int)((32 * 1024) / stage);
+  c->part.pa_zpb = c->part.pa_zpb < 1 ? 1 : c->part.pa_zpb > 32 ? 32 : c->part.pa_zpb;
+  c->part.pa_smem = table + c->part.pa_zpb * stage;
   // the 3D quadrature kernel: one zone per block, when its stages fit shared memory; the
   // first level of the reduction of its per-zone results
   const size_t nb = (size_t)hd->nz / kPaRedSpan + 2;
-  BlastCall(DevUpload((const double *)NULL, 2 * nb, &c->pa_red));
-  BlastCall(DevUpload((const int *)NULL, nb, &c->pa_red_zone));
-  c->pa_q3 = 0;
+  BlastCall(DevUpload((const double *)NULL, 2 * nb, &c->part.pa_red));
+  BlastCall(DevUpload((const int *)NULL, nb, &c->part.pa_red_zone));
+  c->part.pa_q3 = 0;
   if (hd->dim == 3) {
     const int reg = PaQ3Special(d->D, d->Q, d->L);
     const size_t q3 = (size_t)PaQ3Doubles(d->D, d->Q, d->L, reg) * sizeof(double);
     if (q3 + 1024 <= c->smem_limit) {  // its static reduction arrays take 0.3 KB
-      c->pa_q3 = 1;
+      c->part.pa_q3 = 1;
       BlastCallCuda(cudaFuncSetAttribute((const void *)PaQ3Pick(d->D, d->Q, d->L),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)(c->smem_limit - 1024)));
     }
   }
-  if (c->pa_smem > c->smem_limit)
-    c->pa_smem = 0;  // k_pa_mass_generic
+  if (c->part.pa_smem > c->smem_limit)
+    c->part.pa_smem = 0;  // k_pa_mass_generic
   else
     BlastCallCuda(cudaFuncSetAttribute((const void *)PaMassPick(hd->dim, d->D, d->Q),
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        (int)c->smem_limit));
   // the generic kernels' scratch (where the device's shared memory is smaller than the
   // model assumes, it is taken anyway)
-  BlastCudaPaScratch(hd, &c->pa_nthr, &c->pa_wsz);
-  if (c->pa_nthr == 0 && (!c->pa_q3 || !c->pa_smem)) {
+  BlastCudaPaScratch(hd, &c->part.pa_nthr, &c->part.pa_wsz);
+  if (c->part.pa_nthr == 0 && (!c->part.pa_q3 || !c->part.pa_smem)) {
     BlastHydroData h2 = *hd;
     h2.pa.keep_stress = 1;  // the rule's exception: always a scratch
-    BlastCudaPaScratch(&h2, &c->pa_nthr, &c->pa_wsz);
+    BlastCudaPaScratch(&h2, &c->part.pa_nthr, &c->part.pa_wsz);
   }
-  BlastCall(DevUpload((const double *)NULL, (size_t)c->pa_nthr * c->pa_wsz, &c->pa_ws));
+  BlastCall(
+      DevUpload((const double *)NULL, (size_t)c->part.pa_nthr * c->part.pa_wsz, &c->part.pa_ws));
+  return 0;
+}
+
+// The partial mode's reference data from c->hd (CudaMode.rebuild, at create too): the
+// initial positions (J0 is recomputed from them) and rho0 |J0| w of the mass operator.
+static int PaRebuild(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  BlastCall(DevCopy(hd->pa.x0, (size_t)hd->dim * hd->h1_nl, c->dd.x0));
+  BlastCall(DevCopy(hd->pa.qmass, (size_t)hd->pa.nz_ext * hd->nqp, c->dd.qmass));
+  return 0;
+}
+
+static int PaDestroy(CudaCtx *c) {
+  DevData *d = &c->dd;
+  void *bufs[] = {
+      d->B1,    d->G1, d->L1, d->x0,           d->qmass,      d->mtoff,       d->mtidx,
+      d->zones, d->rE, d->S,  c->part.mv_rows, c->part.pa_ws, c->part.pa_red, c->part.pa_red_zone};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   return 0;
 }
 
 static int PaBlocks(const CudaCtx *c, int n) {
-  int t = c->pa_nthr < n ? c->pa_nthr : n;
+  int t = c->part.pa_nthr < n ? c->part.pa_nthr : n;
   return t > 0 ? (t + kPaQThreads - 1) / kPaQThreads : 1;
 }
 
 // The quadrature update of zones [0, n) (ev_mid after it, for the profile): its block
 // results in red/red_zone, `blocks` of them (the caller reduces them, ops_zone.cu).
-int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e, int *blocks_out) {
+static int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e,
+                   int *blocks_out) {
   PaQArgs a;
   memset(&a, 0, sizeof a);
   a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.x = x, a.v = v, a.e = e;
-  a.ws = c->pa_ws, a.wsz = c->pa_wsz;
+  a.ws = c->part.pa_ws, a.wsz = c->part.pa_wsz;
   a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
   int blocks;
-  if (c->pa_q3) {  // a block per zone
+  if (c->part.pa_q3) {  // a block per zone
     const DevData *d = &c->dd;
     blocks = n;
     if (n > 0) {
@@ -172,15 +190,15 @@ int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e
     }
     if (blocks > kPaRedSpan) {  // a first level: k_reduce_min is one block
       const int nb = (blocks + kPaRedSpan - 1) / kPaRedSpan;
-      double *odt = c->pa_red, *odet = c->pa_red + nb;
+      double *odt = c->part.pa_red, *odet = c->part.pa_red + nb;
       k_pa_reduce_blocks<<<nb, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
-                                                    odt, c->pa_red_zone, odet);
+                                                    odt, c->part.pa_red_zone, odet);
       BlastCheckKernel(c->sync, "k_pa_reduce_blocks");
       BlastCallCuda(
           cudaMemcpyAsync(c->red, odt, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
       BlastCallCuda(cudaMemcpyAsync(c->red + c->nred, odet, nb * sizeof(double),
                                     cudaMemcpyDeviceToDevice, c->stream));
-      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->pa_red_zone, nb * sizeof(int),
+      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->part.pa_red_zone, nb * sizeof(int),
                                     cudaMemcpyDeviceToDevice, c->stream));
       blocks = nb;
     }
@@ -195,11 +213,11 @@ int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e
 }
 
 // b of zones [0, n) from the kept stress (pa_keep_stress; else the update computed b).
-int PaForceT(CudaCtx *c, int n, const double *v) {
+static int PaForceT(CudaCtx *c, int n, const double *v) {
   if (n <= 0 || !c->dd.keep_stress) return 0;
   PaQArgs a;
   memset(&a, 0, sizeof a);
-  a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.v = v, a.ws = c->pa_ws, a.wsz = c->pa_wsz;
+  a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.v = v, a.ws = c->part.pa_ws, a.wsz = c->part.pa_wsz;
   ProfBegin(c);
   k_pa_force_t<<<PaBlocks(c, n), kPaQThreads, 0, c->stream>>>(a);
   BlastCheckKernel(c->sync, "k_pa_force_t");
@@ -209,7 +227,7 @@ int PaForceT(CudaCtx *c, int n, const double *v) {
 
 // Whether the mass action takes k_pa_mass3 and its row gather, which can take the dots of
 // mass.mult_dot (PaMassMult with result).
-int PaMassDotFused(const CudaCtx *c, int ncomp) {
+static int PaMassDotFused(const CudaCtx *c, int ncomp) {
   return ncomp > 0 && ncomp <= 3 && PaMass3Pick(c->dd.dim, c->dd.D, c->dd.Q).kernel != NULL;
 }
 
@@ -217,8 +235,8 @@ int PaMassDotFused(const CudaCtx *c, int ncomp) {
 // gather's block pairs of the dots into mdot_part, slots [0, n_int) by the INTERIOR (or
 // ALL) call, the next n_bnd by the BOUNDARY call (each only if it has rows; n = GridFor of
 // its rows); BlastCudaMassMultDot folds them into result after the BOUNDARY (or ALL) call.
-int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-               double *result) {
+static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                      double *result) {
   const BlastHydroData *hd = &c->hd;
   const DevData *d = &c->dd;
   if (ncomp <= 0) return 0;
@@ -226,7 +244,7 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   PaMassArgs a;
   a.k0 = rows == BLAST_ROWS_BOUNDARY ? d->nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? d->nzint : d->nz_ext;
-  a.n = k1 - a.k0, a.ncomp = ncomp, a.mask = mask, a.zpb = c->pa_zpb;
+  a.n = k1 - a.k0, a.ncomp = ncomp, a.mask = mask, a.zpb = c->part.pa_zpb;
   a.st = (size_t)d->next, a.es = (size_t)d->nz_ext * d->nd, a.x = x, a.E = d->rE;
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
   const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : d->nown;
@@ -248,15 +266,15 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
     k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, th, 0, c->stream>>>(*d, a, Bc);
     BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
   } else if (a.n > 0) {
-    if (c->pa_smem) {
+    if (c->part.pa_smem) {
       const size_t smem =
           (size_t)(d->Q * d->D + 2 * a.zpb * ncomp * PaMassStage(d->dim, d->D, d->Q)) *
           sizeof(double);
       PaMassPick(d->dim, d->D, d->Q)<<<(a.n + a.zpb - 1) / a.zpb, 256, smem, c->stream>>>(*d, a);
       BlastCheckKernel(c->sync, "k_pa_mass");
     } else {
-      k_pa_mass_generic<<<PaBlocks(c, a.n), kPaQThreads, 0, c->stream>>>(*d, a, c->pa_ws,
-                                                                         c->pa_wsz);
+      k_pa_mass_generic<<<PaBlocks(c, a.n), kPaQThreads, 0, c->stream>>>(*d, a, c->part.pa_ws,
+                                                                         c->part.pa_wsz);
       BlastCheckKernel(c->sync, "k_pa_mass_generic");
     }
   }
@@ -264,17 +282,17 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   if (r1 > r0 && dot) {  // the block pairs depend on the rows only (not on the device)
     const int nb = GridFor((size_t)(r1 - r0));
     k_pa_mass_gather_rows<true>
-        <<<nb, kDotThreads, 0, c->stream>>>(*d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, x,
-                                            c->mdot_part, c->mdot_stride, c->mdot_slots);
+        <<<nb, kDotThreads, 0, c->stream>>>(*d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE,
+                                            y, x, c->mdot_part, c->mdot_stride, c->mdot_slots);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
     c->mdot_slots += nb;
   } else if (r1 > r0 && fast) {
     k_pa_mass_gather_rows<false><<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
-        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, NULL, NULL, 0, 0);
+        *d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, NULL, NULL, 0, 0);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
   } else if (r1 > r0) {
     k_pa_mass_gather<<<GridFor((size_t)(r1 - r0) * ncomp), 256, 0, c->stream>>>(
-        *d, c->mv_rows, r0, r1, ncomp, mask, a.st, a.es, d->rE, y);
+        *d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, a.es, d->rE, y);
     BlastCheckKernel(c->sync, "k_pa_mass_gather");
   }
   // modeled: x gathered, qmass and E written per zone, E and the indices read per row
@@ -288,3 +306,38 @@ int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, 
   nvtxRangePop();
   return 0;
 }
+
+// ---------------------------------------------------------------------------------------
+// The mode's operations
+
+static int PaQDataReduced(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
+  int blocks = 0;
+  BlastCall(PaQData(c, n, x, v, e, &blocks));
+  return ReduceQData(c, blocks);
+}
+
+// Rows -F_z 1: the quadrature update computed them.
+static int PaForceOnes(CudaCtx *c, int n) {
+  (void)c, (void)n;
+  return 0;
+}
+
+static int PaMassMultOnly(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x,
+                          double *y) {
+  return PaMassMult(c, rows, ncomp, mask, x, y, NULL);
+}
+
+// mass.mult_dot: the gather of k_pa_mass3 / k_pa_mass3l takes the dot itself (its block
+// pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call, then folded);
+// elsewhere the product, then the dot.
+static int PaMassMultDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
+                         double *result) {
+  if (!PaMassDotFused(c, ncomp)) return MassMultThenDot(c, rows, ncomp, mask, x, y, result);
+  BlastCall(PaMassMult(c, rows, ncomp, mask, x, y, result));
+  if (rows == BLAST_ROWS_INTERIOR || ncomp <= 0) return 0;
+  return MassDotFold(c, ncomp, mask, result);
+}
+
+const CudaMode kCudaPartial = {"partial",      PaSetup,          PaRebuild, PaDestroy,
+                               PaQDataReduced, PaForceOnes,      PaForceT,  PaMassMultOnly,
+                               PaMassMultDot,  PartialQDataModel};
