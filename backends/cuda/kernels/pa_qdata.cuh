@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "context.h"
+#include "dt_reduce.cuh"
 #include "pa_kernels.h"
 
 enum { kPaQThreads = 128 };
@@ -255,7 +256,7 @@ __global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
   // 3. the stress per point: S[i][q] (REG: its own region; else over the x0 gradient at
   // its own point)
   double dtmin = HUGE_VAL, tdet = 0.0;
-  int tz = INT_MAX;
+  int tz = -1;  // BlastQPointReport's "none"; INT_MAX in the block reduction
   double *S = REG ? grad : grad + 18 * nq;
   const BlastMaterial *mat = &d.mats[d.zone_mat[z]];
   for (int q = threadIdx.x; q < nq; q += blockDim.x) {
@@ -278,12 +279,7 @@ __global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
     const size_t zq = (size_t)z * nq + q;
     const double det =
         BlastPaPointStress(3, &d.qpar, mat, J, Gv, J0, d.R0[zq], d.qw[q], eq[q], Sq, &dtq);
-    if (!(det > 0.0)) {
-      dtmin = 0.0;
-      if (tz == INT_MAX || BlastDetWorse(det, tdet)) tz = z, tdet = det;
-    } else if (dtq < dtmin) {
-      dtmin = dtq;
-    }
+    BlastQPointReport(z, det, dtq, &dtmin, &tz, &tdet);
     if (tg) src[q] = d.qw[q] * det * BlastTaylorGreenQ(Xq);
     if (!keep) tq[q] = BlastPointWork(3, Sq, Gv);
 #pragma unroll
@@ -321,6 +317,7 @@ __global__ void __launch_bounds__(T_ ? T_ : 256, MINB_) k_pa_qdata3(PaQArgs p) {
     }
   }
   // the block's dt minimum and its tangled report (one zone: the worst det)
+  if (tz < 0) tz = INT_MAX;
   PaQ3BlockReduce(&dtmin, &tdet, &tz);
   if (threadIdx.x == 0)
     p.blk_dt[blockIdx.x] = dtmin, p.blk_zone[blockIdx.x] = tz, p.blk_det[blockIdx.x] = tdet;
@@ -356,16 +353,7 @@ __global__ void __launch_bounds__(256)
     if (dt[i] < m) m = dt[i];
     if (zone[i] < zz) zz = zone[i], dd = det[i];
   }
-  sd[threadIdx.x] = m, sz[threadIdx.x] = zz, sdet[threadIdx.x] = dd;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) {
-      if (sd[threadIdx.x + s] < sd[threadIdx.x]) sd[threadIdx.x] = sd[threadIdx.x + s];
-      if (sz[threadIdx.x + s] < sz[threadIdx.x])
-        sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
-    }
-    __syncthreads();
-  }
+  BlastBlockMinReduce(m, zz, dd, sd, sz, sdet);
   if (threadIdx.x == 0)
     odt[blockIdx.x] = sd[0], ozone[blockIdx.x] = sz[0], odet[blockIdx.x] = sdet[0];
 }

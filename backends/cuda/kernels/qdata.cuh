@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "context.h"
+#include "dt_reduce.cuh"
 #include "problems/problems.h"
 #include "qpoint.h"
 
@@ -45,7 +46,7 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   }
   __syncthreads();
   double dtmin = HUGE_VAL, tdet = 0.0;
-  int tzone = INT_MAX;
+  int tz = -1;
   if (active) {
     for (int q = t; q < nqp; q += tpz) {
       double J[9] = {0}, Gv[9] = {0};
@@ -70,15 +71,7 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
       double dtq;
       const double det = BlastPointStress(DIM, &d.qpar, &d.mats[d.zone_mat[z]], J, Gv, J0inv,
                                           d.R0[zq], d.qw[q], eq, &d.S[zq * SStride(DIM)], &dtq);
-      if (!(det > 0.0)) {
-        dtmin = 0.0;
-        if (z < tzone)
-          tzone = z, tdet = det;
-        else if (z == tzone && BlastDetWorse(det, tdet))
-          tdet = det;
-      } else if (dtq < dtmin) {
-        dtmin = dtq;
-      }
+      BlastQPointReport(z, det, dtq, &dtmin, &tz, &tdet);  // one zone per thread
       if (d.tg_source) {  // the point's source weight, summed per basis function below
         double X[3] = {0, 0, 0};
         for (int c = 0; c < DIM; c++)
@@ -99,7 +92,7 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   __syncthreads();
   double *rd = sm, *rdet = sm + blockDim.x;
   int *rz = (int *)(sm + 2 * blockDim.x);
-  rd[threadIdx.x] = dtmin, rdet[threadIdx.x] = tdet, rz[threadIdx.x] = tzone;
+  rd[threadIdx.x] = dtmin, rdet[threadIdx.x] = tdet, rz[threadIdx.x] = tz < 0 ? INT_MAX : tz;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
     if ((int)threadIdx.x < s) {
@@ -128,16 +121,7 @@ __global__ void k_reduce_min(int n, const double *dt, const int *zone, const dou
     if (dt[i] < m) m = dt[i];
     if (zone[i] < zz) zz = zone[i], dd = det[i];  // a zone is in one block: no ties
   }
-  sd[threadIdx.x] = m, sz[threadIdx.x] = zz, sdet[threadIdx.x] = dd;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) {
-      if (sd[threadIdx.x + s] < sd[threadIdx.x]) sd[threadIdx.x] = sd[threadIdx.x + s];
-      if (sz[threadIdx.x + s] < sz[threadIdx.x])
-        sz[threadIdx.x] = sz[threadIdx.x + s], sdet[threadIdx.x] = sdet[threadIdx.x + s];
-    }
-    __syncthreads();
-  }
+  BlastBlockMinReduce(m, zz, dd, sd, sz, sdet);
   if (threadIdx.x == 0) out[0] = sd[0], out[1] = sdet[0], out[2] = (double)sz[0];
 }
 
