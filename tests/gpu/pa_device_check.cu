@@ -387,13 +387,29 @@ static void Time(int p, int n) {
   cudaEventRecord(e1), cudaEventSynchronize(e1), cudaEventElapsedTime(&ms, e0, e1);
   CK(cudaGetLastError());
   const double tq = ms / 3;
+  // the composed kernel (a thread per zone, BlastPaZoneQData) with the thread count the
+  // backend gives it (memory.c BlastCudaPaScratch: at most 65536, 1 GiB of scratch)
+  BlastPaBasis pb = r.pb;
+  a.wsz = 3 * 3 * r.m.nd + r.m.ne + r.m.nq * 9 + BlastPaZoneWorkspace(&pb) + 16;
+  long long nt = (long long)(1073741824.0 / (8.0 * a.wsz)) / 128 * 128;
+  const long long need = ((long long)r.m.nz + 127) / 128 * 128;
+  nt = nt > 65536 ? 65536 : nt, nt = nt > need ? need : nt, nt = nt < 128 ? 128 : nt;
+  CK(cudaMalloc(&a.ws, (size_t)nt * a.wsz * sizeof(double)));
+  k_pa_qdata<<<(int)(nt / kPaQThreads), kPaQThreads>>>(a);
+  cudaEventRecord(e0);
+  for (int i = 0; i < 3; i++) k_pa_qdata<<<(int)(nt / kPaQThreads), kPaQThreads>>>(a);
+  cudaEventRecord(e1), cudaEventSynchronize(e1), cudaEventElapsedTime(&ms, e0, e1);
+  CK(cudaGetLastError());
+  cudaFree(a.ws);
+  const double tz = ms / 3;
   const double nz = r.m.nz;
   printf(
       "time Q%d %d^3 = %d zones (zpb %d, mass smem %zu B, qdata smem %zu B): k_pa_mass(3 comp) "
       "%.3f ms "
       "(%.1f ns/zone), k_pa_mass_gather %.3f ms, mass action total %.3f ms; k_pa_qdata3 %.3f ms "
-      "(%.1f ns/zone)\n",
-      p, n, r.m.nz, r.zpb, r.msmem, r.qsmem, tm, 1e6 * tm / nz, tgth, tm + tgth, tq, 1e6 * tq / nz);
+      "(%.1f ns/zone), the composed k_pa_qdata (%lld threads) %.3f ms: fused %.1fx\n",
+      p, n, r.m.nz, r.zpb, r.msmem, r.qsmem, tm, 1e6 * tm / nz, tgth, tm + tgth, tq, 1e6 * tq / nz,
+      nt, tz, tz / tq);
   cudaFree(drows);
   Free(r);
 }
