@@ -654,6 +654,13 @@ int BlastHydroSetupFailAtForTest(int phase, int rank) {
   return 0;
 }
 
+// The setup's host temporaries (whichever way the phases ended).
+static void FreeTemporaries(Setup *st) {
+  double **tmp[] = {&st->S0,   &st->wdetJ0, &st->xext, &st->zone_vol,
+                    &st->Vinv, &st->rho0h,  &st->qp_c, &st->gravity};
+  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) BlastFree(tmp[i]);
+}
+
 // The phases in order, stopping at the first error (every rank at the same phase). The
 // one cleanup path: the temporaries are freed here, whatever h holds is freed by
 // BlastHydroDestroy, called by BlastHydroCreate.
@@ -680,9 +687,7 @@ static int HydroSetup(BlastHydro h, const BlastConfig *cfg, BlastMesh mesh, MPI_
       ierr = BlastSetupAgree(h, mine, kNoZone);
     }
   }
-  double **tmp[] = {&st.S0,   &st.wdetJ0, &st.xext, &st.zone_vol,
-                    &st.Vinv, &st.rho0h,  &st.qp_c, &st.gravity};
-  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) BlastFree(tmp[i]);
+  FreeTemporaries(&st);
   BlastCall(ierr);
   return 0;
 }
@@ -746,9 +751,7 @@ int BlastHydroRebuild(BlastHydro h, BlastMesh mesh) {
     ierr = h->ops->vec.from_host(h->bctx, h->space->h1_nown, st.gravity, h->gravity);
   if (!ierr) ierr = h->ops->ctx.rebuild(h->bctx, &h->hd);
   if (!ierr) ierr = BlastHybridRebuild(h->hybrid, &h->hd);
-  double **tmp[] = {&st.S0,   &st.wdetJ0, &st.xext, &st.zone_vol,
-                    &st.Vinv, &st.rho0h,  &st.qp_c, &st.gravity};
-  for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) BlastFree(tmp[i]);
+  FreeTemporaries(&st);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   h->shape.volume = h->volume0, h->shape.h0 = h->h0;
   h->qdata_current = 0;  // the quadrature data of the old reference are stale
