@@ -115,11 +115,121 @@ typedef enum {
   BLAST_BALANCE_AUTO = 2
 } BlastBalanceMode;
 
+// ---------------------------------------------------------------------------------------
+// Problems from the deck: the named section families [material.NAME], [region.NAME],
+// [source.NAME], [boundary.NAME], [probe.NAME] and [exact] (docs/problem-setup.md).
+// Expressions are kept as text with where they were given; base/expr.h compiles them.
+
+enum {
+  BLAST_NAME_MAX = 48,          ///< a section's own name, the part after the dot
+  BLAST_EXPR_MAX = 512,         ///< an expression's text
+  BLAST_WHERE_MAX = 160,        ///< "deck:line" or "command line argument N ('...')"
+  BLAST_MAX_MATERIALS = 16,
+  BLAST_MAX_REGIONS = 24,
+  BLAST_MAX_SOURCES = 8,
+  BLAST_MAX_BOUNDARIES = 16,
+  BLAST_MAX_PROBES = 16,
+  BLAST_MAX_SELECT_ATTRS = 32   ///< attribute numbers of one selector or boundary section
+};
+
+/// The problem name of a deck that defines its own problem (`[problem] name = custom`).
+enum { BLAST_PROBLEM_CUSTOM = 100 };
+
+/// An expression (or a plain number) as the user wrote it: text "" = not given.
+typedef struct {
+  char text[BLAST_EXPR_MAX];
+  char where[BLAST_WHERE_MAX];  ///< where it was set, for messages ("deck.ini:12")
+} BlastExprText;
+
+/// [material.NAME]: an equation of state and its parameters (hydro/eos.h).
+typedef struct {
+  char name[BLAST_NAME_MAX];
+  int eos;        ///< BlastEosKind
+  double gamma;   ///< > 1
+  double p_inf;   ///< stiffened gas: >= 0
+  char where[BLAST_WHERE_MAX];  ///< the section's first line
+} BlastMaterialSpec;
+
+/// Selector words of [region.NAME] select.
+typedef enum {
+  BLAST_SELECT_ALL = 0,
+  BLAST_SELECT_ATTRIBUTES = 1,  ///< zone attributes attr[0..n)
+  BLAST_SELECT_BOX = 2,         ///< v = lower corner, upper corner (2 dim numbers)
+  BLAST_SELECT_SPHERE = 3,      ///< v = centre, radius (dim + 1 numbers)
+  BLAST_SELECT_HALFSPACE = 4    ///< v = n, d (dim + 1 numbers): n.x <= d
+} BlastSelectKind;
+
+/// A region's selector: its word and its numbers (n of them, as given; setup checks the
+/// count against the mesh's dimension).
+typedef struct {
+  int kind;  ///< BlastSelectKind
+  int n;
+  int attr[BLAST_MAX_SELECT_ATTRS];
+  double v[6];
+} BlastSelector;
+
+/// [region.NAME]: a material and initial data over the zones its selector holds.
+typedef struct {
+  char name[BLAST_NAME_MAX];
+  char material[BLAST_NAME_MAX];  ///< a [material.NAME]
+  int material_index;             ///< resolved index into BlastConfig::materials
+  BlastSelector select;
+  BlastExprText density, pressure, specific_energy;  ///< pressure xor specific_energy
+  int nvelocity;                  ///< velocity components given (0: at rest)
+  BlastExprText velocity[3];
+  char where[BLAST_WHERE_MAX];
+} BlastRegionSpec;
+
+/// [source.NAME]: a point deposit of energy, or a power density expression.
+typedef enum { BLAST_SOURCE_POINT = 0, BLAST_SOURCE_POWER = 1 } BlastSourceKind;
+typedef struct {
+  char name[BLAST_NAME_MAX];
+  int kind;          ///< BlastSourceKind
+  double energy;     ///< point: energy deposited in this mesh
+  int npoint;        ///< point: coordinates given
+  double point[3];
+  BlastExprText power;  ///< power: energy per unit volume and time, of x, y, z, t
+  char where[BLAST_WHERE_MAX];
+} BlastSourceSpec;
+
+/// Boundary types of [boundary.NAME] type.
+typedef enum {
+  BLAST_BOUNDARY_WALL = 0,     ///< zero normal velocity
+  BLAST_BOUNDARY_FREE = 1,     ///< no constraint
+  BLAST_BOUNDARY_VELOCITY = 2  ///< prescribed velocity (a piston), of t
+} BlastBoundaryType;
+typedef struct {
+  char name[BLAST_NAME_MAX];
+  int type;  ///< BlastBoundaryType
+  int nattr;
+  int attr[BLAST_MAX_SELECT_ATTRS];
+  int nvelocity;  ///< type = velocity: components given
+  BlastExprText velocity[3];
+  char where[BLAST_WHERE_MAX];
+} BlastBoundarySpec;
+
+/// [probe.NAME]: a point whose values history.csv records.
+typedef struct {
+  char name[BLAST_NAME_MAX];
+  int npoint;
+  double point[3];
+  char where[BLAST_WHERE_MAX];
+} BlastProbeSpec;
+
+/// [exact]: the exact solution, expressions of x, y, z, t (text "" = not given).
+typedef struct {
+  BlastExprText density, pressure;
+  int nvelocity;
+  BlastExprText velocity[3];
+} BlastExactSpec;
+
 typedef struct {
   // [problem]
   int problem;          ///< BlastProblemId
   double blast_energy;  ///< Sedov E0 (full, symmetric blast)
   double blast_tol;     ///< Sedov: max distance of the blast point from a mesh vertex
+  int ngravity;         ///< components of [problem] gravity given (0: none)
+  double gravity[3];    ///< body force per unit mass
   // [mesh]
   char mesh_file[BLAST_PATH_MAX];  ///< resolved path ("" = use the generator)
   int generator;                   ///< BlastMeshGenerator
@@ -161,6 +271,7 @@ typedef struct {
   int viz_steps;    ///< visualization dump every N accepted steps (0 = off)
   double viz_dt;    ///< visualization dump every viz_dt of simulated time (0 = off)
   int viz_refine;   ///< sub-cells per direction and zone (0 = no dumps)
+  int history_steps;  ///< a line of history.csv every N accepted steps (0 = none)
   // [checkpoint]
   char checkpoint_dir[BLAST_PATH_MAX];      ///< resolved ("" never: <output_dir>/checkpoints)
   int checkpoint_steps;                     ///< every N accepted steps (0 = off)
@@ -168,6 +279,14 @@ typedef struct {
   int checkpoint_keep;                      ///< checkpoints kept in checkpoint_dir
   int checkpoint_at_end;                    ///< write one when the run ends (also on a fault)
   char checkpoint_restart[BLAST_PATH_MAX];  ///< checkpoint to continue from ("" = none)
+  // the named sections, in the order of their first line in the deck
+  int nmaterials, nregions, nsources, nboundaries, nprobes;
+  BlastMaterialSpec materials[BLAST_MAX_MATERIALS];
+  BlastRegionSpec regions[BLAST_MAX_REGIONS];
+  BlastSourceSpec sources[BLAST_MAX_SOURCES];
+  BlastBoundarySpec boundaries[BLAST_MAX_BOUNDARIES];
+  BlastProbeSpec probes[BLAST_MAX_PROBES];
+  BlastExactSpec exact;
   // bookkeeping
   char deck_path[BLAST_PATH_MAX];  ///< the deck as given ("" = none)
   // run-time options: not deck keys (never parsed, echoed or checkpointed); app/main.c

@@ -23,7 +23,7 @@
 #include "host_device.h"
 
 /// Kinds of equation of state.
-typedef enum { BLAST_EOS_IDEAL_GAS = 0, BLAST_EOS_NKINDS } BlastEosKind;
+typedef enum { BLAST_EOS_IDEAL_GAS = 0, BLAST_EOS_STIFFENED_GAS = 1, BLAST_EOS_NKINDS } BlastEosKind;
 
 /// A material: its equation of state and the parameters of that kind. Plain data, copied
 /// to the device as it is (a tabulated kind would add a table pointer that the backend
