@@ -30,18 +30,39 @@ typedef enum { BLAST_EOS_IDEAL_GAS = 0, BLAST_EOS_STIFFENED_GAS = 1, BLAST_EOS_N
 /// translates when it copies the block).
 typedef struct {
   int kind;      ///< BlastEosKind
-  double gamma;  ///< ratio of specific heats (ideal gas)
+  double gamma;  ///< ratio of specific heats
+  double p_inf;  ///< stiffened gas: the stiffening pressure (0 for an ideal gas)
 } BlastMaterial;
 
 /// The deck name of an equation-of-state kind.
 static inline const char *BlastEosKindName(int kind) {
-  return kind == BLAST_EOS_IDEAL_GAS ? "ideal_gas" : "unknown";
+  return kind == BLAST_EOS_IDEAL_GAS       ? "ideal_gas"
+         : kind == BLAST_EOS_STIFFENED_GAS ? "stiffened_gas"
+                                           : "unknown";
 }
 
 /// An ideal gas of ratio gamma.
 static inline BlastMaterial BlastMaterialIdealGas(double gamma) {
-  BlastMaterial m = {BLAST_EOS_IDEAL_GAS, gamma};
+  BlastMaterial m = {BLAST_EOS_IDEAL_GAS, gamma, 0.0};
   return m;
+}
+
+/// A stiffened gas: p = (gamma - 1) rho e - gamma p_inf.
+static inline BlastMaterial BlastMaterialStiffenedGas(double gamma, double p_inf) {
+  BlastMaterial m = {BLAST_EOS_STIFFENED_GAS, gamma, p_inf};
+  return m;
+}
+
+/// The specific internal energy e of material m at density rho and pressure p (initial
+/// data given by pressure): the inverse of the pressure law. For an ideal gas it is
+/// p / (rho (gamma - 1)), the operations the built-in problems write.
+static inline double BlastEosSpecificEnergy(const BlastMaterial *m, double rho, double p) {
+  switch (m->kind) {
+    case BLAST_EOS_STIFFENED_GAS:
+      return (p + m->gamma * m->p_inf) / (rho * (m->gamma - 1.0));
+    default:
+      return p / (rho * (m->gamma - 1.0));
+  }
 }
 
 #endif  // BLAST_EOS_H
