@@ -9,11 +9,16 @@ counter-clockwise then top face. Boundary faces carry attribute 1, 2, 3 for face
 normal to x, y, z (spec 3.4), and are oriented with the outward normal (counter-clockwise
 seen from outside), as MFEM expects.
 
+The meshes of the verification problems of inputs/ (docs/verification.md) are built the
+same way, with their own boundary attributes (a number per side of the box) and, for
+Saltzman's piston, the classic skew of the vertices (x moved by (0.1 - y) sin(pi x)).
+
 Usage: tools/make_meshes.py [output folder]   (default: inputs/meshes of this repository)
 Python 3 standard library only.
 """
 
 import argparse
+import math
 import os
 import sys
 
@@ -28,9 +33,14 @@ def fmt(x):
     return repr(float(x))
 
 
-def grid(breaks):
-    """Vertices, zones (MFEM order), boundary faces (attr, MFEM order) of a tensor grid."""
+def grid(breaks, attr=None):
+    """Vertices, zones (MFEM order), boundary faces (attr, MFEM order) of a tensor grid.
+    attr(g, side): the attribute of the faces normal to axis g on its low (side 0) or high
+    (side 1) end; default g + 1."""
     dim = len(breaks)
+    if attr is None:
+        def attr(g, side):
+            return g + 1
     nvx = [len(b) for b in breaks] + [1] * (3 - dim)  # vertices per axis
     nzx = [n - 1 for n in nvx[:dim]] + [1] * (3 - dim)  # zones per axis
 
@@ -59,17 +69,17 @@ def grid(breaks):
 
     bdr = []
     if dim == 1:
-        bdr = [(1, [vid(0)]), (1, [vid(nzx[0])])]
+        bdr = [(attr(0, 0), [vid(0)]), (attr(0, 1), [vid(nzx[0])])]
     elif dim == 2:
         # Counter-clockwise around the domain: the domain is on the left of each edge.
         for i in range(nzx[0]):  # y = min, left to right
-            bdr.append((2, [vid(i, 0), vid(i + 1, 0)]))
+            bdr.append((attr(1, 0), [vid(i, 0), vid(i + 1, 0)]))
         for i in range(nzx[0]):  # y = max, right to left
-            bdr.append((2, [vid(i + 1, nzx[1]), vid(i, nzx[1])]))
+            bdr.append((attr(1, 1), [vid(i + 1, nzx[1]), vid(i, nzx[1])]))
         for j in range(nzx[1]):  # x = min, downwards
-            bdr.append((1, [vid(0, j + 1), vid(0, j)]))
+            bdr.append((attr(0, 0), [vid(0, j + 1), vid(0, j)]))
         for j in range(nzx[1]):  # x = max, upwards
-            bdr.append((1, [vid(nzx[0], j), vid(nzx[0], j + 1)]))
+            bdr.append((attr(0, 1), [vid(nzx[0], j), vid(nzx[0], j + 1)]))
     else:
         for g in range(3):  # normal direction
             a, b = [h for h in range(3) if h != g]  # in-plane axes, e_a x e_b = +e_g or -e_g
@@ -87,19 +97,23 @@ def grid(breaks):
                         quad = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)]
                         if sign_ab != outward:
                             quad = [quad[0], quad[3], quad[2], quad[1]]
-                        bdr.append((g + 1, quad))
+                        bdr.append((attr(g, side), quad))
     return verts, zones, bdr
 
 
 GEOM = {1: (1, 0), 2: (3, 1), 3: (5, 3)}  # dim -> (element geometry, boundary geometry)
 
 
-def write_mesh(path, title, breaks):
+def write_mesh(path, title, breaks, attr=None, warp=None,
+               source="from the method spec, section 12"):
+    """warp(vertex) -> vertex: moves the grid's vertices (None: the grid as it is)."""
     dim = len(breaks)
-    verts, zones, bdr = grid(breaks)
+    verts, zones, bdr = grid(breaks, attr)
+    if warp:
+        verts = [warp(v) for v in verts]
     geom, bgeom = GEOM[dim]
     lines = ["MFEM mesh v1.0", "", f"# {title}",
-             "# Written by tools/make_meshes.py from the method spec, section 12.",
+             f"# Written by tools/make_meshes.py {source}.",
              "# Geometry types: 0 point, 1 segment, 3 square, 5 cube.", "",
              "dimension", str(dim), "", "elements", str(len(zones))]
     lines += [" ".join(map(str, [1, geom] + z)) for z in zones]
@@ -136,10 +150,40 @@ MESHES = {
 }
 
 
+def octant_attr(g, side):
+    """Noh: the symmetry planes x = 0, y = 0, z = 0 carry 1, 2, 3 (walls), the far sides 4."""
+    return 4 if side else g + 1
+
+
+def piston_attr(g, side):
+    """Saltzman: the piston x = 0 carries 4, the wall x = 1 carries 1, y = 0 and 0.1 carry 2."""
+    return 4 if (g, side) == (0, 0) else g + 1
+
+
+def saltzman_skew(v):
+    """The classic Saltzman mesh (Dukowicz and Meltz 1992): x moved by (0.1 - y) sin(pi x)."""
+    x, y = v
+    return [x + (0.1 - y) * math.sin(math.pi * x), y]
+
+
+# The meshes of the verification problems: title, breaks, attr, warp.
+PROBLEM_MESHES = {
+    "noh2d_quarter": ("Noh 2D: [0,1]^2, 2x2 zones, walls x = 0 (1), y = 0 (2), outer sides 4",
+                      [halves(0, 1, 2)] * 2, octant_attr, None),
+    "noh3d_octant": ("Noh 3D: [0,1]^3, 2x2x2 zones, walls x = 0 (1), y = 0 (2), z = 0 (3), "
+                     "outer sides 4", [halves(0, 1, 2)] * 3, octant_attr, None),
+    "saltzman2d": ("Saltzman piston: [0,1]x[0,0.1], 100x10 zones, vertices (0.01i + (0.1 - "
+                   "0.01j) sin(0.01 pi i), 0.01j); piston x = 0 (4), wall x = 1 (1), walls "
+                   "y = 0 and 0.1 (2)", [[i / 100 for i in range(101)], [j / 100 for j in range(11)]],
+                   piston_attr, saltzman_skew),
+}
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(prog="make_meshes.py", description=__doc__.split("\n\n")[0],
-                                 epilog="Writes: " + ", ".join(n + ".mesh" for n in MESHES))
+                                 epilog="Writes: " + ", ".join(n + ".mesh" for n in
+                                                               list(MESHES) + list(PROBLEM_MESHES)))
     ap.add_argument("out", nargs="?", default=os.path.join(here, "..", "inputs", "meshes"),
                     help="folder for the mesh files (created; default inputs/meshes)")
     # "--" lets a folder whose name starts with "-" through; any other "-x" is refused.
@@ -149,6 +193,11 @@ def main(argv):
     for name, (title, breaks) in MESHES.items():
         path = os.path.join(out, name + ".mesh")
         write_mesh(path, f"{name}: {title}", breaks)
+        print(path)
+    for name, (title, breaks, attr, warp) in PROBLEM_MESHES.items():
+        path = os.path.join(out, name + ".mesh")
+        write_mesh(path, f"{name}: {title}", breaks, attr, warp, "for inputs/" +
+                   name.split("_")[0] + ".ini")
         print(path)
 
 
