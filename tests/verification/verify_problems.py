@@ -11,8 +11,8 @@ exit 1 if any failed.
   water_air [--case sod]               plateau pressure and velocity, wave positions
   saltzman                             post-shock density, shock position, no tangle
 
-Common options as verify.py: --blast EXE, --inputs DIR, --work DIR; extra section.key=value
-overrides after the subcommand's options.
+Common options as verify.py: --blast EXE, --inputs DIR, --work DIR, and --threads N (OpenMP
+threads of each run); extra section.key=value overrides after the subcommand's options.
 """
 import argparse
 import csv
@@ -91,7 +91,7 @@ def cmd_noh(args):
         n = 2 * 2 ** lev
         run = V.Run(args, deck, os.path.join(args.work, "refine%d" % lev),
                     ["mesh.refine_serial=%d" % lev, QUIET, ONE_DUMP,
-                     "output.viz_refine=%d" % args.viz_refine] + args.set)
+                     "output.viz_refine=%d" % args.viz_refine] + args.set, threads=args.threads)
         if not run.ok():
             return
         d = final_dump(run)
@@ -310,6 +310,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--ranks", type=int, default=1)
     ap.add_argument("--mpiexec", default="mpirun")
+    ap.add_argument("--threads", type=int, default=1, help="OpenMP threads of each run")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("noh")
     p.add_argument("--dim", type=int, choices=(2, 3), required=True)
