@@ -163,6 +163,7 @@ int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
   }
   BlastCall(CheckQuadrature(d));
   BlastCall(CheckVizDt(d));
+  BlastCall(DeckFamiliesResolve(d));
   // What a deck line cannot hold could not be echoed: refuse it now.
   for (int k = 0; k < d->nkeys; k++) {
     const BlastDeckKey *K = &d->keys[k];
