@@ -121,7 +121,7 @@ int DeckFindKeyAnySection(const char *key) {
 
 /// The INT key that gives the number of values of list key k.
 int DeckCountKey(const BlastDeckKey *k) {
-  return DeckFindKey(k->section, k->count_key);
+  return k->count_key ? DeckFindKey(k->section, k->count_key) : -1;
 }
 
 int DeckIsCounted(const BlastDeckKey *k) {
