@@ -17,6 +17,17 @@
 /// - `[output] dir` defaults to "out/" + the deck's file name without extension,
 ///   relative to the current directory.
 /// - Unused entries of `elements` and `size` (index >= dim) are 0.
+///
+/// Named sections (BlastDeckFamilies, deck_families.c): `[material.NAME]`,
+/// `[region.NAME]`, `[source.NAME]`, `[boundary.NAME]`, `[probe.NAME]` and the single
+/// `[exact]` fill the arrays of BlastConfig in the order of their first header line (NAME:
+/// letters, digits, '_' and '-'); a header repeated with the same NAME continues its
+/// section. An override addresses them as `region.NAME.key=value` (split at the last dot)
+/// and only sets keys of sections the deck has. Material, region, source and exact
+/// sections and [problem] gravity are for `[problem] name = custom` only, which needs a
+/// material and a region. Every expression is compiled once (base/expr.h) when the deck is
+/// resolved. Each named section and expression keeps where it was set (its `where`), so an
+/// echo parses back to the same configuration once BlastDeckClearWhere blanks those.
 #ifndef BLAST_DECK_H
 #define BLAST_DECK_H
 
