@@ -69,9 +69,9 @@ static int UnknownKey(const char *where, const char *section, const char *key) {
     int nf = 0;
     const BlastDeckFamily *F = BlastDeckFamilies(&nf);
     BlastError(BLAST_ERR_INPUT,
-               "%s: unknown key '%s' in section [%s]; '%s' belongs in [%s%s] sections (with "
-               "[problem] name = custom)",
-               where, ex, section, key, F[fam].name, F[fam].named ? ".NAME" : "");
+               "%s: unknown key '%s' in section [%s]; '%s' belongs in [%s%s] sections%s", where, ex,
+               section, key, F[fam].name, F[fam].named ? ".NAME" : "",
+               F[fam].custom_only ? " (with [problem] name = custom)" : "");
   }
   BlastDeckSuggestion here, anywhere;
   BlastDeckSuggestInit(&here, key);
