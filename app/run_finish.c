@@ -116,6 +116,7 @@ static int PrintGpuProfile(const RunPlan *p, BlastHydro h) {
 
 int RunRelease(RunPlan *p, RunState *rs) {
   BlastCall(BlastVizDestroy(&rs->viz));
+  BlastHistoryDestroy(&rs->history);  // closed at the end of the time loop
   BlastOutdirRelease(&rs->lock_chk);
   BlastOutdirRelease(&rs->lock_out);
   free(rs->deck_text);
