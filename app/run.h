@@ -69,7 +69,7 @@ typedef struct {
   int chk_inside;   // it is inside the output folder
   int chk_own_dir;  // it is checkpointed, apart and outside: locked and marked on its own
   int viz_on;       // dumps are written (into viz_dir)
-  int out_same_run;  // the output folder already was this run's (a restart continues it)
+  int out_same;     // the output folder already was this run's (a restart continues it)
   char viz_dir[BLAST_PATH_MAX + 8], viz_series[BLAST_PATH_MAX + 32];
   // the setup (RunSetup)
   double wall0;                             // MPI_Wtime at the start of the setup

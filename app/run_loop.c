@@ -162,7 +162,7 @@ int RunStartViz(RunPlan *p, RunState *rs) {
 
 int RunStartHistory(RunPlan *p, RunState *rs) {
   char note[kNoteLen];
-  BlastCall(BlastHistoryOpen(p->comm, rs->h, p->cfg, p->restart_steps, p->out_same_run,
+  BlastCall(BlastHistoryOpen(p->comm, rs->h, p->cfg, p->restart_steps, p->out_same,
                              &rs->history, note, sizeof note));
   if (!p->rank && note[0]) printf("  note: %s\n", note);
   return 0;
