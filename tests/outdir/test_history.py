@@ -32,14 +32,15 @@ def check(cond, msg):
 
 
 def deck(name, probes, extra=""):
-    """A Sod deck; probes: [(name, point)]. Returns (path, {probe name: its point's line})."""
+    """A Sod deck; probes: [(name, point)]. Returns (path, {probe name: its section's line})."""
     lines = ["[problem]", "name = sod", "[mesh]", "file = " + mesh, "refine_serial = 5",
              "[time]", "t_final = 0.05", "ode_solver = rk4", "[output]", "print_every = 20"]
     lines += extra.splitlines()
     where = {}
     for pname, point in probes:
-        lines += ["", "[probe.%s]" % pname, "point = %s" % point]
+        lines += ["", "[probe.%s]" % pname]
         where[pname] = len(lines)
+        lines += ["point = %s" % point]
     path = os.path.join(work, name + ".ini")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
