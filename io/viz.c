@@ -278,6 +278,14 @@ static int Stage(MPI_Comm comm, int ierr, const char *path) {
 // The materials as one line of text, "0: gas (ideal_gas, gamma = 1.4, p_inf = 0); 1: ...":
 // the names of the `material` field's values. Characters that XML or the list itself would
 // read otherwise (<>&"';) become '_' in names.
+// The shortest of %.15g, %.16g, %.17g that reads back as v.
+static void Real(double v, char *buf, size_t n) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, n, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
 static void MaterialsText(BlastHydro h, char *buf, size_t n) {
   int nmat;
   const BlastMaterial *mats = BlastHydroGetMaterials(h, &nmat);
@@ -289,9 +297,11 @@ static void MaterialsText(BlastHydro h, char *buf, size_t n) {
     snprintf(name, sizeof name, "%s", BlastProblemMaterialName(prob, i));
     for (char *c = name; *c; c++)
       if (strchr("<>&\"';", *c)) *c = '_';
-    const int w = snprintf(buf + len, n - len, "%s%d: %s (%s, gamma = %.17g, p_inf = %.17g)",
-                           i ? "; " : "", i, name, BlastEosKindName(mats[i].kind),
-                           mats[i].gamma, mats[i].p_inf);
+    char g[32], pinf[32];
+    Real(mats[i].gamma, g, sizeof g);
+    Real(mats[i].p_inf, pinf, sizeof pinf);
+    const int w = snprintf(buf + len, n - len, "%s%d: %s (%s, gamma = %s, p_inf = %s)",
+                           i ? "; " : "", i, name, BlastEosKindName(mats[i].kind), g, pinf);
     if (w < 0) break;
     len += (size_t)w;
   }
