@@ -54,8 +54,8 @@ typedef struct {
   const char *viz;          ///< "" or the XDMF time series of the dumps
   int viz_dumps;            ///< dumps in that series
   const char *deck_text;    ///< the resolved deck (INI), as stored in checkpoints (set by main)
-  const BlastProblem *prob;     ///< the problem (material names), owned by the solver
-  const BlastMaterial *mats;    ///< [nmat] its materials, owned by the solver
+  const BlastProblem *prob;  ///< the problem (material names), owned by the solver
+  const BlastMaterial *mats; ///< [nmat] its materials, owned by the solver
   int nmat;
 } BlastRunSummary;
 

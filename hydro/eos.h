@@ -23,7 +23,11 @@
 #include "host_device.h"
 
 /// Kinds of equation of state.
-typedef enum { BLAST_EOS_IDEAL_GAS = 0, BLAST_EOS_STIFFENED_GAS = 1, BLAST_EOS_NKINDS } BlastEosKind;
+typedef enum {
+  BLAST_EOS_IDEAL_GAS = 0,
+  BLAST_EOS_STIFFENED_GAS = 1,
+  BLAST_EOS_NKINDS
+} BlastEosKind;
 
 /// A material: its equation of state and the parameters of that kind. Plain data, copied
 /// to the device as it is (a tabulated kind would add a table pointer that the backend
@@ -81,8 +85,8 @@ BP_DEV static inline void BP_FN(EosIdealGas)(const BlastMaterial *m, BP_T rho, B
 /// Stiffened gas: p = (gamma - 1) rho e - gamma p_inf, c^2 = gamma (p + p_inf) / rho,
 /// taken as 0 where it is negative (e below p_inf / rho: tension beyond what the law
 /// describes; the initial-data check refuses it at t = 0). A NaN stays NaN.
-BP_DEV static inline void BP_FN(EosStiffenedGas)(const BlastMaterial *m, BP_T rho, BP_T e,
-                                                 BP_T *p, BP_T *cs) {
+BP_DEV static inline void BP_FN(EosStiffenedGas)(const BlastMaterial *m, BP_T rho, BP_T e, BP_T *p,
+                                                 BP_T *cs) {
   const double gamma = m->gamma, p_inf = m->p_inf;
   *p = (gamma - 1.0) * rho * e - gamma * p_inf;
   const BP_T c2 = gamma * (*p + p_inf) / rho;

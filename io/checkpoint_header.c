@@ -170,9 +170,9 @@ void BlastCheckpointMaterials(BlastHydro h, char *buf, size_t n) {
     char g[32], pinf[32];
     Real(mats[i].gamma, g, sizeof g);
     Real(mats[i].p_inf, pinf, sizeof pinf);
-    const int w = snprintf(buf + len, n - len, "%s%s: %s gamma=%s p_inf=%s", i ? "; " : "",
-                           BlastProblemMaterialName(prob, i), BlastEosKindName(mats[i].kind), g,
-                           pinf);
+    const int w =
+        snprintf(buf + len, n - len, "%s%s: %s gamma=%s p_inf=%s", i ? "; " : "",
+                 BlastProblemMaterialName(prob, i), BlastEosKindName(mats[i].kind), g, pinf);
     if (w < 0) break;
     len += (size_t)w;
   }

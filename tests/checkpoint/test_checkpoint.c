@@ -228,10 +228,10 @@ int main(int argc, char **argv) {
       // Other materials: a header that differs from this run's only in its materials
       // record (a file of the header alone: the header is checked before any field).
       const char *changes[][2] = {
-          {"gamma=1.4 ", "gamma=1.4000000000000001 "},    // a parameter, by one ulp
+          {"gamma=1.4 ", "gamma=1.4000000000000001 "},  // a parameter, by one ulp
           {"ideal_gas gamma=1.4 p_inf=0", "stiffened_gas gamma=1.4 p_inf=0"},  // the kind
-          {"gas:", "air:"},                                // the name
-          {"", "; water: stiffened_gas gamma=4.4 p_inf=600000000"}};  // one more material
+          {"gas:", "air:"},                                                    // the name
+          {"", "; water: stiffened_gas gamma=4.4 p_inf=600000000"}};           // one more material
       for (int c = 0; c < 4 && ci == 0; c++) {
         snprintf(bad, sizeof bad, "%s/materials%d.h5", dir, c);
         if (!rank) {

@@ -122,8 +122,8 @@ static double Scalar(int dim, const BlastQPointParams *par, const double *J, con
                   : BlastPointStress(3, par, mat, J, Gv, J0i, R0, w, e, S, dt);
 }
 static BlastQV Lanes(int dim, const BlastQPointParams *par, const BlastQV *J, const BlastQV *Gv,
-                     const BlastQV *J0i, BlastQV R0, BlastQV w, BlastQV e,
-                     const BlastMaterial *mat, BlastQV *S, BlastQV *dt) {
+                     const BlastQV *J0i, BlastQV R0, BlastQV w, BlastQV e, const BlastMaterial *mat,
+                     BlastQV *S, BlastQV *dt) {
   return dim == 2 ? BlastQVPointStress(2, par, mat, J, Gv, J0i, R0, w, e, S, dt)
                   : BlastQVPointStress(3, par, mat, J, Gv, J0i, R0, w, e, S, dt);
 }
@@ -202,16 +202,16 @@ static void ScalarZone(const BlastPaBasis *pb, const double *x, const double *v,
                        const BlastMaterial *mat, double *S, double *rE, double *b, double *tg,
                        double *ws, double *dt, int *tz, double *tdet) {
   if (pb->dim == 2)
-    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws,
-                      dt, tz, tdet);
+    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws, dt,
+                      tz, tdet);
   else
-    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws,
-                      dt, tz, tdet);
+    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws, dt,
+                      tz, tdet);
 }
 static void LanesZone(const BlastPaBasis *pb, const double *x, const double *v, const double *x0,
-                      const double *J0, const double *e, const double *R0,
-                      const BlastMaterial *mat, double *S, double *rE, double *b, double *tg,
-                      double *ws, double *dt, int *tz, double *tdet) {
+                      const double *J0, const double *e, const double *R0, const BlastMaterial *mat,
+                      double *S, double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
+                      double *tdet) {
   if (pb->dim == 2)
     BlastCpuPaZoneQData(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws,
                         dt, tz, tdet);
@@ -272,8 +272,8 @@ static void ZoneCase(int dim, int k, int q1d, int tgsrc, int trials) {
         for (int o = 0; o < 4; o++) memset(out[s][o], 0, sizeof(double) * len[o]);
       ScalarZone(&pb, x, v, x0, use_j0 ? J0p : NULL, ez, R0, mat, out[0][0], out[0][1],
                  want_b ? out[0][2] : NULL, out[0][3], ws, &dt[0], &tz[0], &tdet[0]);
-      LanesZone(&pb, x, v, x0, use_j0 ? J0f : NULL, ez, R0, mat, keep ? out[1][0] : NULL,
-                out[1][1], want_b ? out[1][2] : NULL, out[1][3], ws, &dt[1], &tz[1], &tdet[1]);
+      LanesZone(&pb, x, v, x0, use_j0 ? J0f : NULL, ez, R0, mat, keep ? out[1][0] : NULL, out[1][1],
+                want_b ? out[1][2] : NULL, out[1][3], ws, &dt[1], &tz[1], &tdet[1]);
       int same = SameBits(&dt[0], &dt[1], 1) && tz[0] == tz[1] && SameBits(&tdet[0], &tdet[1], 1);
       for (int o = 1; o < 4; o++) same = same && SameBits(out[0][o], out[1][o], len[o]);
       if (keep) same = same && SameBits(out[0][0], out[1][0], len[0]);

@@ -48,8 +48,8 @@ int main(void) {
   TEST_ASSERT(isnan(p) && isnan(c), "water at rho NaN: p %g c %g", p, c);
   // The lanes: each lane the scalar function's bits, lanes of both signs of c^2 mixed.
   const double rho[8] = {1000.0, 1000.0, 998.5, 1.0e-3, 2.0, 1.0e3, NAN, 1.0e300};
-  const double e[8] = {1070588.2352941176, 100.0, 176470.58823529413, 7.0e11, 0.0, 1.0e-300,
-                       1.0, 1.0e10};
+  const double e[8] = {
+      1070588.2352941176, 100.0, 176470.58823529413, 7.0e11, 0.0, 1.0e-300, 1.0, 1.0e10};
   const BlastMaterial *mats[2] = {&water, &air};
   for (int m = 0; m < 2; m++)
     for (int off = 0; off + BLAST_QV_W <= 8; off += BLAST_QV_W) {
