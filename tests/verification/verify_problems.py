@@ -259,6 +259,12 @@ def cmd_saltzman(args):
     m = cell_measures(d)
     check(np.all(m > 0), "every sub-cell of the final mesh has positive area (smallest %.3e)"
           % m.min())
+    # The energy the piston put in: the shocked gas (mass 1 * 4/3 t * 0.1) holds 1/2 of
+    # kinetic and 1/2 of internal energy per unit mass, which is the piston's work p u A t.
+    s = run.summary
+    gained, work = s["energy_total"] - s["energy_total_initial"], 4.0 / 3.0 * t * 0.1
+    check(abs(gained - work) <= 0.01 * work, "energy gained %.6g, the piston's work p u A t = "
+          "%.6g: %.2f %% (tolerance 1 %%)" % (gained, work, 100 * abs(gained / work - 1)))
     hist, what = history_min_jacobian(run)
     if check(hist is not None, "history.csv records the smallest det J / det J0 (%s)" % what):
         check(hist[0] > 0, "smallest det J / det J0 over the %d lines of history.csv: %.6e > 0"
