@@ -30,6 +30,7 @@ struct BlastHydro_private {
   // host arrays behind hd (owned)
   double *qp_R0, *qp_J0inv, *me_inv, *mv_val, *mv_dinv;
   int *zone_mat;                                    // [nz] material of each zone
+  int *zone_region;                                 // [nz_ext] custom problems: its region
   BlastMaterial mats[BLAST_PROBLEM_MAX_MATERIALS];  // the problem's materials
   int nmat;
   int64_t *mv_rowptr;  // 64-bit row offsets of the mass matrix (its entries may exceed 2^31)
@@ -44,7 +45,8 @@ struct BlastHydro_private {
   BlastHalo halo[2];              // BLAST_HALO_L, BLAST_HALO_COL
   double *hbuf_send, *hbuf_recv;  // host halo buffers
   int hbuf_backend;               // allocated by the backend (host_alloc)
-  double *gravity;  // [h1_nown] M_V g (y component) on owned rows, backend memory, or NULL
+  double *gravity;  // [dim*h1_nown] M_V g (component c at c*h1_nown) on owned rows, backend
+                    // memory, or NULL; components with g_c = 0 unused
   double h0, volume0;
   double *x0_host;  // initial positions (L-vector, host), for output
   BlastHydroShape shape;

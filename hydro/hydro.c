@@ -33,6 +33,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->x0_host);
   BlastFree(&h->qp_J0inv);
   BlastFree(&h->zone_mat);
+  BlastFree(&h->zone_region);
+  BlastProblemDestroy(&h->prob);
   BlastFree(&h->me_inv);
   BlastFree(&h->mv_val);
   BlastFree(&h->mv_dinv);

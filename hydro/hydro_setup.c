@@ -110,7 +110,8 @@ typedef struct {
   double *Vinv;       // inverse Bernstein collocation matrix
   double *rho0h;      // Bernstein coefficients of the initial density
   double *qp_c;       // w |J0| rho0 at the quadrature points of all ext zones
-  double *gravity;    // M_V g on the owned rows (problems with gravity)
+  double *gravity;    // M_V g on the owned rows, dim components (problems with gravity)
+  double *rho_qp;     // custom problems: the density at the quadrature points of ext zones
   long long nshared;  // owned dofs that another rank holds as a ghost
 } Setup;
 
@@ -143,7 +144,8 @@ static int PhaseCommunicator(Setup *st) {
 
 static int PhaseProblem(Setup *st) {
   BlastHydro h = st->h;
-  const int ierr = BlastProblemSetup(st->cfg->problem, st->dim, st->cfg->viscosity, &h->prob);
+  BlastProblemDestroy(&h->prob);
+  const int ierr = BlastProblemCreate(st->cfg, st->dim, &h->prob);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   return 0;
 }
@@ -277,7 +279,10 @@ static int PhaseInitialData(Setup *st) {
   h->nmat = BlastProblemMaterials(&h->prob, h->mats);
   BlastFree(&h->zone_mat);
   int ierr = BlastMalloc(nz + 1, &h->zone_mat);
-  if (!ierr) {
+  if (h->prob.custom) {  // the zones' regions (collective)
+    BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+    BlastCall(BlastSetupCustomRegions(h));
+  } else if (!ierr) {
 #pragma omp parallel for schedule(static)
     for (int z = 0; z < nz; z++) {
       double xi[3] = {0.5, 0.5, 0.5}, X[3];
@@ -288,16 +293,20 @@ static int PhaseInitialData(Setup *st) {
   if (!ierr) ierr = BlastMalloc((size_t)ne * ne, &st->Vinv);
   if (!ierr) ierr = BlastSetupBernsteinCollocationInverse(h, st->Vinv);
   if (!ierr) ierr = BlastMalloc((size_t)nz * ne + 1, &st->rho0h);
-  if (!ierr) ierr = BlastSetupInterpolateL2(h, st->Vinv, Rho0Fn, st->rho0h);
+  if (!ierr && h->prob.custom)
+    ierr = BlastSetupCustomInitialData(h, st->Vinv, st->rho0h, st->rebuild ? NULL : e0, &bad_gid);
+  else if (!ierr)
+    ierr = BlastSetupInterpolateL2(h, st->Vinv, Rho0Fn, st->rho0h);
   if (st->rebuild) {  // the reference density only: the state (e, v) stays
     BlastCall(BlastSetupAgree(h, ierr, bad_gid));
     return 0;
   }
-  if (!ierr && h->prob.id != BLAST_PROBLEM_SEDOV)
+  if (!ierr && h->prob.id != BLAST_PROBLEM_SEDOV && !h->prob.custom)
     ierr = BlastSetupInterpolateL2(h, st->Vinv, E0Fn, e0);
   if (!ierr) ierr = BlastSetupCheckInitialData(h, xext, st->rho0h, e0, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
   if (h->prob.id == BLAST_PROBLEM_SEDOV) BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
+  if (h->prob.custom) return BlastSetupCustomVelocity(h, xext, v0);  // collective
 #pragma omp parallel for schedule(static)
   for (int l = 0; l < nl; l++) {  // nodal interpolation at the (canonical) node positions
     double X[3], vv[3];
@@ -347,18 +356,20 @@ static int PhaseMassMatrices(Setup *st) {
   for (size_t i = 0; i < sizeof ref / sizeof *ref; i++) BlastFree(ref[i]);  // a rebuild's
   int ierr = BlastMalloc((size_t)nz * nqp, &h->qp_R0);
   if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &st->qp_c);
+  if (!ierr && h->prob.custom) ierr = BlastSetupCustomQpDensity(h, &st->rho_qp);
   if (!ierr) {
     // Zones are independent (disjoint outputs); the lowest zone with a non-finite mass is
     // reported, at its first such point, as by a serial loop.
     int bad = INT_MAX;
     double *qp_c = st->qp_c, *qp_R0 = h->qp_R0;
+    const double *rho_qp = st->rho_qp;
 #pragma omp parallel for schedule(dynamic, 32) reduction(min : bad)
     for (int z = 0; z < s->nz_ext; z++)
       for (int q = 0; q < nqp; q++) {
         double X[3];
         const size_t zq = (size_t)z * nqp + q;
         BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
-        qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
+        qp_c[zq] = wdetJ0[zq] * (rho_qp ? rho_qp[zq] : BlastProblemRho0(&h->prob, X));
         if (z >= nz) continue;
         double rho = 0.0;
         for (int j = 0; j < ne; j++)
@@ -382,8 +393,8 @@ static int PhaseMassMatrices(Setup *st) {
     }
   }
   if (st->partial) {
-    if (!ierr && h->prob.gravity) ierr = BlastMalloc(nown + 1, &st->gravity);
-    if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, st->gravity, &bad_gid);
+    if (!ierr && h->prob.gravity) ierr = BlastCalloc((size_t)dim * nown + 1, &st->gravity);
+    if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, h->prob.g, st->gravity, &bad_gid);
   } else if (!ierr) {
     ierr = BlastSetupMassVValues(h, st->qp_c, &bad_gid);
   }
@@ -393,14 +404,17 @@ static int PhaseMassMatrices(Setup *st) {
     h->pa_qmass = st->qp_c;
     st->qp_c = NULL;
   } else if (h->prob.gravity) {
-    // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained: the y
-    // component on the owned rows.
-    BlastCall(BlastSetupAgree(h, BlastMalloc(nown + 1, &st->gravity), kNoZone));
-    for (int l = 0; l < nown; l++) {
-      double sum = 0.0;
-      for (int64_t kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++)
-        sum += h->mv_val[kk] * -1.0;
-      st->gravity[l] = sum;
+    // M_V g_h with the constant g interpolated at the nodes, unconstrained: the components
+    // with g_c != 0 on the owned rows.
+    BlastCall(BlastSetupAgree(h, BlastCalloc((size_t)dim * nown + 1, &st->gravity), kNoZone));
+    for (int c = 0; c < dim; c++) {
+      if (h->prob.g[c] == 0.0) continue;
+      for (int l = 0; l < nown; l++) {
+        double sum = 0.0;
+        for (int64_t kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++)
+          sum += h->mv_val[kk] * h->prob.g[c];
+        st->gravity[(size_t)c * nown + l] = sum;
+      }
     }
   }
   // What the backend does not need.
@@ -408,6 +422,7 @@ static int PhaseMassMatrices(Setup *st) {
   BlastFree(&st->Vinv);
   BlastFree(&st->rho0h);
   BlastFree(&st->qp_c);
+  BlastFree(&st->rho_qp);
   BlastFree(&st->wdetJ0);
   BlastFree(&st->zone_vol);
   return 0;
@@ -497,8 +512,8 @@ static int PhaseBuffers(Setup *st) {
     ierr = ops->vec.alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
   if (!ierr) ierr = ops->vec.from_host(b, h->nstate, st->S0, h->S);
   if (!ierr && st->gravity) {
-    ierr = ops->vec.alloc(b, nown + 1, &h->gravity);
-    if (!ierr) ierr = ops->vec.from_host(b, nown, st->gravity, h->gravity);
+    ierr = ops->vec.alloc(b, (size_t)dim * nown + 1, &h->gravity);
+    if (!ierr) ierr = ops->vec.from_host(b, (size_t)dim * nown, st->gravity, h->gravity);
   }
   // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
   st->nshared = 0;
@@ -656,8 +671,8 @@ int BlastHydroSetupFailAtForTest(int phase, int rank) {
 
 // The setup's host temporaries (whichever way the phases ended).
 static void FreeTemporaries(Setup *st) {
-  double **tmp[] = {&st->S0,   &st->wdetJ0, &st->xext, &st->zone_vol,
-                    &st->Vinv, &st->rho0h,  &st->qp_c, &st->gravity};
+  double **tmp[] = {&st->S0,    &st->wdetJ0, &st->xext,    &st->zone_vol, &st->Vinv,
+                    &st->rho0h, &st->qp_c,   &st->gravity, &st->rho_qp};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) BlastFree(tmp[i]);
 }
 
@@ -748,7 +763,8 @@ int BlastHydroRebuild(BlastHydro h, BlastMesh mesh) {
   int ierr = 0;
   for (int p = p0; p <= p1 && !ierr; p++) ierr = kPhases[p].run(&st);
   if (!ierr && st.gravity)
-    ierr = h->ops->vec.from_host(h->bctx, h->space->h1_nown, st.gravity, h->gravity);
+    ierr =
+        h->ops->vec.from_host(h->bctx, (size_t)st.dim * h->space->h1_nown, st.gravity, h->gravity);
   if (!ierr) ierr = h->ops->ctx.rebuild(h->bctx, &h->hd);
   if (!ierr) ierr = BlastHybridRebuild(h->hybrid, &h->hd);
   FreeTemporaries(&st);
