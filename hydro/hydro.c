@@ -152,6 +152,10 @@ const BlastTensorTables *BlastHydroGetTables(BlastHydro h) {
 const BlastProblem *BlastHydroGetProblem(BlastHydro h) {
   return &h->prob;
 }
+double BlastHydroInitialDensity(BlastHydro h, int z, const double *X) {
+  if (h->prob.custom) return BlastProblemRegionRho0(&h->prob, h->zone_region[z], X);
+  return BlastProblemRho0(&h->prob, X);
+}
 BlastMesh BlastHydroGetMesh(BlastHydro h) {
   return h->mesh;
 }

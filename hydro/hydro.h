@@ -164,6 +164,9 @@ const double *BlastHydroGetInitialPositions(BlastHydro h);
 const BlastTensorTables *BlastHydroGetTables(BlastHydro h);
 /// The problem (rho0, gamma, e0 as functions of the initial position).
 const BlastProblem *BlastHydroGetProblem(BlastHydro h);
+/// The initial density at the initial position X in zone z of this rank: the problem's
+/// (custom problems: that of the zone's region; thread-safe, serialised for them).
+double BlastHydroInitialDensity(BlastHydro h, int z, const double *X);
 /// The (serially refined) mesh the spaces are built on (zone attributes = materials).
 BlastMesh BlastHydroGetMesh(BlastHydro h);
 /// The backend table and context the run uses (for backend-specific reports, e.g. the

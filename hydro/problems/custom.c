@@ -222,6 +222,13 @@ static int CreateCustom(const BlastConfig *cfg, int dim, BlastProblemCustom *c) 
   return 0;
 }
 
+// Where [problem] gravity was given: its line if the deck recorded it, else the deck.
+static const char *GravityWhere(const BlastConfig *cfg) {
+  return cfg->gravity_where[0] ? cfg->gravity_where
+         : cfg->deck_path[0]   ? cfg->deck_path
+                               : "the deck";
+}
+
 int BlastProblemCreate(const BlastConfig *cfg, int dim, BlastProblem *p) {
   memset(p, 0, sizeof *p);
   if (cfg->problem != BLAST_PROBLEM_CUSTOM) {
@@ -229,20 +236,18 @@ int BlastProblemCreate(const BlastConfig *cfg, int dim, BlastProblem *p) {
     BlastCheck(cfg->ngravity == 0, BLAST_ERR_INPUT,
                "%s: [problem] gravity is for name = custom only (problem '%s' has its own "
                "forces)",
-               cfg->gravity_where[0] ? cfg->gravity_where : "the deck",
-               BlastProblemName(cfg->problem));
+               GravityWhere(cfg), BlastProblemName(cfg->problem));
   } else {
     BlastCheck(dim >= 1 && dim <= 3, BLAST_ERR_INPUT, "dimension %d", dim);
     p->id = BLAST_PROBLEM_CUSTOM, p->dim = dim;
     p->visc = cfg->viscosity != BLAST_VISC_OFF;
     BlastCheck(cfg->ngravity == 0 || cfg->ngravity == dim, BLAST_ERR_INPUT,
                "%s: [problem] gravity: %d value%s on a %dD mesh (give %d, one per coordinate)",
-               cfg->gravity_where[0] ? cfg->gravity_where : "the deck", cfg->ngravity,
-               cfg->ngravity == 1 ? "" : "s", dim, dim);
+               GravityWhere(cfg), cfg->ngravity, cfg->ngravity == 1 ? "" : "s", dim, dim);
     for (int c = 0; c < cfg->ngravity; c++) {
       BlastCheck(isfinite(cfg->gravity[c]), BLAST_ERR_INPUT,
-                 "%s: [problem] gravity: component %d is %g (not finite)",
-                 cfg->gravity_where[0] ? cfg->gravity_where : "the deck", c + 1, cfg->gravity[c]);
+                 "%s: [problem] gravity: component %d is %g (not finite)", GravityWhere(cfg), c + 1,
+                 cfg->gravity[c]);
       p->g[c] = cfg->gravity[c];
       if (p->g[c] != 0.0) p->gravity = 1;
     }

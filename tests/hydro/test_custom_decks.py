@@ -13,6 +13,7 @@ usage: test_custom_decks.py BLAST MPIEXEC WORK INPUTS
 import hashlib, json, os, shutil, subprocess, sys
 
 blast, mpiexec, work, inputs = sys.argv[1:5]
+inputs = os.path.abspath(inputs)
 failures = []
 KEYS_BITS = ("t", "dt", "steps", "step_attempts", "e_norm", "e_norm_initial", "dt_initial",
              "energy_internal", "energy_kinetic", "energy_total", "energy_total_initial",
@@ -84,8 +85,8 @@ BAD = [
      ["[region.right] pressure", "specific internal energy is -"]),
     ("velocity_count", [("pressure = 0.1", "pressure = 0.1\nvelocity = 0 0")],
      ["[region.right] velocity", "2 values on a 1D mesh"]),
-    ("select_count", [("select = box 0.5 1", "select = box 0.5")],
-     ["[region.right] select", "box takes 2 numbers", "got 1"]),
+    ("select_count", [("select = box 0.5 1", "select = box 0.5 0 1 1")],
+     ["[region.right] select", "box takes 2 numbers", "got 4"]),
     ("gravity_count", [("name = custom", "name = custom\ngravity = 0 -1")],
      ["[problem] gravity", "2 values on a 1D mesh"]),
     ("unknown_material", [("material = gas\nselect = box", "material = water\nselect = box")],
