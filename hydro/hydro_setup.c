@@ -404,18 +404,8 @@ static int PhaseMassMatrices(Setup *st) {
     h->pa_qmass = st->qp_c;
     st->qp_c = NULL;
   } else if (h->prob.gravity) {
-    // M_V g_h with the constant g interpolated at the nodes, unconstrained: the components
-    // with g_c != 0 on the owned rows.
     BlastCall(BlastSetupAgree(h, BlastCalloc((size_t)dim * nown + 1, &st->gravity), kNoZone));
-    for (int c = 0; c < dim; c++) {
-      if (h->prob.g[c] == 0.0) continue;
-      for (int l = 0; l < nown; l++) {
-        double sum = 0.0;
-        for (int64_t kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++)
-          sum += h->mv_val[kk] * h->prob.g[c];
-        st->gravity[(size_t)c * nown + l] = sum;
-      }
-    }
+    BlastSetupMassVGravity(h, h->prob.g, st->gravity);
   }
   // What the backend does not need.
   BlastFree(&st->xext);

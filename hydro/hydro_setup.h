@@ -80,6 +80,9 @@ int BlastSetupCustomVelocity(BlastHydro h, const double *xext, double *v0);
 int BlastSetupMassVPattern(BlastHydro h);
 /// Values of its rows (mv_val, mv_dinv) from qp_c = w |J0| rho0 (local).
 int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid);
+/// M_V applied to the constant g[c] on the owned rows, gravity[c*nown + l], for the
+/// components with g[c] != 0 (the assembled matrix; local).
+void BlastSetupMassVGravity(BlastHydro h, const double *g, double *gravity);
 /// mv_dinv must be finite and positive: else an input error naming a zone of the first
 /// bad row (`what`: "matrix" or "operator"; local).
 int BlastSetupCheckMassDiagonal(BlastHydro h, const char *what, int64_t *bad_gid);
