@@ -301,6 +301,53 @@ static void Hydrostatic(void) {
          ke0);
 }
 
+// The internal energy of a gas with specific energy 1 is its mass: the selectors are
+// checked through the zones they give their densities to (a zone belongs to the last region
+// whose selector holds its centroid).
+static double Mass(BlastConfig *c, BlastMesh mesh) {
+  BlastHydro h = NULL;
+  double e = NAN, ie = NAN, ke = NAN;
+  TEST_CALL(BlastHydroCreate(c, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  if (h) TEST_CALL(BlastHydroNorms(h, &e, &ie, &ke));
+  BlastHydroDestroy(&h);
+  free(c);
+  return ie;
+}
+
+static void Selectors(void) {
+  // 4x4 zones of the unit square: 8 zones with x <= 0.5 (halfspace), one zone centroid within
+  // 0.3 of (1, 1) (sphere), a box of 2x1 zones (x > 0.5, y < 0.25), the rest density 1.
+  BlastMesh mesh = Box(2, 4, 4, 0, 1.0, 1.0, 0);
+  BlastConfig *a = NewConfig(BLAST_PROBLEM_SOD, 1), *c = Custom(a);
+  free(a);
+  AddMaterial(c, "gas", 1.4);
+  AddRegion(c, "all", "gas", BLAST_SELECT_ALL, 0, NULL, "1", NULL, "1");
+  AddRegion(c, "left", "gas", BLAST_SELECT_HALFSPACE, 3, (double[]){2, 0, 1}, "2", NULL, "1");
+  AddRegion(c, "corner", "gas", BLAST_SELECT_SPHERE, 3, (double[]){1, 1, 0.3}, "4", NULL, "1");
+  AddRegion(c, "box", "gas", BLAST_SELECT_BOX, 4, (double[]){0.5, 0, 1, 0.25}, "8", NULL, "1");
+  // zones: 8 left (2), 1 corner (4), 2 box (8), 5 others (1)
+  const double want = (8 * 2.0 + 4.0 + 2 * 8.0 + 5 * 1.0) / 16.0;
+  const double got = Mass(c, mesh);
+  TEST_CLOSE(got, want, 1e-14);
+  BlastMeshDestroy(&mesh);
+  // Zone attributes: two unit squares side by side, attributes 1 and 2.
+  static const char two[] =
+      "MFEM mesh v1.0\n\ndimension\n2\n\nelements\n2\n1 3 0 1 4 3\n2 3 1 2 5 4\n\n"
+      "boundary\n6\n1 1 3 0\n1 1 2 5\n2 1 0 1\n2 1 1 2\n2 1 4 3\n2 1 5 4\n\n"
+      "vertices\n6\n2\n0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n";
+  TEST_CALL(BlastMeshReadBuffer("two.mesh", two, sizeof two - 1, &mesh));
+  a = NewConfig(BLAST_PROBLEM_SOD, 1), c = Custom(a);
+  free(a);
+  AddMaterial(c, "gas", 1.4);
+  AddRegion(c, "all", "gas", BLAST_SELECT_ALL, 0, NULL, "1", NULL, "1");
+  AddRegion(c, "second", "gas", BLAST_SELECT_ATTRIBUTES, 1, (double[]){2}, "3", NULL, "1");
+  const double got2 = Mass(c, mesh);
+  TEST_CLOSE(got2, 4.0, 1e-14);
+  BlastMeshDestroy(&mesh);
+  printf("%-22s mass %.15g (want %.15g), attributes: %.15g (want 4)\n", "selectors", got, want,
+         got2);
+}
+
 // ---- bad input ----
 
 // A custom configuration on a 2D box that the caller spoils.
@@ -411,6 +458,7 @@ int main(int argc, char **argv) {
   Gresho();
   RayleighTaylor();
   Hydrostatic();
+  Selectors();
   BadInput();
   const int r = BlastTestFinish("test_custom");
   MPI_Finalize();
