@@ -335,7 +335,10 @@ static void Selectors(void) {
       "MFEM mesh v1.0\n\ndimension\n2\n\nelements\n2\n1 3 0 1 4 3\n2 3 1 2 5 4\n\n"
       "boundary\n6\n1 1 3 0\n1 1 2 5\n2 1 0 1\n2 1 1 2\n2 1 4 3\n2 1 5 4\n\n"
       "vertices\n6\n2\n0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n";
-  TEST_CALL(BlastMeshReadBuffer("two.mesh", two, sizeof two - 1, &mesh));
+  BlastMesh m0 = NULL;
+  TEST_CALL(BlastMeshReadBuffer("two.mesh", two, sizeof two - 1, &m0));
+  TEST_CALL(BlastMeshRefine(m0, 2, &mesh));  // zones enough for two ranks
+  BlastMeshDestroy(&m0);
   a = NewConfig(BLAST_PROBLEM_SOD, 1), c = Custom(a);
   free(a);
   AddMaterial(c, "gas", 1.4);
