@@ -156,6 +156,13 @@ double BlastHydroInitialDensity(BlastHydro h, int z, const double *X) {
   if (h->prob.custom) return BlastProblemRegionRho0(&h->prob, h->zone_region[z], X);
   return BlastProblemRho0(&h->prob, X);
 }
+const BlastMaterial *BlastHydroGetMaterials(BlastHydro h, int *nmat) {
+  *nmat = h->nmat;
+  return h->mats;
+}
+const int *BlastHydroGetZoneMaterials(BlastHydro h) {
+  return h->zone_mat;
+}
 BlastMesh BlastHydroGetMesh(BlastHydro h) {
   return h->mesh;
 }

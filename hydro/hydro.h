@@ -167,7 +167,13 @@ const BlastProblem *BlastHydroGetProblem(BlastHydro h);
 /// The initial density at the initial position X in zone z of this rank: the problem's
 /// (custom problems: that of the zone's region; thread-safe, serialised for them).
 double BlastHydroInitialDensity(BlastHydro h, int z, const double *X);
-/// The (serially refined) mesh the spaces are built on (zone attributes = materials).
+/// The problem's materials (eos.h) and their number (*nmat); the names are
+/// BlastProblemMaterialName's.
+const BlastMaterial *BlastHydroGetMaterials(BlastHydro h, int *nmat);
+/// The material of each of this rank's zones, an index into BlastHydroGetMaterials (local
+/// zone order, as BlastHydroGetSpace's zones).
+const int *BlastHydroGetZoneMaterials(BlastHydro h);
+/// The (serially refined) mesh the spaces are built on (its zone attributes).
 BlastMesh BlastHydroGetMesh(BlastHydro h);
 /// The backend table and context the run uses (for backend-specific reports, e.g. the
 /// GPU profile; the context stays owned by h).

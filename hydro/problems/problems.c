@@ -61,6 +61,15 @@ int BlastProblemMaterials(const BlastProblem *p, BlastMaterial *mats) {
   }
 }
 
+const char *BlastProblemMaterialName(const BlastProblem *p, int i) {
+  if (p->custom) return BlastProblemCustomMaterialName(p, i);
+  if (p->id == BLAST_PROBLEM_TRIPLE_POINT) {
+    static const char *triple[] = {"left", "top", "bottom"};
+    return i >= 0 && i < 3 ? triple[i] : "unknown";
+  }
+  return i == 0 ? "gas" : "unknown";
+}
+
 int BlastProblemMaterialAt(const BlastProblem *p, const double *x) {
   if (p->custom) {  // attribute selectors hold no bare point
     const int r = BlastProblemRegionAt(p, INT_MIN, x);
