@@ -133,7 +133,6 @@ typedef struct {
 // All fields of this rank's vertices and cells; vertex ids start at voff.
 static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
   const BlastSpace *s = BlastHydroGetSpace(v->h);
-  const BlastProblem *prob = BlastHydroGetProblem(v->h);
   const double *x0 = BlastHydroGetInitialPositions(v->h);
   const int *attr = BlastMeshZoneAttr(BlastHydroGetMesh(v->h));
   const int *zone_mat = BlastHydroGetZoneMaterials(v->h);
