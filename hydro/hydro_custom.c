@@ -37,11 +37,11 @@ int BlastSetupCustomRegions(BlastHydro h) {
       const int r = BlastProblemRegionAt(p, ZoneAttr(s, z), X);
       h->zone_region[z] = r;
       if (z < s->nz) h->zone_mat[z] = r >= 0 ? BlastProblemRegionMaterial(p, r) : 0;
-      if (r < 0 && z < bad) bad = z;
+      if (r < 0 && z < s->nz && z < bad) bad = z;  // halo zones: their owner reports them
     }
   }
   int64_t key = kNoZone;
-  if (!ierr && bad < s->nz_ext) {
+  if (!ierr && bad < s->nz) {
     double X[3];
     char zone[256], where[BLAST_PATH_MAX + 64];
     ZoneCentroid(s, bad, X);
