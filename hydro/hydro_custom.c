@@ -119,8 +119,18 @@ static int ZoneValues(BlastHydro h, int nzones, int npz, const double *xi, doubl
   return 0;
 }
 
-// The first zone (lowest index) with a density <= 0 or not finite, or an energy < 0 or not
-// finite, at its npz points: an input error naming the point and the key; key = its gid.
+// What is wrong with density r and specific energy v (e: v is given) in material m: 0
+// nothing, 1 the density (not > 0 or not finite), 2 the energy (not >= 0 or not finite),
+// 3 the pressure (p + p_inf < 0, i.e. rho e < p_inf: a stiffened gas without sound speed).
+static int Defect(const BlastMaterial *m, double r, int e, double v) {
+  if (!(r > 0.0 && isfinite(r))) return 1;
+  if (!e) return 0;
+  if (!(v >= 0.0 && isfinite(v))) return 2;
+  return r * v >= m->p_inf ? 0 : 3;
+}
+
+// The first zone (lowest index) whose data at its npz points have a defect: an input error
+// naming the point and the key; *key = its global id.
 static int CheckValues(BlastHydro h, int npz, const double *xi, const double *rho, const double *e,
                        const char *points, int64_t *key) {
   const BlastSpace *s = h->space;
@@ -129,25 +139,32 @@ static int CheckValues(BlastHydro h, int npz, const double *xi, const double *rh
   for (int z = 0; z < s->nz; z++)
     for (int k = 0; k < npz; k++) {
       const double r = rho[(size_t)z * npz + k], v = e ? e[(size_t)z * npz + k] : 0.0;
-      if (!(r > 0.0 && isfinite(r) && v >= 0.0 && isfinite(v)) && z < bad) bad = z;
+      if (Defect(&h->mats[h->zone_mat[z]], r, e != NULL, v) && z < bad) bad = z;
     }
   if (bad == INT_MAX) return 0;
+  const BlastMaterial *m = &h->mats[h->zone_mat[bad]];
   for (int k = 0; k < npz; k++) {
     const double r = rho[(size_t)bad * npz + k], v = e ? e[(size_t)bad * npz + k] : 0.0;
-    const int rho_bad = !(r > 0.0 && isfinite(r));
-    if (!rho_bad && v >= 0.0 && isfinite(v)) continue;
+    const int what = Defect(m, r, e != NULL, v);
+    if (!what) continue;
     double X[3] = {0, 0, 0};
     BlastSetupZonePoint(s, bad, &xi[(size_t)k * s->dim], X);
     char zone[256], keytext[BLAST_WHERE_MAX + 2 * BLAST_NAME_MAX + 64];
-    const int reg = h->zone_region[bad];
-    BlastProblemRegionKey(&h->prob, reg, !rho_bad, keytext, sizeof keytext);
+    BlastProblemRegionKey(&h->prob, h->zone_region[bad], what > 1, keytext, sizeof keytext);
+    BlastSetupZoneName(h, bad, zone, sizeof zone);
     *key = s->zone_gid[bad];
+    if (what == 3)
+      BlastError(BLAST_ERR_INPUT,
+                 "%s: the initial pressure is %g at (%g, %g, %g), %s of %s, below -p_inf = %g of "
+                 "[material.%s]: the stiffened gas has no sound speed there (p + p_inf must be "
+                 ">= 0)",
+                 keytext, (m->gamma - 1.0) * r * v - m->gamma * m->p_inf, X[0], X[1], X[2], points,
+                 zone, -m->p_inf, BlastProblemMaterialName(&h->prob, h->zone_mat[bad]));
     BlastError(BLAST_ERR_INPUT,
                "%s: the initial %s is %g at (%g, %g, %g), %s of %s (it must be a finite number "
                "%s)",
-               keytext, rho_bad ? "density" : "specific internal energy", rho_bad ? r : v, X[0],
-               X[1], X[2], points, BlastSetupZoneName(h, bad, zone, sizeof zone),
-               rho_bad ? "> 0" : ">= 0");
+               keytext, what == 1 ? "density" : "specific internal energy", what == 1 ? r : v, X[0],
+               X[1], X[2], points, zone, what == 1 ? "> 0" : ">= 0");
   }
   return 0;
 }

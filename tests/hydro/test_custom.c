@@ -406,6 +406,14 @@ static void BadInput(void) {
   AddRegion(c, "cold", "gas", BLAST_SELECT_ALL, 0, NULL, "1", NULL, "y-0.9");
   ExpectInputError("negative energy", c, mesh,
                    (const char *[]){"[region.cold] specific_energy", "custom.ini:", NULL});
+  // a stiffened gas below -p_inf: e >= 0 but no sound speed
+  c = Good2D();
+  AddMaterial(c, "water", 4.4);
+  c->materials[1].eos = BLAST_EOS_STIFFENED_GAS, c->materials[1].p_inf = 6e8;
+  AddRegion(c, "pool", "water", BLAST_SELECT_ALL, 0, NULL, "1000", "-7e8", NULL);
+  ExpectInputError("stiffened gas p < -p_inf", c, mesh,
+                   (const char *[]){"[region.pool] pressure", "below -p_inf = -6e+08",
+                                    "[material.water]", NULL});
   // velocity: a count other than dim, a value that is not finite
   c = Good2D();
   Velocity(&c->regions[0], 3, (const char *[]){"0", "0", "0"});
