@@ -7,9 +7,7 @@
 #include "hydro-impl.h"
 #include "pcg.h"
 
-static int BlastHydroSync(BlastHydro h) {
-  return h->ops->ctx.sync(h->bctx);
-}
+static int BlastHydroSync(BlastHydro h) { return h->ops->ctx.sync(h->bctx); }
 
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
@@ -71,18 +69,16 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   else
     BlastCall(h->ops->zone.momentum_rhs(h->bctx, h->rhs));
   BlastCall(BlastHydroHaloReverseAddDD(h, BLAST_HALO_L, dim, nl, h->rhs));
-  for (int c = 0; c < dim && h->gravity; c++)
+  for (int c = 0; c < dim && h->gravity; c++)  // the components of g that are not 0
     if (h->prob.g[c] != 0.0)
       BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, h->gravity + c * nown, 1.0, h->rhs + c * nl));
   BlastCall(BlastHydroSync(h));
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
   // PCG vectors have their components h1_next apart.
-  for (int c = 0; c < dim; c++)
-    BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
   BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
-  for (int c = 0; c < dim; c++)
-    BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
+  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
   // Ghost copies of the new accelerations from their owners.
   BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
@@ -105,9 +101,9 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
 int BlastHydroRates(BlastHydro h, const double *S, double *k) {
   const double *v = S + h->nx;
   BlastCall(BlastHydroUpdateQData(h, S));
-  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));     // dx/dt = v
-  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));      // dv/dt
-  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));  // de/dt
+  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));               // dx/dt = v
+  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));            // dv/dt
+  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));        // de/dt
   h->qdata_current = 0;
   return 0;
 }
