@@ -8,11 +8,8 @@
 #include <string.h>
 
 #include "blast.h"
-#include "problems.h"
-// expr.h's function BlastExprText has the name of config.h's type: renamed here (unused).
-#define BlastExprText BlastExprTextOfExpr
 #include "expr.h"
-#undef BlastExprText
+#include "problems.h"
 
 typedef struct {
   char name[BLAST_NAME_MAX];
