@@ -7,7 +7,9 @@
 #include "hydro-impl.h"
 #include "pcg.h"
 
-static int BlastHydroSync(BlastHydro h) { return h->ops->ctx.sync(h->bctx); }
+static int BlastHydroSync(BlastHydro h) {
+  return h->ops->ctx.sync(h->bctx);
+}
 
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
@@ -74,9 +76,14 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
   // PCG vectors have their components h1_next apart.
-  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
-  BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
-  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
+  for (int c = 0; c < dim; c++)
+    BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  if (h->coupled_cg)
+    BlastCall(BlastHydroPcgProjected(h, dim, h->cg_b, h->cg_x));
+  else
+    BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
+  for (int c = 0; c < dim; c++)
+    BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
   // Ghost copies of the new accelerations from their owners.
   BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
@@ -99,9 +106,9 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
 int BlastHydroRates(BlastHydro h, const double *S, double *k) {
   const double *v = S + h->nx;
   BlastCall(BlastHydroUpdateQData(h, S));
-  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));               // dx/dt = v
-  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));            // dv/dt
-  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));        // de/dt
+  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));     // dx/dt = v
+  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));      // dv/dt
+  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));  // de/dt
   h->qdata_current = 0;
   return 0;
 }
