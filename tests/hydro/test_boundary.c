@@ -20,6 +20,7 @@
 
 // The box [0,1]^dim in n^dim zones, boundary attribute g+1 on the faces normal to axis g,
 // the vertices mapped by the rotation R (row-major dim x dim).
+static int left_attr = 0;  // > 0: the attribute of the face x = 0 instead (a piston)
 static int RotatedBox(int dim, int n, const double *R, BlastMesh *mesh) {
   const int n2 = dim == 3 ? n : 1, nv = (n + 1) * (n + 1) * (dim == 3 ? n + 1 : 1);
   const int nzn = n * n * n2, nc = 1 << dim, nfc = nc / 2;
@@ -47,7 +48,7 @@ static int RotatedBox(int dim, int n, const double *R, BlastMesh *mesh) {
         int k = 0;
         for (int c = 0; c < nc; c++)
           if (((c >> g) & 1) == s) bv[nfc * nb + k++] = zv[nc * z + c];
-        ba[nb++] = g + 1;
+        ba[nb++] = g == 0 && s == 0 && left_attr > 0 ? left_attr : g + 1;
       }
   }
   const int ierr = BlastMeshCreate(dim, nv, X, nzn, zv, NULL, nb, bv, ba, mesh);
@@ -264,6 +265,67 @@ static void CaseHostile(void) {
                    "type = free");
 }
 
+// A piston: the face x = 0 (attribute 4) moves at velocity (1, 0) into Sod's gas, walls
+// elsewhere. Its nodes (the corners included: velocity over wall) keep v = (1, 0) exactly
+// from the start and move by t; the wall y = 0 keeps v_y = 0.
+static void CasePiston(void) {
+  BlastConfig cfg;
+  RegressionConfig(&cfg, BLAST_PROBLEM_SOD);
+  cfg.max_steps = 4;
+  WallSections(&cfg, 2);
+  cfg.nboundaries = 2;
+  BlastBoundarySpec *p = &cfg.boundaries[1];
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "piston");
+  p->type = BLAST_BOUNDARY_VELOCITY;
+  p->nattr = 1, p->attr[0] = 4;
+  p->nvelocity = 2;
+  snprintf(p->velocity[0].text, BLAST_EXPR_MAX, "1");
+  snprintf(p->velocity[1].text, BLAST_EXPR_MAX, "0");
+  double I[4];
+  Identity(2, I);
+  BlastMesh mesh = NULL;
+  left_attr = 4;
+  TEST_CALL(RotatedBox(2, 4, I, &mesh));
+  left_attr = 0;
+  Run r;
+  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &r.h));
+  const size_t nl = (size_t)r.h->space->h1_nl;
+  r.x = malloc(sizeof(double) * (r.h->nx + 1)), r.v = malloc(sizeof(double) * (r.h->nx + 1));
+  r.e = malloc(sizeof(double) * (r.h->ne + 1));
+  TEST_CALL(BlastHydroGetState(r.h, r.x, r.v, r.e));
+  int np = 0;
+  for (size_t l = 0; l < nl; l++)
+    if (r.x[l] == 0.0) {
+      np++;
+      TEST_ASSERT(r.v[l] == 1.0 && r.v[nl + l] == 0.0, "piston: initial v (%g, %g)", r.v[l],
+                  r.v[nl + l]);
+    }
+  TEST_CALL(BlastHydroRun(r.h, NULL, NULL));
+  TEST_CALL(BlastHydroGetState(r.h, r.x, r.v, r.e));
+  double t, dt, dx = 0.0, vy = 0.0;
+  int steps, at;
+  BlastHydroGetProgress(r.h, &t, &dt, &steps, &at);
+  const double *x0 = r.h->x0_host;
+  for (size_t l = 0; l < nl; l++) {
+    if (x0[l] == 0.0) {
+      TEST_ASSERT(r.v[l] == 1.0 && r.v[nl + l] == 0.0, "piston: v (%g, %g) at t = %g", r.v[l],
+                  r.v[nl + l], t);
+      dx = fmax(dx, fmax(fabs(r.x[l] - t), fabs(r.x[nl + l] - x0[nl + l])));
+    } else if (x0[nl + l] == 0.0) {
+      vy = fmax(vy, fabs(r.v[nl + l]));
+    }
+  }
+  TEST_ASSERT(np == 4 * 2 + 1 && dx <= 1e-14 && vy == 0.0,
+              "piston: %d nodes, moved by t to %.2e, v_y on the wall %.2e", np, dx, vy);
+  printf(
+      "PASS piston: %d nodes at v = (1, 0) (corners too), moved by t = %.4f to %.1e; the wall "
+      "y = 0 keeps v_y = 0\n",
+      np, t, dx);
+  RunFree(&r);
+  TEST_CALL(BlastMeshDestroy(&mesh));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   CaseConventionBits(2, 4);
@@ -271,6 +333,7 @@ int main(int argc, char **argv) {
   CaseRotated(2, 6, 5);
   CaseRotated(3, 3, 3);
   CaseHostile();
+  CasePiston();
   const int r = BlastTestFinish("test_boundary");
   MPI_Finalize();
   return r;
