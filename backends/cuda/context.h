@@ -18,6 +18,7 @@
 //   ops_vec.cu, ops_zone.cu, ops_mass.cu, ops_halo.cu, ops_split.cu
 //                         launch code of the table's groups vec, zone, mass, halo, split
 //                         (the mode's operations through c->mode)
+//   ops_project.cu        mass.project: the wall projection (its kernel, data and launch)
 //   kernels/*.cuh         kernel bodies, each included by one .cu file
 //   device.cu             device selection and CUDA error messages
 //   memory.c              device memory model and advice (host code)
