@@ -289,7 +289,6 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
       rec[nrec++].face = f;
     }
   }
-  (void)fsec;
   NodeBc *nodes = NULL;
   if (!ierr) ierr = BlastMalloc((size_t)s->h1_next + 1, &nodes);
   if (!ierr) {
