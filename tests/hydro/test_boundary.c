@@ -17,6 +17,9 @@
 #include "hydro-impl.h"
 #include "regression_common.h"
 #include "testlib.h"
+#ifdef BLAST_HAVE_CUDA
+#include "blast_cuda.h"
+#endif
 
 // The box [0,1]^dim in n^dim zones, boundary attribute g+1 on the faces normal to axis g,
 // the vertices mapped by the rotation R (row-major dim x dim).
@@ -94,6 +97,8 @@ typedef struct {
   double *x, *v, *e;
 } Run;
 
+static const BlastBackendOps *backend = &blast_backend_cpu;  // `cuda`: the CUDA backend
+
 static void RunSedov(int dim, int n, const double *R, int sections, int steps, Run *out) {
   BlastConfig cfg;
   RegressionConfig(&cfg, BLAST_PROBLEM_SEDOV);
@@ -102,7 +107,7 @@ static void RunSedov(int dim, int n, const double *R, int sections, int steps, R
   if (sections) WallSections(&cfg, dim);
   BlastMesh mesh = NULL;
   TEST_CALL(RotatedBox(dim, n, R, &mesh));
-  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &out->h));
+  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, backend, &out->h));
   TEST_CALL(BlastHydroRun(out->h, NULL, NULL));
   out->x = malloc(sizeof(double) * (out->h->nx + 1));
   out->v = malloc(sizeof(double) * (out->h->nx + 1));
@@ -328,8 +333,61 @@ static void CasePiston(void) {
   TEST_CALL(BlastMeshDestroy(&mesh));
 }
 
+#ifdef BLAST_HAVE_CUDA
+// The rotated runs (the coupled projected PCG) on the CUDA backend: the CPU backend's bits.
+static void CaseGpuEqualsCpu(int dim, int n, int steps) {
+  double R[9];
+  Rotation(dim, R);
+  Run g, c;
+  RunSedov(dim, n, R, 1, steps, &g);
+  const BlastBackendOps *dev = backend;
+  backend = &blast_backend_cpu;
+  RunSedov(dim, n, R, 1, steps, &c);
+  backend = dev;
+  char what[96];
+  snprintf(what, sizeof what, "%dD rotated, %s = cpu: x", dim, dev->name);
+  SameBits(what, g.x, c.x, g.h->nx);
+  snprintf(what, sizeof what, "%dD rotated, %s = cpu: v", dim, dev->name);
+  SameBits(what, g.v, c.v, g.h->nx);
+  snprintf(what, sizeof what, "%dD rotated, %s = cpu: e", dim, dev->name);
+  SameBits(what, g.e, c.e, g.h->ne);
+  printf("%dD rotated (coupled projected PCG), %d steps: %s = cpu bit for bit checked\n", dim,
+         steps, dev->name);
+  RunFree(&g), RunFree(&c);
+}
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
+  if (argc > 1 && !strcmp(argv[1], "cuda")) {
+#ifdef BLAST_HAVE_CUDA
+    if (BlastCudaDeviceCount() <= 0) {
+      printf("test_boundary: no CUDA device: skipped\n");
+      MPI_Finalize();
+      return 77;
+    }
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    BlastGpuInfo info;
+    TEST_CALL(BlastCudaSelectDevice(rank, &info));
+    BlastGpuOptions opt;
+    memset(&opt, 0, sizeof opt);
+    opt.autotune = BLAST_AUTOTUNE_OFF;
+    BlastCudaSetOptions(&opt);
+    backend = &blast_backend_cuda;
+    CaseRotated(2, 6, 5);
+    CaseRotated(3, 3, 3);
+    CaseGpuEqualsCpu(2, 6, 5);
+    CaseGpuEqualsCpu(3, 3, 3);
+    const int r = BlastTestFinish("test_boundary cuda");
+    MPI_Finalize();
+    return r;
+#else
+    printf("test_boundary: built without the CUDA backend: skipped\n");
+    MPI_Finalize();
+    return 77;
+#endif
+  }
   CaseConventionBits(2, 4);
   CaseConventionBits(3, 2);
   CaseRotated(2, 6, 5);
