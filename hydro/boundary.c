@@ -54,24 +54,54 @@ static int SectionsOfAttributes(const BlastConfig *cfg, const int *bdr_attr, int
   return 0;
 }
 
-// The prescribed velocity of a type = velocity section: dim numbers.
-static int SectionVelocity(const BlastConfig *cfg, int k, int dim, double *vel) {
-  const BlastBoundarySpec *b = &cfg->boundaries[k];
-  BlastCheck(b->nvelocity == dim, BLAST_ERR_INPUT,
+// The prescribed velocity of a type = velocity section: dim expressions (numbers or
+// expressions of t), compiled into b->vel_expr[k], their values at t = 0 into b->vel[k].
+static int SectionVelocity(const BlastConfig *cfg, int k, int dim, BlastBoundaryDofs *b) {
+  const BlastBoundarySpec *s = &cfg->boundaries[k];
+  BlastCheck(s->nvelocity == dim, BLAST_ERR_INPUT,
              "%s: [boundary.%s] velocity: %d value%s given, the mesh is %dD (type = velocity "
              "needs %d)",
-             b->where, b->name, b->nvelocity, b->nvelocity == 1 ? "" : "s", dim, dim);
+             s->where, s->name, s->nvelocity, s->nvelocity == 1 ? "" : "s", dim, dim);
+  char what[BLAST_NAME_MAX + 32];
+  snprintf(what, sizeof what, "[boundary.%s] velocity", s->name);
   for (int c = 0; c < dim; c++) {
-    const char *t = b->velocity[c].text;
-    char *end = NULL;
-    vel[c] = strtod(t, &end);
-    while (end && (*end == ' ' || *end == '\t')) end++;
-    BlastCheck(end != t && end && *end == '\0' && isfinite(vel[c]), BLAST_ERR_INPUT,
-               "%s: [boundary.%s] velocity: '%s' is not a finite number (a prescribed "
-               "boundary velocity is constant in time)",
-               b->velocity[c].where[0] ? b->velocity[c].where : b->where, b->name, t);
+    const BlastExprText *e = &s->velocity[c];
+    BlastCall(
+        BlastExprCompile(e->text, e->where[0] ? e->where : s->where, what, &b->vel_expr[k][c]));
+    double value = 0.0;
+    if (!BlastExprIsConstant(b->vel_expr[k][c], &value)) {
+      const double x0[3] = {0, 0, 0};
+      value = BlastExprEval(b->vel_expr[k][c], dim, x0, 0.0);
+      b->time_dependent |= BlastExprUsesTime(b->vel_expr[k][c]);
+    }
+    BlastCheck(isfinite(value), BLAST_ERR_INPUT,
+               "%s: [boundary.%s] velocity: component %d of '%s' is %g at t = 0",
+               e->where[0] ? e->where : s->where, s->name, c + 1, e->text, value);
+    b->vel[k][c] = value;
   }
   return 0;
+}
+
+void BlastBoundaryVelocity(const BlastBoundaryDofs *b, int k, double t, double *v) {
+  const double x0[3] = {0, 0, 0};
+  for (int c = 0; c < b->dim; c++)
+    v[c] = b->vel_expr[k][c] ? BlastExprEval(b->vel_expr[k][c], b->dim, x0, t) : b->vel[k][c];
+}
+
+void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a) {
+  const double x0[3] = {0, 0, 0}, h = 1e-3 * (1.0 + fabs(t));
+  for (int c = 0; c < b->dim; c++) {
+    BlastExpr e = b->vel_expr[k][c];
+    if (!e || !BlastExprUsesTime(e)) {
+      a[c] = 0.0;
+      continue;
+    }
+    const double f2 = BlastExprEval(e, b->dim, x0, t + 2 * h),
+                 f1 = BlastExprEval(e, b->dim, x0, t + h);
+    const double m1 = BlastExprEval(e, b->dim, x0, t - h),
+                 m2 = BlastExprEval(e, b->dim, x0, t - 2 * h);
+    a[c] = (-f2 + 8.0 * f1 - 8.0 * m1 + m2) / (12.0 * h);
+  }
 }
 
 // Outward unit normal of mesh boundary face f (a face of mesh zone z, local face lf).
@@ -242,7 +272,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   for (int k = 0; k < cfg->nboundaries && !ierr; k++) {
     const BlastBoundarySpec *bs = &cfg->boundaries[k];
     if (bs->type == BLAST_BOUNDARY_VELOCITY)
-      ierr = SectionVelocity(cfg, k, dim, b->vel[k]);
+      ierr = SectionVelocity(cfg, k, dim, b);
     else if (bs->nvelocity > 0)
       ierr =
           BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
@@ -252,6 +282,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   }
   if (ierr) {
     BlastFree(&sec);
+    BlastBoundaryFree(b);
     return ierr;
   }
   // Each face's section and outward normal, and the global ids of its nodes.
@@ -380,6 +411,9 @@ void BlastBoundaryFree(BlastBoundaryDofs *b) {
   BlastFree(&b->proj_normal);
   BlastFree(&b->vel_idx);
   BlastFree(&b->vel_section);
+  BlastFree(&b->host_a);
+  for (int k = 0; k < BLAST_MAX_BOUNDARIES; k++)
+    for (int c = 0; c < 3; c++) BlastExprDestroy(&b->vel_expr[k][c]);
   b->nproj = b->nvel = 0;
 }
 

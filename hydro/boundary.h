@@ -9,6 +9,7 @@
 #define BLAST_BOUNDARY_H
 
 #include "config.h"
+#include "expr.h"
 #include "host_device.h"
 #include "space.h"
 
@@ -37,10 +38,14 @@ typedef struct {
   /// ascending dofs and the index of their section in cfg->boundaries.
   int nvel;
   int *vel_idx, *vel_section;
-  /// Per section: the prescribed velocity and its time derivative (constants: 0), valid
-  /// for type = velocity sections (BlastBoundaryVelocity fills them).
+  /// Per section: the prescribed velocity at t = 0 (type = velocity sections), and its
+  /// components as compiled expressions (NULL for the other sections). time_dependent:
+  /// some velocity uses t (the momentum solve then imposes dv/dt, BlastBoundaryAccel).
   int nsections;
   double vel[BLAST_MAX_BOUNDARIES][3];
+  BlastExpr vel_expr[BLAST_MAX_BOUNDARIES][3];
+  int time_dependent;
+  double *host_a;  ///< [dim * h1_next] host scratch of the momentum solve (time_dependent)
 } BlastBoundaryDofs;
 
 /// The constraints of `cfg` (its [boundary.*] sections, or the built-in convention when
@@ -52,6 +57,12 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
 void BlastBoundaryKeepOwned(BlastBoundaryDofs *b, int nown);
 /// Free the lists (the arrays; b itself is the caller's).
 void BlastBoundaryFree(BlastBoundaryDofs *b);
+/// The prescribed velocity of section k at time t (dim values).
+void BlastBoundaryVelocity(const BlastBoundaryDofs *b, int k, double t, double *v);
+/// Its time derivative at t: 0 for a constant; else the fourth-order central difference
+/// (-v(t+2h) + 8 v(t+h) - 8 v(t-h) + v(t-2h)) / (12 h), h = 1e-3 (1 + |t|) (truncation
+/// error h^4 |v'''''| / 30, round-off about 1e-13 |v| / h).
+void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a);
 /// Apply the constraints to an initial velocity (L-vector, nl dofs per component):
 /// prescribed components set, wall normals' parts removed.
 void BlastBoundaryApplyInitial(const BlastBoundaryDofs *b, int nl, double *v);

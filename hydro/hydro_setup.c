@@ -322,6 +322,8 @@ static int PhaseEssentialDofs(Setup *st) {
     h->ess_off = h->bc.ess_off, h->ess_idx = h->bc.ess_idx;  // hydro.c frees them
     h->bc.ess_off = h->bc.ess_idx = NULL;
   }
+  if (!ierr && h->bc.time_dependent)
+    ierr = BlastMalloc((size_t)s->dim * s->h1_next + 1, &h->bc.host_a);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   // the coupled projected PCG where some rank has a wall that is not axis-aligned
   int any = h->bc.nproj > 0;
