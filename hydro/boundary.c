@@ -6,10 +6,15 @@
 #include "boundary.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blast.h"
+// expr.h's accessor BlastExprText shares its name with config.h's type; unused here.
+#define BlastExprText BlastExprTextOfExpr
+#include "expr.h"
+#undef BlastExprText
 
 typedef struct {
   int64_t gid;

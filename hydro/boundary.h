@@ -9,13 +9,15 @@
 #define BLAST_BOUNDARY_H
 
 #include "config.h"
-#include "expr.h"
 #include "host_device.h"
 #include "space.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct BlastExpr_private;  // base/expr.h's BlastExpr (its header is not included next to
+                           // config.h: its accessor BlastExprText shares the type's name)
 
 /// Two wall normals at a node that differ by more than this angle (degrees) are separate
 /// walls, each constrained; closer ones belong to one smooth wall (their average).
@@ -43,7 +45,7 @@ typedef struct {
   /// some velocity uses t (the momentum solve then imposes dv/dt, BlastBoundaryAccel).
   int nsections;
   double vel[BLAST_MAX_BOUNDARIES][3];
-  BlastExpr vel_expr[BLAST_MAX_BOUNDARIES][3];
+  struct BlastExpr_private *vel_expr[BLAST_MAX_BOUNDARIES][3];
   int time_dependent;
   double *host_a;  ///< [dim * h1_next] host scratch of the momentum solve (time_dependent)
 } BlastBoundaryDofs;

@@ -315,7 +315,7 @@ static int PhaseEssentialDofs(Setup *st) {
   BlastHydro h = st->h;
   const BlastSpace *s = h->space;
   double *v0 = st->S0 + h->nx;
-  const int ierr = BlastBoundaryBuild(st->cfg, s, &h->bc);
+  int ierr = BlastBoundaryBuild(st->cfg, s, &h->bc);
   if (!ierr) {
     BlastBoundaryApplyInitial(&h->bc, s->h1_nl, v0);
     BlastBoundaryKeepOwned(&h->bc, s->h1_nown);
