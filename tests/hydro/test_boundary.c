@@ -99,11 +99,13 @@ typedef struct {
 } Run;
 
 static const BlastBackendOps *backend = &blast_backend_cpu;  // `cuda`: the CUDA backend
+static int assembly = BLAST_ASSEMBLY_DEFAULT;                // of the next runs
 
 static void RunSedov(int dim, int n, const double *R, int sections, int steps, Run *out) {
   BlastConfig cfg;
   RegressionConfig(&cfg, BLAST_PROBLEM_SEDOV);
   cfg.max_steps = steps;
+  cfg.assembly = assembly;
   snprintf(cfg.mesh_file, sizeof cfg.mesh_file, "rotated_box.mesh");
   if (sections) WallSections(&cfg, dim);
   BlastMesh mesh = NULL;
@@ -391,6 +393,9 @@ int main(int argc, char **argv) {
     CaseRotated(3, 3, 3);
     CaseGpuEqualsCpu(2, 6, 5);
     CaseGpuEqualsCpu(3, 3, 3);
+    assembly = BLAST_ASSEMBLY_FULL;
+    CaseRotated(2, 6, 5);
+    CaseGpuEqualsCpu(2, 6, 5);
     const int r = BlastTestFinish("test_boundary cuda");
     MPI_Finalize();
     return r;
@@ -404,6 +409,9 @@ int main(int argc, char **argv) {
   CaseConventionBits(3, 2);
   CaseRotated(2, 6, 5);
   CaseRotated(3, 3, 3);
+  assembly = BLAST_ASSEMBLY_FULL;  // the assembled mass matrix too
+  CaseRotated(2, 6, 5);
+  assembly = BLAST_ASSEMBLY_DEFAULT;
   CaseHostile();
   CasePiston("1", 0.0);
   CasePiston("2*t", 2.0);
