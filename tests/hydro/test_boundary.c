@@ -5,6 +5,7 @@
 //    coupled projected PCG on the rotated mesh gives the axis-aligned run rotated
 //    (positions to 1e-12 of the box, |e| to 1e-12 relative, a few steps), the corner
 //    nodes stay fixed and the velocity on the walls is tangential;
+//  - a curved wall of straight faces (quarter annulus): averaged normals radial, v.r = 0;
 //  - pistons (type = velocity, 1 and 2t): their nodes follow the prescribed motion;
 //  - a boundary attribute named by no section, or by two, or a section naming an
 //    attribute the mesh lacks: BLAST_ERR_INPUT naming the attribute (and the mesh file).
@@ -347,6 +348,87 @@ static void CasePiston(const char *vx, double accel) {
   TEST_CALL(BlastMeshDestroy(&mesh));
 }
 
+// A quarter annulus 0.5 <= r <= 1, 0 <= theta <= pi/2 in nr x nt zones (straight-sided):
+// attributes 1, 2 on the inner and outer arcs, 3, 4 on the sides theta = 0, pi/2.
+static int QuarterAnnulus(int nr, int nt, BlastMesh *mesh) {
+  const int nv = (nr + 1) * (nt + 1), nzn = nr * nt;
+  double *X = malloc(sizeof(double) * 2 * nv);
+  int *zv = malloc(sizeof(int) * 4 * nzn), *bv = malloc(sizeof(int) * 2 * 2 * (nr + nt));
+  int *ba = malloc(sizeof(int) * 2 * (nr + nt)), nb = 0;
+  for (int j = 0; j <= nt; j++)
+    for (int i = 0; i <= nr; i++) {
+      const double r = 0.5 + 0.5 * i / nr, th = acos(-1.0) / 2 * j / nt;
+      X[2 * (j * (nr + 1) + i)] = j == nt ? 0.0 : r * cos(th);
+      X[2 * (j * (nr + 1) + i) + 1] = j == 0 ? 0.0 : r * sin(th);
+    }
+  for (int j = 0; j < nt; j++)
+    for (int i = 0; i < nr; i++) {
+      int *z = &zv[4 * (j * nr + i)];
+      z[0] = j * (nr + 1) + i, z[1] = z[0] + 1, z[2] = z[0] + nr + 1, z[3] = z[2] + 1;
+      if (i == 0) bv[2 * nb] = z[0], bv[2 * nb + 1] = z[2], ba[nb++] = 1;
+      if (i == nr - 1) bv[2 * nb] = z[1], bv[2 * nb + 1] = z[3], ba[nb++] = 2;
+      if (j == 0) bv[2 * nb] = z[0], bv[2 * nb + 1] = z[1], ba[nb++] = 3;
+      if (j == nt - 1) bv[2 * nb] = z[2], bv[2 * nb + 1] = z[3], ba[nb++] = 4;
+    }
+  const int ierr = BlastMeshCreate(2, nv, X, nzn, zv, NULL, nb, bv, ba, mesh);
+  free(X), free(zv), free(bv), free(ba);
+  return ierr;
+}
+
+// Curved walls of straight faces (the sharp-angle rule): Taylor-Green's vortex in a quarter
+// annulus with walls all round. At the arcs' vertices the two faces differ by 90/nt < 30
+// degrees: one smooth wall, whose averaged normal is the radial direction there (by
+// symmetry): v.r = 0 to round-off from the start and after the steps; the four corners
+// (arc meets side at 90 degrees) are fixed.
+static void CaseCurvedWall(void) {
+  BlastConfig cfg;
+  RegressionConfig(&cfg, BLAST_PROBLEM_TAYLOR_GREEN);
+  cfg.max_steps = 5;
+  WallSections(&cfg, 2);
+  cfg.boundaries[0].nattr = 4;
+  cfg.boundaries[0].attr[2] = 3, cfg.boundaries[0].attr[3] = 4;
+  BlastMesh mesh = NULL;
+  TEST_CALL(QuarterAnnulus(3, 8, &mesh));
+  Run r;
+  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, backend, &r.h));
+  const size_t nl = (size_t)r.h->space->h1_nl;
+  r.x = malloc(sizeof(double) * (r.h->nx + 1)), r.v = malloc(sizeof(double) * (r.h->nx + 1));
+  r.e = malloc(sizeof(double) * (r.h->ne + 1));
+  TEST_ASSERT(r.h->coupled_cg, "curved wall: the lockstep PCG");
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) TEST_CALL(BlastHydroRun(r.h, NULL, NULL));
+    TEST_CALL(BlastHydroGetState(r.h, r.x, r.v, r.e));
+    const double *x0 = r.h->x0_host;
+    double vr = 0.0, vmax = 0.0;
+    int arc = 0, corners = 0;
+    for (size_t l = 0; l < nl; l++) {
+      const double X = x0[l], Y = x0[nl + l], rad = sqrt(X * X + Y * Y);
+      vmax = fmax(vmax, fmax(fabs(r.v[l]), fabs(r.v[nl + l])));
+      if (fabs(rad - 1.0) > 1e-14 && fabs(rad - 0.5) > 1e-14) continue;  // arcs' vertices
+      if (X == 0.0 || Y == 0.0) {
+        corners += l < (size_t)r.h->space->h1_nown;
+        TEST_ASSERT(r.v[l] == 0.0 && r.v[nl + l] == 0.0, "curved wall: a corner moves");
+        continue;
+      }
+      arc += l < (size_t)r.h->space->h1_nown;
+      vr = fmax(vr, fabs((r.v[l] * X + r.v[nl + l] * Y) / rad));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &arc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &corners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &vr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    TEST_ASSERT(arc == 2 * 7 && corners == 4 && vr <= 1e-14 * vmax,
+                "curved wall (%s): %d arc vertices, %d corners, max |v.r| = %.3e of max |v| %.3e",
+                pass ? "after the steps" : "initial", arc, corners, vr, vmax);
+    printf(
+        "PASS curved wall (%s): |v.r| / max |v| = %.1e at the %d arc vertices, %d corners "
+        "fixed\n",
+        pass ? "after 5 steps" : "initial", vr / vmax, arc, corners);
+  }
+  RunFree(&r);
+  TEST_CALL(BlastMeshDestroy(&mesh));
+}
+
 #ifdef BLAST_HAVE_CUDA
 // The rotated runs (the coupled projected PCG) on the CUDA backend: the CPU backend's bits.
 static void CaseGpuEqualsCpu(int dim, int n, int steps) {
@@ -412,6 +494,7 @@ int main(int argc, char **argv) {
   assembly = BLAST_ASSEMBLY_FULL;  // the assembled mass matrix too
   CaseRotated(2, 6, 5);
   assembly = BLAST_ASSEMBLY_DEFAULT;
+  CaseCurvedWall();
   CaseHostile();
   CasePiston("1", 0.0);
   CasePiston("2*t", 2.0);
