@@ -475,6 +475,7 @@ int main(int argc, char **argv) {
     CaseRotated(3, 3, 3);
     CaseGpuEqualsCpu(2, 6, 5);
     CaseGpuEqualsCpu(3, 3, 3);
+    CaseCurvedWall();
     assembly = BLAST_ASSEMBLY_FULL;
     CaseRotated(2, 6, 5);
     CaseGpuEqualsCpu(2, 6, 5);
