@@ -10,6 +10,7 @@
 
 #include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
+#include "probe.h"
 #include "problems/problems.h"
 #include "safefile.h"
 
@@ -64,6 +65,8 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   if (!info->report) return 0;
   double en, ie, ke;
   BlastCall(BlastHydroNorms(p->hydro, &en, &ie, &ke));
+  BlastHydroHistory hv;
+  BlastCall(BlastHydroHistoryValues(p->hydro, NULL, NULL, &hv));
   if (p->rank) return 0;
   const double wall = MPI_Wtime() - p->wall0;
   // The time advanced by this run (a restart starts at its checkpoint's t).
@@ -71,8 +74,9 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   const double left = done > 0 ? wall * (p->t_final - info->t) / done : 0.0;
   const double dE = (ie + ke - p->energy0) / (p->energy0 != 0.0 ? fabs(p->energy0) : 1.0);
   fprintf(p->out,
-          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s",
-          info->step, info->t, info->dt, info->e_norm, dE, wall, left);
+          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, min |J|/|J0| = %.3e, "
+          "wall %.2f s, left ~%.1f s",
+          info->step, info->t, info->dt, info->e_norm, dE, hv.min_jratio, wall, left);
   BlastBalanceInfo bal;
   BlastHydroGetBalance(p->hydro, &bal);
   if (bal.active)
@@ -255,7 +259,11 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
 // not one (a stray continuation byte, a truncated or overlong sequence, a surrogate).
 static int Utf8Length(const unsigned char *p) {
   const unsigned c = p[0];
-  int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  int n = c < 0x80             ? 1
+          : (c & 0xE0) == 0xC0 ? 2
+          : (c & 0xF0) == 0xE0 ? 3
+          : (c & 0xF8) == 0xF0 ? 4
+                               : 0;
   if (n == 0 || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4)) return 0;
   for (int i = 1; i < n; i++)
     if ((p[i] & 0xC0) != 0x80) return 0;
@@ -377,7 +385,8 @@ static void MeshSource(const BlastConfig *cfg, char *buf, size_t n) {
   for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
     len += snprintf(buf + len, n - (size_t)len, " %d", cfg->elements[d]);
   for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
-    len += snprintf(buf + len, n - (size_t)len, "%s%.17g", d ? " x " : " zones, size ", cfg->size[d]);
+    len +=
+        snprintf(buf + len, n - (size_t)len, "%s%.17g", d ? " x " : " zones, size ", cfg->size[d]);
 }
 
 int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRunSummary *s) {
