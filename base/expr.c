@@ -238,7 +238,7 @@ int BlastExprUsesTime(BlastExpr e) {
   return e->uses_time;
 }
 
-const char *BlastExprText(BlastExpr e) {
+const char *BlastExprGetText(BlastExpr e) {
   return e->text;
 }
 const char *BlastExprWhere(BlastExpr e) {

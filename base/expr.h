@@ -44,7 +44,7 @@ double BlastExprEval(BlastExpr e, int dim, const double *x, double t);
 int BlastExprEvalMany(BlastExpr e, int dim, size_t n, const double *x, double t, double *out);
 /// The text and the `where`/`what` of the expression (for messages about its values, such
 /// as "density is -1 at (0.5, 0.25)").
-const char *BlastExprText(BlastExpr e);
+const char *BlastExprGetText(BlastExpr e);
 const char *BlastExprWhere(BlastExpr e);
 const char *BlastExprWhat(BlastExpr e);
 

@@ -63,7 +63,7 @@ static void Values(void) {
   if (e) {
     TEST_ASSERT(BlastExprUsesTime(e) == 1, "cos(t)*x uses t");
     TEST_ASSERT(!BlastExprIsConstant(e, NULL), "cos(t)*x is not a plain number");
-    TEST_ASSERT(strcmp(BlastExprText(e), "cos(t)*x") == 0, "text");
+    TEST_ASSERT(strcmp(BlastExprGetText(e), "cos(t)*x") == 0, "text");
     TEST_ASSERT(strcmp(BlastExprWhere(e), "a.ini:3") == 0, "where");
     TEST_ASSERT(strcmp(BlastExprWhat(e), "[exact] density") == 0, "what");
     BlastExprDestroy(&e);
