@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "blast.h"
-// expr.h's accessor BlastExprText shares its name with config.h's type; unused here.
-#define BlastExprText BlastExprTextOfExpr
 #include "expr.h"
-#undef BlastExprText
 
 typedef struct {
   int64_t gid;

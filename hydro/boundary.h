@@ -16,8 +16,7 @@
 extern "C" {
 #endif
 
-struct BlastExpr_private;  // base/expr.h's BlastExpr (its header is not included next to
-                           // config.h: its accessor BlastExprText shares the type's name)
+struct BlastExpr_private;  // base/expr.h's BlastExpr
 
 /// Two wall normals at a node that differ by more than this angle (degrees) are separate
 /// walls, each constrained; closer ones belong to one smooth wall (their average).
