@@ -3,6 +3,7 @@
 #ifndef BLAST_HYDRO_IMPL_H
 #define BLAST_HYDRO_IMPL_H
 
+#include "boundary.h"
 #include "halo.h"
 #include "hybrid.h"
 #include "hydro.h"
@@ -35,6 +36,8 @@ struct BlastHydro_private {
   int nmat;
   int64_t *mv_rowptr;  // 64-bit row offsets of the mass matrix (its entries may exceed 2^31)
   int *mv_col, *mv_rows, *ess_off, *ess_idx;
+  BlastBoundaryDofs bc;  // the boundary conditions (ess_off/ess_idx moved out to the above)
+  int coupled_cg;        // 1: some wall is not axis-aligned (the coupled projected PCG)
   // partial assembly (hd.assembly == BLAST_ASSEMBLY_PARTIAL)
   double *pa_qmass;  // [nz_ext*nqp] rho0 |J0| w of the mass operator
   int *pa_zones;     // [nz_ext] zone order of the mass action

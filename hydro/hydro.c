@@ -51,6 +51,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->mv_col);
   BlastFree(&h->ess_off);
   BlastFree(&h->ess_idx);
+  BlastBoundaryFree(&h->bc);
   BlastTensorTablesDestroy(&h->tab);
   BlastSpaceDestroy(&h->space);
   BlastTopologyDestroy(&h->topo);

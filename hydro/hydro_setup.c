@@ -317,29 +317,27 @@ static int PhaseInitialData(Setup *st) {
   return 0;
 }
 
-// The constrained dofs: their initial velocity is zeroed; the owned ones are kept.
+// The boundary conditions (boundary.h): the initial velocity constrained (prescribed
+// components set, wall normals' parts removed); the owned constrained dofs are kept.
 static int PhaseEssentialDofs(Setup *st) {
   if (st->rebuild) return 0;  // the discretisation's, and the state's velocity
   BlastHydro h = st->h;
   const BlastSpace *s = h->space;
-  const int dim = st->dim, nl = s->h1_nl, nown = s->h1_nown;
   double *v0 = st->S0 + h->nx;
-  const int ierr = BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx);
+  int ierr = BlastBoundaryBuild(st->cfg, s, &h->bc);
   if (!ierr) {
-    for (int c = 0; c < dim; c++)
-      for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++)
-        if (h->ess_idx[i] < nl) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
-    // Keep only the owned constrained dofs (the solver works on owned dofs).
-    int orig_off[4];
-    for (int c = 0; c <= dim; c++) orig_off[c] = h->ess_off[c];
-    for (int c = 0, n = 0; c < dim; c++) {
-      h->ess_off[c] = n;
-      for (int i = orig_off[c]; i < orig_off[c + 1]; i++)
-        if (h->ess_idx[i] < nown) h->ess_idx[n++] = h->ess_idx[i];
-      h->ess_off[c + 1] = n;
-    }
+    BlastBoundaryApplyInitial(&h->bc, s->h1_nl, v0);
+    BlastBoundaryKeepOwned(&h->bc, s->h1_nown);
+    h->ess_off = h->bc.ess_off, h->ess_idx = h->bc.ess_idx;  // hydro.c frees them
+    h->bc.ess_off = h->bc.ess_idx = NULL;
   }
+  if (!ierr && h->bc.time_dependent)
+    ierr = BlastMalloc((size_t)s->dim * s->h1_next + 1, &h->bc.host_a);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+  // the coupled projected PCG where some rank has a wall that is not axis-aligned
+  int any = h->bc.nproj > 0;
+  BlastCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, h->comm));
+  h->coupled_cg = any;
   return 0;
 }
 
@@ -434,6 +432,7 @@ static int PhaseBackendData(Setup *st) {
   hd->me_inv = h->me_inv;
   hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;
   hd->ess_off = h->ess_off, hd->ess_idx = h->ess_idx;
+  hd->nproj = h->bc.nproj, hd->proj_idx = h->bc.proj_idx, hd->proj_normal = h->bc.proj_normal;
   for (int w = 0; w < 2; w++) {
     hd->halo[w].nsend = BlastHaloSendCount(h->halo[w]);
     hd->halo[w].nrecv = BlastHaloRecvCount(h->halo[w]);
