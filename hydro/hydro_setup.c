@@ -301,7 +301,8 @@ static int PhaseInitialData(Setup *st) {
   // Point sources ([source.NAME]) add to the initial energy; on Sedov they replace the
   // built-in deposit.
   int npoint = 0;
-  for (int i = 0; i < st->cfg->nsources; i++) npoint += st->cfg->sources[i].kind == BLAST_SOURCE_POINT;
+  for (int i = 0; i < st->cfg->nsources; i++)
+    npoint += st->cfg->sources[i].kind == BLAST_SOURCE_POINT;
   if (h->prob.id == BLAST_PROBLEM_SEDOV && !npoint)
     BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
   if (h->prob.id == BLAST_PROBLEM_SEDOV && npoint)
@@ -446,7 +447,10 @@ static int PhaseBackendData(Setup *st) {
   }
   hd->qpar.dim = st->dim, hd->qpar.order_k = st->k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = st->cfg->cfl;
-  hd->tg_source = h->prob.tg_source;
+  int npower = 0;  // power sources ([source.NAME] power) replace the built-in TG source
+  for (int i = 0; i < st->cfg->nsources; i++)
+    npower += st->cfg->sources[i].kind == BLAST_SOURCE_POWER;
+  hd->tg_source = h->prob.tg_source && !npower;
   if (!st->partial) {
     hd->full.rowptr = h->mv_rowptr, hd->full.col = h->mv_col, hd->full.val = h->mv_val;
     hd->full.J0inv = h->qp_J0inv;
