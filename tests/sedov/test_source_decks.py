@@ -9,6 +9,7 @@
   8x8 zones to t = 0.75: |e| and the velocity errors (L1, L2, Linf) within 1e-12 relative
   (the state differs from the built-in's by round-off: the heating is integrated on the
   host instead of inside the kernels).
+- inputs/sedov_disc2d.ini for 5 steps: the total energy is the source's 1 (1e-14), kept.
 - Bad decks: a source point outside the mesh, a power expression that does not parse, a
   [source.*] section on a built-in problem: exit 2, the deck line, the section and key,
   nothing written (the sha1 of every file under the work folder is the same).
@@ -85,6 +86,21 @@ for deck, steps, extra in PAIRS:
         print("%-15s np%d: %d steps, |e| relative difference %.2e, velocity L2 error %.12e "
               "(built-in %.12e)" % (deck, ranks, a["steps"], rel(a["e_norm"], b["e_norm"]),
                                     b["velocity_error_l2"], a["velocity_error_l2"]))
+
+# The disc deck (the full blast, E = 1, at the centre of an unstructured disc with a wall
+# rim): a few steps, the energy deposited and kept (test_sedov_disc runs it to t = 0.6).
+for ranks in (1, 2):
+    out = os.path.join(work, "sedov_disc2d_np%d" % ranks)
+    p = run(os.path.join(inputs, "sedov_disc2d.ini"), out, ranks, 5)
+    if check(p.returncode == 0, "sedov_disc2d np%d: exit %d\n%s" % (ranks, p.returncode,
+                                                                  p.stderr[-2000:])):
+        with open(os.path.join(out, "summary.json")) as f:
+            d = json.load(f)
+        check(abs(d["energy_total_initial"] - 1.0) <= 1e-14 and abs(d["energy_total"] - 1.0) <= 1e-13,
+              "sedov_disc2d np%d: energy %r, initially %r, expected 1" % (ranks, d["energy_total"],
+                                                                         d["energy_total_initial"]))
+        print("sedov_disc2d    np%d: %d steps, total energy %.17g (initially %.17g)"
+              % (ranks, d["steps"], d["energy_total"], d["energy_total_initial"]))
 
 
 def tree_sha1(root):
