@@ -16,6 +16,14 @@
 #include "io_test_meshes.h"
 #include "regression_common.h"
 #include "testlib.h"
+#ifdef BLAST_TEST_CUDA
+#include "blast_cuda.h"
+// The GPU build of this test (tests/gpu): every run on the CUDA backend, and the power
+// source's runs also against the CPU backend's, bit for bit.
+static const BlastBackendOps *const kOps = &blast_backend_cuda;
+#else
+static const BlastBackendOps *const kOps = &blast_backend_cpu;
+#endif
 
 enum { kMaxSteps = 512 };
 
@@ -35,11 +43,11 @@ typedef struct {
   double err[4], field[2], energy0, energy;
 } Run;
 
-static void RunIt(const BlastConfig *cfg, BlastMesh mesh, Run *r) {
+static void RunOn(const BlastBackendOps *ops, const BlastConfig *cfg, BlastMesh mesh, Run *r) {
   memset(r, 0, sizeof *r);
   r->log = (StepLog){0, kMaxSteps, r->e, r->dt, 0};
   BlastHydro h = NULL;
-  TEST_CALL(BlastHydroCreate(cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  TEST_CALL(BlastHydroCreate(cfg, mesh, MPI_COMM_WORLD, ops, &h));
   if (!h) return;
   double dt0, en, ie, ke;
   BlastHydroGetInitial(h, &dt0, &r->energy0);
@@ -49,6 +57,20 @@ static void RunIt(const BlastConfig *cfg, BlastMesh mesh, Run *r) {
   TEST_CALL(BlastHydroNorms(h, &en, &ie, &ke));
   r->energy = ie + ke;
   BlastHydroDestroy(&h);
+}
+
+static void RunIt(const BlastConfig *cfg, BlastMesh mesh, Run *r) {
+  RunOn(kOps, cfg, mesh, r);
+#ifdef BLAST_TEST_CUDA
+  if (!cfg->nsources) return;
+  static Run c;
+  RunOn(&blast_backend_cpu, cfg, mesh, &c);
+  int same = r->log.nsteps == c.log.nsteps;
+  for (int s = 1; s <= r->log.nsteps && s < kMaxSteps && same; s++) same = r->e[s] == c.e[s];
+  TEST_ASSERT(same && r->energy == c.energy,
+              "GPU and CPU differ: %d and %d steps, energy %.17g and %.17g", r->log.nsteps,
+              c.log.nsteps, r->energy, c.energy);
+#endif
 }
 
 static double Rel(double a, double b) {
