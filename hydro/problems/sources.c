@@ -93,6 +93,14 @@ static int DepositPoint(BlastHydro h, const BlastSourceSpec *src, const double *
   const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp, nz = s->nz;
   char pt[128];
   PointText(dim, src->point, pt, sizeof pt);
+  // The same on every rank (the configuration is).
+  if (!(src->energy > 0.0 && isfinite(src->energy))) {
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                    "%s: [source.%s] energy = %g: the deposited energy must be a positive number",
+                    src->where, src->name, src->energy);
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_INPUT;
+  }
   int found = 0;
 #pragma omp parallel for schedule(static) reduction(+ : found)
   for (int z = 0; z < nz; z++) {

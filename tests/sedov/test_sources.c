@@ -7,7 +7,8 @@
 //    zones whose closure holds the point (1, 2, 4 (3D edge), 2^dim zones), and nowhere
 //    else; the energy is the hand-set number, not the code's;
 //  - two sources add up;
-//  - a point outside the mesh is an input error naming the source and its deck line.
+//  - a point outside the mesh, a negative energy are input errors naming the source and
+//    its deck line.
 // Usage: test_sources (one rank or several).
 #include <math.h>
 #include <string.h>
@@ -116,6 +117,14 @@ static void Outside(int dim, BlastMesh mesh) {
   BlastConfig cfg;
   RegressionConfig(&cfg, BLAST_PROBLEM_SEDOV);
   cfg.mesh_dim = dim;
+  AddSource(&cfg, "neg", -1.0, 0.5, 0.5, 0.5);
+  BlastHydro hn = NULL;
+  const int ineg = BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &hn);
+  const char *mneg = BlastErrorMessage();
+  TEST_ASSERT(ineg == BLAST_ERR_INPUT && mneg && strstr(mneg, "[source.neg] energy"),
+              "%dD: a negative energy gave %d '%s'", dim, ineg, mneg ? mneg : "");
+  BlastHydroDestroy(&hn);
+  cfg.nsources = 0;
   AddSource(&cfg, "far", 1.0, 0.5, 1.25, 0.5);
   BlastHydro h = NULL;
   const int ierr = BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h);
