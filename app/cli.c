@@ -96,7 +96,11 @@ void BlastCliPrintHelp(FILE *out) {
           "%s\n\n"
           "Runs the Lagrangian hydrodynamics problem described by an INI deck. Any deck key\n"
           "can be overridden after the deck as section.key=value, with the same checks as\n"
-          "a deck line. Relative mesh paths are taken from the deck's directory.\n\n"
+          "a deck line; a key of a named section the deck has as family.NAME.key=value\n"
+          "(e.g. region.pool.density=900). Relative mesh paths are taken from the deck's\n"
+          "directory. Named sections ([material.NAME], [region.NAME], [source.NAME] and\n"
+          "[exact] with [problem] name = custom; [boundary.NAME] and [probe.NAME] with any\n"
+          "problem) fill an array each, in the order of their first header.\n\n"
           "options:\n",
           kUsage);
   for (size_t o = 0; o < sizeof kOptions / sizeof kOptions[0]; o++) {

@@ -86,6 +86,6 @@ int main(int argc, char **argv) {
   // BLAST_ERROR_TRACE=1: print where bad input and numerical failures were raised too.
   const char *trace_all = getenv("BLAST_ERROR_TRACE");
   BlastErrorSetTraceAll(trace_all && atoi(trace_all) > 0);
-  RunState rs = {NULL, NULL, NULL, NULL, NULL, {-1}, {-1}};
+  RunState rs = {NULL, NULL, NULL, NULL, NULL, NULL, {-1}, {-1}};
   return Finish(ParseAndRun(argc, argv, &rs), &rs);
 }

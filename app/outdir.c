@@ -26,8 +26,12 @@
 
 // The files a run writes into its directory. Any of them marks the directory as holding
 // an earlier run's results (a lone temporary: a run that died while writing them).
-static const char *const kOurFiles[] = {"summary.json", ".summary.json.tmp"};
+static const char *const kOurFiles[] = {"summary.json", ".summary.json.tmp", "history.csv",
+                                        ".history.csv.tmp"};
 enum { kNumOurFiles = sizeof kOurFiles / sizeof kOurFiles[0] };
+// The time history a restart continues in its run's directory (app/history.c): removed
+// only by [output] overwrite, for another run.
+static const char kHistoryFile[] = "history.csv";
 
 enum {
   kProbeBytes = 64 * 1024,  // written and synced: a full disk or quota shows up now
@@ -519,6 +523,7 @@ static int PrepareLocal(const char *dir, const char *marker_dir, const BlastOutd
   }
   for (int i = 0; (overwrite || out->same) && i < kNumOurFiles; i++) {
     char path[kPathLen];
+    if (out->same && !strcmp(kOurFiles[i], kHistoryFile)) continue;
     BlastCall(JoinPath(path, sizeof path, dir, kOurFiles[i]));
     if (unlink(path) == 0) {
       out->replaced = 1;

@@ -10,15 +10,30 @@
 
 #include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
+#include "probe.h"
 #include "problems/problems.h"
 #include "safefile.h"
 
-void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape *s,
+// One material: "gas: ideal_gas, gamma 1.4" (", p_inf 6e+08" for a stiffened gas).
+static void PrintMaterial(FILE *out, const BlastProblem *prob, const BlastMaterial *m, int i) {
+  fprintf(out, "%d %s: %s, gamma %.10g", i, BlastProblemMaterialName(prob, i),
+          BlastEosKindName(m->kind), m->gamma);
+  if (m->kind == BLAST_EOS_STIFFENED_GAS) fprintf(out, ", p_inf %.10g", m->p_inf);
+  fprintf(out, "\n");
+}
+
+void BlastReportBanner(FILE *out, const BlastConfig *cfg, BlastHydro h, const BlastHydroShape *s,
                        const char *backend, double dt0, double e_norm0, double energy0) {
   fprintf(out, "\n");
   fprintf(out, "  problem        %s (%dD)%s\n", BlastProblemName(cfg->problem), s->dim,
           cfg->deck_path[0] ? "" : "");
   fprintf(out, "  deck           %s\n", cfg->deck_path[0] ? cfg->deck_path : "(none)");
+  int nmat;
+  const BlastMaterial *mats = BlastHydroGetMaterials(h, &nmat);
+  for (int i = 0; i < nmat; i++) {
+    fprintf(out, "  %s", i ? "               " : "materials      ");
+    PrintMaterial(out, BlastHydroGetProblem(h), &mats[i], i);
+  }
   fprintf(out, "  mesh           %s, refined %d serial + %d parallel\n",
           cfg->mesh_file[0] ? cfg->mesh_file : "generated box", cfg->refine_serial,
           cfg->refine_parallel);
@@ -64,6 +79,8 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   if (!info->report) return 0;
   double en, ie, ke;
   BlastCall(BlastHydroNorms(p->hydro, &en, &ie, &ke));
+  BlastHydroHistory hv;
+  BlastCall(BlastHydroHistoryValues(p->hydro, NULL, NULL, &hv));
   if (p->rank) return 0;
   const double wall = MPI_Wtime() - p->wall0;
   // The time advanced by this run (a restart starts at its checkpoint's t).
@@ -71,8 +88,9 @@ int BlastReportStep(void *progress, const BlastStepInfo *info) {
   const double left = done > 0 ? wall * (p->t_final - info->t) / done : 0.0;
   const double dE = (ie + ke - p->energy0) / (p->energy0 != 0.0 ? fabs(p->energy0) : 1.0);
   fprintf(p->out,
-          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, wall %.2f s, left ~%.1f s",
-          info->step, info->t, info->dt, info->e_norm, dE, wall, left);
+          "step %5d, t = %.4f, dt = %.6f, |e| = %.10e, dE/E0 = %+.2e, min |J|/|J0| = %.3e, "
+          "wall %.2f s, left ~%.1f s",
+          info->step, info->t, info->dt, info->e_norm, dE, hv.min_jratio, wall, left);
   BlastBalanceInfo bal;
   BlastHydroGetBalance(p->hydro, &bal);
   if (bal.active)
@@ -88,6 +106,8 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   memset(sum, 0, sizeof *sum);
   const BlastHydroTimers *tm = BlastHydroGetTimers(h);
   sum->shape = BlastHydroGetShape(h);
+  sum->prob = BlastHydroGetProblem(h);
+  sum->mats = BlastHydroGetMaterials(h, &sum->nmat);
   sum->backend = backend;
   sum->wall = wall, sum->setup_wall = setup_wall;
   BlastHydroGetProgress(h, &sum->t, &sum->dt, &sum->steps, &sum->attempts);
@@ -358,6 +378,20 @@ static void JsonNumber(FILE *f, const char *key, double v, int comma) {
     fprintf(f, "  \"%s\": null%s\n", key, comma ? "," : "");
 }
 
+// "materials": [{"name": ..., "eos": ..., "gamma": ..., "p_inf": ...}, ...], the index of
+// each the value of the dumps' `material` field.
+static void JsonMaterials(FILE *f, const BlastRunSummary *s) {
+  fprintf(f, "  \"materials\": [");
+  for (int i = 0; i < s->nmat; i++) {
+    fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+    JsonString(f, BlastProblemMaterialName(s->prob, i));
+    fprintf(f, ", \"eos\": ");
+    JsonString(f, BlastEosKindName(s->mats[i].kind));
+    fprintf(f, ", \"gamma\": %.17g, \"p_inf\": %.17g}", s->mats[i].gamma, s->mats[i].p_inf);
+  }
+  fprintf(f, "%s],\n", s->nmat ? "\n  " : "");
+}
+
 // "balance": the CPU+GPU split ({"mode": "off"} without one).
 static void JsonBalance(FILE *f, const BlastRunSummary *s) {
   const BlastBalanceInfo *b = &s->balance;
@@ -402,6 +436,7 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   JsonKeyString(f, "git", BLAST_GIT);
   JsonKeyString(f, "problem", BlastProblemName(cfg->problem));
   JsonKeyString(f, "deck", cfg->deck_path);
+  JsonMaterials(f, s);
   JsonKeyString(f, "mesh", mesh);
   JsonKeyString(f, "ode_solver", BlastOdeName(cfg->ode_solver));
   JsonNumber(f, "cfl", cfg->cfl, 1);

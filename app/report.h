@@ -55,6 +55,9 @@ typedef struct {
   const char *viz;          ///< "" or the XDMF time series of the dumps
   int viz_dumps;            ///< dumps in that series
   const char *deck_text;    ///< the resolved deck (INI), as stored in checkpoints (set by main)
+  const BlastProblem *prob;  ///< the problem (material names), owned by the solver
+  const BlastMaterial *mats; ///< [nmat] its materials, owned by the solver
+  int nmat;
 } BlastRunSummary;
 
 /// State of the progress reporter (rank 0 prints).
@@ -69,8 +72,10 @@ typedef struct {
   FILE *out;
 } BlastProgress;
 
-void BlastReportBanner(FILE *out, const BlastConfig *cfg, const BlastHydroShape *shape,
-                       const char *backend, double dt0, double e_norm0, double energy0);
+/// The banner; h gives the materials.
+void BlastReportBanner(FILE *out, const BlastConfig *cfg, BlastHydro h,
+                       const BlastHydroShape *shape, const char *backend, double dt0,
+                       double e_norm0, double energy0);
 /// BlastStepCallback that prints the progress line on report steps and repeated steps.
 int BlastReportStep(void *progress, const BlastStepInfo *info);
 /// Gather timings and counters over ranks and compute the figures of merit. Collective.

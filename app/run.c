@@ -15,6 +15,7 @@ void RunStateFree(RunState *rs) {
   BlastOutdirRelease(&rs->lock_chk);
   BlastOutdirRelease(&rs->lock_out);
   BlastVizDestroy(&rs->viz);
+  BlastHistoryDestroy(&rs->history);
   free(rs->deck_text);
   rs->deck_text = NULL;
   BlastEnergyDestroy(&rs->meter);
@@ -35,6 +36,7 @@ int BlastRun(int argc, char **argv, BlastConfig *cfg, RunState *rs) {
   BlastCall(RunOpenDirs(&p, rs));
   BlastCall(RunBanner(&p, rs));
   BlastCall(RunStartViz(&p, rs));
+  BlastCall(RunStartHistory(&p, rs));
   p.setup = MPI_Wtime() - p.wall0;
   RunLoopEnd end;
   BlastCall(RunTimeLoop(&p, rs, &end));

@@ -10,6 +10,7 @@
 ///   RunOpenDirs         run_dirs.c    the folders created, locked, marked; old checkpoints removed
 ///   RunBanner           run_banner.c  banner, warnings, memory, where a restart continues from
 ///   RunStartViz         run_loop.c    the first dump
+///   RunStartHistory     run_loop.c    history.csv opened (continued by a restart), its first line
 ///   RunTimeLoop         run_loop.c    the time steps with their viz, checkpoint, energy hooks
 ///   RunReport           run_finish.c  summary (printed, summary.json), how to continue
 ///   RunRelease          run_finish.c  the objects freed, the GPU profile printed
@@ -26,6 +27,7 @@
 #include "config.h"
 #include "energy.h"
 #include "fault.h"
+#include "history.h"
 #include "hydro.h"
 #include "mesh.h"
 #include "outdir.h"
@@ -38,6 +40,7 @@ typedef struct {
   BlastHydro h;
   BlastEnergy meter;
   BlastViz viz;
+  BlastHistory history;                // history.csv ([output] history_steps), or NULL
   char *deck_text;                     // the resolved deck, stored in checkpoints
   BlastOutdirLock lock_out, lock_chk;  // held by rank 0 while the run writes
 } RunState;
@@ -66,6 +69,7 @@ typedef struct {
   int chk_inside;   // it is inside the output folder
   int chk_own_dir;  // it is checkpointed, apart and outside: locked and marked on its own
   int viz_on;       // dumps are written (into viz_dir)
+  int out_same;     // the output folder already was this run's (a restart continues it)
   char viz_dir[BLAST_PATH_MAX + 8], viz_series[BLAST_PATH_MAX + 32];
   // the setup (RunSetup)
   double wall0;                             // MPI_Wtime at the start of the setup
@@ -115,6 +119,8 @@ int RunOpenDirs(RunPlan *p, RunState *rs);
 int RunBanner(RunPlan *p, RunState *rs);
 /// The dump of the initial (or restarted) state, when dumps are on.
 int RunStartViz(RunPlan *p, RunState *rs);
+/// history.csv opened (a restart continues its run's) and the line of the starting state.
+int RunStartHistory(RunPlan *p, RunState *rs);
 /// The time steps, with the dumps, checkpoints and energy meter; `end` says how it ended.
 int RunTimeLoop(RunPlan *p, RunState *rs, RunLoopEnd *end);
 /// The summary: printed and written to summary.json by rank 0, with the command that

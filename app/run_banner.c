@@ -68,7 +68,8 @@ int RunBanner(RunPlan *p, RunState *rs) {
   BlastHydroShape shape = BlastHydroGetShape(h);
   BlastHydroGetInitial(h, &p->dt0, &p->energy0);
   BlastCall(BlastHydroENorm(h, &p->e_norm0));
-  if (!p->rank) BlastReportBanner(stdout, cfg, &shape, p->backend, p->dt0, p->e_norm0, p->energy0);
+  if (!p->rank)
+    BlastReportBanner(stdout, cfg, h, &shape, p->backend, p->dt0, p->e_norm0, p->energy0);
   if (!p->rank && cfg->cfl > BlastCflStableMax(cfg->ode_solver)) WarnUnstableCfl(cfg);
   BlastCall(PrintBackendMemory(p, h, &shape));
   BlastHydroGetProgress(h, &p->t_start, NULL, NULL, NULL);

@@ -99,6 +99,7 @@ int RunOpenDirs(RunPlan *p, RunState *rs) {
                                cfg->output_overwrite, p->run_id, p->restart, &rs->lock_out,
                                &replaced, &same_run, note, sizeof note));
   if (!rank && note[0]) printf("  note: %s\n", note);
+  p->out_same = same_run;
   if (!rank && replaced && !same_run)
     printf("  (removed the earlier results in %s: [output] overwrite = true)\n", cfg->output_dir);
   int chk_same = same_run;

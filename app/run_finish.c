@@ -92,6 +92,7 @@ int RunReport(int argc, char **argv, RunPlan *p, RunState *rs, const RunLoopEnd 
     BlastReportSummary(stdout, &sum);
     BlastCall(BlastReportWriteJson(cfg->output_dir, cfg, &sum));
     printf("\n  summary written to %s/summary.json\n", cfg->output_dir);
+    if (cfg->history_steps > 0) printf("  history written to %s/history.csv\n", cfg->output_dir);
     if (StoppedEarly(end)) {
       printf("  stopped by %s: continue with\n    ", BlastSignalName(end->signal));
       PrintRestartCommand(argc, argv, cfg->deck_path, end->chk.path);
@@ -120,6 +121,7 @@ static int PrintGpuProfile(const RunPlan *p, BlastHydro h) {
 
 int RunRelease(RunPlan *p, RunState *rs) {
   BlastCall(BlastVizDestroy(&rs->viz));
+  BlastHistoryDestroy(&rs->history);  // closed at the end of the time loop
   BlastOutdirRelease(&rs->lock_chk);
   BlastOutdirRelease(&rs->lock_out);
   free(rs->deck_text);

@@ -16,6 +16,8 @@
 #include "run.h"
 #include "signals.h"
 
+enum { kNoteLen = 2 * BLAST_PATH_MAX + 256 };
+
 // What the step hook reads and decides.
 typedef struct {
   BlastProgress *progress;
@@ -25,7 +27,8 @@ typedef struct {
   const BlastConfig *cfg;
   BlastHydro h;
   BlastViz viz;
-  double viz_next_t;  // the next multiple of viz_dt to dump at
+  BlastHistory history;  // history.csv, or NULL
+  double viz_next_t;     // the next multiple of viz_dt to dump at
   RunCheckpoints *chk;
   int chk_due;  // this accepted step asked for a checkpoint (and stopped BlastHydroRun)
   int signal;   // the signal that stops the run (0: none)
@@ -64,6 +67,7 @@ static int OnStep(void *user, const BlastStepInfo *info) {
     }
     if (due) BlastCall(BlastVizWrite(hook->viz, info->step, info->t));
   }
+  BlastCall(BlastHistoryStep(hook->history, info->step, info->t, info->dt, info->last));
   // Checkpoint triggers. Signals and wall time differ between ranks: one reduction makes
   // the decision the same everywhere.
   int local[2] = {BlastSignalPending(), 0}, any[2];
@@ -156,6 +160,14 @@ int RunStartViz(RunPlan *p, RunState *rs) {
   return 0;
 }
 
+int RunStartHistory(RunPlan *p, RunState *rs) {
+  char note[kNoteLen];
+  BlastCall(BlastHistoryOpen(p->comm, rs->h, p->cfg, p->restart_steps, p->out_same,
+                             &rs->history, note, sizeof note));
+  if (!p->rank && note[0]) printf("  note: %s\n", note);
+  return 0;
+}
+
 int RunTimeLoop(RunPlan *p, RunState *rs, RunLoopEnd *end) {
   const BlastConfig *cfg = p->cfg;
   memset(end, 0, sizeof *end);
@@ -172,14 +184,15 @@ int RunTimeLoop(RunPlan *p, RunState *rs, RunLoopEnd *end) {
                             rs->h,   0,           stdout};
   const double viz_next =
       cfg->viz_dt > 0 ? NextVizTime(p->t_start, cfg->viz_dt, cfg->t_final) : 0.0;
-  StepHook hook = {&progress, p->fault, p->rank, p->comm, cfg, rs->h,
-                   rs->viz,   viz_next, chk,     0,       0,   0};
+  StepHook hook = {&progress,   p->fault, p->rank, p->comm, cfg, rs->h, rs->viz,
+                   rs->history, viz_next, chk,     0,       0,   0};
   // Energy of the time steps: GPUs (NVML) when this rank runs on one, CPUs (RAPL) always.
   BlastCall(BlastEnergyStart(p->comm, strcmp(p->ops->name, "cpu") != 0, NULL, &rs->meter));
   const int ierr = TimeLoop(p->comm, rs, cfg, &hook);
   if (ierr == BLAST_ERR_NUMERIC && BlastErrorCollective() == BLAST_COLLECTIVE_SAME && chk->on)
     CheckpointAfterFailure(p->comm, rs, cfg, chk, p->rank);
   BlastCall(ierr);
+  BlastCall(BlastHistoryFinish(&rs->history));  // the line of the last state, the file closed
   end->signal = hook.signal;
   end->last = hook.last;
   BlastCall(BlastEnergyStop(rs->meter, &end->energy));

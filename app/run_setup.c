@@ -104,5 +104,6 @@ int RunSetup(RunPlan *p, RunState *rs) {
   BlastCall(SetupSolver(p, rs));
   BlastCall(DeckText(p->cfg, &rs->deck_text));
   if (p->restart) BlastCall(ReadRestart(p, rs));
+  BlastCall(BlastHistoryCheckProbes(rs->h, p->cfg));  // before anything is written
   return 0;
 }

@@ -23,7 +23,11 @@
 #include "host_device.h"
 
 /// Kinds of equation of state.
-typedef enum { BLAST_EOS_IDEAL_GAS = 0, BLAST_EOS_STIFFENED_GAS = 1, BLAST_EOS_NKINDS } BlastEosKind;
+typedef enum {
+  BLAST_EOS_IDEAL_GAS = 0,
+  BLAST_EOS_STIFFENED_GAS = 1,
+  BLAST_EOS_NKINDS
+} BlastEosKind;
 
 /// A material: its equation of state and the parameters of that kind. Plain data, copied
 /// to the device as it is (a tabulated kind would add a table pointer that the backend
@@ -78,13 +82,25 @@ BP_DEV static inline void BP_FN(EosIdealGas)(const BlastMaterial *m, BP_T rho, B
   *cs = BP_SQRT(gamma * (gamma - 1.0) * e);
 }
 
+/// Stiffened gas: p = (gamma - 1) rho e - gamma p_inf, c^2 = gamma (p + p_inf) / rho,
+/// taken as 0 where it is negative (e below p_inf / rho: tension beyond what the law
+/// describes; the initial-data check refuses it at t = 0). A NaN stays NaN.
+BP_DEV static inline void BP_FN(EosStiffenedGas)(const BlastMaterial *m, BP_T rho, BP_T e, BP_T *p,
+                                                 BP_T *cs) {
+  const double gamma = m->gamma, p_inf = m->p_inf;
+  *p = (gamma - 1.0) * rho * e - gamma * p_inf;
+  const BP_T c2 = gamma * (*p + p_inf) / rho;
+  *cs = BP_SQRT(BP_SEL(c2 < 0.0, BP_SET(0.0), c2));
+}
+
 /// Pressure p and sound speed cs of material m at density rho and specific internal
-/// energy e (e >= 0: the point kernel clamps it first).
+/// energy e (e >= 0: the point kernel clamps it first). The kind is uniform over a zone,
+/// so the branch is taken the same way at every point of a zone (and a zone's lanes).
 BP_DEV static inline void BP_FN(Eos)(const BlastMaterial *m, BP_T rho, BP_T e, BP_T *p, BP_T *cs) {
-  switch (m->kind) {
-    default:
-      BP_FN(EosIdealGas)(m, rho, e, p, cs);
-  }
+  if (m->kind == BLAST_EOS_STIFFENED_GAS)
+    BP_FN(EosStiffenedGas)(m, rho, e, p, cs);
+  else
+    BP_FN(EosIdealGas)(m, rho, e, p, cs);
 }
 
 #endif  // BP_T

@@ -152,6 +152,13 @@ const BlastTensorTables *BlastHydroGetTables(BlastHydro h) {
 const BlastProblem *BlastHydroGetProblem(BlastHydro h) {
   return &h->prob;
 }
+const BlastMaterial *BlastHydroGetMaterials(BlastHydro h, int *nmat) {
+  *nmat = h->nmat;
+  return h->mats;
+}
+const int *BlastHydroGetZoneMaterials(BlastHydro h) {
+  return h->zone_mat;
+}
 BlastMesh BlastHydroGetMesh(BlastHydro h) {
   return h->mesh;
 }

@@ -164,7 +164,13 @@ const double *BlastHydroGetInitialPositions(BlastHydro h);
 const BlastTensorTables *BlastHydroGetTables(BlastHydro h);
 /// The problem (rho0, gamma, e0 as functions of the initial position).
 const BlastProblem *BlastHydroGetProblem(BlastHydro h);
-/// The (serially refined) mesh the spaces are built on (zone attributes = materials).
+/// The problem's materials (eos.h) and their number (*nmat); the names are
+/// BlastProblemMaterialName's.
+const BlastMaterial *BlastHydroGetMaterials(BlastHydro h, int *nmat);
+/// The material of each of this rank's zones, an index into BlastHydroGetMaterials (local
+/// zone order, as BlastHydroGetSpace's zones).
+const int *BlastHydroGetZoneMaterials(BlastHydro h);
+/// The (serially refined) mesh the spaces are built on (its zone attributes).
 BlastMesh BlastHydroGetMesh(BlastHydro h);
 /// The backend table and context the run uses (for backend-specific reports, e.g. the
 /// GPU profile; the context stays owned by h).

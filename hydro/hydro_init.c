@@ -377,18 +377,25 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
   for (int q = 0; q < nqp && !what; q++) {
     BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
     const double rho = BlastProblemRho0(&h->prob, X);
-    const BlastMaterial *mat = &h->mats[BlastProblemMaterialAt(&h->prob, X)];
+    const BlastMaterial *mat = &h->mats[h->zone_mat[z]];
     const double e = sedov ? 0.0 : BlastProblemE0(&h->prob, X);
     double p, cs;
     BlastEos(mat, rho, e, &p, &cs);
+    // c^2 = gamma (p + p_inf) / rho (both kinds): negative where a stiffened gas has
+    // e < p_inf / rho, which the equation of state does not describe.
+    const double c2 = mat->gamma * (p + mat->p_inf) / rho;
     if (!(rho > 0.0 && isfinite(rho)))
       what = "density", *value = rho;
     else if (!(mat->gamma > 1.0 && isfinite(mat->gamma)))
       what = "gamma", *value = mat->gamma;
+    else if (!(mat->p_inf >= 0.0 && isfinite(mat->p_inf)))
+      what = "p_inf", *value = mat->p_inf;
     else if (!(e >= 0.0 && isfinite(e)))
       what = "specific internal energy", *value = e;
     else if (!isfinite(p))
       what = "pressure", *value = p;
+    else if (!(c2 >= 0.0))
+      what = "squared sound speed (e below p_inf / rho for a stiffened gas)", *value = c2;
     else if (!isfinite(cs))
       what = "sound speed", *value = cs;
   }
@@ -410,8 +417,9 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
 }
 
 // The initial data of the problem at this rank's zones (method spec 11.1): density,
-// gamma, specific internal energy (not for Sedov: deposited separately), pressure, sound
-// speed and velocity must be finite numbers, with rho > 0, gamma > 1, e >= 0, at the
+// gamma, p_inf, specific internal energy (not for Sedov: deposited separately), pressure,
+// sound speed and velocity must be finite numbers, with rho > 0, gamma > 1, p_inf >= 0,
+// e >= 0 and c^2 >= 0 (zone z's material, the solver's), at the
 // quadrature points and the kinematic nodes; the interpolated coefficients must be finite.
 // Huge coordinates make them overflow, or leave the domain where a problem is defined.
 // The lowest bad zone is reported, whatever the threads.
@@ -431,10 +439,12 @@ int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *r
   char where[BLAST_PATH_MAX + 64], zone[256];
   *bad_gid = s->zone_gid[bad];
   BlastError(BLAST_ERR_INPUT,
-             "[problem] name = %s: the initial %s is %g at (%g, %g, %g) in %s of %s: the "
-             "problem's initial data are not defined or overflow there (coordinates too large "
-             "or outside the problem's domain?)",
+             "[problem] name = %s: the initial %s is %g at (%g, %g, %g) in %s (material "
+             "'%s', %s) of %s: the problem's initial data are not defined or overflow there "
+             "(coordinates too large or outside the problem's domain?)",
              BlastProblemName(h->prob.id), what, value, X[0], X[1], X[2],
              BlastSetupZoneName(h, bad, zone, sizeof zone),
+             BlastProblemMaterialName(&h->prob, h->zone_mat[bad]),
+             BlastEosKindName(h->mats[h->zone_mat[bad]].kind),
              BlastSetupMeshOrigin(h, where, sizeof where));
 }

@@ -73,6 +73,7 @@ static const Field kFields[] = {
     {"mesh_geometry", kU64, H(mesh_geometry), 0},
     {"mesh", kString, H(mesh), S(mesh)},
     {"options", kString, H(options), S(options)},
+    {"materials", kString, H(materials), S(materials)},
 };
 #undef H
 #undef S
@@ -159,6 +160,62 @@ void BlastCheckpointOptions(const BlastConfig *cfg, char *buf, size_t n) {
            cfg->ode_solver, cfl, tol, cfg->cg_max_iter, cfg->viscosity, cfg->energy_solve);
 }
 
+void BlastCheckpointMaterials(BlastHydro h, char *buf, size_t n) {
+  int nmat;
+  const BlastMaterial *mats = BlastHydroGetMaterials(h, &nmat);
+  const BlastProblem *prob = BlastHydroGetProblem(h);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < nmat && len < n; i++) {
+    char g[32], pinf[32];
+    Real(mats[i].gamma, g, sizeof g);
+    Real(mats[i].p_inf, pinf, sizeof pinf);
+    const int w =
+        snprintf(buf + len, n - len, "%s%s: %s gamma=%s p_inf=%s", i ? "; " : "",
+                 BlastProblemMaterialName(prob, i), BlastEosKindName(mats[i].kind), g, pinf);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
+// Entry i of a materials record ("; "-separated) into out ("" past the last one); returns
+// the number of entries.
+static int MaterialEntry(const char *rec, int i, char *out, size_t n) {
+  int k = 0;
+  out[0] = '\0';
+  while (*rec) {
+    const char *end = strstr(rec, "; ");
+    const size_t len = end ? (size_t)(end - rec) : strlen(rec);
+    if (k == i) snprintf(out, n, "%.*s", (int)len, rec);
+    k++;
+    rec += len + (end ? 2 : 0);
+  }
+  return k;
+}
+
+int BlastCheckpointCheckMaterials(const BlastCheckpointHeader *got,
+                                  const BlastCheckpointHeader *mine, const char *path) {
+  if (!strcmp(got->materials, mine->materials)) return 0;
+  char a[sizeof got->materials], b[sizeof mine->materials];
+  const int na = MaterialEntry(got->materials, 0, a, sizeof a);
+  const int nb = MaterialEntry(mine->materials, 0, b, sizeof b);
+  if (na != nb)
+    BlastError(BLAST_ERR_INPUT,
+               "checkpoint %s has %d material%s (%s), this run has %d (%s): a restart cannot "
+               "change the materials",
+               path, na, na == 1 ? "" : "s", got->materials, nb, mine->materials);
+  int i = 0;
+  for (; i < na; i++) {
+    MaterialEntry(got->materials, i, a, sizeof a);
+    MaterialEntry(mine->materials, i, b, sizeof b);
+    if (strcmp(a, b)) break;
+  }
+  BlastError(BLAST_ERR_INPUT,
+             "checkpoint %s has material %d as '%s', this run has '%s': a restart cannot "
+             "change the materials (names, equations of state or their parameters)",
+             path, i, a, b);
+}
+
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n) {
   char src[BLAST_PATH_MAX + 64];
   if (cfg->mesh_file[0]) {
@@ -218,6 +275,7 @@ int BlastCheckpointHeaderFill(MPI_Comm comm, BlastHydro h, const BlastConfig *cf
   BlastCall(MeshFingerprint(comm, h, &hd->mesh_fingerprint, &hd->mesh_geometry));
   BlastCheckpointMeshDescription(cfg, hd->mesh, sizeof hd->mesh);
   BlastCheckpointOptions(cfg, hd->options, sizeof hd->options);
+  BlastCheckpointMaterials(h, hd->materials, sizeof hd->materials);
   return 0;
 }
 
@@ -229,7 +287,7 @@ int BlastCheckpointHeaderWrite(hid_t f, const BlastCheckpointHeader *hd) {
     const Field *fd = &kFields[i];
     const char *p = (const char *)hd + fd->offset;
     if (fd->kind == kString) {
-      char tmp[sizeof hd->mesh];
+      char tmp[sizeof hd->mesh > sizeof hd->materials ? sizeof hd->mesh : sizeof hd->materials];
       snprintf(tmp, sizeof tmp, "%.*s", (int)strnlen(p, fd->size), p);
       BlastCall(BlastHDF5AttrString(f, fd->name, tmp));
     } else {
@@ -341,6 +399,8 @@ int BlastCheckpointHeaderRead(hid_t f, const char *path, BlastCheckpointHeader *
             hd->format_version == 1   ? " (version 1 files have no header checksum and no mesh "
                                         "fingerprint: rerun with the blast_gpu that wrote it)"
             : hd->format_version == 2 ? " (version 2 files do not record [fem] assembly: "
+                                        "continue the run with the blast_gpu that wrote it)"
+            : hd->format_version == 3 ? " (version 3 files do not record the materials: "
                                         "continue the run with the blast_gpu that wrote it)"
                                       : "");
   for (int i = 1; i < kNumFields; i++)

@@ -23,8 +23,9 @@ extern "C" {
 #endif
 
 /// Format 3 added `assembly` (format 2 had none; everything written with it was full
-/// assembly). Other versions are refused: their headers have other fields.
-enum { BLAST_CHECKPOINT_FORMAT = 3, BLAST_RUN_ID_LEN = 33 };
+/// assembly), format 4 `materials`. Other versions are refused: their headers have other
+/// fields.
+enum { BLAST_CHECKPOINT_FORMAT = 4, BLAST_RUN_ID_LEN = 33 };
 
 typedef struct {
   int format_version;
@@ -40,6 +41,9 @@ typedef struct {
   uint64_t mesh_geometry;           ///< the initial node positions of each zone only
   char mesh[BLAST_PATH_MAX + 160];  ///< where the mesh came from (for messages)
   char options[640];  ///< the options that decide the bits of a step, "section.key=value ..."
+  /// The problem's materials in order, "NAME: KIND gamma=G p_inf=P; ..." (numbers as the
+  /// shortest text that reads back as the same double): a restart must have the same.
+  char materials[2560];
 } BlastCheckpointHeader;
 
 /// The 64-bit mixer of every checkpoint checksum (splitmix64's finaliser).
@@ -64,6 +68,13 @@ const char *BlastCheckpointAssemblyName(int mode);
 /// the key, both modes and the setting that continues the run.
 int BlastCheckpointCheckAssembly(const BlastCheckpointHeader *hd, const char *path, int requested,
                                  int dim, int k);
+/// What run h writes in a header's `materials` field (BlastCheckpointHeader).
+void BlastCheckpointMaterials(BlastHydro h, char *buf, size_t n);
+/// Whether a run whose header is `mine` may continue the checkpoint `path` of header `got`:
+/// the same materials (names, kinds and parameters, compared exactly). Else BLAST_ERR_INPUT
+/// naming the first material that differs (or the counts) on both sides.
+int BlastCheckpointCheckMaterials(const BlastCheckpointHeader *got,
+                                  const BlastCheckpointHeader *mine, const char *path);
 /// What this run would write in a header's `options` and `mesh` fields.
 void BlastCheckpointOptions(const BlastConfig *cfg, char *buf, size_t n);
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n);

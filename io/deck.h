@@ -17,6 +17,17 @@
 /// - `[output] dir` defaults to "out/" + the deck's file name without extension,
 ///   relative to the current directory.
 /// - Unused entries of `elements` and `size` (index >= dim) are 0.
+///
+/// Named sections (BlastDeckFamilies, deck_families.c): `[material.NAME]`,
+/// `[region.NAME]`, `[source.NAME]`, `[boundary.NAME]`, `[probe.NAME]` and the single
+/// `[exact]` fill the arrays of BlastConfig in the order of their first header line (NAME:
+/// letters, digits, '_' and '-'); a header repeated with the same NAME continues its
+/// section. An override addresses them as `region.NAME.key=value` (split at the last dot)
+/// and only sets keys of sections the deck has. Material, region, source and exact
+/// sections and [problem] gravity are for `[problem] name = custom` only, which needs a
+/// material and a region. Every expression is compiled once (base/expr.h) when the deck is
+/// resolved. Each named section and expression keeps where it was set (its `where`), so an
+/// echo parses back to the same configuration once BlastDeckClearWhere blanks those.
 #ifndef BLAST_DECK_H
 #define BLAST_DECK_H
 
@@ -35,13 +46,18 @@ extern "C" {
 
 /// Value types of deck keys.
 typedef enum {
-  BLAST_DECK_INT,       ///< int
-  BLAST_DECK_REAL,      ///< finite double
-  BLAST_DECK_BOOL,      ///< int 0/1, written `true` / `false`
-  BLAST_DECK_ENUM,      ///< int, one of `choices`
-  BLAST_DECK_STRING,    ///< char[size]
-  BLAST_DECK_INT_LIST,  ///< int[size], as many values as the key `count_key` says
-  BLAST_DECK_REAL_LIST  ///< double[size], as many values as the key `count_key` says
+  BLAST_DECK_INT,        ///< int
+  BLAST_DECK_REAL,       ///< finite double
+  BLAST_DECK_BOOL,       ///< int 0/1, written `true` / `false`
+  BLAST_DECK_ENUM,       ///< int, one of `choices`
+  BLAST_DECK_STRING,     ///< char[size]
+  BLAST_DECK_INT_LIST,   ///< int[size], as many values as the key `count_key` says, or
+                         ///< (no count_key) 1..size values, their number stored at count_offset
+  BLAST_DECK_REAL_LIST,  ///< double[size], counted as INT_LIST
+  BLAST_DECK_EXPR,       ///< BlastExprText: a number or an expression (base/expr.h)
+  BLAST_DECK_EXPR_LIST,  ///< BlastExprText[size]: 1..size expressions separated by spaces,
+                         ///< their number stored at count_offset
+  BLAST_DECK_SELECT      ///< BlastSelector: `all`, `attributes A ...`, `box ...`, ...
 } BlastDeckType;
 
 /// Range flags of a key (BlastDeckKey::bounds). Lists apply the range to every value.
@@ -58,6 +74,9 @@ typedef struct {
   int value;
 } BlastDeckChoice;
 
+/// A deck being assembled: the values given so far and where each was given.
+typedef struct BlastDeck_private *BlastDeck;
+
 /// What a key's resolve hook gets to know.
 typedef struct {
   const char *deck_name;  ///< the deck as named in messages (its path as given)
@@ -71,7 +90,7 @@ typedef struct BlastDeckKey {
   const char *section;  ///< INI section without brackets
   const char *key;      ///< key name
   BlastDeckType type;
-  size_t offset;         ///< offsetof(BlastConfig, field)
+  size_t offset;         ///< offsetof(BlastConfig, field); a family's keys: offsetof its struct
   size_t size;           ///< STRING: capacity of the char array; lists: most values allowed
   const char *def;       ///< default as deck text (lists: one value used for every direction);
                          ///< NULL: required, or computed by `resolve`
@@ -84,6 +103,7 @@ typedef struct BlastDeckKey {
   const char *special_help;        ///< meaning of `special`, for messages and --help
   const BlastDeckChoice *choices;  ///< ENUM: valid words, terminated by {NULL, 0}
   const char *count_key;           ///< lists: INT key of the same section giving the count
+  size_t count_offset;             ///< lists without count_key: where the number given goes
   const char *conflicts;           ///< space-separated keys of the same section that may not
                                    ///< be set together with this one
   /// Optional hook run after every key has its value (in table order). Fills in computed
@@ -95,11 +115,32 @@ typedef struct BlastDeckKey {
 /// The schema table: *nkeys rows, grouped by section in deck order.
 const BlastDeckKey *BlastDeckSchema(int *nkeys);
 
+/// A family of named sections (`[material.NAME]`, ...) or a single section of the same
+/// kind (`[exact]`): its instances fill an array of BlastConfig, in the order of their first
+/// header line; a header repeated with the same NAME continues its instance. The keys'
+/// offsets are into the instance's struct. `check` (optional) runs at resolution, once per
+/// instance, after its required keys and defaults: it checks what involves several keys
+/// (or other sections) and fills the resolved fields.
+typedef struct BlastDeckFamily {
+  const char *name;  ///< "material": headers [material.NAME] (named) or [exact] (not)
+  int named;
+  int max;                           ///< most instances (the BLAST_MAX_* of config.h)
+  const char *max_name;              ///< that limit's name, for messages
+  size_t array_offset, stride;       ///< the instances: offsetof(BlastConfig, array), sizeof(elem)
+  size_t count_offset;               ///< offsetof the int instance count (named families)
+  size_t name_offset, where_offset;  ///< the instance's name and where (named families)
+  int custom_only;                   ///< only with [problem] name = custom
+  const BlastDeckKey *keys;
+  int nkeys;
+  int (*check)(BlastDeck deck, BlastConfig *cfg, int family, int instance);
+  const char *help;
+} BlastDeckFamily;
+
+/// The families of named sections: *n of them, in the order the echo writes them.
+const BlastDeckFamily *BlastDeckFamilies(int *n);
+
 // ---------------------------------------------------------------------------------------
 // Parsing with state (deck text, then command-line overrides, then resolution)
-
-/// A deck being assembled: the values given so far and where each was given.
-typedef struct BlastDeck_private *BlastDeck;
 
 /// Start a deck. `name` names it in messages and becomes cfg->deck_path; `deck_dir` is the
 /// directory that relative mesh paths are taken from ("" or NULL: the current directory).
@@ -145,6 +186,10 @@ int BlastDeckWrite(const BlastConfig *cfg, FILE *out);
 /// Print the whole schema (every section and key with its type, default, range or choices
 /// and help) to `out`: the "deck keys" part of `blast_gpu --help`.
 void BlastDeckPrintKeys(FILE *out);
+/// Blank every `where` of cfg (the named sections' and their expressions'): what is left is
+/// the configuration itself, which an echo parses back to byte for byte (the where of a
+/// key is the echo's line, not the deck's).
+void BlastDeckClearWhere(BlastConfig *cfg);
 
 // ---------------------------------------------------------------------------------------
 // Messages about user text, in the style of the deck's (also used by the command line)

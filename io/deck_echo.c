@@ -16,9 +16,39 @@
 // ---------------------------------------------------------------------------------------
 // Echo
 
-/// The value of key k in cfg as deck text.
-static int FormatValue(const BlastDeckKey *k, const BlastConfig *cfg, char *buf, size_t n) {
-  const char *field = (const char *)cfg + k->offset;
+/// Append v to buf as the shortest text that reads back to the same double.
+static int AppendReal(const BlastDeckKey *k, double v, const char *sep, char *buf, size_t n) {
+  BlastCheck(isfinite(v), BLAST_ERR_ARG, "[%s] %s is not finite", k->section, k->key);
+  size_t len = strlen(buf);
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf + len, n - len, "%s%.*g", sep, prec, v);
+    if (strtod(buf + len + strlen(sep), NULL) == v) break;
+  }
+  return 0;
+}
+
+static int FormatSelector(const BlastDeckKey *k, const BlastSelector *s, char *buf, size_t n) {
+  const char *word = NULL;
+  for (int i = 0; kDeckSelectors[i].name; i++)
+    if (kDeckSelectors[i].value == s->kind) word = kDeckSelectors[i].name;
+  const int most = s->kind == BLAST_SELECT_ATTRIBUTES ? BLAST_MAX_SELECT_ATTRS : 6;
+  BlastCheck(word && s->n >= 0 && s->n <= most, BLAST_ERR_ARG,
+             "[%s] %s: bad selector (kind %d, %d numbers)", k->section, k->key, s->kind, s->n);
+  snprintf(buf, n, "%s", word);
+  for (int i = 0; i < s->n; i++) {
+    if (s->kind == BLAST_SELECT_ATTRIBUTES) {
+      size_t len = strlen(buf);
+      snprintf(buf + len, n - len, " %d", s->attr[i]);
+    } else {
+      BlastCall(AppendReal(k, s->v[i], " ", buf, n));
+    }
+  }
+  return 0;
+}
+
+/// The value of key k at base (a BlastConfig or a family's instance) as deck text.
+int DeckFormatValue(const BlastDeckKey *k, const void *base, char *buf, size_t n) {
+  const char *field = (const char *)base + k->offset;
   buf[0] = '\0';
   switch (k->type) {
     case BLAST_DECK_INT: {
@@ -48,43 +78,41 @@ static int FormatValue(const BlastDeckKey *k, const BlastConfig *cfg, char *buf,
     case BLAST_DECK_REAL:
     case BLAST_DECK_REAL_LIST:
     case BLAST_DECK_INT_LIST: {
-      int count = k->type == BLAST_DECK_REAL ? 1 : DeckListCount(k, cfg);
+      int count = k->type == BLAST_DECK_REAL ? 1 : DeckListCount(k, base);
       for (int i = 0; i < count; i++) {
-        size_t len = strlen(buf);
         if (k->type == BLAST_DECK_INT_LIST) {
           int v;
           memcpy(&v, field + i * sizeof(int), sizeof v);
+          size_t len = strlen(buf);
           snprintf(buf + len, n - len, "%s%d", i ? " " : "", v);
           continue;
         }
         double v;
         memcpy(&v, field + i * sizeof(double), sizeof v);
-        BlastCheck(isfinite(v), BLAST_ERR_ARG, "[%s] %s is not finite", k->section, k->key);
-        // The shortest text that reads back to the same double.
-        for (int prec = 1; prec <= 17; prec++) {
-          snprintf(buf + len, n - len, "%s%.*g", i ? " " : "", prec, v);
-          if (strtod(buf + len, NULL) == v) break;
-        }
+        BlastCall(AppendReal(k, v, i ? " " : "", buf, n));
       }
+      return 0;
+    }
+    case BLAST_DECK_EXPR:
+    case BLAST_DECK_EXPR_LIST: {
+      int count = k->type == BLAST_DECK_EXPR ? 1 : DeckListCount(k, base);
+      for (int i = 0; i < count; i++) {
+        const BlastExprText *e = (const BlastExprText *)(const void *)field + i;
+        BlastCheck(memchr(e->text, '\0', sizeof e->text), BLAST_ERR_ARG,
+                   "[%s] %s is not terminated", k->section, k->key);
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "%s%s", i ? " " : "", e->text);
+      }
+      return 0;
+    }
+    case BLAST_DECK_SELECT: {
+      BlastSelector sel;
+      memcpy(&sel, field, sizeof sel);
+      BlastCall(FormatSelector(k, &sel, buf, n));
       return 0;
     }
   }
   BlastError(BLAST_ERR_INTERNAL, "[%s] %s has an unknown type %d", k->section, k->key, k->type);
-}
-
-static size_t FieldBytes(const BlastDeckKey *k) {
-  switch (k->type) {
-    case BLAST_DECK_REAL:
-      return sizeof(double);
-    case BLAST_DECK_STRING:
-      return k->size;
-    case BLAST_DECK_INT_LIST:
-      return k->size * sizeof(int);
-    case BLAST_DECK_REAL_LIST:
-      return k->size * sizeof(double);
-    default:
-      return sizeof(int);
-  }
 }
 
 /// Whether cfg holds what key k resolves to when the deck does not set it.
@@ -100,9 +128,7 @@ static int IsDefault(const BlastDeckKey *k, const BlastConfig *cfg) {
       return 0;
     }
   }
-  const char *a = (const char *)cfg + k->offset, *b = (const char *)&d + k->offset;
-  if (k->type == BLAST_DECK_STRING) return !strcmp(a, b);
-  return !memcmp(a, b, FieldBytes(k));
+  return DeckFieldEqual(k, cfg, &d);
 }
 
 /// The key of the same section whose value makes key k unused (e.g. file for dim).
@@ -139,6 +165,66 @@ static void ResolvedNote(const BlastDeckKey *K, const BlastConfig *cfg, char *no
              dim);
 }
 
+/// Whether a family key is given at base: required, with a default, or not all zero.
+static int FamilyKeyGiven(const BlastDeckKey *k, const void *base) {
+  if (k->required || k->def) return 1;
+  if (DeckIsCounted(k)) return DeckListCount(k, base) > 0;
+  const unsigned char *p = (const unsigned char *)base + k->offset;
+  for (size_t i = 0; i < DeckFieldBytes(k); i++)
+    if (p[i]) return 1;
+  return 0;
+}
+
+/// Instance i of family F in cfg.
+static const char *Instance(const BlastDeckFamily *F, const BlastConfig *cfg, int i) {
+  return (const char *)cfg + F->array_offset + (size_t)i * F->stride;
+}
+
+/// The instances of family F, or only check them (out == NULL).
+static int EmitFamily(const BlastDeckFamily *F, const BlastConfig *cfg, FILE *out) {
+  int n = 1;
+  if (F->named) memcpy(&n, (const char *)cfg + F->count_offset, sizeof n);
+  BlastCheck(n >= 0 && n <= F->max, BLAST_ERR_ARG, "%d [%s.NAME] sections (at most %d)", n, F->name,
+             F->max);
+  for (int i = 0; i < n; i++) {
+    const char *inst = Instance(F, cfg, i);
+    int any = F->named;
+    for (int k = 0; k < F->nkeys && !any; k++) any = FamilyKeyGiven(&F->keys[k], inst);
+    if (!any) continue;  // an [exact] with nothing in it
+    char header[kSectionLen];
+    if (F->named) {
+      const char *name = inst + F->name_offset;
+      BlastCheck(memchr(name, '\0', BLAST_NAME_MAX) && name[0], BLAST_ERR_ARG,
+                 "a [%s.NAME] section without a name", F->name);
+      snprintf(header, sizeof header, "%s.%s", F->name, name);
+    } else {
+      snprintf(header, sizeof header, "%s", F->name);
+    }
+    if (out) fprintf(out, "\n[%s]\n", header);
+    for (int k = 0; k < F->nkeys; k++) {
+      BlastDeckKey K = F->keys[k];
+      K.section = header;
+      if (!FamilyKeyGiven(&K, inst)) {
+        if (out) fprintf(out, "; %s: not set\n", K.key);
+        continue;
+      }
+      char value[kMaxDeckLine + 1];
+      BlastCall(DeckFormatValue(&K, inst, value, sizeof value));
+      BlastCheck(DeckWritable(&K, value), BLAST_ERR_ARG,
+                 "[%s] %s = '%.60s' cannot be written as a deck line", header, K.key, value);
+      int mark = 0;
+      if (K.def && !K.required) {
+        char d[1024];
+        BlastCheck(F->stride <= sizeof d, BLAST_ERR_INTERNAL, "[%s] too large", F->name);
+        memcpy(d, inst, F->stride);
+        mark = !DeckApplyDefault(&K, d) && DeckFieldEqual(&K, inst, d);
+      }
+      if (out) fprintf(out, "%s = %s%s\n", K.key, value, mark ? "  ; default" : "");
+    }
+  }
+  return 0;
+}
+
 /// Write the deck to out, or only check that it can be written (out == NULL).
 static int EmitDeck(const BlastConfig *cfg, FILE *out) {
   const DeckSchema *s = DeckGetSchema();
@@ -160,11 +246,11 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
         if (out) fprintf(out, "; %s: not used, [%s] %s is set\n", K->key, by->section, by->key);
         continue;
       }
-      char value[BLAST_PATH_MAX + 64];
-      BlastCall(FormatValue(K, cfg, value, sizeof value));
+      char value[kMaxDeckLine + 1];
+      BlastCall(DeckFormatValue(K, cfg, value, sizeof value));
       char note[80];
       ResolvedNote(K, cfg, note, sizeof note);
-      if (K->type == BLAST_DECK_STRING && !value[0]) {
+      if (!value[0]) {  // a string, or values of their own, not given
         if (out) fprintf(out, "; %s: not set\n", K->key);
         continue;
       }
@@ -179,6 +265,9 @@ static int EmitDeck(const BlastConfig *cfg, FILE *out) {
       if (out) fprintf(out, "%s = %s%s\n", K->key, value, mark ? marker : "");
     }
   }
+  int nf = 0;
+  const BlastDeckFamily *F = BlastDeckFamilies(&nf);
+  for (int f = 0; f < nf; f++) BlastCall(EmitFamily(&F[f], cfg, out));
   return 0;
 }
 
@@ -193,25 +282,51 @@ int BlastDeckWrite(const BlastConfig *cfg, FILE *out) {
 // ---------------------------------------------------------------------------------------
 // The schema, described
 
+static void PrintKey(const BlastDeckKey *K, FILE *out) {
+  char expected[kExpectLen], def[256];
+  DeckDescribeExpected(K, expected, sizeof expected);
+  if (K->required)
+    snprintf(def, sizeof def, "required");
+  else if (K->def_help)
+    snprintf(def, sizeof def, "default %s", K->def_help);
+  else
+    snprintf(def, sizeof def, "default %s", K->def ? K->def : "none");
+  fprintf(out, "  %-17s %-9s %s\n", K->key, DeckTypeName(K), K->help);
+  fprintf(out, "  %-17s %-9s %s; %s\n", "", "", def, expected);
+  if (K->conflicts)
+    fprintf(out, "  %-17s %-9s cannot be combined with: %s\n", "", "", K->conflicts);
+}
+
 void BlastDeckPrintKeys(FILE *out) {
   const DeckSchema *s = DeckGetSchema();
   for (int i = 0; i < s->nsections; i++) {
     fprintf(out, "\n[%s]\n", s->sections[i]);
-    for (int k = 0; k < s->nkeys; k++) {
-      const BlastDeckKey *K = &s->keys[k];
-      if (strcmp(K->section, s->sections[i])) continue;
-      char expected[kExpectLen], def[256];
-      DeckDescribeExpected(K, expected, sizeof expected);
-      if (K->required)
-        snprintf(def, sizeof def, "required");
-      else if (K->def_help)
-        snprintf(def, sizeof def, "default %s", K->def_help);
-      else
-        snprintf(def, sizeof def, "default %s", K->def ? K->def : "none");
-      fprintf(out, "  %-17s %-9s %s\n", K->key, DeckTypeName(K), K->help);
-      fprintf(out, "  %-17s %-9s %s; %s\n", "", "", def, expected);
-      if (K->conflicts)
-        fprintf(out, "  %-17s %-9s cannot be combined with: %s\n", "", "", K->conflicts);
+    for (int k = 0; k < s->nkeys; k++)
+      if (!strcmp(s->keys[k].section, s->sections[i])) PrintKey(&s->keys[k], out);
+  }
+  int nf = 0;
+  const BlastDeckFamily *F = BlastDeckFamilies(&nf);
+  for (int f = 0; f < nf; f++) {
+    fprintf(out, "\n[%s%s]\n  %s\n", F[f].name, F[f].named ? ".NAME" : "", F[f].help);
+    for (int k = 0; k < F[f].nkeys; k++) PrintKey(&F[f].keys[k], out);
+  }
+}
+
+void BlastDeckClearWhere(BlastConfig *cfg) {
+  if (!cfg) return;
+  int nf = 0;
+  const BlastDeckFamily *F = BlastDeckFamilies(&nf);
+  for (int f = 0; f < nf; f++) {
+    for (int i = 0; i < F[f].max; i++) {
+      char *inst = (char *)cfg + F[f].array_offset + (size_t)i * F[f].stride;
+      if (F[f].named) memset(inst + F[f].where_offset, 0, BLAST_WHERE_MAX);
+      for (int k = 0; k < F[f].nkeys; k++) {
+        const BlastDeckKey *K = &F[f].keys[k];
+        if (K->type != BLAST_DECK_EXPR && K->type != BLAST_DECK_EXPR_LIST) continue;
+        BlastExprText *e = (BlastExprText *)(void *)(inst + K->offset);
+        const int n = K->type == BLAST_DECK_EXPR ? 1 : (int)K->size;
+        for (int j = 0; j < n; j++) memset(e[j].where, 0, sizeof e[j].where);
+      }
     }
   }
 }

@@ -66,7 +66,7 @@ static int CheckConflicts(BlastDeck d) {
 static int CheckListCounts(BlastDeck d) {
   for (int k = 0; k < d->nkeys; k++) {
     const BlastDeckKey *K = &d->keys[k];
-    if (!DeckIsList(K) || d->state[k].origin == kUnset) continue;
+    if (!DeckIsList(K) || DeckIsCounted(K) || d->state[k].origin == kUnset) continue;
     int ck = DeckCountKey(K);
     BlastCheck(ck >= 0, BLAST_ERR_INTERNAL, "schema error: [%s] %s counts by unknown key '%s'",
                K->section, K->key, K->count_key);
@@ -163,6 +163,7 @@ int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
   }
   BlastCall(CheckQuadrature(d));
   BlastCall(CheckVizDt(d));
+  BlastCall(DeckFamiliesResolve(d));
   // What a deck line cannot hold could not be echoed: refuse it now.
   for (int k = 0; k < d->nkeys; k++) {
     const BlastDeckKey *K = &d->keys[k];

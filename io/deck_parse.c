@@ -27,17 +27,30 @@ static void CutInlineComment(char *s) {
 // Setting one key (deck line or override)
 
 static int UnknownSection(const char *where, const char *section) {
+  BlastCall(DeckFamilyUnknown(where, section));  // [materials.water], [time.x]
   const DeckSchema *s = DeckGetSchema();
   BlastDeckSuggestion sg;
   BlastDeckSuggestInit(&sg, section);
-  char list[256] = "";
+  char list[512] = "";
   for (int i = 0; i < s->nsections; i++) {
     BlastDeckSuggestOffer(&sg, s->sections[i]);
     size_t len = strlen(list);
     snprintf(list + len, sizeof list - len, "%s[%s]", i ? ", " : "", s->sections[i]);
   }
+  int nf = 0;
+  const BlastDeckFamily *F = BlastDeckFamilies(&nf);
+  for (int f = 0; f < nf; f++) {
+    BlastDeckSuggestOffer(&sg, F[f].name);
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof list - len, ", [%s%s]", F[f].name, F[f].named ? ".NAME" : "");
+  }
   char ex[96];
   BlastDeckExcerpt(section, strlen(section), ex, sizeof ex);
+  const char *unused = NULL;
+  const int bf = sg.best ? DeckFamilyOf(sg.best, &unused) : -1;
+  if (bf >= 0)
+    BlastError(BLAST_ERR_INPUT, "%s: unknown section [%s]; did you mean [%s%s]?", where, ex,
+               sg.best, F[bf].named ? ".NAME" : "");
   if (sg.best)
     BlastError(BLAST_ERR_INPUT, "%s: unknown section [%s]; did you mean [%s]?", where, ex, sg.best);
   BlastError(BLAST_ERR_INPUT, "%s: unknown section [%s]; the sections are %s", where, ex, list);
@@ -51,6 +64,15 @@ static int UnknownKey(const char *where, const char *section, const char *key) {
   if (other >= 0)
     BlastError(BLAST_ERR_INPUT, "%s: unknown key '%s' in section [%s]; '%s' belongs in [%s]", where,
                ex, section, key, s->keys[other].section);
+  const int fam = DeckFamilyOfKey(key);
+  if (fam >= 0) {
+    int nf = 0;
+    const BlastDeckFamily *F = BlastDeckFamilies(&nf);
+    BlastError(BLAST_ERR_INPUT,
+               "%s: unknown key '%s' in section [%s]; '%s' belongs in [%s%s] sections%s", where, ex,
+               section, key, F[fam].name, F[fam].named ? ".NAME" : "",
+               F[fam].custom_only ? " (with [problem] name = custom)" : "");
+  }
   BlastDeckSuggestion here, anywhere;
   BlastDeckSuggestInit(&here, key);
   BlastDeckSuggestInit(&anywhere, key);
@@ -92,6 +114,12 @@ static int DeckSet(BlastDeck d, const char *section, const char *key, const char
     BlastError(BLAST_ERR_INPUT,
                "%s: key '%s' is outside any section (keys follow a [section] line)", where, ex);
   }
+  const char *iname = NULL;
+  const int f = DeckFamilyOf(section, &iname);
+  if (f >= 0) {
+    BlastCall(DeckFamilySet(d, f, section, key, value, origin, line, where));
+    return 0;
+  }
   if (DeckFindSection(section) < 0) BlastCall(UnknownSection(where, section));
   BlastCheck(key[0], BLAST_ERR_INPUT, "%s: missing key name before '='", where);
   int k = DeckFindKey(section, key);
@@ -129,7 +157,9 @@ int BlastDeckCreate(const char *name, const char *deck_dir, BlastDeck *deck) {
   d->keys = s->keys;
   d->nkeys = s->nkeys;
   int ierr = BlastCalloc(d->nkeys, &d->state);
+  if (!ierr) ierr = DeckFamiliesCreate(d);
   if (ierr) {
+    BlastFree(&d->state);
     BlastFree(&d);
     BlastCall(ierr);
   }
@@ -143,6 +173,7 @@ int BlastDeckCreate(const char *name, const char *deck_dir, BlastDeck *deck) {
 void BlastDeckDestroy(BlastDeck *deck) {
   if (!deck || !*deck) return;
   BlastFree(&(*deck)->state);
+  BlastFree(&(*deck)->fstate);
   BlastFree(deck);
 }
 
@@ -166,7 +197,7 @@ static int ScanSectionHeader(BlastDeck d) {
   const char *q = s + 1;
   while (q < end && *q != ']' && !(*q == ';' && DeckIsSpace(q[-1]))) q++;
   if (q == end || *q != ']') return 0;  // inih reports the missing ']'
-  char where[kWhereLen], name[kNameLen];
+  char where[kWhereLen], name[kSectionLen];
   DeckWhere(d, d->line, where);
   size_t len = (size_t)(q - s - 1);
   if (len > sizeof name - 1) len = sizeof name - 1;
@@ -180,10 +211,17 @@ static int ScanSectionHeader(BlastDeck d) {
     BlastError(BLAST_ERR_INPUT, "%s: unexpected text '%s' after the section header [%s]", where, ex,
                name);
   }
+  snprintf(d->cur_section, sizeof d->cur_section, "%s", name);
+  d->key_in_section = 0;
+  const char *iname = NULL;
+  const int f = DeckFamilyOf(name, &iname);
+  if (f >= 0) {
+    BlastCall(DeckFamilyHeader(d, f, name, where));
+    return 0;
+  }
   int i = DeckFindSection(name);
   if (i < 0) BlastCall(UnknownSection(where, name));
   if (!d->section_line[i]) d->section_line[i] = d->line;
-  d->key_in_section = 0;
   return 0;
 }
 
@@ -244,9 +282,9 @@ static char *DeckReader(char *buf, int num, void *stream) {
   if (len > (size_t)kMaxDeckLine) {
     char where[kWhereLen];
     DeckWhere(d, d->line, where);
-    d->ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                              "%s: line too long (%zu characters, at most %d)", where, len,
-                              kMaxDeckLine);
+    d->ierr =
+        BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                        "%s: line too long (%zu characters, at most %d)", where, len, kMaxDeckLine);
     d->err_line = d->line;
     return NULL;
   }
@@ -281,6 +319,8 @@ static int HandleKey(BlastDeck d, const char *section, const char *name, const c
              where, name, d->key_line);
   d->key_in_section = 1;
   d->key_line = d->line;
+  // The header as the reader saw it: inih cuts section names of 50 characters or more.
+  if (section[0] && !strncmp(section, d->cur_section, strlen(section))) section = d->cur_section;
   BlastCall(DeckSet(d, section, name, value, kFromDeck, d->line, where));
   return 0;
 }
@@ -349,9 +389,9 @@ int BlastDeckApplyOverride(BlastDeck d, const char *arg, int argno) {
     BlastCheck((unsigned char)*p >= 0x20 || *p == '\t', BLAST_ERR_INPUT,
                "%s: contains a control character", where);
   const char *eq = strchr(arg, '=');
-  char lhs[2 * kNameLen];
+  char lhs[kSectionLen + kNameLen];
   DeckCopyStripped(lhs, sizeof lhs, arg, eq ? (size_t)(eq - arg) : strlen(arg));
-  char *dot = strchr(lhs, '.');
+  char *dot = strrchr(lhs, '.');  // region.pool.density: section region.pool
   if (!eq || !dot) {
     int k = DeckFindKeyAnySection(lhs);
     if (k >= 0)
@@ -360,7 +400,7 @@ int BlastDeckApplyOverride(BlastDeck d, const char *arg, int argno) {
     BlastError(BLAST_ERR_INPUT, "%s: expected section.key=value (e.g. time.cfl=0.3)", where);
   }
   *dot = '\0';
-  char section[kNameLen], key[kNameLen];
+  char section[kSectionLen], key[kNameLen];
   DeckCopyStripped(section, sizeof section, lhs, strlen(lhs));
   DeckCopyStripped(key, sizeof key, dot + 1, strlen(dot + 1));
   char value[BLAST_PATH_MAX + 64];

@@ -24,6 +24,7 @@ static const BlastDeckChoice kProblems[] = {{"taylor_green", BLAST_PROBLEM_TAYLO
                                             {"riemann12", BLAST_PROBLEM_RIEMANN12},
                                             {"riemann6", BLAST_PROBLEM_RIEMANN6},
                                             {"rayleigh_taylor", BLAST_PROBLEM_RAYLEIGH_TAYLOR},
+                                            {"custom", BLAST_PROBLEM_CUSTOM},
                                             {NULL, 0}};
 static const BlastDeckChoice kGenerators[] = {{"box", BLAST_MESH_GEN_BOX}, {NULL, 0}};
 static const BlastDeckChoice kPartitioners[] = {
@@ -174,7 +175,8 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(problem),
      .required = 1,
      .choices = kProblems,
-     .help = "test problem"},
+     .help = "test problem; custom: the problem of the deck's [material.NAME], "
+             "[region.NAME], [source.NAME] and [exact] sections"},
     {.section = "problem",
      .key = "blast_energy",
      .type = BLAST_DECK_REAL,
@@ -191,6 +193,14 @@ static const BlastDeckKey kSchema[] = {
      .bounds = BLAST_DECK_MIN_OPEN,
      .min = 0,
      .help = "Sedov: largest allowed distance between the blast point and its nearest vertex"},
+    {.section = "problem",
+     .key = "gravity",
+     .type = BLAST_DECK_REAL_LIST,
+     .offset = F(gravity),
+     .size = LIST_SIZE(gravity),
+     .count_offset = F(ngravity),
+     .def_help = "none",
+     .help = "custom: body force per unit mass (one value per direction, e.g. 0 -1)"},
     // [mesh]
     {.section = "mesh",
      .key = "file",
@@ -526,6 +536,16 @@ static const BlastDeckKey kSchema[] = {
      .special_help = "order_kinematic",
      .resolve = ResolveVizRefine,
      .help = "linear sub-cells per direction of each zone in the dumps (0: no dumps)"},
+    {.section = "output",
+     .key = "history_steps",
+     .type = BLAST_DECK_INT,
+     .offset = F(history_steps),
+     .def = "0",
+     .bounds = BLAST_DECK_MIN,
+     .min = 0,
+     .help = "a line of <dir>/history.csv (time, conserved quantities, smallest |J|, largest "
+             "aspect ratio, the [probe.NAME] values) every N accepted steps and at the start "
+             "and the end (0: none)"},
     // [checkpoint]
     {.section = "checkpoint",
      .key = "dir",

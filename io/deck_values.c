@@ -121,14 +121,22 @@ int DeckFindKeyAnySection(const char *key) {
 
 /// The INT key that gives the number of values of list key k.
 int DeckCountKey(const BlastDeckKey *k) {
-  return DeckFindKey(k->section, k->count_key);
+  return k->count_key ? DeckFindKey(k->section, k->count_key) : -1;
 }
 
-int DeckListCount(const BlastDeckKey *k, const BlastConfig *cfg) {
-  int ck = DeckCountKey(k);
-  if (ck < 0) return (int)k->size;
+int DeckIsCounted(const BlastDeckKey *k) {
+  return (DeckIsList(k) && !k->count_key) || k->type == BLAST_DECK_EXPR_LIST;
+}
+
+int DeckListCount(const BlastDeckKey *k, const void *base) {
   int c;
-  memcpy(&c, (const char *)cfg + DeckGetSchema()->keys[ck].offset, sizeof c);
+  if (DeckIsCounted(k)) {
+    memcpy(&c, (const char *)base + k->count_offset, sizeof c);
+  } else {
+    int ck = DeckCountKey(k);
+    if (ck < 0) return (int)k->size;
+    memcpy(&c, (const char *)base + DeckGetSchema()->keys[ck].offset, sizeof c);
+  }
   return c < 0 ? 0 : (c > (int)k->size ? (int)k->size : c);
 }
 
@@ -158,6 +166,12 @@ const char *DeckTypeName(const BlastDeckKey *k) {
       return "integers";
     case BLAST_DECK_REAL_LIST:
       return "reals";
+    case BLAST_DECK_EXPR:
+      return "expr";
+    case BLAST_DECK_EXPR_LIST:
+      return "exprs";
+    case BLAST_DECK_SELECT:
+      return "selector";
   }
   return "?";
 }
@@ -214,9 +228,32 @@ void DeckDescribeExpected(const BlastDeckKey *k, char *buf, size_t n) {
       break;
     case BLAST_DECK_INT_LIST:
     case BLAST_DECK_REAL_LIST:
-      snprintf(buf, n, "%s %s%s%s separated by spaces, as many as [%s] %s",
-               k->type == BLAST_DECK_INT_LIST ? "integers" : "finite real numbers",
-               range[0] ? "each " : "", range, range[0] ? "," : "", k->section, k->count_key);
+      if (DeckIsCounted(k))
+        snprintf(buf, n, "1 to %zu %s%s%s%s separated by spaces", k->size,
+                 k->type == BLAST_DECK_INT_LIST ? "integers" : "finite real numbers",
+                 range[0] ? ", each " : "", range, range[0] ? "," : "");
+      else
+        snprintf(buf, n, "%s %s%s%s separated by spaces, as many as [%s] %s",
+                 k->type == BLAST_DECK_INT_LIST ? "integers" : "finite real numbers",
+                 range[0] ? "each " : "", range, range[0] ? "," : "", k->section, k->count_key);
+      break;
+    case BLAST_DECK_EXPR:
+      snprintf(buf, n,
+               "a number or an expression of x, y, z, r = |x| and t (at most %d characters)",
+               BLAST_EXPR_MAX - 1);
+      break;
+    case BLAST_DECK_EXPR_LIST:
+      snprintf(buf, n,
+               "1 to %zu numbers or expressions of x, y, z, r = |x| and t, separated by spaces (no "
+               "space inside one)",
+               k->size);
+      break;
+    case BLAST_DECK_SELECT:
+      snprintf(buf, n,
+               "all | attributes A1 A2 ... (1 to %d integers >= 1) | box (lower corner, upper "
+               "corner: 2, 4 or 6 numbers) | sphere (centre, radius > 0: 2 to 4 numbers) | "
+               "halfspace (normal n, d: 2 to 4 numbers; selects n.x <= d)",
+               BLAST_MAX_SELECT_ATTRS);
       break;
   }
 }
@@ -298,12 +335,156 @@ static int ParseChoice(const BlastDeckKey *k, const BlastDeckChoice *choices, co
 
 const BlastDeckChoice kDeckBool[] = {{"false", 0}, {"true", 1}, {NULL, 0}};
 
-/// Parse `value` (non-empty, stripped) for key k into its field of *cfg. Lists set *count.
-int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, BlastConfig *cfg,
+/// Check user text for control characters (a tab allowed where `tab_ok`).
+static int NoControl(const BlastDeckKey *k, const char *value, int tab_ok, const char *where) {
+  for (const char *p = value; *p; p++)
+    BlastCheck(((unsigned char)*p >= 0x20 && *p != 0x7f) || (tab_ok && *p == '\t'), BLAST_ERR_INPUT,
+               "%s: the value of [%s] %s contains a control character", where, k->section, k->key);
+  return 0;
+}
+
+void DeckStoreWhere(char *dst, const char *where) {
+  const size_t len = strlen(where);
+  memset(dst, 0, BLAST_WHERE_MAX);
+  if (len < BLAST_WHERE_MAX) {
+    memcpy(dst, where, len);
+    return;
+  }
+  memcpy(dst, "...", 3);
+  memcpy(dst + 3, where + len - (BLAST_WHERE_MAX - 4), BLAST_WHERE_MAX - 4);
+}
+
+static int StoreExpr(const BlastDeckKey *k, const char *text, size_t len, const char *where,
+                     BlastExprText *e) {
+  char ex[96];
+  BlastDeckExcerpt(text, len, ex, sizeof ex);
+  BlastCheck(len < BLAST_EXPR_MAX, BLAST_ERR_INPUT,
+             "%s: the expression '%s' of [%s] %s is too long (%zu characters, at most %d)", where,
+             ex, k->section, k->key, len, BLAST_EXPR_MAX - 1);
+  memset(e, 0, sizeof *e);
+  memcpy(e->text, text, len);
+  DeckStoreWhere(e->where, where);
+  return 0;
+}
+
+/// Split `value` at white space into at most `most` tokens: starts and lengths.
+static int Tokens(const BlastDeckKey *k, const char *value, const char *where, int most,
+                  const char *expected, const char **tok, size_t *len, int *n) {
+  *n = 0;
+  for (const char *p = value; *p;) {
+    while (DeckIsSpace(*p)) p++;
+    if (!*p) break;
+    const char *q = p;
+    while (*q && !DeckIsSpace(*q)) q++;
+    BlastCheck(*n < most, BLAST_ERR_INPUT,
+               "%s: too many values for [%s] %s (at most %d): expected %s", where, k->section,
+               k->key, most, expected);
+    tok[*n] = p;
+    len[*n] = (size_t)(q - p);
+    (*n)++;
+    p = q;
+  }
+  return 0;
+}
+
+/// Numbers tok[0..n) for key k as `like` (REAL or INT, its range) into v.
+static int Numbers(const BlastDeckKey *k, const BlastDeckKey *like, const char **tok,
+                   const size_t *len, int n, const char *where, const char *expected, double *v) {
+  BlastDeckKey K = *like;
+  K.section = k->section;
+  K.key = k->key;
+  for (int i = 0; i < n; i++) {
+    char t[128];
+    DeckCopyStripped(t, sizeof t, tok[i], len[i]);
+    BlastCall(ParseNumber(&K, t, where, expected, &v[i]));
+  }
+  return 0;
+}
+
+const BlastDeckChoice kDeckSelectors[] = {{"all", BLAST_SELECT_ALL},
+                                          {"attributes", BLAST_SELECT_ATTRIBUTES},
+                                          {"box", BLAST_SELECT_BOX},
+                                          {"sphere", BLAST_SELECT_SPHERE},
+                                          {"halfspace", BLAST_SELECT_HALFSPACE},
+                                          {NULL, 0}};
+
+/// [region.NAME] select: a word and its numbers (the count against the mesh's dimension is
+/// checked by the setup).
+static int ParseSelector(const BlastDeckKey *k, const char *value, const char *where,
+                         const char *expected, BlastSelector *sel) {
+  const char *tok[BLAST_MAX_SELECT_ATTRS + 2];
+  size_t len[BLAST_MAX_SELECT_ATTRS + 2];
+  int n = 0;
+  BlastCall(Tokens(k, value, where, BLAST_MAX_SELECT_ATTRS + 1, expected, tok, len, &n));
+  char word[32];
+  DeckCopyStripped(word, sizeof word, tok[0], len[0]);
+  BlastDeckKey K = *k;
+  K.choices = kDeckSelectors;
+  int kind = 0;
+  BlastCall(ParseChoice(&K, kDeckSelectors, word, where,
+                        "all, attributes, box, sphere or halfspace, then its numbers", &kind));
+  const int nv = n - 1;
+  double v[BLAST_MAX_SELECT_ATTRS];
+  static const BlastDeckKey kAttr = {.type = BLAST_DECK_INT, .bounds = BLAST_DECK_MIN, .min = 1};
+  static const BlastDeckKey kReal = {.type = BLAST_DECK_REAL};
+  BlastSelector s;
+  memset(&s, 0, sizeof s);
+  s.kind = kind;
+  s.n = nv;
+  switch (kind) {
+    case BLAST_SELECT_ALL:
+      BlastCheck(nv == 0, BLAST_ERR_INPUT, "%s: [%s] %s = all takes no numbers (got %d)", where,
+                 k->section, k->key, nv);
+      break;
+    case BLAST_SELECT_ATTRIBUTES:
+      BlastCheck(nv >= 1 && nv <= BLAST_MAX_SELECT_ATTRS, BLAST_ERR_INPUT,
+                 "%s: [%s] %s = attributes takes 1 to %d zone attributes (integers >= 1), got %d",
+                 where, k->section, k->key, BLAST_MAX_SELECT_ATTRS, nv);
+      BlastCall(Numbers(k, &kAttr, tok + 1, len + 1, nv, where, "an integer >= 1", v));
+      for (int i = 0; i < nv; i++) s.attr[i] = (int)v[i];
+      break;
+    case BLAST_SELECT_BOX:
+      BlastCheck(nv == 2 || nv == 4 || nv == 6, BLAST_ERR_INPUT,
+                 "%s: [%s] %s = box takes the lower corner and the upper corner: 2, 4 or 6 numbers "
+                 "(1D: box x0 x1; 2D: box x0 y0 x1 y1), got %d",
+                 where, k->section, k->key, nv);
+      BlastCall(Numbers(k, &kReal, tok + 1, len + 1, nv, where, "a finite real number", v));
+      for (int i = 0; i < nv / 2; i++)
+        BlastCheck(v[i] < v[i + nv / 2], BLAST_ERR_INPUT,
+                   "%s: [%s] %s = box: the lower corner's coordinate %d (%.17g) is not below the "
+                   "upper corner's (%.17g)",
+                   where, k->section, k->key, i + 1, v[i], v[i + nv / 2]);
+      break;
+    case BLAST_SELECT_SPHERE:
+    case BLAST_SELECT_HALFSPACE: {
+      const int sphere = kind == BLAST_SELECT_SPHERE;
+      BlastCheck(nv >= 2 && nv <= 4, BLAST_ERR_INPUT,
+                 "%s: [%s] %s = %s takes %s: dim + 1 = 2 to 4 numbers, got %d", where, k->section,
+                 k->key, sphere ? "sphere" : "halfspace",
+                 sphere ? "the centre and the radius" : "the normal n and d (n.x <= d)", nv);
+      BlastCall(Numbers(k, &kReal, tok + 1, len + 1, nv, where, "a finite real number", v));
+      double nn = 0;
+      for (int i = 0; i < nv - 1; i++) nn += v[i] * v[i];
+      BlastCheck(!sphere || v[nv - 1] > 0, BLAST_ERR_INPUT,
+                 "%s: [%s] %s = sphere: the radius (%.17g) must be > 0", where, k->section, k->key,
+                 v[nv - 1]);
+      BlastCheck(sphere || nn > 0, BLAST_ERR_INPUT, "%s: [%s] %s = halfspace: the normal n is zero",
+                 where, k->section, k->key);
+      break;
+    }
+  }
+  if (kind != BLAST_SELECT_ATTRIBUTES)
+    for (int i = 0; i < nv; i++) s.v[i] = v[i];
+  memcpy(sel, &s, sizeof s);
+  return 0;
+}
+
+/// Parse `value` (non-empty, stripped) for key k into its field at base. Lists set *count.
+int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, void *base,
                    int *count) {
   char expected[kExpectLen];
   DeckDescribeExpected(k, expected, sizeof expected);
-  char *field = (char *)cfg + k->offset;
+  char *field = (char *)base + k->offset;
   *count = 1;
   switch (k->type) {
     case BLAST_DECK_INT: {
@@ -329,10 +510,7 @@ int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, 
     }
     case BLAST_DECK_STRING: {
       size_t len = strlen(value);
-      for (size_t i = 0; i < len; i++)
-        BlastCheck((unsigned char)value[i] >= 0x20 && value[i] != 0x7f, BLAST_ERR_INPUT,
-                   "%s: the value of [%s] %s contains a control character", where, k->section,
-                   k->key);
+      BlastCall(NoControl(k, value, 0, where));
       BlastCheck(len < k->size, BLAST_ERR_INPUT,
                  "%s: the value of [%s] %s is too long (%zu characters, at most %zu)", where,
                  k->section, k->key, len, k->size - 1);
@@ -342,10 +520,10 @@ int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, 
     }
     case BLAST_DECK_INT_LIST:
     case BLAST_DECK_REAL_LIST: {
-      double v[8];
+      double v[kMaxListValues];
       int n = 0;
-      BlastCheck(k->size <= 8, BLAST_ERR_INTERNAL, "schema error: [%s] %s allows too many values",
-                 k->section, k->key);
+      BlastCheck(k->size <= kMaxListValues, BLAST_ERR_INTERNAL,
+                 "schema error: [%s] %s allows too many values", k->section, k->key);
       const char *p = value;
       while (*p) {
         while (DeckIsSpace(*p)) p++;
@@ -371,30 +549,82 @@ int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, 
         }
       }
       *count = n;
+      if (DeckIsCounted(k)) memcpy((char *)base + k->count_offset, &n, sizeof n);
       return 0;
     }
+    case BLAST_DECK_EXPR:
+      BlastCall(NoControl(k, value, 0, where));
+      BlastCall(StoreExpr(k, value, strlen(value), where, (BlastExprText *)(void *)field));
+      return 0;
+    case BLAST_DECK_EXPR_LIST: {
+      BlastCall(NoControl(k, value, 1, where));
+      const char *tok[kMaxListValues];
+      size_t len[kMaxListValues];
+      int n = 0;
+      BlastCall(Tokens(k, value, where, (int)k->size, expected, tok, len, &n));
+      BlastExprText *e = (BlastExprText *)(void *)field;
+      memset(e, 0, k->size * sizeof *e);
+      for (int i = 0; i < n; i++) BlastCall(StoreExpr(k, tok[i], len[i], where, &e[i]));
+      *count = n;
+      memcpy((char *)base + k->count_offset, &n, sizeof n);
+      return 0;
+    }
+    case BLAST_DECK_SELECT:
+      BlastCall(NoControl(k, value, 1, where));
+      BlastCall(ParseSelector(k, value, where, expected, (BlastSelector *)(void *)field));
+      return 0;
   }
   BlastError(BLAST_ERR_INTERNAL, "[%s] %s has an unknown type %d", k->section, k->key, k->type);
 }
 
-/// Give key k its built-in default in *cfg (lists: the default in every direction).
-int DeckApplyDefault(const BlastDeckKey *k, BlastConfig *cfg) {
-  char *field = (char *)cfg + k->offset;
+size_t DeckFieldBytes(const BlastDeckKey *k) {
+  switch (k->type) {
+    case BLAST_DECK_REAL:
+      return sizeof(double);
+    case BLAST_DECK_STRING:
+      return k->size;
+    case BLAST_DECK_INT_LIST:
+      return k->size * sizeof(int);
+    case BLAST_DECK_REAL_LIST:
+      return k->size * sizeof(double);
+    case BLAST_DECK_EXPR:
+      return sizeof(BlastExprText);
+    case BLAST_DECK_EXPR_LIST:
+      return k->size * sizeof(BlastExprText);
+    case BLAST_DECK_SELECT:
+      return sizeof(BlastSelector);
+    default:
+      return sizeof(int);
+  }
+}
+
+int DeckFieldEqual(const BlastDeckKey *k, const void *a, const void *b) {
+  const char *fa = (const char *)a + k->offset, *fb = (const char *)b + k->offset;
+  if (k->type == BLAST_DECK_STRING) return !strcmp(fa, fb);
+  if (DeckIsCounted(k) && DeckListCount(k, a) != DeckListCount(k, b)) return 0;
+  return !memcmp(fa, fb, DeckFieldBytes(k));
+}
+
+/// Give key k its built-in default at base (lists: the default in every direction).
+int DeckApplyDefault(const BlastDeckKey *k, void *base) {
+  char *field = (char *)base + k->offset;
   if (!k->def) {
-    // Computed by the key's resolve hook (or required).
-    if (k->type == BLAST_DECK_STRING) memset(field, 0, k->size);
+    // Computed by the key's resolve hook (or required); values of their own: none given.
+    if (k->type == BLAST_DECK_STRING || k->type == BLAST_DECK_EXPR || DeckIsCounted(k))
+      memset(field, 0, DeckFieldBytes(k));
+    if (DeckIsCounted(k)) memset((char *)base + k->count_offset, 0, sizeof(int));
     return 0;
   }
   int count = 0;
-  int ierr = DeckParseValue(k, k->def, "built-in default", cfg, &count);
+  int ierr = DeckParseValue(k, k->def, "built-in default", base, &count);
   if (ierr) {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
     BlastError(BLAST_ERR_INTERNAL, "schema error: bad default of [%s] %s: %s", k->section, k->key,
                msg);
   }
-  if (DeckIsList(k)) {
-    int n = DeckListCount(k, cfg);
+  if (DeckIsList(k) && !DeckIsCounted(k)) {
+    int n = DeckListCount(k, base);
     size_t elem = k->type == BLAST_DECK_INT_LIST ? sizeof(int) : sizeof(double);
     for (int i = 1; i < (int)k->size; i++) {
       if (i < n)

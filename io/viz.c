@@ -127,7 +127,7 @@ static double Det(int dim, const double *J) {  // J[c*dim + g] = dx_c / dxi_g
 typedef struct {
   double *coords, *vel, *rho, *e, *p, *cs;  // [nv*3], [nv*3], [nv] x4
   int64_t *topo, *zid;                      // [nc*ncv], [nc]
-  int *mat, *rank;                          // [nc]
+  int *mat, *attr, *rank;                   // [nc]
 } VizFields;
 
 // All fields of this rank's vertices and cells; vertex ids start at voff.
@@ -136,6 +136,10 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
   const BlastProblem *prob = BlastHydroGetProblem(v->h);
   const double *x0 = BlastHydroGetInitialPositions(v->h);
   const int *attr = BlastMeshZoneAttr(BlastHydroGetMesh(v->h));
+  const int *zone_mat = BlastHydroGetZoneMaterials(v->h);
+  int nmat;
+  const BlastMaterial *mats = BlastHydroGetMaterials(v->h, &nmat);
+  (void)nmat;
   const int dim = v->dim, nd = v->h1_nd, ne = v->l2_nd, nl = s->h1_nl, nz = s->nz;
   double *x = NULL, *vel = NULL, *e = NULL;
   BlastCall(BlastMalloc((size_t)dim * nl + 1, &x));
@@ -160,14 +164,12 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
           zv[a * dim + c] = vel[(size_t)c * nl + l];
         }
       }
-      // Material of the zone: the one at its center (as the solver), rho0 at the initial
-      // position moved a hair towards the center (zone faces on material interfaces).
+      // The zone's material (the solver's), rho0 at the initial position moved a hair
+      // towards the center (zone faces on material interfaces).
       double Xc[3] = {0, 0, 0};
       for (int a = 0; a < nd; a++)
         for (int c = 0; c < dim; c++) Xc[c] += v->Bc[a] * zx0[a * dim + c];
-      BlastMaterial mats[BLAST_PROBLEM_MAX_MATERIALS];
-      BlastProblemMaterials(prob, mats);
-      const BlastMaterial *mat = &mats[BlastProblemMaterialAt(prob, Xc)];
+      const BlastMaterial *mat = &mats[zone_mat[z]];
       for (int p = 0; p < v->nvz; p++) {
         const double *B = &v->B[(size_t)p * nd], *G = &v->G[(size_t)p * nd * dim];
         double X[3] = {0, 0, 0}, X0[3] = {0, 0, 0}, V[3] = {0, 0, 0}, J[9] = {0}, J0[9] = {0};
@@ -197,13 +199,16 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
         F->rho[vi] = rho;
         F->e[vi] = ev;
         F->p[vi] = pr;
-        F->cs[vi] = pr > 0.0 && rho > 0.0 ? cs : 0.0;
+        // 0 where the state has no sound speed (rho <= 0, e < 0 for an ideal gas: for it
+        // the same as p > 0 and rho > 0).
+        F->cs[vi] = rho > 0.0 && cs == cs ? cs : 0.0;
       }
       for (int c = 0; c < v->ncz; c++) {
         const size_t ci = (size_t)z * v->ncz + c;
         for (int q = 0; q < v->ncv; q++)
           F->topo[ci * v->ncv + q] = voff + (int64_t)z * v->nvz + v->cellv[(size_t)c * v->ncv + q];
-        F->mat[ci] = attr[s->zone_macro[z]];
+        F->mat[ci] = zone_mat[z];
+        F->attr[ci] = attr[s->zone_macro[z]];
         F->rank[ci] = v->rank;
         F->zid[ci] = s->zone_gid[z];
       }
@@ -270,6 +275,38 @@ static int Stage(MPI_Comm comm, int ierr, const char *path) {
   return BlastAgree(comm, ierr, ierr == BLAST_ERR_IO);
 }
 
+// The materials as one line of text, "0: gas (ideal_gas, gamma = 1.4, p_inf = 0); 1: ...":
+// the names of the `material` field's values. Characters that XML or the list itself would
+// read otherwise (<>&"';) become '_' in names.
+// The shortest of %.15g, %.16g, %.17g that reads back as v.
+static void Real(double v, char *buf, size_t n) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(buf, n, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
+static void MaterialsText(BlastHydro h, char *buf, size_t n) {
+  int nmat;
+  const BlastMaterial *mats = BlastHydroGetMaterials(h, &nmat);
+  const BlastProblem *prob = BlastHydroGetProblem(h);
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < nmat && len < n; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s", BlastProblemMaterialName(prob, i));
+    for (char *c = name; *c; c++)
+      if (strchr("<>&\"';", *c)) *c = '_';
+    char g[32], pinf[32];
+    Real(mats[i].gamma, g, sizeof g);
+    Real(mats[i].p_inf, pinf, sizeof pinf);
+    const int w = snprintf(buf + len, n - len, "%s%d: %s (%s, gamma = %s, p_inf = %s)",
+                           i ? "; " : "", i, name, BlastEosKindName(mats[i].kind), g, pinf);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+}
+
 static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
   const BlastSpace *s = BlastHydroGetSpace(v->h);
   BlastCall(BlastHDF5AttrWrite(f, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t));
@@ -282,6 +319,9 @@ static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
   BlastCall(AttrInt(f, "ranks", v->size));
   BlastCall(AttrInt(f, "format_version", BLAST_VIZ_FORMAT));
   BlastCall(BlastHDF5AttrString(f, "problem", BlastProblemName(BlastHydroGetProblem(v->h)->id)));
+  char materials[4096];
+  MaterialsText(v->h, materials, sizeof materials);
+  BlastCall(BlastHDF5AttrString(f, "materials", materials));
   return 0;
 }
 
@@ -312,6 +352,7 @@ static int WriteFile(BlastViz v, const char *path, int step, double t, const Viz
       {"pressure", F64, D, V, 0, v0, mv, F->p},
       {"sound_speed", F64, D, V, 0, v0, mv, F->cs},
       {"material", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->mat},
+      {"attribute", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->attr},
       {"rank", H5T_STD_I32LE, H5T_NATIVE_INT, C, 0, c0, mc, F->rank},
       {"zone", H5T_STD_I64LE, H5T_NATIVE_INT64, C, 0, c0, mc, F->zid},
   };
@@ -477,7 +518,11 @@ static int WriteXdmf(BlastViz v) {
   fprintf(fp,
           "<?xml version=\"1.0\" ?>\n"
           "<Xdmf Version=\"3.0\">\n"
-          "  <Domain>\n"
+          "  <Domain>\n");
+  char materials[4096];
+  MaterialsText(v->h, materials, sizeof materials);
+  fprintf(fp, "    <Information Name=\"materials\" Value=\"%s\"/>\n", materials);
+  fprintf(fp,
           "    <Grid Name=\"blast_gpu\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   static const struct {
     const char *name, *type;
@@ -488,6 +533,7 @@ static int WriteXdmf(BlastViz v) {
                 {"pressure", "Float", 0, 0},
                 {"sound_speed", "Float", 0, 0},
                 {"material", "Int", 1, 0},
+                {"attribute", "Int", 1, 0},
                 {"rank", "Int", 1, 0},
                 {"zone", "Int", 1, 0}};
   for (int i = 0; i < v->count; i++) {
@@ -638,13 +684,14 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   BlastCall(BlastMalloc(mc * v->ncv, &F.topo));
   BlastCall(BlastMalloc(mc, &F.zid));
   BlastCall(BlastMalloc(mc, &F.mat));
+  BlastCall(BlastMalloc(mc, &F.attr));
   BlastCall(BlastMalloc(mc, &F.rank));
   // Agreed before the collective file creation, so that no rank waits for a failed one.
   int ierr = BlastAgree(v->comm, ComputeFields(v, voff, &F), 0);
   if (!ierr) ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
   BlastFree(&F.coords), BlastFree(&F.vel), BlastFree(&F.rho), BlastFree(&F.e);
   BlastFree(&F.p), BlastFree(&F.cs), BlastFree(&F.topo), BlastFree(&F.zid);
-  BlastFree(&F.mat), BlastFree(&F.rank);
+  BlastFree(&F.mat), BlastFree(&F.attr), BlastFree(&F.rank);
   BlastCall(ierr);
   // Every rank has closed the file: rank 0 publishes it and the time series.
   const VizEntry e = {number, step, v->dim, v->ncv, t, (long long)nvg, (long long)ncg};

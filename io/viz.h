@@ -16,11 +16,15 @@
 ///                                      face counter-clockwise then top face)
 ///   /density, /specific_internal_energy, /pressure, /sound_speed   double [nvert]
 ///   /velocity      double [nvert][3]
-///   /material      int32  [ncell]      zone attribute of the mesh
+///   /material      int32  [ncell]      the zone's material: 0-based index into the
+///                                      problem's materials (the `materials` attribute)
+///   /attribute     int32  [ncell]      zone attribute of the mesh
 ///   /rank          int32  [ncell]      MPI rank that owns the zone
 ///   /zone          int64  [ncell]      global zone id
 ///   attributes of /: time, step, dim, order_kinematic, order_thermo, refine,
-///     zones_global, ranks, problem, format_version
+///     zones_global, ranks, problem, materials ("0: gas (ideal_gas, gamma = 1.4,
+///     p_inf = 0); 1: ..."), format_version
+/// blast.xdmf carries the same materials text in <Information Name="materials">.
 /// Each rank writes a contiguous block of vertices and cells (its zones in local order),
 /// with collective MPI-IO. <dir>/blast.xdmf lists every dump of the run as a temporal
 /// collection; it is rewritten after each dump (temporary file + rename on rank 0), so
@@ -29,8 +33,9 @@
 /// Point values at reference point xi of zone z: x = sum_a phi_a(xi) x_a, v likewise,
 /// e = sum_j psi_j(xi) e_j, rho = rho0(X0) det J0 / det J (mass conservation; X0 the
 /// initial position, rho0 evaluated a hair inside the zone so that zone faces on material
-/// interfaces take the zone's own side), gamma of the zone (as the solver), p = (gamma-1)
-/// rho e, sound speed sqrt(gamma p / rho) (0 where p <= 0).
+/// interfaces take the zone's own side), p and the sound speed from the zone's material
+/// (BlastEos, as the solver, with e unclamped); sound speed 0 where rho <= 0 or where
+/// the equation of state gives none (an ideal gas with e < 0).
 #ifndef BLAST_VIZ_H
 #define BLAST_VIZ_H
 
@@ -42,7 +47,7 @@
 extern "C" {
 #endif
 
-enum { BLAST_VIZ_FORMAT = 1 };
+enum { BLAST_VIZ_FORMAT = 2 };
 
 typedef struct BlastViz_private *BlastViz;
 

@@ -56,6 +56,14 @@ int BlastProblemMaterials(const BlastProblem *p, BlastMaterial *mats) {
   }
 }
 
+const char *BlastProblemMaterialName(const BlastProblem *p, int i) {
+  if (p->id == BLAST_PROBLEM_TRIPLE_POINT) {
+    static const char *triple[] = {"left", "top", "bottom"};
+    return i >= 0 && i < 3 ? triple[i] : "unknown";
+  }
+  return i == 0 ? "gas" : "unknown";
+}
+
 int BlastProblemMaterialAt(const BlastProblem *p, const double *x) {
   if (p->id != BLAST_PROBLEM_TRIPLE_POINT) return 0;
   if (!(x[0] > 1.0)) return kTripleLeft;

@@ -27,6 +27,11 @@ const char *BlastProblemName(int id);
 /// how many.
 enum { BLAST_PROBLEM_MAX_MATERIALS = 4 };
 int BlastProblemMaterials(const BlastProblem *p, BlastMaterial *mats);
+/// The name of material i (an index into BlastProblemMaterials), as the banner,
+/// summary.json, the checkpoints and the dumps show it: "gas" for the one-material
+/// problems; the triple point's "left" (x <= 1), "top" (right, y > 1.5, the light one) and
+/// "bottom" (right, y <= 1.5). "unknown" for an index out of range.
+const char *BlastProblemMaterialName(const BlastProblem *p, int i);
 /// The material at point x (an index into BlastProblemMaterials): a zone's is the one at
 /// its reference centre.
 int BlastProblemMaterialAt(const BlastProblem *p, const double *x);

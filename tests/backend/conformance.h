@@ -29,6 +29,8 @@ typedef struct {
   int *m_col, *m_rows, *hl_send, *hl_recv, *hc_send, *hc_recv;
   int *m_edof, *m_zones;  // partial assembly: hdm's zone dofs (some ghosts) and zone order
   double *m_x0;           // hdm's initial positions, padded for the ghost dofs its zones read
+  int *zone_mat;          // two-material variant: the zones' materials (alternating)
+  BlastMaterial mats[2];  // two-material variant: an ideal gas (air) and a stiffened gas
   int pa;                 // hd.assembly == BLAST_ASSEMBLY_PARTIAL
   size_t nx;              // dim * h1_nl: an H1 field
   size_t ne;              // nz * l2_nd: an L2 field

@@ -355,7 +355,19 @@ static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int ass
   BlastCall(TestUnitBoxMesh(dim, n, &p->mesh));
   BlastCall(BlastHydroCreate(&cfg, p->mesh, MPI_COMM_WORLD, &blast_backend_cpu, &p->h));
   p->hd = p->h->hd;
-  if (variant) p->hd.tg_source = 1, p->hd.qpar.vort = 1;  // the source and vorticity paths
+  if (variant & 1) p->hd.tg_source = 1, p->hd.qpar.vort = 1;  // the source and vorticity paths
+  if (variant & 2) {
+    // Two materials, zone by zone in turn: air and water's stiffened gas, p_inf scaled to
+    // the states here (rho ~ 1, e in [0.5, 1.5]) so that c^2 = gamma (p + p_inf) / rho is
+    // positive at most points and clamped to 0 at others, in zones of both kinds and in
+    // the lanes of one vector.
+    p->mats[0] = BlastMaterialIdealGas(1.4);
+    p->mats[1] = BlastMaterialStiffenedGas(4.4, 0.6);
+    p->zone_mat = malloc(((size_t)p->hd.nz + 1) * sizeof(int));
+    BlastCheck(p->zone_mat != NULL, BLAST_ERR_MEM, "zone materials");
+    for (int z = 0; z < p->hd.nz; z++) p->zone_mat[z] = (z / 2 + z / 5) % 2;
+    p->hd.mats = p->mats, p->hd.nmat = 2, p->hd.zone_mat = p->zone_mat;
+  }
   p->pa = p->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
   BlastCheck(p->pa == (assembly != 0), BLAST_ERR_INTERNAL, "assembly %d, expected %d", p->pa,
              assembly);
@@ -367,7 +379,9 @@ static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int ass
   memcpy(p->x0, p->h->S, p->nx * sizeof(double));  // CPU backend memory is host memory
   p->hz = 1.0 / (n * k);
   snprintf(p->label, sizeof p->label, "%dD Q%d-Q%d %d^%d%s%s", dim, k, k - 1, n, dim,
-           variant ? " tg+vort" : "",
+           variant & 2 ? (variant & 1 ? " tg+vort air|water" : " air|water")
+           : variant   ? " tg+vort"
+                       : "",
            assembly == 2 ? " PA keepS"
            : assembly    ? " PA"
                          : "");
@@ -379,6 +393,7 @@ static void ProblemDestroy(Problem *p) {
   BlastHydroDestroy(&p->h);
   BlastMeshDestroy(&p->mesh);
   HostFree(&p->x0);
+  free(p->zone_mat);
   free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->m_x0),
       free(p->hl_send), free(p->hl_recv), free(p->hc_send), free(p->hc_recv);
 }
@@ -502,7 +517,8 @@ int main(int argc, char **argv) {
     int dim, k, n, variant, assembly;  // assembly 0 full, 1 partial, 2 partial keeping S
   } probs[] = {{2, 2, 3, 1, 0}, {2, 3, 24, 0, 0}, {3, 2, 2, 0, 0}, {3, 3, 3, 0, 0}, {3, 2, 5, 1, 0},
                {2, 2, 3, 1, 1}, {2, 3, 24, 0, 1}, {3, 2, 2, 0, 1}, {3, 3, 3, 0, 1}, {3, 2, 5, 1, 1},
-               {3, 4, 2, 0, 1}, {3, 2, 4, 1, 2},  {2, 3, 5, 0, 2}};
+               {3, 4, 2, 0, 1}, {3, 2, 4, 1, 2},  {2, 3, 5, 0, 2}, {2, 2, 6, 2, 0}, {3, 2, 3, 3, 0},
+               {2, 2, 6, 2, 1}, {3, 2, 3, 3, 2}};
   enum { kNp = (int)(sizeof probs / sizeof probs[0]) };
   Problem P[kNp];
   Bk cpu[kNp], cpum[kNp], dev[kNp], devm[kNp];

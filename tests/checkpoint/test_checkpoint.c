@@ -223,8 +223,37 @@ int main(int argc, char **argv) {
       }
       MPI_Barrier(MPI_COMM_WORLD);
       ExpectRefused(MPI_COMM_WORLD, &cfg, mesh, bad, "format 2",
-                    "has format version 2, this blast_gpu reads version 3 (version 2 files do not "
+                    "has format version 2, this blast_gpu reads version 4 (version 2 files do not "
                     "record [fem] assembly");
+      // Other materials: a header that differs from this run's only in its materials
+      // record (a file of the header alone: the header is checked before any field).
+      const char *changes[][2] = {
+          {"gamma=1.4 ", "gamma=1.4000000000000001 "},  // a parameter, by one ulp
+          {"ideal_gas gamma=1.4 p_inf=0", "stiffened_gas gamma=1.4 p_inf=0"},  // the kind
+          {"gas:", "air:"},                                                    // the name
+          {"", "; water: stiffened_gas gamma=4.4 p_inf=600000000"}};           // one more material
+      for (int c = 0; c < 4 && ci == 0; c++) {
+        snprintf(bad, sizeof bad, "%s/materials%d.h5", dir, c);
+        if (!rank) {
+          BlastCheckpointHeader hd;
+          TEST_CALL(BlastCheckpointPeek(path, &hd));
+          char *at = changes[c][0][0] ? strstr(hd.materials, changes[c][0])
+                                      : hd.materials + strlen(hd.materials);
+          TEST_ASSERT(at != NULL, "materials record '%s' lacks '%s'", hd.materials, changes[c][0]);
+          if (at) {
+            char rest[sizeof hd.materials];
+            snprintf(rest, sizeof rest, "%s", at + strlen(changes[c][0]));
+            snprintf(at, sizeof hd.materials - (size_t)(at - hd.materials), "%s%s", changes[c][1],
+                     rest);
+          }
+          hid_t f = H5Fcreate(bad, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+          TEST_CALL(BlastCheckpointHeaderWrite(f, &hd));
+          H5Fclose(f);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        ExpectRefused(MPI_COMM_WORLD, &cfg, mesh, bad, "other materials",
+                      c < 3 ? "has material 0 as '" : "has 2 materials (");
+      }
       snprintf(bad, sizeof bad, "%s/not_hdf5.h5", dir);
       if (!rank) {
         FILE *out = fopen(bad, "w");

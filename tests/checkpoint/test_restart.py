@@ -2,6 +2,7 @@
 """End-to-end checkpoint/restart of blast_gpu, through the real executable.
 
 usage: test_restart.py BLAST MPIEXEC WORKDIR DECK_SEDOV2D DECK_TAYLOR_GREEN2D DECK_SEDOV3D
+                       CHK_SET_MATERIALS
 
 Every comparison is against an uninterrupted run of the same deck on 2 ranks (A):
   - a run that writes a checkpoint every S steps (stop, write, continue) ends bitwise as A;
@@ -16,7 +17,7 @@ Every comparison is against an uninterrupted run of the same deck on 2 ranks (A)
     as A;
   - corrupt or foreign checkpoints (truncated, altered value, wrong format version, missing
     dataset, not HDF5, missing, other problem, other order, other dimension, other [fem]
-    assembly) give exit 2 and a message naming the reason, and leave the output directory and
+    assembly, other materials: a parameter, the equation of state, a name) give exit 2 and a message naming the reason, and leave the output directory and
     the file unchanged; a restart in the checkpoint's own assembly mode works.
 """
 import hashlib
@@ -32,7 +33,7 @@ import time
 import h5py
 import numpy as np
 
-BLAST, MPIEXEC, WORK, SEDOV2D, TG2D, SEDOV3D = sys.argv[1:7]
+BLAST, MPIEXEC, WORK, SEDOV2D, TG2D, SEDOV3D, SET_MATERIALS = sys.argv[1:8]
 ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
            OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
 ENV.pop("BLAST_TEST_KILL_IN_CHECKPOINT", None)
@@ -219,6 +220,20 @@ def main():
     cases.append(("not HDF5", os.path.join(bad, "text.h5"), SEDOV2D, [], r"HDF5"))
     cases.append(("missing file", os.path.join(bad, "none.h5"), SEDOV2D, [], r"none\.h5"))
     cases.append(("other problem", chkB, TG2D, [], r"problem"))
+    # Other materials (the header rewritten, checksum and all, as such a run writes it):
+    # Sedov's one gas is 'gas: ideal_gas gamma=1.4 p_inf=0'.
+    with h5py.File(chkB, "r") as f:
+        mats = f.attrs["materials"].decode()
+    check(mats == "gas: ideal_gas gamma=1.4 p_inf=0", "the checkpoint's materials record %r" % mats)
+    for tag, other in (("parameter", "gas: ideal_gas gamma=1.4000000000000001 p_inf=0"),
+                       ("eos", "gas: stiffened_gas gamma=1.4 p_inf=0"),
+                       ("name", "air: ideal_gas gamma=1.4 p_inf=0")):
+        fn = os.path.join(bad, "materials_%s.h5" % tag)
+        shutil.copy(chkB, fn)
+        subprocess.run([SET_MATERIALS, fn, other], check=True, env=ENV, timeout=60)
+        cases.append(("other materials: %s" % tag, fn, SEDOV2D, [],
+                      re.escape("has material 0 as '%s', this run has '%s': a restart cannot "
+                                "change the materials" % (other, mats))))
     cases.append(("other order", chkB, SEDOV2D, ["fem.order_kinematic=3"], r"order"))
     cases.append(("other dimension", chkB, SEDOV3D, ["mesh.refine_serial=0"], r"dim"))
     # [fem] assembly: the run's resolved mode is recorded; a restart in the other one is

@@ -14,12 +14,13 @@ static int rank = 0, size = 1;
 
 /// The same bytes on every rank?
 static int SameEverywhere(const void *buf, int n) {
-  char root[8192];
-  if (n > (int)sizeof root) return 0;
+  char *root = NULL;
+  if (BlastMalloc((size_t)n, &root)) return 0;
   if (!rank) memcpy(root, buf, (size_t)n);
   MPI_Bcast(root, n, MPI_BYTE, 0, MPI_COMM_WORLD);
   int mine = !memcmp(root, buf, (size_t)n), all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  BlastFree(&root);
   return all;
 }
 

@@ -8,7 +8,7 @@
 // (pa_cpu_lanes.h: BlastCpuPaZoneQData against BlastPaZoneQDataN) at orders 1-4 in 2D and
 // 3D (and a 2D case whose point count is not a multiple of the vector width), with J0^{-1}
 // stored or recomputed from x0, with and without the kept stress, F_z^T v and the
-// Taylor-Green source.
+// Taylor-Green source; each for the ideal and the stiffened gas.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,18 +116,16 @@ static void MakePoint(int dim, int kind, double *J, double *Gv, double *J0i, dou
 // The kernels with a constant dimension, as the backend calls them (a variable one leaves
 // the compiler unsure that the d x d matrices are filled).
 static double Scalar(int dim, const BlastQPointParams *par, const double *J, const double *Gv,
-                     const double *J0i, double R0, double w, double e, double gamma, double *S,
-                     double *dt) {
-  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
-  return dim == 2 ? BlastPointStress(2, par, &mat, J, Gv, J0i, R0, w, e, S, dt)
-                  : BlastPointStress(3, par, &mat, J, Gv, J0i, R0, w, e, S, dt);
+                     const double *J0i, double R0, double w, double e, const BlastMaterial *mat,
+                     double *S, double *dt) {
+  return dim == 2 ? BlastPointStress(2, par, mat, J, Gv, J0i, R0, w, e, S, dt)
+                  : BlastPointStress(3, par, mat, J, Gv, J0i, R0, w, e, S, dt);
 }
 static BlastQV Lanes(int dim, const BlastQPointParams *par, const BlastQV *J, const BlastQV *Gv,
-                     const BlastQV *J0i, BlastQV R0, BlastQV w, BlastQV e, double gamma, BlastQV *S,
-                     BlastQV *dt) {
-  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
-  return dim == 2 ? BlastQVPointStress(2, par, &mat, J, Gv, J0i, R0, w, e, S, dt)
-                  : BlastQVPointStress(3, par, &mat, J, Gv, J0i, R0, w, e, S, dt);
+                     const BlastQV *J0i, BlastQV R0, BlastQV w, BlastQV e, const BlastMaterial *mat,
+                     BlastQV *S, BlastQV *dt) {
+  return dim == 2 ? BlastQVPointStress(2, par, mat, J, Gv, J0i, R0, w, e, S, dt)
+                  : BlastQVPointStress(3, par, mat, J, Gv, J0i, R0, w, e, S, dt);
 }
 
 static void PointKernelCase(int dim, int visc, int vort, int nvec) {
@@ -138,6 +136,10 @@ static void PointKernelCase(int dim, int visc, int vort, int nvec) {
     double J[BLAST_QV_W][9], Gv[BLAST_QV_W][9], J0i[BLAST_QV_W][9], R0[BLAST_QV_W], w[BLAST_QV_W],
         e[BLAST_QV_W];
     const double gamma = 1.4 + 0.3 * Rand();
+    // Every other vector a stiffened gas, p_inf in [0, 3) (without drawing: the ideal-gas
+    // vectors keep their points): c^2 = gamma (p + p_inf) / rho negative in some lanes.
+    const BlastMaterial mat = it % 2 ? BlastMaterialStiffenedGas(gamma, 10.0 * fabs(gamma - 1.4))
+                                     : BlastMaterialIdealGas(gamma);
     const int same = RandInt(4) == 0;  // sometimes one kind in every lane
     const int kind0 = RandInt(kKinds);
     for (int l = 0; l < W; l++)
@@ -146,10 +148,10 @@ static void PointKernelCase(int dim, int visc, int vort, int nvec) {
     for (int i = 0; i < d2; i++)
       for (int l = 0; l < W; l++) vJ[i][l] = J[l][i], vG[i][l] = Gv[l][i], vJ0[i][l] = J0i[l][i];
     for (int l = 0; l < W; l++) vR0[l] = R0[l], vw[l] = w[l], ve[l] = e[l];
-    const BlastQV vdet = Lanes(dim, &par, vJ, vG, vJ0, vR0, vw, ve, gamma, vS, &vdt);
+    const BlastQV vdet = Lanes(dim, &par, vJ, vG, vJ0, vR0, vw, ve, &mat, vS, &vdt);
     for (int l = 0; l < W; l++) {
       double S[9], dt, lane[9];
-      const double det = Scalar(dim, &par, J[l], Gv[l], J0i[l], R0[l], w[l], e[l], gamma, S, &dt);
+      const double det = Scalar(dim, &par, J[l], Gv[l], J0i[l], R0[l], w[l], e[l], &mat, S, &dt);
       for (int i = 0; i < d2; i++) lane[i] = vS[i][l];
       const double vd = vdet[l], vt = vdt[l];
       if (!(SameBits(S, lane, d2) && SameBits(&det, &vd, 1) && SameBits(&dt, &vt, 1))) {
@@ -196,27 +198,25 @@ static void SigmaEigCase(int dim, int nvec) {
 
 // Zone 7's kernels, dim constant as in the backend's instances.
 static void ScalarZone(const BlastPaBasis *pb, const double *x, const double *v, const double *x0,
-                       const double *J0, const double *e, const double *R0, double gamma, double *S,
-                       double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
-                       double *tdet) {
-  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
+                       const double *J0, const double *e, const double *R0,
+                       const BlastMaterial *mat, double *S, double *rE, double *b, double *tg,
+                       double *ws, double *dt, int *tz, double *tdet) {
   if (pb->dim == 2)
-    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
-                      dt, tz, tdet);
+    BlastPaZoneQDataN(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws, dt,
+                      tz, tdet);
   else
-    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
-                      dt, tz, tdet);
+    BlastPaZoneQDataN(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws, dt,
+                      tz, tdet);
 }
 static void LanesZone(const BlastPaBasis *pb, const double *x, const double *v, const double *x0,
-                      const double *J0, const double *e, const double *R0, double gamma, double *S,
-                      double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
+                      const double *J0, const double *e, const double *R0, const BlastMaterial *mat,
+                      double *S, double *rE, double *b, double *tg, double *ws, double *dt, int *tz,
                       double *tdet) {
-  const BlastMaterial mat = BlastMaterialIdealGas(gamma);
   if (pb->dim == 2)
-    BlastCpuPaZoneQData(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
+    BlastCpuPaZoneQData(pb, 2, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws,
                         dt, tz, tdet);
   else
-    BlastCpuPaZoneQData(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, &mat, S, rE, b, tg, ws,
+    BlastCpuPaZoneQData(pb, 3, pb->D, pb->Q, pb->L, 7, x, v, x0, J0, e, R0, mat, S, rE, b, tg, ws,
                         dt, tz, tdet);
 }
 
@@ -259,17 +259,21 @@ static void ZoneCase(int dim, int k, int q1d, int tgsrc, int trials) {
     BlastPaZoneJ0inv(&pb, x0, J0p, ws);
     for (int q = 0; q < nq; q++)
       for (int i = 0; i < d2; i++) J0f[i * nq + q] = J0p[q * d2 + i];
-    const double gamma = 5.0 / 3.0;
-    for (int variant = 0; variant < 4; variant++) {
+    // variant bit 2: a stiffened gas (water's gamma, p_inf near rho e: c^2 < 0 at some
+    // points), else the ideal gas.
+    const BlastMaterial ideal = BlastMaterialIdealGas(5.0 / 3.0);
+    const BlastMaterial water = BlastMaterialStiffenedGas(4.4, 1.0);
+    for (int variant = 0; variant < 8; variant++) {
       const int use_j0 = variant & 1, keep = variant & 2, want_b = !keep;
+      const BlastMaterial *mat = variant & 4 ? &water : &ideal;
       double dt[2] = {HUGE_VAL, HUGE_VAL}, tdet[2] = {0.0, 0.0};
       int tz[2] = {-1, -1};
       for (int s = 0; s < 2; s++)
         for (int o = 0; o < 4; o++) memset(out[s][o], 0, sizeof(double) * len[o]);
-      ScalarZone(&pb, x, v, x0, use_j0 ? J0p : NULL, ez, R0, gamma, out[0][0], out[0][1],
+      ScalarZone(&pb, x, v, x0, use_j0 ? J0p : NULL, ez, R0, mat, out[0][0], out[0][1],
                  want_b ? out[0][2] : NULL, out[0][3], ws, &dt[0], &tz[0], &tdet[0]);
-      LanesZone(&pb, x, v, x0, use_j0 ? J0f : NULL, ez, R0, gamma, keep ? out[1][0] : NULL,
-                out[1][1], want_b ? out[1][2] : NULL, out[1][3], ws, &dt[1], &tz[1], &tdet[1]);
+      LanesZone(&pb, x, v, x0, use_j0 ? J0f : NULL, ez, R0, mat, keep ? out[1][0] : NULL, out[1][1],
+                want_b ? out[1][2] : NULL, out[1][3], ws, &dt[1], &tz[1], &tdet[1]);
       int same = SameBits(&dt[0], &dt[1], 1) && tz[0] == tz[1] && SameBits(&tdet[0], &tdet[1], 1);
       for (int o = 1; o < 4; o++) same = same && SameBits(out[0][o], out[1][o], len[o]);
       if (keep) same = same && SameBits(out[0][0], out[1][0], len[0]);

@@ -9,6 +9,7 @@ usage: test_summary_json.py BLAST WORKDIR INPUTS
   * provenance: version and git id, the resolved deck (it parses back: --print-deck of it
     runs), the mesh source, cfl, t_final, the integrator, the units; the velocity errors
     L1, L2 and Linf of output.exact_error; the three setup-phase maps with the same keys;
+    the materials (name, equation of state, gamma, p_inf);
   * bad input prints its message without the C traceback; BLAST_ERROR_TRACE=1 adds it;
   * --print-deck says what order_quadrature = -1 and assembly = default resolve to.
 """
@@ -55,6 +56,9 @@ def main():
         check(os.fsencode(s["deck"]) == deck, "%s: 'deck' gives the path back" % what)
         check(os.fsencode(s["mesh"]) == os.path.join(d, b"meshes", b"square01_quad.mesh"),
               "%s: 'mesh' gives the mesh file back" % what)
+        check(s.get("materials") == [{"name": "gas", "eos": "ideal_gas", "gamma": 5.0 / 3.0,
+                                      "p_inf": 0.0}],
+              "%s: 'materials' is Taylor-Green's one gas (%r)" % (what, s.get("materials")))
         if i:
             continue
         for key in ("version", "git", "units", "ode_solver"):

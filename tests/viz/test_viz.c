@@ -74,13 +74,13 @@ static int ReadAttr(hid_t f, const char *name, hid_t type, void *v) {
 typedef struct {
   double *X, *V, *rho, *e, *p, *cs;
   long long *topo, *zone;
-  int *mat, *rank;
+  int *mat, *attr, *rank;
 } Dump;
 
 static void DumpFree(Dump *d) {
   BlastFree(&d->X), BlastFree(&d->V), BlastFree(&d->rho), BlastFree(&d->e);
   BlastFree(&d->p), BlastFree(&d->cs), BlastFree(&d->topo), BlastFree(&d->zone);
-  BlastFree(&d->mat), BlastFree(&d->rank);
+  BlastFree(&d->mat), BlastFree(&d->attr), BlastFree(&d->rank);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -159,6 +159,7 @@ static void CheckDump(MPI_Comm comm, BlastHydro h, const char *path, int refine,
   TEST_CALL(BlastMalloc(nc * ncv, &D.topo));
   TEST_CALL(BlastMalloc(nc, &D.zone));
   TEST_CALL(BlastMalloc(nc, &D.mat));
+  TEST_CALL(BlastMalloc(nc, &D.attr));
   TEST_CALL(BlastMalloc(nc, &D.rank));
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   TEST_ASSERT(f >= 0, "cannot open %s", path);
@@ -173,6 +174,7 @@ static void CheckDump(MPI_Comm comm, BlastHydro h, const char *path, int refine,
   TEST_CALL(ReadRows(f, "topology", H5T_NATIVE_LLONG, ncg, ncv, coff, nc, D.topo));
   TEST_CALL(ReadRows(f, "zone", H5T_NATIVE_LLONG, ncg, 0, coff, nc, D.zone));
   TEST_CALL(ReadRows(f, "material", H5T_NATIVE_INT, ncg, 0, coff, nc, D.mat));
+  TEST_CALL(ReadRows(f, "attribute", H5T_NATIVE_INT, ncg, 0, coff, nc, D.attr));
   TEST_CALL(ReadRows(f, "rank", H5T_NATIVE_INT, ncg, 0, coff, nc, D.rank));
   double ft = NAN;
   long long fstep = -1, fdim = 0, frefine = 0;
@@ -266,7 +268,8 @@ static void CheckDump(MPI_Comm comm, BlastHydro h, const char *path, int refine,
         for (int g = 0; g < 3; g++) P[q][g] = D.X[3 * (want - voff) + g];
       }
       if (!(CellMeasure(dim, (const double(*)[3])P) > 0)) bad_cells++;
-      if (D.zone[ci] != s->zone_gid[z] || D.mat[ci] != attr[s->zone_macro[z]] || D.rank[ci] != rank)
+      if (D.zone[ci] != s->zone_gid[z] || D.mat[ci] != BlastProblemMaterialAt(prob, Xc) ||
+          D.attr[ci] != attr[s->zone_macro[z]] || D.rank[ci] != rank)
         bad_cells++;
     }
   }

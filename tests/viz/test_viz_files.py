@@ -59,6 +59,10 @@ def check_folder(xmllint, folder):
     check(p.returncode == 0, "xmllint %s: %s" % (xdmf, p.stderr.strip()))
     root = ET.parse(xdmf).getroot()
     check(root.tag == "Xdmf", "root element %s" % root.tag)
+    info = root.find("Domain/Information")
+    check(info is not None and info.get("Name") == "materials" and
+          info.get("Value") == "0: gas (ideal_gas, gamma = 1.4, p_inf = 0)", "XDMF materials %r" %
+          (None if info is None else info.attrib))
     series = root.find("Domain/Grid")
     check(series is not None and series.get("GridType") == "Collection"
           and series.get("CollectionType") == "Temporal", "%s: no temporal collection" % xdmf)
@@ -108,10 +112,16 @@ def check_folder(xmllint, folder):
                 check(v.min() > 0, "%s: density min %g" % (folder, v.min()))
             if name == "rank":
                 check(sorted(np.unique(v)) == [0, 1, 2], "%s: ranks %s" % (folder, np.unique(v)))
-            if name == "material":
-                check(set(np.unique(v)) <= {1, 2, 3}, "%s: materials %s" % (folder, np.unique(v)))
+            if name == "attribute":
+                check(set(np.unique(v)) <= {1, 2, 3}, "%s: attributes %s" % (folder, np.unique(v)))
+            if name == "material":  # Sedov: one material, index 0, named gas
+                check(set(np.unique(v)) == {0}, "%s: materials %s" % (folder, np.unique(v)))
+                text = f.attrs["materials"]
+                text = text.decode() if isinstance(text, bytes) else str(text)
+                check(text == "0: gas (ideal_gas, gamma = 1.4, p_inf = 0)",
+                      "%s: materials attribute %r" % (folder, text))
         want = {"density", "velocity", "specific_internal_energy", "pressure", "sound_speed",
-                "material", "rank", "zone"}
+                "material", "attribute", "rank", "zone"}
         check(names == want, "%s: attributes %s" % (folder, sorted(names)))
         print("ok    %s %s: t = %g, %dD, %d vertices, %d cells, %d fields" %
               (folder, g.get("Name"), t, dim, nvert, ncell, len(names)))
