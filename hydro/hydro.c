@@ -7,6 +7,7 @@
 #include "blast_mpi.h"
 #include "hydro-impl.h"
 #include "pcg.h"
+#include "problems/sources.h"
 
 double BlastWtime(void) {
   return MPI_Wtime();
@@ -18,6 +19,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastHydro h = *hydro;
   if (h->bctx) {
     BlastCall(BlastOdeScratchDestroy(h));
+    BlastSourcesDestroy(h, &h->sources);
     double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,   &h->cg_d,
                        &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)

@@ -7,6 +7,7 @@
 #include "blast_mpi.h"
 #include "hydro-impl.h"
 #include "pcg.h"
+#include "problems/sources.h"
 
 static int BlastHydroSync(BlastHydro h) {
   return h->ops->ctx.sync(h->bctx);
@@ -23,6 +24,7 @@ int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   BlastCall(BlastHydroSync(h));
   h->timers.qdata += BlastWtime() - t0;
   h->timers.qdata_zone_updates += h->space->nz;
+  if (h->sources) BlastCall(BlastSourcesUpdate(h->sources, h, S, h->t_stage));
   if (res.dt_est < h->dt_est) h->dt_est = res.dt_est;
   // The lowest tangled zone over the whole attempt (local order is global order), so the
   // reported zone does not depend on the partition.
@@ -132,6 +134,7 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
     BlastCall(BlastHybridEnergyRate(h->hybrid, v, de));
   else
     BlastCall(h->ops->zone.energy_rate(h->bctx, v, de));
+  if (h->sources) BlastCall(BlastSourcesAddRate(h->sources, h, de));
   BlastCall(BlastHydroSync(h));
   h->timers.force += BlastWtime() - t0;
   return 0;

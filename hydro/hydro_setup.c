@@ -15,6 +15,7 @@
 #include "blast_mpi.h"
 #include "ddsum.h"
 #include "hydro_setup.h"
+#include "problems/sources.h"
 #include "memory_cpu.h"
 
 // Sum of double-double pairs across ranks (an MPI reduction operator).
@@ -305,7 +306,16 @@ static int PhaseInitialData(Setup *st) {
     ierr = BlastSetupInterpolateL2(h, st->Vinv, E0Fn, e0);
   if (!ierr) ierr = BlastSetupCheckInitialData(h, xext, st->rho0h, e0, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
-  if (h->prob.id == BLAST_PROBLEM_SEDOV) BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
+  // Point sources ([source.NAME]) add to the initial energy; on Sedov they replace the
+  // built-in deposit.
+  int npoint = 0;
+  for (int i = 0; i < st->cfg->nsources; i++)
+    npoint += st->cfg->sources[i].kind == BLAST_SOURCE_POINT;
+  if (h->prob.id == BLAST_PROBLEM_SEDOV && !npoint)
+    BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
+  if (h->prob.id == BLAST_PROBLEM_SEDOV && npoint)
+    for (size_t i = 0; i < (size_t)nz * ne; i++) e0[i] = 0.0;
+  if (npoint) BlastCall(BlastSourcesDepositPoints(h, st->wdetJ0, e0));
   if (h->prob.custom) return BlastSetupCustomVelocity(h, xext, v0);  // collective
 #pragma omp parallel for schedule(static)
   for (int l = 0; l < nl; l++) {  // nodal interpolation at the (canonical) node positions
@@ -441,7 +451,10 @@ static int PhaseBackendData(Setup *st) {
   }
   hd->qpar.dim = st->dim, hd->qpar.order_k = st->k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = st->cfg->cfl;
-  hd->tg_source = h->prob.tg_source;
+  int npower = 0;  // power sources ([source.NAME] power) replace the built-in TG source
+  for (int i = 0; i < st->cfg->nsources; i++)
+    npower += st->cfg->sources[i].kind == BLAST_SOURCE_POWER;
+  hd->tg_source = h->prob.tg_source && !npower;
   if (!st->partial) {
     hd->full.rowptr = h->mv_rowptr, hd->full.col = h->mv_col, hd->full.val = h->mv_val;
     hd->full.J0inv = h->qp_J0inv;
@@ -516,6 +529,7 @@ static int PhaseBuffers(Setup *st) {
       BlastFree(&sent);
     }
   }
+  if (!ierr && !h->sources) ierr = BlastSourcesCreate(h, &h->sources);  // power sources
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   BlastFree(&st->S0);
   BlastFree(&st->gravity);
