@@ -8,10 +8,7 @@
 #include "linalg.h"
 #include "problems/sedov_exact.h"
 #include "qpoint.h"
-// expr.h's accessor BlastExprText shares its name with config.h's type; unused here.
-#define BlastExprText BlastExprTextOfExpr
 #include "expr.h"
-#undef BlastExprText
 
 typedef struct {
   const BlastSpace *s;

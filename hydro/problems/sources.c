@@ -11,10 +11,7 @@
 #include "hydro-impl.h"
 #include "hydro_setup.h"
 #include "linalg.h"
-// expr.h's accessor BlastExprText shares its name with config.h's type; unused here.
-#define BlastExprText BlastExprTextOfExpr
 #include "expr.h"
-#undef BlastExprText
 
 enum { kMaxNe = BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER };
 
