@@ -159,6 +159,7 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   sum->fom0 = T4 > 0 ? 1e-6 * sum->attempts * (h1 + l2) / T4 : 0.0;
   sum->sedov_density_l2 = NAN;
   sum->vel_err_linf = sum->vel_err_l1 = sum->vel_err_l2 = NAN;
+  sum->rho_err_l2 = sum->p_err_l2 = NAN;
   BlastHydroGetBalance(h, &sum->balance);
   {
     const BlastBalanceInfo *b = &sum->balance;
@@ -223,6 +224,8 @@ void BlastReportSummary(FILE *out, const BlastRunSummary *s) {
   if (!isnan(s->vel_err_l2))
     fprintf(out, "  velocity error vs exact solution: Linf %.6e, L1 %.6e, L2 %.6e\n",
             s->vel_err_linf, s->vel_err_l1, s->vel_err_l2);
+  if (!isnan(s->rho_err_l2)) fprintf(out, "  density L2 error vs [exact]: %.6e\n", s->rho_err_l2);
+  if (!isnan(s->p_err_l2)) fprintf(out, "  pressure L2 error vs [exact]: %.6e\n", s->p_err_l2);
   fprintf(out, "\n  %-34s %10s %10s %7s\n", "timing (seconds)", "max rank", "min rank", "% wall");
   Row(out, "quadrature data + corner forces F_z", s->t_qdata, s->t_qdata_min, s->wall);
   Row(out, "force actions -F.1, F^T v, M_E^-1", s->t_force, s->t_force_min, s->wall);
@@ -492,6 +495,8 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
   JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);
   JsonNumber(f, "velocity_error_l1", s->vel_err_l1, 1);
   JsonNumber(f, "velocity_error_linf", s->vel_err_linf, 1);
+  if (!isnan(s->rho_err_l2)) JsonNumber(f, "density_error_l2", s->rho_err_l2, 1);
+  if (!isnan(s->p_err_l2)) JsonNumber(f, "pressure_error_l2", s->p_err_l2, 1);
   fprintf(f,
           "  \"fom\": {\"cg_h1\": %.6g, \"forces\": %.6g, \"update_quad_data\": %.6g, "
           "\"major_kernels\": %.6g, \"fom0\": %.6g},\n",

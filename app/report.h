@@ -36,6 +36,7 @@ typedef struct {
   // exact-solution errors (NAN when not computed)
   double sedov_density_l2;
   double vel_err_linf, vel_err_l1, vel_err_l2;
+  double rho_err_l2, p_err_l2;  ///< [exact] density and pressure
   // CPU+GPU split (balance.active = 0 without a hybrid): rank 0's state, and over ranks
   BlastBalanceInfo balance;
   double gpu_fraction_min, gpu_fraction_max;

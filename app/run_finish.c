@@ -81,9 +81,13 @@ int RunReport(int argc, char **argv, RunPlan *p, RunState *rs, const RunLoopEnd 
   BlastCall(
       BlastReportCollect(p->comm, rs->h, MPI_Wtime() - p->wall0, p->setup, p->ops->name, &sum));
   FillSummary(p, rs, end, &sum);
-  if (cfg->exact_error)
+  // [exact] (custom problems): its errors always; the built-ins' with [output] exact_error.
+  const BlastExactSpec *ex = &cfg->exact;
+  if (cfg->exact_error || ex->nvelocity > 0 || ex->density.text[0] || ex->pressure.text[0]) {
     BlastCall(BlastDiagnosticsExactErrors(rs->h, &sum.sedov_density_l2, &sum.vel_err_linf,
                                           &sum.vel_err_l1, &sum.vel_err_l2));
+    BlastCall(BlastDiagnosticsExactFieldErrors(rs->h, &sum.rho_err_l2, &sum.p_err_l2));
+  }
   if (!p->rank) {
     BlastReportSummary(stdout, &sum);
     BlastCall(BlastReportWriteJson(cfg->output_dir, cfg, &sum));

@@ -88,6 +88,10 @@ typedef struct {
   int mv_ninterior;              ///< rows with owned columns only: mv_rows[0..ninterior)
   const int *mv_rows;            ///< [h1_nown] interior rows, then boundary rows
   const int *ess_off, *ess_idx;  ///< per component constrained owned dofs
+  int nproj;                     ///< owned dofs with wall normals not all axis-aligned
+  const int *proj_idx;           ///< [nproj] those dofs, ascending
+  const double *proj_normal;     ///< [9 nproj] their orthonormal normals, normal j of dof i
+                                 ///< at [9 i + 3 j + c], zero rows past the node's count
   BlastHaloIndex halo[2];        ///< BLAST_HALO_L, BLAST_HALO_COL
   BlastQPointParams qpar;        ///< (h0: reference)
   int tg_source;                 ///< add the 2D Taylor-Green energy source
@@ -170,6 +174,9 @@ typedef struct {
   int (*jacobi)(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
   /// y_c[i] = 0 for the constrained owned dofs of component c.
   int (*zero_essential)(void *ctx, int ncomp, unsigned mask, double *y);
+  /// y <- (I - sum_j n_j n_j^T) y at the dofs proj_idx (all ncomp = dim components; the
+  /// normals proj_normal): BlastProjectNode (boundary.h) node by node; other dofs untouched.
+  int (*project)(void *ctx, int ncomp, double *y);
   /// y_c = a[c] x_c + b[c] y_c on the owned dofs.
   int (*axpby_multi)(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                      const double *b, double *y);
@@ -259,7 +266,7 @@ typedef struct BlastBackendOps {
   X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host)              \
   X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)          \
   X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)            \
-  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, axpby_multi)                   \
+  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, project) X(mass, axpby_multi)  \
   X(mass, dot_multi) X(mass, mult_dot) X(mass, cg_update) X(mass, cg_advance)                  \
   X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                             \
   X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \

@@ -166,6 +166,7 @@ typedef struct {
   int n;
   int attr[BLAST_MAX_SELECT_ATTRS];
   double v[6];
+  char where[BLAST_WHERE_MAX];  ///< the select key's line ("" = the section's)
 } BlastSelector;
 
 /// [region.NAME]: a material and initial data over the zones its selector holds.
@@ -230,6 +231,7 @@ typedef struct {
   double blast_tol;     ///< Sedov: max distance of the blast point from a mesh vertex
   int ngravity;         ///< components of [problem] gravity given (0: none)
   double gravity[3];    ///< body force per unit mass
+  char gravity_where[BLAST_WHERE_MAX];  ///< where [problem] gravity was given ("" = not)
   // [mesh]
   char mesh_file[BLAST_PATH_MAX];  ///< resolved path ("" = use the generator)
   int generator;                   ///< BlastMeshGenerator
@@ -254,6 +256,7 @@ typedef struct {
   double cg_tol;
   int cg_max_iter;
   int viscosity;     ///< BlastViscosity
+  int vorticity;     ///< BlastViscosity: the vorticity factor of the viscosity (auto: RT only)
   int energy_solve;  ///< BlastEnergySolve
   // [gpu]
   int gpu_backend;   ///< BlastGpuBackend

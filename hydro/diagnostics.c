@@ -7,6 +7,8 @@
 #include "hydro-impl.h"
 #include "linalg.h"
 #include "problems/sedov_exact.h"
+#include "qpoint.h"
+#include "expr.h"
 
 typedef struct {
   const BlastSpace *s;
@@ -15,8 +17,8 @@ typedef struct {
 } ZoneEval;
 
 // Physical point X, velocity V (if wanted) and det J at reference point xi of zone z.
-static double Evaluate(ZoneEval *ev, const BlastTensorTables *t, int z, const double *xi,
-                       double *X, double *V) {
+static double Evaluate(ZoneEval *ev, const BlastTensorTables *t, int z, const double *xi, double *X,
+                       double *V) {
   const BlastSpace *s = ev->s;
   const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
   BlastH1BasisEval(t, xi, ev->phi, ev->dphi);
@@ -35,12 +37,38 @@ static double Evaluate(ZoneEval *ev, const BlastTensorTables *t, int z, const do
   return BlastMatDet(dim, J);
 }
 
+// Density of zone z by local L2 projection on the current mesh (method spec 13.4):
+// M rho = sum_q R0 psi; M, Minv ne*ne and rhs ne of work, rho ne.
+static int ProjectDensity(BlastHydro h, ZoneEval *ev, int z, double *M, double *Minv, double *rhs,
+                          double *rho) {
+  const BlastTensorTables *t = h->tab;
+  const int dim = h->space->dim, ne = h->space->l2_nd, nqp = t->nqp;
+  for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
+  for (int i = 0; i < ne; i++) rhs[i] = 0.0;
+  for (int q = 0; q < nqp; q++) {
+    double X[3];
+    const double wdet = t->qp_w[q] * Evaluate(ev, t, z, &t->qp_x[(size_t)q * dim], X, NULL);
+    const double *psi = &t->l2_B[(size_t)q * ne];
+    for (int j = 0; j < ne; j++) {
+      rhs[j] += h->qp_R0[(size_t)z * nqp + q] * psi[j];
+      for (int i = 0; i < ne; i++) M[i + ne * j] += wdet * psi[i] * psi[j];
+    }
+  }
+  BlastCall(BlastDenseInverse(ne, M, Minv));
+  for (int i = 0; i < ne; i++) {
+    double sum = 0.0;
+    for (int j = 0; j < ne; j++) sum += Minv[i + ne * j] * rhs[j];
+    rho[i] = sum;
+  }
+  return 0;
+}
+
 static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp;
+  const int dim = s->dim, ne = s->l2_nd;
   const int km = s->k > s->m ? s->k : s->m;
-  const int o_err = 2 * (2 * (km + 1) > h->cfg.order_quadrature ? 2 * (km + 1) : h->cfg.order_quadrature);
+  const int o_err =
+      2 * (2 * (km + 1) > h->cfg.order_quadrature ? 2 * (km + 1) : h->cfg.order_quadrature);
   BlastTensorTables *te;
   BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, o_err / 2 + 1, &te));
   BlastSedov sedov;
@@ -50,26 +78,10 @@ static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
   BlastCall(BlastMalloc(ne * ne, &Minv));
   BlastCall(BlastMalloc(ne, &rhs));
   BlastCall(BlastMalloc(ne, &rho));
-  double local = 0.0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  double local = 0.0, lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL},
+         hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   for (int z = 0; z < s->nz; z++) {
-    // Density by local L2 projection on the current mesh (13.4): M rho = sum_q R0 psi.
-    for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
-    for (int i = 0; i < ne; i++) rhs[i] = 0.0;
-    for (int q = 0; q < nqp; q++) {
-      double X[3];
-      const double wdet = t->qp_w[q] * Evaluate(ev, t, z, &t->qp_x[(size_t)q * dim], X, NULL);
-      const double *psi = &t->l2_B[(size_t)q * ne];
-      for (int j = 0; j < ne; j++) {
-        rhs[j] += h->qp_R0[(size_t)z * nqp + q] * psi[j];
-        for (int i = 0; i < ne; i++) M[i + ne * j] += wdet * psi[i] * psi[j];
-      }
-    }
-    BlastCall(BlastDenseInverse(ne, M, Minv));
-    for (int i = 0; i < ne; i++) {
-      double sum = 0.0;
-      for (int j = 0; j < ne; j++) sum += Minv[i + ne * j] * rhs[j];
-      rho[i] = sum;
-    }
+    BlastCall(ProjectDensity(h, ev, z, M, Minv, rhs, rho));
     for (int q = 0; q < te->nqp; q++) {
       double X[3], r2 = 0.0, rho_ex, rh = 0.0;
       const double wdet = te->qp_w[q] * Evaluate(ev, te, z, &te->qp_x[(size_t)q * dim], X, NULL);
@@ -103,7 +115,19 @@ static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
   return 0;
 }
 
-static int VelocityErrors(BlastHydro h, ZoneEval *ev, double *linf, double *l1, double *l2) {
+// The exact velocity at X: [exact] velocity at time t when given (vex != NULL), else the
+// problem's initial velocity (Taylor-Green and Gresho are steady).
+static void ExactVelocity(BlastHydro h, BlastExpr *vex, const double *X, double *V0) {
+  const int dim = h->space->dim;
+  if (!vex) {
+    BlastProblemV0(&h->prob, X, V0);
+    return;
+  }
+  for (int c = 0; c < dim; c++) V0[c] = BlastExprEval(vex[c], dim, X, h->t);
+}
+
+static int VelocityErrors(BlastHydro h, ZoneEval *ev, BlastExpr *vex, double *linf, double *l1,
+                          double *l2) {
   const BlastSpace *s = h->space;
   const int dim = s->dim;
   BlastTensorTables *te;
@@ -113,7 +137,7 @@ static int VelocityErrors(BlastHydro h, ZoneEval *ev, double *linf, double *l1, 
     for (int q = 0; q < te->nqp; q++) {
       double X[3], V[3], V0[3], e2 = 0.0;
       const double wdet = te->qp_w[q] * Evaluate(ev, te, z, &te->qp_x[(size_t)q * dim], X, V);
-      BlastProblemV0(&h->prob, X, V0);
+      ExactVelocity(h, vex, X, V0);
       for (int c = 0; c < dim; c++) e2 += (V[c] - V0[c]) * (V[c] - V0[c]);
       const double e = sqrt(e2);
       mx = fmax(mx, e);
@@ -129,13 +153,31 @@ static int VelocityErrors(BlastHydro h, ZoneEval *ev, double *linf, double *l1, 
   return 0;
 }
 
+// The [exact] velocity compiled (dim expressions), or *n = 0 when not given.
+static int CompileExactVelocity(BlastHydro h, BlastExpr *vex, int *n) {
+  const BlastExactSpec *ex = &h->cfg.exact;
+  *n = 0;
+  if (ex->nvelocity <= 0) return 0;
+  for (int c = 0; c < h->space->dim; c++) {
+    const char *text = c < ex->nvelocity ? ex->velocity[c].text : "0";
+    const char *where = c < ex->nvelocity ? ex->velocity[c].where : "[exact]";
+    BlastCall(BlastExprCompile(text, where, "[exact] velocity", &vex[c]));
+    *n = c + 1;
+  }
+  return 0;
+}
+
 int BlastDiagnosticsExactErrors(BlastHydro h, double *sedov_rho_l2, double *v_linf, double *v_l1,
                                 double *v_l2) {
   *sedov_rho_l2 = *v_linf = *v_l1 = *v_l2 = NAN;
-  const int id = h->prob.id;
-  if (id != BLAST_PROBLEM_SEDOV && id != BLAST_PROBLEM_TAYLOR_GREEN && id != BLAST_PROBLEM_GRESHO)
+  const int id = h->prob.id, given = h->cfg.exact.nvelocity > 0;
+  if (!given && id != BLAST_PROBLEM_SEDOV && id != BLAST_PROBLEM_TAYLOR_GREEN &&
+      id != BLAST_PROBLEM_GRESHO)
     return 0;
   ZoneEval ev = {h->space, NULL, NULL, NULL, NULL};
+  BlastExpr vex[3] = {NULL, NULL, NULL};
+  int nvex = 0;
+  BlastCall(CompileExactVelocity(h, vex, &nvex));
   double *x, *v;
   BlastCall(BlastMalloc(h->nx, &x));
   BlastCall(BlastMalloc(h->nx, &v));
@@ -143,13 +185,84 @@ int BlastDiagnosticsExactErrors(BlastHydro h, double *sedov_rho_l2, double *v_li
   BlastCall(BlastMalloc(h->space->h1_nd * h->space->dim, &ev.dphi));
   BlastCall(BlastHydroGetState(h, x, v, NULL));
   ev.x = x, ev.v = v;
-  if (id == BLAST_PROBLEM_SEDOV)
+  if (given)
+    BlastCall(VelocityErrors(h, &ev, vex, v_linf, v_l1, v_l2));
+  else if (id == BLAST_PROBLEM_SEDOV)
     BlastCall(SedovDensityError(h, &ev, sedov_rho_l2));
   else
-    BlastCall(VelocityErrors(h, &ev, v_linf, v_l1, v_l2));
+    BlastCall(VelocityErrors(h, &ev, NULL, v_linf, v_l1, v_l2));
+  for (int c = 0; c < nvex; c++) BlastExprDestroy(&vex[c]);
   BlastFree(&x);
   BlastFree(&v);
   BlastFree(&ev.phi);
   BlastFree(&ev.dphi);
+  return 0;
+}
+
+int BlastDiagnosticsExactFieldErrors(BlastHydro h, double *rho_l2, double *p_l2) {
+  *rho_l2 = *p_l2 = NAN;
+  const BlastExactSpec *ex = &h->cfg.exact;
+  const int want_rho = ex->density.text[0] != 0, want_p = ex->pressure.text[0] != 0;
+  if (!want_rho && !want_p) return 0;
+  const BlastSpace *s = h->space;
+  const int dim = s->dim, ne = s->l2_nd;
+  BlastExpr rex = NULL, pex = NULL;
+  if (want_rho)
+    BlastCall(BlastExprCompile(ex->density.text, ex->density.where, "[exact] density", &rex));
+  if (want_p)
+    BlastCall(BlastExprCompile(ex->pressure.text, ex->pressure.where, "[exact] pressure", &pex));
+  const int km = s->k > s->m ? s->k : s->m;
+  BlastTensorTables *te;
+  BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, km + 2, &te));  // order 2 max(k,m) + 3
+  ZoneEval ev = {s, NULL, NULL, NULL, NULL};
+  double *x, *e, *M, *Minv, *rhs, *rho;
+  BlastCall(BlastMalloc(h->nx, &x));
+  BlastCall(BlastMalloc((size_t)s->nz * ne + 1, &e));
+  BlastCall(BlastMalloc(s->h1_nd, &ev.phi));
+  BlastCall(BlastMalloc(s->h1_nd * dim, &ev.dphi));
+  BlastCall(BlastMalloc(ne * ne, &M));
+  BlastCall(BlastMalloc(ne * ne, &Minv));
+  BlastCall(BlastMalloc(ne, &rhs));
+  BlastCall(BlastMalloc(ne, &rho));
+  BlastCall(BlastHydroGetState(h, x, NULL, e));
+  ev.x = x;
+  double loc[2] = {0.0, 0.0};
+  for (int z = 0; z < s->nz; z++) {
+    BlastCall(ProjectDensity(h, &ev, z, M, Minv, rhs, rho));
+    const BlastMaterial *mat = &h->mats[h->zone_mat[z]];
+    for (int q = 0; q < te->nqp; q++) {
+      double X[3], rh = 0.0, eh = 0.0;
+      const double wdet = te->qp_w[q] * Evaluate(&ev, te, z, &te->qp_x[(size_t)q * dim], X, NULL);
+      for (int j = 0; j < ne; j++) {
+        rh += rho[j] * te->l2_B[(size_t)q * ne + j];
+        eh += e[(size_t)z * ne + j] * te->l2_B[(size_t)q * ne + j];
+      }
+      if (rex) {
+        const double d = rh - BlastExprEval(rex, dim, X, h->t);
+        loc[0] += wdet * d * d;
+      }
+      if (pex) {
+        double ph, cs;
+        BlastEos(mat, rh, eh, &ph, &cs);
+        const double d = ph - BlastExprEval(pex, dim, X, h->t);
+        loc[1] += wdet * d * d;
+      }
+    }
+  }
+  double glob[2];
+  BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
+  if (rex) *rho_l2 = sqrt(glob[0]);
+  if (pex) *p_l2 = sqrt(glob[1]);
+  BlastExprDestroy(&rex);
+  BlastExprDestroy(&pex);
+  BlastTensorTablesDestroy(&te);
+  BlastFree(&x);
+  BlastFree(&e);
+  BlastFree(&ev.phi);
+  BlastFree(&ev.dphi);
+  BlastFree(&M);
+  BlastFree(&Minv);
+  BlastFree(&rhs);
+  BlastFree(&rho);
   return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef BLAST_HYDRO_IMPL_H
 #define BLAST_HYDRO_IMPL_H
 
+#include "boundary.h"
 #include "halo.h"
 #include "hybrid.h"
 #include "hydro.h"
@@ -30,10 +31,13 @@ struct BlastHydro_private {
   // host arrays behind hd (owned)
   double *qp_R0, *qp_J0inv, *me_inv, *mv_val, *mv_dinv;
   int *zone_mat;                                    // [nz] material of each zone
+  int *zone_region;                                 // [nz_ext] custom problems: its region
   BlastMaterial mats[BLAST_PROBLEM_MAX_MATERIALS];  // the problem's materials
   int nmat;
   int64_t *mv_rowptr;  // 64-bit row offsets of the mass matrix (its entries may exceed 2^31)
   int *mv_col, *mv_rows, *ess_off, *ess_idx;
+  BlastBoundaryDofs bc;  // the boundary conditions (ess_off/ess_idx moved out to the above)
+  int coupled_cg;        // 1: some wall is not axis-aligned (the coupled projected PCG)
   // partial assembly (hd.assembly == BLAST_ASSEMBLY_PARTIAL)
   double *pa_qmass;  // [nz_ext*nqp] rho0 |J0| w of the mass operator
   int *pa_zones;     // [nz_ext] zone order of the mass action
@@ -44,7 +48,8 @@ struct BlastHydro_private {
   BlastHalo halo[2];              // BLAST_HALO_L, BLAST_HALO_COL
   double *hbuf_send, *hbuf_recv;  // host halo buffers
   int hbuf_backend;               // allocated by the backend (host_alloc)
-  double *gravity;  // [h1_nown] M_V g (y component) on owned rows, backend memory, or NULL
+  double *gravity;  // [dim*h1_nown] M_V g (component c at c*h1_nown) on owned rows, backend
+                    // memory, or NULL; components with g_c = 0 unused
   double h0, volume0;
   double *x0_host;  // initial positions (L-vector, host), for output
   BlastHydroShape shape;
@@ -64,6 +69,8 @@ struct BlastHydro_private {
   int tangled_zone;
   double tangled_det;
   double t, dt, dt0, energy0;
+  double t_stage;        // time of the stage being computed (power sources)
+  struct BlastSources_private *sources;  // power sources ([source.NAME] power), or NULL
   int ti, attempts;
   // The energies of the state last summed by BlastHydroNorms (a progress report), and the
   // attempt count they belong to: the energy check reuses them (-1: none yet).

@@ -7,6 +7,7 @@
 #include "blast_mpi.h"
 #include "hydro-impl.h"
 #include "pcg.h"
+#include "problems/sources.h"
 
 double BlastWtime(void) {
   return MPI_Wtime();
@@ -18,6 +19,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastHydro h = *hydro;
   if (h->bctx) {
     BlastCall(BlastOdeScratchDestroy(h));
+    BlastSourcesDestroy(h, &h->sources);
     double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,   &h->cg_d,
                        &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
@@ -33,6 +35,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->x0_host);
   BlastFree(&h->qp_J0inv);
   BlastFree(&h->zone_mat);
+  BlastFree(&h->zone_region);
+  BlastProblemDestroy(&h->prob);
   BlastFree(&h->me_inv);
   BlastFree(&h->mv_val);
   BlastFree(&h->mv_dinv);
@@ -49,6 +53,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->mv_col);
   BlastFree(&h->ess_off);
   BlastFree(&h->ess_idx);
+  BlastBoundaryFree(&h->bc);
   BlastTensorTablesDestroy(&h->tab);
   BlastSpaceDestroy(&h->space);
   BlastTopologyDestroy(&h->topo);
@@ -149,6 +154,10 @@ const BlastTensorTables *BlastHydroGetTables(BlastHydro h) {
 }
 const BlastProblem *BlastHydroGetProblem(BlastHydro h) {
   return &h->prob;
+}
+double BlastHydroInitialDensity(BlastHydro h, int z, const double *X) {
+  if (h->prob.custom) return BlastProblemRegionRho0(&h->prob, h->zone_region[z], X);
+  return BlastProblemRho0(&h->prob, X);
 }
 const BlastMaterial *BlastHydroGetMaterials(BlastHydro h, int *nmat) {
   *nmat = h->nmat;

@@ -164,6 +164,9 @@ const double *BlastHydroGetInitialPositions(BlastHydro h);
 const BlastTensorTables *BlastHydroGetTables(BlastHydro h);
 /// The problem (rho0, gamma, e0 as functions of the initial position).
 const BlastProblem *BlastHydroGetProblem(BlastHydro h);
+/// The initial density at the initial position X in zone z of this rank: the problem's
+/// (custom problems: that of the zone's region; thread-safe, serialised for them).
+double BlastHydroInitialDensity(BlastHydro h, int z, const double *X);
 /// The problem's materials (eos.h) and their number (*nmat); the names are
 /// BlastProblemMaterialName's.
 const BlastMaterial *BlastHydroGetMaterials(BlastHydro h, int *nmat);

@@ -208,6 +208,10 @@ static int HostHaloForward(BlastHydro h, int which, int ncomp, size_t stride, do
   return 0;
 }
 
+int BlastSetupHostHaloForward(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
+  return HostHaloForward(h, which, ncomp, stride, x);
+}
+
 // Initial positions of all ext dofs (method spec 3.3), the same bits on every rank: each
 // owner evaluates its dofs through the lowest-numbered zone that contains them (the first
 // of its mass-assembly list) and sends them to the ranks holding ghost copies.
@@ -374,7 +378,9 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
   const int sedov = h->prob.id == BLAST_PROBLEM_SEDOV;
   const char *what = NULL;
   *value = 0.0, X[0] = X[1] = X[2] = 0.0;
-  for (int q = 0; q < nqp && !what; q++) {
+  // Custom problems: their data are checked where they are evaluated (hydro_custom.c).
+  const int custom = h->prob.custom != NULL;
+  for (int q = 0; q < nqp && !what && !custom; q++) {
     BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
     const double rho = BlastProblemRho0(&h->prob, X);
     const BlastMaterial *mat = &h->mats[h->zone_mat[z]];
@@ -399,7 +405,7 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
     else if (!isfinite(cs))
       what = "sound speed", *value = cs;
   }
-  for (int a = 0; a < nd && !what; a++) {
+  for (int a = 0; a < nd && !what && !custom; a++) {
     const int l = s->h1_edof[(size_t)z * nd + a];
     for (int c = 0; c < dim; c++) X[c] = xext[(size_t)c * next + l];
     double vv[3] = {0, 0, 0};

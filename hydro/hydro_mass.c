@@ -300,3 +300,18 @@ int BlastSetupHalos(BlastHydro h) {
   BlastCall(BlastMalloc(nbuf, &h->hbuf_recv));
   return 0;
 }
+
+// M_V g_h with the constant g interpolated at the nodes, unconstrained: the components with
+// g_c != 0 on the owned rows.
+void BlastSetupMassVGravity(BlastHydro h, const double *g, double *gravity) {
+  const int dim = h->space->dim, nown = h->space->h1_nown;
+  for (int c = 0; c < dim; c++) {
+    if (g[c] == 0.0) continue;
+    for (int l = 0; l < nown; l++) {
+      double sum = 0.0;
+      for (int64_t kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++)
+        sum += h->mv_val[kk] * g[c];
+      gravity[(size_t)c * nown + l] = sum;
+    }
+  }
+}

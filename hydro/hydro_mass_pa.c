@@ -68,14 +68,15 @@ static void GatherOwned(const BlastSpace *s, const double *E, double *y) {
 }
 
 // The scalar mass operator's diagonal (sum_q qm B_a(q)^2 per zone: B^T with squared 1D
-// values) and, when gy != NULL, M_V applied to the constant -1 (gravity, y component).
-static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double *gy) {
+// values) and, when gy != NULL, M_V applied to the constant g[c] (gravity) into
+// gy[c*nown ..] for the components with g[c] != 0.
+static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, const double *g,
+                          double *gy) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int dim = s->dim, D = t->k + 1, Q = t->q1d, nd = s->h1_nd, nq = t->nqp;
   double B2[BLAST_MAX_Q1D * (BLAST_MAX_ORDER + 1)], *E = NULL, ones[kMaxNd];
   for (int i = 0; i < Q * D; i++) B2[i] = t->b1d[i] * t->b1d[i];
-  for (int a = 0; a < nd; a++) ones[a] = -1.0;
   const int n = D > Q ? D : Q;
   const size_t nws = (size_t)nq + BLAST_PA_CONTRACT_WS(n) + 1;
   // Zones are independent (each writes its own E block, with its thread's workspace); the
@@ -84,7 +85,9 @@ static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double
   double *wsall = NULL;
   int ierr = BlastMalloc((size_t)s->nz_ext * nd + 1, &E);
   if (!ierr) ierr = BlastMalloc(nws * nth, &wsall);
-  for (int pass = 0; pass < (gy ? 2 : 1) && !ierr; pass++) {
+  for (int pass = 0; pass < (gy ? 1 + dim : 1) && !ierr; pass++) {
+    if (pass > 0 && g[pass - 1] == 0.0) continue;
+    for (int a = 0; a < nd && pass > 0; a++) ones[a] = g[pass - 1];
 #pragma omp parallel
     {
       double *ws = &wsall[nws * omp_get_thread_num()];
@@ -97,7 +100,7 @@ static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double
                           &E[(size_t)z * nd], 0, ws);
       }
     }
-    GatherOwned(s, E, pass == 0 ? diag : gy);
+    GatherOwned(s, E, pass == 0 ? diag : &gy[(size_t)(pass - 1) * s->h1_nown]);
   }
   BlastFree(&E);
   BlastFree(&wsall);
@@ -105,12 +108,12 @@ static int PartialScalars(BlastHydro h, const double *qp_c, double *diag, double
   return 0;
 }
 
-int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravity,
+int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, const double *g, double *gravity,
                                  int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   const int nown = s->h1_nown;
   BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
-  BlastCall(PartialScalars(h, qp_c, h->mv_dinv, gravity));
+  BlastCall(PartialScalars(h, qp_c, h->mv_dinv, g, gravity));
   for (int l = 0; l < nown; l++) h->mv_dinv[l] = 1.0 / h->mv_dinv[l];
   BlastCall(BlastSetupCheckMassDiagonal(h, "operator", bad_gid));
   return 0;

@@ -2,12 +2,16 @@
 // data and the time-step estimate, the momentum right-hand side and velocity solve (7.1),
 // the energy rate (7.2), and the halo exchanges of the backend's vectors.
 #include <math.h>
+#include <string.h>
 
 #include "blast_mpi.h"
 #include "hydro-impl.h"
 #include "pcg.h"
+#include "problems/sources.h"
 
-static int BlastHydroSync(BlastHydro h) { return h->ops->ctx.sync(h->bctx); }
+static int BlastHydroSync(BlastHydro h) {
+  return h->ops->ctx.sync(h->bctx);
+}
 
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
@@ -20,6 +24,7 @@ int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   BlastCall(BlastHydroSync(h));
   h->timers.qdata += BlastWtime() - t0;
   h->timers.qdata_zone_updates += h->space->nz;
+  if (h->sources) BlastCall(BlastSourcesUpdate(h->sources, h, S, h->t_stage));
   if (res.dt_est < h->dt_est) h->dt_est = res.dt_est;
   // The lowest tangled zone over the whole attempt (local order is global order), so the
   // reported zone does not depend on the partition.
@@ -58,6 +63,35 @@ int BlastHydroHaloReverseAddDD(BlastHydro h, int which, int ndd, size_t stride, 
   return 0;
 }
 
+// Velocities of t at type = velocity nodes (boundary.h): their accelerations a_D at time t
+// in cg_d (owned entries; zero elsewhere). lift = 1: the rhs of the free rows loses M a_D
+// (the columns of the prescribed dofs; M_V a = b with a_D given); lift = 0: the solution
+// gains a_D at those dofs (where the PCG left exact zeros).
+static int PrescribedAccel(BlastHydro h, double t, int lift) {
+  const BlastBackendOps *o = h->ops;
+  const BlastBoundaryDofs *bc = &h->bc;
+  const int dim = h->space->dim;
+  const size_t st = (size_t)h->space->h1_next, nown = (size_t)h->space->h1_nown;
+  const unsigned all = (1u << dim) - 1u;
+  double *a = bc->host_a, dots[3];
+  memset(a, 0, sizeof(double) * dim * st);
+  for (int i = 0; i < bc->nvel; i++) {
+    double ai[3];
+    BlastBoundaryAccel(bc, bc->vel_section[i], t, ai);
+    for (int c = 0; c < dim; c++) a[c * st + (size_t)bc->vel_idx[i]] = ai[c];
+  }
+  BlastCall(o->vec.from_host(h->bctx, dim * st, a, h->cg_d));
+  if (!lift) {
+    for (int c = 0; c < dim; c++)
+      BlastCall(o->vec.axpby(h->bctx, nown, 1.0, h->cg_d + c * st, 1.0, h->cg_x + c * st));
+    return 0;
+  }
+  BlastCall(BlastHydroMassMult(h, dim, all, h->cg_d, h->cg_q, dots));
+  for (int c = 0; c < dim; c++)
+    BlastCall(o->vec.axpby(h->bctx, nown, -1.0, h->cg_q + c * st, 1.0, h->cg_b + c * st));
+  return 0;
+}
+
 int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   const int dim = h->space->dim;
   const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
@@ -69,14 +103,23 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   else
     BlastCall(h->ops->zone.momentum_rhs(h->bctx, h->rhs));
   BlastCall(BlastHydroHaloReverseAddDD(h, BLAST_HALO_L, dim, nl, h->rhs));
-  if (h->gravity) BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, h->gravity, 1.0, h->rhs + nl));
+  for (int c = 0; c < dim && h->gravity; c++)  // the components of g that are not 0
+    if (h->prob.g[c] != 0.0)
+      BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, h->gravity + c * nown, 1.0, h->rhs + c * nl));
   BlastCall(BlastHydroSync(h));
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
   // PCG vectors have their components h1_next apart.
-  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
-  BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
-  for (int c = 0; c < dim; c++) BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
+  for (int c = 0; c < dim; c++)
+    BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 1));
+  if (h->coupled_cg)
+    BlastCall(BlastHydroPcgProjected(h, dim, h->cg_b, h->cg_x));
+  else
+    BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
+  if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 0));
+  for (int c = 0; c < dim; c++)
+    BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
   // Ghost copies of the new accelerations from their owners.
   BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
@@ -91,6 +134,7 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
     BlastCall(BlastHybridEnergyRate(h->hybrid, v, de));
   else
     BlastCall(h->ops->zone.energy_rate(h->bctx, v, de));
+  if (h->sources) BlastCall(BlastSourcesAddRate(h->sources, h, de));
   BlastCall(BlastHydroSync(h));
   h->timers.force += BlastWtime() - t0;
   return 0;
@@ -99,9 +143,9 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
 int BlastHydroRates(BlastHydro h, const double *S, double *k) {
   const double *v = S + h->nx;
   BlastCall(BlastHydroUpdateQData(h, S));
-  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));               // dx/dt = v
-  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));            // dv/dt
-  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));        // de/dt
+  BlastCall(h->ops->vec.copy(h->bctx, h->nx, v, k));     // dx/dt = v
+  BlastCall(BlastHydroSolveVelocity(h, k + h->nx));      // dv/dt
+  BlastCall(BlastHydroEnergyRate(h, v, k + 2 * h->nx));  // de/dt
   h->qdata_current = 0;
   return 0;
 }

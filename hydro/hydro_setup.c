@@ -15,6 +15,7 @@
 #include "blast_mpi.h"
 #include "ddsum.h"
 #include "hydro_setup.h"
+#include "problems/sources.h"
 #include "memory_cpu.h"
 
 // Sum of double-double pairs across ranks (an MPI reduction operator).
@@ -110,7 +111,8 @@ typedef struct {
   double *Vinv;       // inverse Bernstein collocation matrix
   double *rho0h;      // Bernstein coefficients of the initial density
   double *qp_c;       // w |J0| rho0 at the quadrature points of all ext zones
-  double *gravity;    // M_V g on the owned rows (problems with gravity)
+  double *gravity;    // M_V g on the owned rows, dim components (problems with gravity)
+  double *rho_qp;     // custom problems: the density at the quadrature points of ext zones
   long long nshared;  // owned dofs that another rank holds as a ghost
 } Setup;
 
@@ -143,7 +145,8 @@ static int PhaseCommunicator(Setup *st) {
 
 static int PhaseProblem(Setup *st) {
   BlastHydro h = st->h;
-  const int ierr = BlastProblemSetup(st->cfg->problem, st->dim, st->cfg->viscosity, &h->prob);
+  BlastProblemDestroy(&h->prob);
+  const int ierr = BlastProblemCreate(st->cfg, st->dim, &h->prob);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   return 0;
 }
@@ -277,7 +280,10 @@ static int PhaseInitialData(Setup *st) {
   h->nmat = BlastProblemMaterials(&h->prob, h->mats);
   BlastFree(&h->zone_mat);
   int ierr = BlastMalloc(nz + 1, &h->zone_mat);
-  if (!ierr) {
+  if (h->prob.custom) {  // the zones' regions (collective)
+    BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+    BlastCall(BlastSetupCustomRegions(h));
+  } else if (!ierr) {
 #pragma omp parallel for schedule(static)
     for (int z = 0; z < nz; z++) {
       double xi[3] = {0.5, 0.5, 0.5}, X[3];
@@ -288,16 +294,29 @@ static int PhaseInitialData(Setup *st) {
   if (!ierr) ierr = BlastMalloc((size_t)ne * ne, &st->Vinv);
   if (!ierr) ierr = BlastSetupBernsteinCollocationInverse(h, st->Vinv);
   if (!ierr) ierr = BlastMalloc((size_t)nz * ne + 1, &st->rho0h);
-  if (!ierr) ierr = BlastSetupInterpolateL2(h, st->Vinv, Rho0Fn, st->rho0h);
+  if (!ierr && h->prob.custom)
+    ierr = BlastSetupCustomInitialData(h, st->Vinv, st->rho0h, st->rebuild ? NULL : e0, &bad_gid);
+  else if (!ierr)
+    ierr = BlastSetupInterpolateL2(h, st->Vinv, Rho0Fn, st->rho0h);
   if (st->rebuild) {  // the reference density only: the state (e, v) stays
     BlastCall(BlastSetupAgree(h, ierr, bad_gid));
     return 0;
   }
-  if (!ierr && h->prob.id != BLAST_PROBLEM_SEDOV)
+  if (!ierr && h->prob.id != BLAST_PROBLEM_SEDOV && !h->prob.custom)
     ierr = BlastSetupInterpolateL2(h, st->Vinv, E0Fn, e0);
   if (!ierr) ierr = BlastSetupCheckInitialData(h, xext, st->rho0h, e0, &bad_gid);
   BlastCall(BlastSetupAgree(h, ierr, bad_gid));
-  if (h->prob.id == BLAST_PROBLEM_SEDOV) BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
+  // Point sources ([source.NAME]) add to the initial energy; on Sedov they replace the
+  // built-in deposit.
+  int npoint = 0;
+  for (int i = 0; i < st->cfg->nsources; i++)
+    npoint += st->cfg->sources[i].kind == BLAST_SOURCE_POINT;
+  if (h->prob.id == BLAST_PROBLEM_SEDOV && !npoint)
+    BlastCall(BlastSetupSedovDeposit(h, st->wdetJ0, e0));
+  if (h->prob.id == BLAST_PROBLEM_SEDOV && npoint)
+    for (size_t i = 0; i < (size_t)nz * ne; i++) e0[i] = 0.0;
+  if (npoint) BlastCall(BlastSourcesDepositPoints(h, st->wdetJ0, e0));
+  if (h->prob.custom) return BlastSetupCustomVelocity(h, xext, v0);  // collective
 #pragma omp parallel for schedule(static)
   for (int l = 0; l < nl; l++) {  // nodal interpolation at the (canonical) node positions
     double X[3], vv[3];
@@ -308,29 +327,27 @@ static int PhaseInitialData(Setup *st) {
   return 0;
 }
 
-// The constrained dofs: their initial velocity is zeroed; the owned ones are kept.
+// The boundary conditions (boundary.h): the initial velocity constrained (prescribed
+// components set, wall normals' parts removed); the owned constrained dofs are kept.
 static int PhaseEssentialDofs(Setup *st) {
   if (st->rebuild) return 0;  // the discretisation's, and the state's velocity
   BlastHydro h = st->h;
   const BlastSpace *s = h->space;
-  const int dim = st->dim, nl = s->h1_nl, nown = s->h1_nown;
   double *v0 = st->S0 + h->nx;
-  const int ierr = BlastSpaceEssentialDofs(s, &h->ess_off, &h->ess_idx);
+  int ierr = BlastBoundaryBuild(st->cfg, s, &h->bc);
   if (!ierr) {
-    for (int c = 0; c < dim; c++)
-      for (int i = h->ess_off[c]; i < h->ess_off[c + 1]; i++)
-        if (h->ess_idx[i] < nl) v0[(size_t)c * nl + h->ess_idx[i]] = 0.0;
-    // Keep only the owned constrained dofs (the solver works on owned dofs).
-    int orig_off[4];
-    for (int c = 0; c <= dim; c++) orig_off[c] = h->ess_off[c];
-    for (int c = 0, n = 0; c < dim; c++) {
-      h->ess_off[c] = n;
-      for (int i = orig_off[c]; i < orig_off[c + 1]; i++)
-        if (h->ess_idx[i] < nown) h->ess_idx[n++] = h->ess_idx[i];
-      h->ess_off[c + 1] = n;
-    }
+    BlastBoundaryApplyInitial(&h->bc, s->h1_nl, v0);
+    BlastBoundaryKeepOwned(&h->bc, s->h1_nown);
+    h->ess_off = h->bc.ess_off, h->ess_idx = h->bc.ess_idx;  // hydro.c frees them
+    h->bc.ess_off = h->bc.ess_idx = NULL;
   }
+  if (!ierr && h->bc.time_dependent)
+    ierr = BlastMalloc((size_t)s->dim * s->h1_next + 1, &h->bc.host_a);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+  // the coupled projected PCG where some rank has a wall that is not axis-aligned
+  int any = h->bc.nproj > 0;
+  BlastCallMPI(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, h->comm));
+  h->coupled_cg = any;
   return 0;
 }
 
@@ -347,18 +364,20 @@ static int PhaseMassMatrices(Setup *st) {
   for (size_t i = 0; i < sizeof ref / sizeof *ref; i++) BlastFree(ref[i]);  // a rebuild's
   int ierr = BlastMalloc((size_t)nz * nqp, &h->qp_R0);
   if (!ierr) ierr = BlastMalloc((size_t)s->nz_ext * nqp, &st->qp_c);
+  if (!ierr && h->prob.custom) ierr = BlastSetupCustomQpDensity(h, &st->rho_qp);
   if (!ierr) {
     // Zones are independent (disjoint outputs); the lowest zone with a non-finite mass is
     // reported, at its first such point, as by a serial loop.
     int bad = INT_MAX;
     double *qp_c = st->qp_c, *qp_R0 = h->qp_R0;
+    const double *rho_qp = st->rho_qp;
 #pragma omp parallel for schedule(dynamic, 32) reduction(min : bad)
     for (int z = 0; z < s->nz_ext; z++)
       for (int q = 0; q < nqp; q++) {
         double X[3];
         const size_t zq = (size_t)z * nqp + q;
         BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
-        qp_c[zq] = wdetJ0[zq] * BlastProblemRho0(&h->prob, X);
+        qp_c[zq] = wdetJ0[zq] * (rho_qp ? rho_qp[zq] : BlastProblemRho0(&h->prob, X));
         if (z >= nz) continue;
         double rho = 0.0;
         for (int j = 0; j < ne; j++)
@@ -382,8 +401,8 @@ static int PhaseMassMatrices(Setup *st) {
     }
   }
   if (st->partial) {
-    if (!ierr && h->prob.gravity) ierr = BlastMalloc(nown + 1, &st->gravity);
-    if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, st->gravity, &bad_gid);
+    if (!ierr && h->prob.gravity) ierr = BlastCalloc((size_t)dim * nown + 1, &st->gravity);
+    if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, h->prob.g, st->gravity, &bad_gid);
   } else if (!ierr) {
     ierr = BlastSetupMassVValues(h, st->qp_c, &bad_gid);
   }
@@ -393,21 +412,15 @@ static int PhaseMassMatrices(Setup *st) {
     h->pa_qmass = st->qp_c;
     st->qp_c = NULL;
   } else if (h->prob.gravity) {
-    // M_V g_h with g = (0, -1[, 0]) interpolated at the nodes, unconstrained: the y
-    // component on the owned rows.
-    BlastCall(BlastSetupAgree(h, BlastMalloc(nown + 1, &st->gravity), kNoZone));
-    for (int l = 0; l < nown; l++) {
-      double sum = 0.0;
-      for (int64_t kk = h->mv_rowptr[l]; kk < h->mv_rowptr[l + 1]; kk++)
-        sum += h->mv_val[kk] * -1.0;
-      st->gravity[l] = sum;
-    }
+    BlastCall(BlastSetupAgree(h, BlastCalloc((size_t)dim * nown + 1, &st->gravity), kNoZone));
+    BlastSetupMassVGravity(h, h->prob.g, st->gravity);
   }
   // What the backend does not need.
   BlastFree(&st->xext);
   BlastFree(&st->Vinv);
   BlastFree(&st->rho0h);
   BlastFree(&st->qp_c);
+  BlastFree(&st->rho_qp);
   BlastFree(&st->wdetJ0);
   BlastFree(&st->zone_vol);
   return 0;
@@ -429,6 +442,7 @@ static int PhaseBackendData(Setup *st) {
   hd->me_inv = h->me_inv;
   hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;
   hd->ess_off = h->ess_off, hd->ess_idx = h->ess_idx;
+  hd->nproj = h->bc.nproj, hd->proj_idx = h->bc.proj_idx, hd->proj_normal = h->bc.proj_normal;
   for (int w = 0; w < 2; w++) {
     hd->halo[w].nsend = BlastHaloSendCount(h->halo[w]);
     hd->halo[w].nrecv = BlastHaloRecvCount(h->halo[w]);
@@ -437,7 +451,10 @@ static int PhaseBackendData(Setup *st) {
   }
   hd->qpar.dim = st->dim, hd->qpar.order_k = st->k, hd->qpar.visc = h->prob.visc;
   hd->qpar.vort = h->prob.vort, hd->qpar.h0 = h->h0, hd->qpar.cfl = st->cfg->cfl;
-  hd->tg_source = h->prob.tg_source;
+  int npower = 0;  // power sources ([source.NAME] power) replace the built-in TG source
+  for (int i = 0; i < st->cfg->nsources; i++)
+    npower += st->cfg->sources[i].kind == BLAST_SOURCE_POWER;
+  hd->tg_source = h->prob.tg_source && !npower;
   if (!st->partial) {
     hd->full.rowptr = h->mv_rowptr, hd->full.col = h->mv_col, hd->full.val = h->mv_val;
     hd->full.J0inv = h->qp_J0inv;
@@ -497,8 +514,8 @@ static int PhaseBuffers(Setup *st) {
     ierr = ops->vec.alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
   if (!ierr) ierr = ops->vec.from_host(b, h->nstate, st->S0, h->S);
   if (!ierr && st->gravity) {
-    ierr = ops->vec.alloc(b, nown + 1, &h->gravity);
-    if (!ierr) ierr = ops->vec.from_host(b, nown, st->gravity, h->gravity);
+    ierr = ops->vec.alloc(b, (size_t)dim * nown + 1, &h->gravity);
+    if (!ierr) ierr = ops->vec.from_host(b, (size_t)dim * nown, st->gravity, h->gravity);
   }
   // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
   st->nshared = 0;
@@ -512,6 +529,7 @@ static int PhaseBuffers(Setup *st) {
       BlastFree(&sent);
     }
   }
+  if (!ierr && !h->sources) ierr = BlastSourcesCreate(h, &h->sources);  // power sources
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   BlastFree(&st->S0);
   BlastFree(&st->gravity);
@@ -656,8 +674,8 @@ int BlastHydroSetupFailAtForTest(int phase, int rank) {
 
 // The setup's host temporaries (whichever way the phases ended).
 static void FreeTemporaries(Setup *st) {
-  double **tmp[] = {&st->S0,   &st->wdetJ0, &st->xext, &st->zone_vol,
-                    &st->Vinv, &st->rho0h,  &st->qp_c, &st->gravity};
+  double **tmp[] = {&st->S0,    &st->wdetJ0, &st->xext,    &st->zone_vol, &st->Vinv,
+                    &st->rho0h, &st->qp_c,   &st->gravity, &st->rho_qp};
   for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) BlastFree(tmp[i]);
 }
 
@@ -748,7 +766,8 @@ int BlastHydroRebuild(BlastHydro h, BlastMesh mesh) {
   int ierr = 0;
   for (int p = p0; p <= p1 && !ierr; p++) ierr = kPhases[p].run(&st);
   if (!ierr && st.gravity)
-    ierr = h->ops->vec.from_host(h->bctx, h->space->h1_nown, st.gravity, h->gravity);
+    ierr =
+        h->ops->vec.from_host(h->bctx, (size_t)st.dim * h->space->h1_nown, st.gravity, h->gravity);
   if (!ierr) ierr = h->ops->ctx.rebuild(h->bctx, &h->hd);
   if (!ierr) ierr = BlastHybridRebuild(h->hybrid, &h->hd);
   FreeTemporaries(&st);

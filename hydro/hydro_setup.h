@@ -46,9 +46,32 @@ int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction
 int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv);
 /// Sedov: the blast energy deposited at the vertex closest to the origin (collective).
 int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e);
+/// Forward halo exchange on the host (owners -> ghosts of halo `which`), ncomp components
+/// stride apart (collective).
+int BlastSetupHostHaloForward(BlastHydro h, int which, int ncomp, size_t stride, double *x);
 /// The problem's initial data at this rank's zones must be finite and admissible.
 int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *rho0h,
                                const double *e0, int64_t *bad_gid);
+
+// ---------------------------------------------------------------------------------------
+// Custom problems (hydro_custom.c)
+
+/// The region of every zone (zone_region, ext zones too) and the material of this rank's
+/// zones (zone_mat, allocated); a zone in no region, a region selecting no zone anywhere:
+/// input errors (collective, agreed).
+int BlastSetupCustomRegions(BlastHydro h);
+/// The Bernstein coefficients of the regions' density (and, e0 not NULL, specific internal
+/// energy) from their values at the interpolation points; the values at those points and
+/// at the quadrature points checked (rho > 0, e >= 0, finite: an input error naming the
+/// point and the key; *bad_gid its zone). Local.
+int BlastSetupCustomInitialData(BlastHydro h, const double *Vinv, double *rho0h, double *e0,
+                                int64_t *bad_gid);
+/// The regions' density at the quadrature points of every ext zone, rho_qp[z*nqp + q]
+/// (allocated). Local.
+int BlastSetupCustomQpDensity(BlastHydro h, double **rho_qp);
+/// The nodes' velocities v0[c*nl + l] (node region: see BlastProblemNodeRegion; none: at
+/// rest); a non-finite value is an input error (collective, agreed).
+int BlastSetupCustomVelocity(BlastHydro h, const double *xext, double *v0);
 
 // ---------------------------------------------------------------------------------------
 // Mass matrices and communication patterns (hydro_mass.c)
@@ -57,6 +80,9 @@ int BlastSetupCheckInitialData(BlastHydro h, const double *xext, const double *r
 int BlastSetupMassVPattern(BlastHydro h);
 /// Values of its rows (mv_val, mv_dinv) from qp_c = w |J0| rho0 (local).
 int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid);
+/// M_V applied to the constant g[c] on the owned rows, gravity[c*nown + l], for the
+/// components with g[c] != 0 (the assembled matrix; local).
+void BlastSetupMassVGravity(BlastHydro h, const double *g, double *gravity);
 /// mv_dinv must be finite and positive: else an input error naming a zone of the first
 /// bad row (`what`: "matrix" or "operator"; local).
 int BlastSetupCheckMassDiagonal(BlastHydro h, const char *what, int64_t *bad_gid);
@@ -66,8 +92,9 @@ int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid);
 /// pa_nzint) and the interior/boundary rows (mv_rows, mv_ninterior; local).
 int BlastSetupMassVPartialPattern(BlastHydro h);
 /// The reciprocal diagonal mv_dinv of the matrix-free mass operator and, if gravity is
-/// not NULL, M_V applied to -1 on the owned rows (local).
-int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, double *gravity,
+/// not NULL, M_V applied to the constant g[c] on the owned rows, component c at
+/// gravity[c*nown] (the components with g[c] = 0 are not written) (local).
+int BlastSetupMassVPartialValues(BlastHydro h, const double *qp_c, const double *g, double *gravity,
                                  int64_t *bad_gid);
 /// The two halos (L-vector ghosts, mass-matrix ghost columns) and host halo buffers
 /// (collective; agrees itself).

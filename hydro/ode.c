@@ -54,10 +54,17 @@ static int Rk6Stages(BlastHydro h, double dt, double **ks) {
   void *b = h->bctx;
   const size_t n = h->nstate;
   double *S = h->S, *y = h->rk_y;
+  const double t0 = h->t;
+  h->t_stage = t0;
   BlastCall(BlastHydroRates(h, S, ks[0]));
   for (int l = 0, i = 1; i < 8; i++) {
+    double c = kRK6a[l];  // the stage's time t0 + c dt, c = sum_j a_ij
     BlastCall(o->vec.waxpby(b, n, 1.0, S, kRK6a[l++] * dt, ks[0], y));
-    for (int j = 1; j < i; j++) BlastCall(o->vec.axpby(b, n, kRK6a[l++] * dt, ks[j], 1.0, y));
+    for (int j = 1; j < i; j++) {
+      c += kRK6a[l];
+      BlastCall(o->vec.axpby(b, n, kRK6a[l++] * dt, ks[j], 1.0, y));
+    }
+    h->t_stage = t0 + c * dt;
     BlastCall(BlastHydroRates(h, y, ks[i]));
   }
   for (int i = 0; i < 8; i++) BlastCall(o->vec.axpby(b, n, kRK6b[i] * dt, ks[i], 1.0, S));
@@ -90,40 +97,51 @@ static int Step(BlastHydro h, double dt) {
   void *b = h->bctx;
   const size_t n = h->nstate;
   double *S = h->S, *y = h->rk_y, *z = h->rk_z, *k = h->rk_k;
+  const double t0 = h->t;  // stage times h->t_stage: t0 + c dt (power sources)
   switch (h->cfg.ode_solver) {
     case BLAST_ODE_EULER:
+      h->t_stage = t0 + 0.0 * dt;
       BlastCall(BlastHydroRates(h, S, k));
       BlastCall(o->vec.axpby(b, n, dt, k, 1.0, S));
       break;
     case BLAST_ODE_RK2: {  // midpoint, a = 1/2, b = 1/(2a) = 1
       const double a = 0.5, bb = 1.0;
+      h->t_stage = t0 + 0.0 * dt;
       BlastCall(BlastHydroRates(h, S, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, S, (1.0 - bb) * dt, k, z));
       BlastCall(o->vec.axpby(b, n, a * dt, k, 1.0, S));
+      h->t_stage = t0 + 0.5 * dt;
       BlastCall(BlastHydroRates(h, S, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, z, bb * dt, k, S));
       break;
     }
     case BLAST_ODE_RK3SSP:
+      h->t_stage = t0 + 0.0 * dt;
       BlastCall(BlastHydroRates(h, S, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, S, dt, k, y));
+      h->t_stage = t0 + 1.0 * dt;
       BlastCall(BlastHydroRates(h, y, k));
       BlastCall(o->vec.axpby(b, n, dt, k, 1.0, y));
       BlastCall(o->vec.waxpby(b, n, 3.0 / 4, S, 1.0 / 4, y, y));
+      h->t_stage = t0 + 0.5 * dt;
       BlastCall(BlastHydroRates(h, y, k));
       BlastCall(o->vec.axpby(b, n, dt, k, 1.0, y));
       BlastCall(o->vec.waxpby(b, n, 1.0 / 3, S, 2.0 / 3, y, S));
       break;
     case BLAST_ODE_RK4:
+      h->t_stage = t0 + 0.0 * dt;
       BlastCall(BlastHydroRates(h, S, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, S, dt / 2, k, y));
       BlastCall(o->vec.waxpby(b, n, 1.0, S, dt / 6, k, z));
+      h->t_stage = t0 + 0.5 * dt;
       BlastCall(BlastHydroRates(h, y, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, S, dt / 2, k, y));
       BlastCall(o->vec.axpby(b, n, dt / 3, k, 1.0, z));
+      h->t_stage = t0 + 0.5 * dt;
       BlastCall(BlastHydroRates(h, y, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, S, dt, k, y));
       BlastCall(o->vec.axpby(b, n, dt / 3, k, 1.0, z));
+      h->t_stage = t0 + 1.0 * dt;
       BlastCall(BlastHydroRates(h, y, k));
       BlastCall(o->vec.waxpby(b, n, 1.0, z, dt / 6, k, S));
       break;
@@ -136,6 +154,7 @@ static int Step(BlastHydro h, double dt) {
       double *S0 = z, *V = h->rk_k2, *dS = k;
       BlastCall(o->vec.copy(b, n, S, S0));
       for (int stage = 0; stage < 2; stage++) {
+        h->t_stage = t0 + (stage == 0 ? 0.0 : 0.5) * dt;
         BlastCall(BlastHydroUpdateQData(h, S));
         BlastCall(BlastHydroSolveVelocity(h, dS + nx));
         BlastCall(o->vec.waxpby(b, nx, 1.0, S0 + nx, 0.5 * dt, dS + nx, V));

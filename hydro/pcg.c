@@ -141,3 +141,78 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   }
   return 0;
 }
+
+// The sum over the components of their global dots (each rounded once), in component
+// order: one scalar of the coupled solve, the same on every rank and backend.
+static double SumComponents(int ncomp, const double *v) {
+  double s = 0.0;
+  for (int c = 0; c < ncomp; c++) s += v[c];
+  return s;
+}
+
+// Jacobi-PCG for all velocity components coupled, with the wall projections
+// P = I - sum n n^T at the nodes with wall normals not all axis-aligned (boundary.h):
+// one alpha and beta for the whole vector; the rhs, every operator output and every
+// preconditioned residual projected (and the component constraints zeroed), so the
+// iterates stay in the constrained space and the solution satisfies x.n = 0 at those
+// nodes to round-off (projected once more at the end). The Jacobi preconditioner is the
+// same scalar at every component of a node, so it commutes with P: P D^-1 P is symmetric
+// positive definite on that space.
+int BlastHydroPcgProjected(BlastHydro h, int ncomp, double *b, double *x) {
+  const BlastBackendOps *o = h->ops;
+  void *ctx = h->bctx;
+  const size_t n = (size_t)h->space->h1_nown, st = (size_t)h->space->h1_next;
+  double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
+  const double tol = h->cfg.cg_tol;
+  const unsigned all = (1u << ncomp) - 1u;
+  double dots[3], coef[3], beta3[3];
+  BlastCall(o->mass.zero_essential(ctx, ncomp, all, b));
+  BlastCall(o->mass.project(ctx, ncomp, b));
+  for (int c = 0; c < ncomp; c++) {
+    BlastCall(o->vec.set(ctx, n, 0.0, x + c * st));
+    BlastCall(o->vec.copy(ctx, n, b + c * st, r + c * st));
+  }
+  BlastCall(o->mass.jacobi(ctx, ncomp, all, r, z));
+  BlastCall(o->mass.project(ctx, ncomp, z));
+  for (int c = 0; c < ncomp; c++) BlastCall(o->vec.copy(ctx, n, z + c * st, d + c * st));
+  BlastCall(BlastHydroGlobalDotMulti(h, ncomp, all, z, r, dots));
+  double nu = SumComponents(ncomp, dots);
+  const double nu0 = nu, theta = fmax(nu * tol * tol, 0.0);
+  h->timers.cg_solves++;
+  if (!(nu > theta)) return 0;
+  BlastCall(BlastHydroMassMult(h, ncomp, all, d, Ad, dots));
+  BlastCall(o->mass.project(ctx, ncomp, Ad));
+  double delta = SumComponents(ncomp, dots);
+  for (int i = 1; delta > 0.0; i++) {
+    const double alpha = nu / delta;
+    for (int c = 0; c < ncomp; c++) coef[c] = -alpha;
+    for (int c = 0; c < ncomp; c++) beta3[c] = 1.0;
+    BlastCall(o->mass.axpby_multi(ctx, ncomp, all, coef, Ad, beta3, r));
+    BlastCall(o->mass.jacobi(ctx, ncomp, all, r, z));
+    BlastCall(o->mass.project(ctx, ncomp, z));
+    BlastCall(BlastHydroGlobalDotMulti(h, ncomp, all, r, z, dots));
+    const double betanu = SumComponents(ncomp, dots);
+    h->timers.cg_iter++;
+    const int done = betanu <= theta, failed = !done && i + 1 > h->cfg.cg_max_iter;
+    for (int c = 0; c < ncomp; c++) coef[c] = alpha, beta3[c] = betanu / nu;
+    BlastCall(o->mass.cg_advance(ctx, ncomp, all, done || failed ? 0u : all, coef, beta3, z, d, x));
+    if (failed) {
+      h->timers.cg_unconverged++;
+      h->cg_fail.comps = all;
+      h->cg_fail.iters = i;
+      h->cg_fail.residual[0] = sqrt(betanu / nu0);
+      BlastError(BLAST_ERR_NUMERIC,
+                 "the velocity solve (coupled projected Jacobi-PCG, walls not axis-aligned) did "
+                 "not converge in [solver] cg_max_iter = %d iterations: relative residual "
+                 "%.3e, cg_tol = %.3e",
+                 h->cfg.cg_max_iter, h->cg_fail.residual[0], tol);
+    }
+    if (done) break;
+    BlastCall(BlastHydroMassMult(h, ncomp, all, d, Ad, dots));
+    BlastCall(o->mass.project(ctx, ncomp, Ad));
+    delta = SumComponents(ncomp, dots);
+    nu = betanu;
+  }
+  BlastCall(o->mass.zero_essential(ctx, ncomp, all, x));
+  return o->mass.project(ctx, ncomp, x);
+}

@@ -19,6 +19,10 @@ int BlastHydroMassMult(BlastHydro h, int ncomp, unsigned mask, double *d, double
 /// (b, x: owned entries at c * h1_next; b's constrained entries are zeroed). An
 /// unconverged solve is BLAST_ERR_NUMERIC with h->cg_fail set (the same on every rank).
 int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x);
+/// Jacobi-PCG for all components coupled (one alpha and beta), projected at the nodes with
+/// wall normals that are not axis-aligned (hd.proj_*): M_V x = b in the constrained space,
+/// x.n = 0 there. Used only when some wall is not axis-aligned (h->coupled_cg).
+int BlastHydroPcgProjected(BlastHydro h, int ncomp, double *b, double *x);
 
 /// Forward halo (owners -> ghosts) of `ncomp` components `stride` apart, split so that
 /// work can overlap the messages (halo `which`: BLAST_HALO_L or BLAST_HALO_COL).

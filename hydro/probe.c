@@ -163,7 +163,7 @@ static void PointValues(BlastHydro h, const double *x, const double *v, const do
   double Xin[3] = {0, 0, 0};
   for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
   const double detJ = BlastMatDet(dim, J), detJ0 = BlastMatDet(dim, J0);
-  const double rho = detJ != 0.0 ? BlastProblemRho0(&h->prob, Xin) * (detJ0 / detJ) : NAN;
+  const double rho = detJ != 0.0 ? BlastHydroInitialDensity(h, z, Xin) * (detJ0 / detJ) : NAN;
   BlastL2BasisEval(h->tab, xi, psi);
   double ev = 0.0;
   for (int j = 0; j < ne; j++) ev += psi[j] * e[(size_t)z * ne + j];

@@ -314,6 +314,9 @@ void BlastDeckPrintKeys(FILE *out) {
 
 void BlastDeckClearWhere(BlastConfig *cfg) {
   if (!cfg) return;
+  memset(cfg->gravity_where, 0, sizeof cfg->gravity_where);
+  for (int i = 0; i < BLAST_MAX_REGIONS; i++)
+    memset(cfg->regions[i].select.where, 0, sizeof cfg->regions[i].select.where);
   int nf = 0;
   const BlastDeckFamily *F = BlastDeckFamilies(&nf);
   for (int f = 0; f < nf; f++) {

@@ -76,6 +76,8 @@ static int CheckRegion(BlastDeck d, BlastConfig *cfg, int f, int i) {
   BlastRegionSpec *r = Inst(cfg, f, i);
   char section[kSectionLen], where[kWhereLen];
   Names(d, cfg, f, i, section, where);
+  const char *sw = KeyWhere(d, f, i, "select");  // the setup checks its count (dimension)
+  if (sw) DeckStoreWhere(r->select.where, sw);
   const char *p = KeyWhere(d, f, i, "pressure"), *e = KeyWhere(d, f, i, "specific_energy");
   BlastCheck(!(p && e), BLAST_ERR_INPUT,
              "%s: [%s] specific_energy cannot be combined with pressure (set at %s): give one of "

@@ -164,6 +164,11 @@ int BlastDeckResolve(BlastDeck d, BlastConfig *cfg) {
   BlastCall(CheckQuadrature(d));
   BlastCall(CheckVizDt(d));
   BlastCall(DeckFamiliesResolve(d));
+  {  // where [problem] gravity was given, for the setup's check of its count
+    const int gk = DeckFindKey("problem", "gravity");
+    if (gk >= 0 && d->state[gk].origin != kUnset)
+      DeckStoreWhere(d->cfg.gravity_where, d->state[gk].where);
+  }
   // What a deck line cannot hold could not be echoed: refuse it now.
   for (int k = 0; k < d->nkeys; k++) {
     const BlastDeckKey *K = &d->keys[k];

@@ -113,6 +113,7 @@ const BlastBackendOps blast_backend_cpu = {
             .mult = BlastCpuMassMult,
             .jacobi = BlastCpuJacobi,
             .zero_essential = BlastCpuZeroEssential,
+            .project = BlastCpuProject,
             .axpby_multi = BlastCpuAxpbyMulti,
             .dot_multi = BlastCpuDotMulti,
             .mult_dot = BlastCpuMassMultDot,

@@ -154,6 +154,7 @@ int BlastCpuDot(void *ctx, size_t n, const double *x, const double *y, double *r
 int BlastCpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
 int BlastCpuJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
 int BlastCpuZeroEssential(void *ctx, int ncomp, unsigned mask, double *y);
+int BlastCpuProject(void *ctx, int ncomp, double *y);
 int BlastCpuAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                        const double *b, double *y);
 int BlastCpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "blast.h"
+#include "boundary.h"
 #include "cpu_ctx.h"
 #include "ddsum.h"
 
@@ -139,6 +140,22 @@ int BlastCpuZeroEssential(void *ctx, int ncomp, unsigned mask, double *y) {
     if (!ACTIVE(mask, cc)) continue;
     for (int k = c->hd.ess_off[cc]; k < c->hd.ess_off[cc + 1]; k++)
       y[cc * st + c->hd.ess_idx[k]] = 0.0;
+  }
+  return 0;
+}
+
+int BlastCpuProject(void *ctx, int ncomp, double *y) {
+  CpuCtx *c = ctx;
+  const size_t st = (size_t)c->hd.h1_next;
+  const int np = c->hd.nproj;
+  const int *idx = c->hd.proj_idx;
+  const double *nrm = c->hd.proj_normal;
+#pragma omp parallel for schedule(static) if (np > BLAST_OMP_MIN_VEC)
+  for (int i = 0; i < np; i++) {
+    double v[3] = {0, 0, 0};
+    for (int cc = 0; cc < ncomp; cc++) v[cc] = y[cc * st + idx[i]];
+    BlastProjectNode(ncomp, nrm + 9 * (size_t)i, v);
+    for (int cc = 0; cc < ncomp; cc++) y[cc * st + idx[i]] = v[cc];
   }
   return 0;
 }

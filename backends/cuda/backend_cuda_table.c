@@ -29,6 +29,7 @@ const BlastBackendOps blast_backend_cuda = {
     .mass = {.mult = BlastCudaMassMult,
              .jacobi = BlastCudaJacobi,
              .zero_essential = BlastCudaZeroEssential,
+             .project = BlastCudaProject,
              .axpby_multi = BlastCudaAxpbyMulti,
              .dot_multi = BlastCudaDotMulti,
              .mult_dot = BlastCudaMassMultDot,

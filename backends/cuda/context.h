@@ -18,6 +18,7 @@
 //   ops_vec.cu, ops_zone.cu, ops_mass.cu, ops_halo.cu, ops_split.cu
 //                         launch code of the table's groups vec, zone, mass, halo, split
 //                         (the mode's operations through c->mode)
+//   ops_project.cu        mass.project: the wall projection (its kernel, data and launch)
 //   kernels/*.cuh         kernel bodies, each included by one .cu file
 //   device.cu             device selection and CUDA error messages
 //   memory.c              device memory model and advice (host code)
@@ -256,6 +257,9 @@ typedef struct CudaCtx {
   double *me_inv_blocks;
   double *mv_dinv;
   int *ess_off, *ess_idx;  // host offsets, device indices
+  int nproj;               // wall projection nodes (ops_project.cu)
+  int *proj_idx;
+  double *proj_normal;
   int ess_n[4];
   DevHalo halo[2];
   double *dbuf;  // device halo staging
@@ -310,6 +314,10 @@ static int DevCopy(const T *host, size_t n, T *dev) {
   if (n) BlastCallCuda(cudaMemcpy(dev, host, n * sizeof(T), cudaMemcpyHostToDevice));
   return 0;
 }
+
+// The wall projection's device data (ops_project.cu): uploaded by create, freed by destroy.
+int BlastCudaProjectSetup(CudaCtx *c, const BlastHydroData *hd);
+int BlastCudaProjectFree(CudaCtx *c);
 
 static inline size_t Blocks(size_t n, int threads) {
   return (n + threads - 1) / threads;

@@ -44,6 +44,7 @@ int BlastCudaEnergies(void *ctx, const double *v, const double *e, double *ie, d
 int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);
 int BlastCudaJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
 int BlastCudaZeroEssential(void *ctx, int ncomp, unsigned mask, double *y);
+int BlastCudaProject(void *ctx, int ncomp, double *y);  // ops_project.cu
 int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                         const double *b, double *y);
 int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,

@@ -357,6 +357,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(BlastMalloc(dim + 1, &c->ess_off));
   for (size_t k = 0; k <= dim; k++) c->ess_off[k] = hd->ess_off[k];
   BlastCall(DevUpload(hd->ess_idx, (size_t)hd->ess_off[dim], &c->ess_idx));
+  BlastCall(BlastCudaProjectSetup(c, hd));
   size_t dbuf = 1;
   for (int w = 0; w < 2; w++) {
     BlastCall(UploadHalo(&hd->halo[w], &c->halo[w]));
@@ -422,6 +423,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   BlastCall(ProfileDestroy(c));
   BlastCallCuda(cudaStreamDestroy(c->stream));
   BlastFree(&c->ess_off);
+  BlastCall(BlastCudaProjectFree(c));
   BlastFree(ctx);
   return 0;
 }

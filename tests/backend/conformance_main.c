@@ -61,6 +61,7 @@ static const struct {
     {"mass.mult", CaseMassMult},
     {"mass.jacobi", CaseMassJacobi},
     {"mass.zero_essential", CaseMassZeroEssential},
+    {"mass.project", CaseMassProject},
     {"mass.axpby_multi", CaseMassAxpbyMulti},
     {"mass.dot_multi", CaseMassDotMulti},
     {"mass.mult_dot", CaseMassMultDot},

@@ -1,0 +1,440 @@
+// Velocity boundary conditions from [boundary.NAME] sections (boundary.h,
+// docs/boundaries.md): sections checked against the mesh's boundary attributes, outward
+// face normals from the faces' geometry, and per node the constraints of the faces that
+// hold it (velocity over wall over free; walls grouped by angle, their normals
+// orthonormalised).
+#include "boundary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blast.h"
+#include "expr.h"
+
+typedef struct {
+  int64_t gid;
+  int face;
+} FaceDof;
+
+static int CompareFaceDof(const void *pa, const void *pb) {
+  const FaceDof *a = pa, *b = pb;
+  if (a->gid != b->gid) return (a->gid > b->gid) - (a->gid < b->gid);
+  return (a->face > b->face) - (a->face < b->face);
+}
+
+static const char *MeshName(const BlastConfig *cfg) {
+  return cfg->mesh_file[0] ? cfg->mesh_file : "the generated box";
+}
+
+// The section of each boundary attribute (attribute a at sec[a], -1: none), checked.
+static int SectionsOfAttributes(const BlastConfig *cfg, const int *bdr_attr, int nbdr, int amax,
+                                int *sec) {
+  for (int a = 0; a <= amax; a++) sec[a] = -1;
+  for (int k = 0; k < cfg->nboundaries; k++) {
+    const BlastBoundarySpec *b = &cfg->boundaries[k];
+    for (int i = 0; i < b->nattr; i++) {
+      const int a = b->attr[i];
+      int present = 0;
+      for (int f = 0; f < nbdr && !present; f++) present = bdr_attr[f] == a;
+      BlastCheck(present, BLAST_ERR_INPUT,
+                 "%s: [boundary.%s] attributes: the mesh %s has no boundary face with "
+                 "attribute %d",
+                 b->where, b->name, MeshName(cfg), a);
+      BlastCheck(sec[a] < 0, BLAST_ERR_INPUT,
+                 "%s: [boundary.%s] attributes: attribute %d is also named by [boundary.%s]",
+                 b->where, b->name, a, sec[a] >= 0 ? cfg->boundaries[sec[a]].name : "");
+      sec[a] = k;
+    }
+  }
+  for (int f = 0; f < nbdr; f++)
+    BlastCheck(sec[bdr_attr[f]] >= 0, BLAST_ERR_INPUT,
+               "%s: boundary attribute %d of the mesh %s is named by no [boundary.*] section "
+               "(every boundary attribute needs one: type = wall, free or velocity)",
+               cfg->deck_path[0] ? cfg->deck_path : "the deck", bdr_attr[f], MeshName(cfg));
+  return 0;
+}
+
+// The prescribed velocity of a type = velocity section: dim expressions (numbers or
+// expressions of t), compiled into b->vel_expr[k], their values at t = 0 into b->vel[k].
+static int SectionVelocity(const BlastConfig *cfg, int k, int dim, BlastBoundaryDofs *b) {
+  const BlastBoundarySpec *s = &cfg->boundaries[k];
+  BlastCheck(s->nvelocity == dim, BLAST_ERR_INPUT,
+             "%s: [boundary.%s] velocity: %d value%s given, the mesh is %dD (type = velocity "
+             "needs %d)",
+             s->where, s->name, s->nvelocity, s->nvelocity == 1 ? "" : "s", dim, dim);
+  char what[BLAST_NAME_MAX + 32];
+  snprintf(what, sizeof what, "[boundary.%s] velocity", s->name);
+  for (int c = 0; c < dim; c++) {
+    const BlastExprText *e = &s->velocity[c];
+    BlastCall(
+        BlastExprCompile(e->text, e->where[0] ? e->where : s->where, what, &b->vel_expr[k][c]));
+    double value = 0.0;
+    if (!BlastExprIsConstant(b->vel_expr[k][c], &value)) {
+      const double x0[3] = {0, 0, 0};
+      value = BlastExprEval(b->vel_expr[k][c], dim, x0, 0.0);
+      b->time_dependent |= BlastExprUsesTime(b->vel_expr[k][c]);
+    }
+    BlastCheck(isfinite(value), BLAST_ERR_INPUT,
+               "%s: [boundary.%s] velocity: component %d of '%s' is %g at t = 0",
+               e->where[0] ? e->where : s->where, s->name, c + 1, e->text, value);
+    b->vel[k][c] = value;
+  }
+  return 0;
+}
+
+void BlastBoundaryVelocity(const BlastBoundaryDofs *b, int k, double t, double *v) {
+  const double x0[3] = {0, 0, 0};
+  for (int c = 0; c < b->dim; c++)
+    v[c] = b->vel_expr[k][c] ? BlastExprEval(b->vel_expr[k][c], b->dim, x0, t) : b->vel[k][c];
+}
+
+void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a) {
+  const double x0[3] = {0, 0, 0}, h = 1e-3 * (1.0 + fabs(t));
+  for (int c = 0; c < b->dim; c++) {
+    BlastExpr e = b->vel_expr[k][c];
+    if (!e || !BlastExprUsesTime(e)) {
+      a[c] = 0.0;
+      continue;
+    }
+    const double f2 = BlastExprEval(e, b->dim, x0, t + 2 * h),
+                 f1 = BlastExprEval(e, b->dim, x0, t + h);
+    const double m1 = BlastExprEval(e, b->dim, x0, t - h),
+                 m2 = BlastExprEval(e, b->dim, x0, t - 2 * h);
+    a[c] = (-f2 + 8.0 * f1 - 8.0 * m1 + m2) / (12.0 * h);
+  }
+}
+
+// Outward unit normal of mesh boundary face f (a face of mesh zone z, local face lf).
+static void FaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
+  const int g = lf / 2, side = lf % 2;
+  int other[2] = {0, 0}, no = 0;
+  for (int h = 0; h < dim; h++)
+    if (h != g) other[no++] = h;
+  double p[4][3] = {{0}}, xi[3], centre[3] = {0, 0, 0}, fc[3] = {0, 0, 0};
+  for (int q = 0; q < (1 << no); q++) {
+    xi[g] = side;
+    for (int o = 0; o < no; o++) xi[other[o]] = (q >> o) & 1;
+    BlastMeshZoneMap(mesh, z, xi, p[q]);
+  }
+  for (int h = 0; h < dim; h++) xi[h] = 0.5;
+  BlastMeshZoneMap(mesh, z, xi, centre);
+  n[0] = n[1] = n[2] = 0.0;
+  if (dim == 1) {
+    n[0] = 1.0;
+  } else if (dim == 2) {
+    const double t[2] = {p[1][0] - p[0][0], p[1][1] - p[0][1]};
+    n[0] = t[1], n[1] = -t[0];
+  } else {
+    double t1[3], t2[3];
+    for (int c = 0; c < 3; c++) {
+      t1[c] = (p[1][c] + p[3][c]) - (p[0][c] + p[2][c]);
+      t2[c] = (p[2][c] + p[3][c]) - (p[0][c] + p[1][c]);
+    }
+    n[0] = t1[1] * t2[2] - t1[2] * t2[1];
+    n[1] = t1[2] * t2[0] - t1[0] * t2[2];
+    n[2] = t1[0] * t2[1] - t1[1] * t2[0];
+  }
+  for (int q = 0; q < (1 << no); q++)
+    for (int c = 0; c < dim; c++) fc[c] += p[q][c];
+  double out = 0.0, len = 0.0;
+  for (int c = 0; c < dim; c++) out += (fc[c] / (1 << no) - centre[c]) * n[c], len += n[c] * n[c];
+  len = sqrt(len);
+  const double sgn = out < 0.0 ? -1.0 : 1.0;
+  for (int c = 0; c < dim; c++) n[c] = len > 0.0 ? sgn * n[c] / len : 0.0;
+}
+
+// The axis of a unit vector within round-off of one (-1: none).
+static int AxisOf(int dim, const double *n) {
+  for (int c = 0; c < dim; c++) {
+    int ok = fabs(fabs(n[c]) - 1.0) <= 1e-12;
+    for (int h = 0; h < dim && ok; h++)
+      if (h != c && fabs(n[h]) > 1e-12) ok = 0;
+    if (ok) return c;
+  }
+  return -1;
+}
+
+// The wall normals of one node (its faces' normals, in face order): grouped by angle,
+// orthonormalised into q[0..*nq). Returns the count.
+static int NodeNormals(int dim, int nn, const double (*fn)[3], double q[3][3]) {
+  const double cos_sharp = cos(BLAST_WALL_SHARP_ANGLE_DEG * acos(-1.0) / 180.0);
+  double grp[16][3], first[16][3];
+  int ng = 0;
+  for (int i = 0; i < nn; i++) {
+    int k = 0;
+    for (; k < ng; k++) {
+      double d = 0.0;
+      for (int c = 0; c < dim; c++) d += first[k][c] * fn[i][c];
+      if (d >= cos_sharp) break;
+    }
+    if (k == ng) {
+      if (ng == 16) continue;
+      for (int c = 0; c < 3; c++) grp[ng][c] = 0.0, first[ng][c] = fn[i][c];
+      ng++;
+    }
+    for (int c = 0; c < dim; c++) grp[k][c] += fn[i][c];
+  }
+  int nq = 0;
+  for (int k = 0; k < ng && nq < dim; k++) {
+    double u[3] = {0, 0, 0}, len = 0.0;
+    for (int c = 0; c < dim; c++) len += grp[k][c] * grp[k][c];
+    len = sqrt(len);
+    if (len == 0.0) continue;
+    for (int c = 0; c < dim; c++) u[c] = grp[k][c] / len;
+    for (int j = 0; j < nq; j++) {
+      double s = 0.0;
+      for (int c = 0; c < dim; c++) s += q[j][c] * u[c];
+      for (int c = 0; c < dim; c++) u[c] -= s * q[j][c];
+    }
+    len = 0.0;
+    for (int c = 0; c < dim; c++) len += u[c] * u[c];
+    len = sqrt(len);
+    if (len < 1e-6) continue;  // in the span of the walls before it
+    for (int c = 0; c < 3; c++) q[nq][c] = c < dim ? u[c] / len : 0.0;
+    // an axis within round-off is that axis exactly (the component constraint)
+    const int ax = AxisOf(dim, q[nq]);
+    if (ax >= 0)
+      for (int c = 0; c < 3; c++) q[nq][c] = c == ax ? 1.0 : 0.0;
+    nq++;
+  }
+  return nq;
+}
+
+// Per node kind and data, filled by the node loop.
+enum { NODE_FREE = 0, NODE_WALL = 1, NODE_VELOCITY = 2 };
+typedef struct {
+  unsigned char kind, axes;  // axes: bit c = component c fixed
+  signed char nq;            // wall normals (not all axis-aligned), else 0
+  int section;               // velocity: its section
+  double q[3][3];
+} NodeBc;
+
+static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, size_t nrec,
+                         const int *fsec, const double *fnorm, NodeBc *nb) {
+  memset(nb, 0, sizeof *nb);
+  nb->section = -1;
+  double fn[64][3];
+  int nn = 0;
+  for (size_t r = 0; r < nrec; r++) {
+    const int k = fsec[rec[r].face];
+    const int type = cfg->nboundaries ? cfg->boundaries[k].type : BLAST_BOUNDARY_WALL;
+    if (type == BLAST_BOUNDARY_VELOCITY) {
+      if (nb->kind != NODE_VELOCITY || k < nb->section) nb->section = k;
+      nb->kind = NODE_VELOCITY;
+    } else if (type == BLAST_BOUNDARY_WALL && nn < 64) {
+      if (nb->kind == NODE_FREE) nb->kind = NODE_WALL;
+      for (int c = 0; c < 3; c++) fn[nn][c] = fnorm[3 * (size_t)rec[r].face + c];
+      nn++;
+    }
+  }
+  if (nb->kind == NODE_VELOCITY) {
+    nb->axes = (unsigned char)((1u << dim) - 1u);
+    return;
+  }
+  if (nb->kind != NODE_WALL) return;
+  double q[3][3] = {{0}};
+  const int nq = NodeNormals(dim, nn, (const double(*)[3])fn, q);
+  int all_axes = 1;
+  unsigned axes = 0;
+  for (int j = 0; j < nq; j++) {
+    const int ax = AxisOf(dim, q[j]);
+    if (ax < 0)
+      all_axes = 0;
+    else
+      axes |= 1u << ax;
+  }
+  if (nq == dim || all_axes) {
+    nb->axes = (unsigned char)(nq == dim ? (1u << dim) - 1u : axes);
+    return;
+  }
+  nb->nq = (signed char)nq;
+  memcpy(nb->q, q, sizeof q);
+}
+
+int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundaryDofs *b) {
+  memset(b, 0, sizeof *b);
+  const BlastMesh mesh = s->mesh;
+  const int dim = s->dim, nf = 1 << (dim - 1), K = s->N * s->k;
+  b->dim = dim;
+  b->nsections = cfg->nboundaries;
+  if (cfg->nboundaries == 0) return BlastSpaceEssentialDofs(s, &b->ess_off, &b->ess_idx);
+  const int nbdr = BlastMeshNumBoundary(mesh);
+  const int *bdr_attr = BlastMeshBdrAttr(mesh), *bdr_verts = BlastMeshBdrVerts(mesh);
+  const int *zone_verts = BlastMeshZoneVerts(mesh);
+  int amax = 0;
+  for (int f = 0; f < nbdr; f++) amax = bdr_attr[f] > amax ? bdr_attr[f] : amax;
+  for (int k = 0; k < cfg->nboundaries; k++)
+    for (int i = 0; i < cfg->boundaries[k].nattr; i++)
+      amax = cfg->boundaries[k].attr[i] > amax ? cfg->boundaries[k].attr[i] : amax;
+  int *sec = NULL, *fsec = NULL;
+  BlastCall(BlastMalloc(amax + 1, &sec));
+  int ierr = SectionsOfAttributes(cfg, bdr_attr, nbdr, amax, sec);
+  for (int k = 0; k < cfg->nboundaries && !ierr; k++) {
+    const BlastBoundarySpec *bs = &cfg->boundaries[k];
+    if (bs->type == BLAST_BOUNDARY_VELOCITY)
+      ierr = SectionVelocity(cfg, k, dim, b);
+    else if (bs->nvelocity > 0)
+      ierr =
+          BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                          "%s: [boundary.%s] velocity: only a type = velocity boundary "
+                          "takes a velocity (this one is type = %s)",
+                          bs->where, bs->name, bs->type == BLAST_BOUNDARY_WALL ? "wall" : "free");
+  }
+  if (ierr) {
+    BlastFree(&sec);
+    BlastBoundaryFree(b);
+    return ierr;
+  }
+  // Each face's section and outward normal, and the global ids of its nodes.
+  int64_t per_face = 1;
+  for (int g = 0; g < dim - 1; g++) per_face *= K + 1;
+  double *fnorm = NULL;
+  FaceDof *rec = NULL;
+  ierr = BlastMalloc(nbdr + 1, &fsec);
+  if (!ierr) ierr = BlastMalloc(3 * (size_t)nbdr + 1, &fnorm);
+  if (!ierr) ierr = BlastMalloc((size_t)nbdr * per_face + 1, &rec);
+  size_t nrec = 0;
+  for (int f = 0; f < nbdr && !ierr; f++) {
+    fsec[f] = sec[bdr_attr[f]];
+    const int facet = BlastTopologyFindFacet(s->topo, &bdr_verts[(size_t)f * nf]);
+    if (facet < 0) {
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                             "boundary face %d (attribute %d) of the mesh %s is not a face of "
+                             "any zone",
+                             f, bdr_attr[f], MeshName(cfg));
+      break;
+    }
+    const int z = s->topo->facet_zone[2 * facet], lf = s->topo->facet_zone[2 * facet + 1];
+    FaceNormal(mesh, dim, z, lf, &fnorm[3 * (size_t)f]);
+    if (cfg->boundaries[fsec[f]].type == BLAST_BOUNDARY_FREE) continue;
+    const int g = lf / 2, side = lf % 2;
+    int other[2] = {0, 0}, no = 0;
+    for (int h = 0; h < dim; h++)
+      if (h != g) other[no++] = h;
+    for (int64_t p = 0; p < per_face; p++) {
+      int i[3];
+      i[g] = side * K;
+      int64_t r = p;
+      for (int o = 0; o < no; o++) i[other[o]] = (int)(r % (K + 1)), r /= K + 1;
+      rec[nrec].gid = BlastLatticeId(s->topo, zone_verts, z, K, i);
+      rec[nrec++].face = f;
+    }
+  }
+  NodeBc *nodes = NULL;
+  if (!ierr) ierr = BlastMalloc((size_t)s->h1_next + 1, &nodes);
+  if (!ierr) {
+    qsort(rec, nrec, sizeof *rec, CompareFaceDof);
+#pragma omp parallel for schedule(static)
+    for (int l = 0; l < s->h1_next; l++) {
+      // the records of this node's global id: a binary search for the first
+      size_t lo = 0, hi = nrec;
+      while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (rec[mid].gid < s->h1_gid[l])
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      size_t end = lo;
+      while (end < nrec && rec[end].gid == s->h1_gid[l]) end++;
+      ClassifyNode(cfg, dim, rec + lo, end - lo, fsec, fnorm, &nodes[l]);
+    }
+  }
+  // The lists, ascending.
+  size_t ness = 0;
+  for (int l = 0; l < s->h1_next && !ierr; l++) {
+    for (int c = 0; c < dim; c++) ness += (nodes[l].axes >> c) & 1u;
+    b->nproj += nodes[l].nq > 0;
+    b->nvel += nodes[l].kind == NODE_VELOCITY;
+  }
+  if (!ierr) ierr = BlastMalloc(dim + 1, &b->ess_off);
+  if (!ierr) ierr = BlastMalloc(ness + 1, &b->ess_idx);
+  if (!ierr) ierr = BlastMalloc((size_t)b->nproj + 1, &b->proj_idx);
+  if (!ierr) ierr = BlastMalloc(9 * (size_t)b->nproj + 1, &b->proj_normal);
+  if (!ierr) ierr = BlastMalloc((size_t)b->nvel + 1, &b->vel_idx);
+  if (!ierr) ierr = BlastMalloc((size_t)b->nvel + 1, &b->vel_section);
+  if (!ierr) {
+    b->ess_off[0] = 0;
+    for (int c = 0, n = 0; c < dim; c++) {
+      for (int l = 0; l < s->h1_next; l++)
+        if ((nodes[l].axes >> c) & 1u) b->ess_idx[n++] = l;
+      b->ess_off[c + 1] = n;
+    }
+    for (int l = 0, np = 0, nv = 0; l < s->h1_next; l++) {
+      if (nodes[l].nq > 0) {
+        b->proj_idx[np] = l;
+        for (int j = 0; j < 3; j++)
+          for (int c = 0; c < 3; c++) b->proj_normal[9 * (size_t)np + 3 * j + c] = nodes[l].q[j][c];
+        np++;
+      }
+      if (nodes[l].kind == NODE_VELOCITY)
+        b->vel_idx[nv] = l, b->vel_section[nv++] = nodes[l].section;
+    }
+  }
+  BlastFree(&nodes);
+  BlastFree(&rec);
+  BlastFree(&fnorm);
+  BlastFree(&fsec);
+  BlastFree(&sec);
+  if (ierr) BlastBoundaryFree(b);
+  return ierr;
+}
+
+void BlastBoundaryKeepOwned(BlastBoundaryDofs *b, int nown) {
+  int orig[4];
+  for (int c = 0; c <= b->dim; c++) orig[c] = b->ess_off[c];
+  for (int c = 0, n = 0; c < b->dim; c++) {
+    b->ess_off[c] = n;
+    for (int i = orig[c]; i < orig[c + 1]; i++)
+      if (b->ess_idx[i] < nown) b->ess_idx[n++] = b->ess_idx[i];
+    b->ess_off[c + 1] = n;
+  }
+  int n = 0;
+  for (int i = 0; i < b->nproj; i++)
+    if (b->proj_idx[i] < nown) {
+      b->proj_idx[n] = b->proj_idx[i];
+      memmove(&b->proj_normal[9 * (size_t)n], &b->proj_normal[9 * (size_t)i], 9 * sizeof(double));
+      n++;
+    }
+  b->nproj = n;
+  n = 0;
+  for (int i = 0; i < b->nvel; i++)
+    if (b->vel_idx[i] < nown)
+      b->vel_idx[n] = b->vel_idx[i], b->vel_section[n++] = b->vel_section[i];
+  b->nvel = n;
+}
+
+void BlastBoundaryFree(BlastBoundaryDofs *b) {
+  BlastFree(&b->ess_off);
+  BlastFree(&b->ess_idx);
+  BlastFree(&b->proj_idx);
+  BlastFree(&b->proj_normal);
+  BlastFree(&b->vel_idx);
+  BlastFree(&b->vel_section);
+  BlastFree(&b->host_a);
+  for (int k = 0; k < BLAST_MAX_BOUNDARIES; k++)
+    for (int c = 0; c < 3; c++) BlastExprDestroy(&b->vel_expr[k][c]);
+  b->nproj = b->nvel = 0;
+}
+
+void BlastBoundaryApplyInitial(const BlastBoundaryDofs *b, int nl, double *v) {
+  const int dim = b->dim;
+  for (int c = 0; c < dim; c++)
+    for (int i = b->ess_off[c]; i < b->ess_off[c + 1]; i++)
+      if (b->ess_idx[i] < nl) v[(size_t)c * nl + b->ess_idx[i]] = 0.0;
+  for (int i = 0; i < b->nvel; i++) {
+    const int l = b->vel_idx[i];
+    if (l >= nl) continue;
+    for (int c = 0; c < dim; c++) v[(size_t)c * nl + l] = b->vel[b->vel_section[i]][c];
+  }
+  for (int i = 0; i < b->nproj; i++) {
+    const int l = b->proj_idx[i];
+    if (l >= nl) continue;
+    double w[3] = {0, 0, 0};
+    for (int c = 0; c < dim; c++) w[c] = v[(size_t)c * nl + l];
+    BlastProjectNode(dim, &b->proj_normal[9 * (size_t)i], w);
+    for (int c = 0; c < dim; c++) v[(size_t)c * nl + l] = w[c];
+  }
+}
