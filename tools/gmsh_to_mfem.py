@@ -44,10 +44,14 @@ def read_msh2(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("msh")
-    ap.add_argument("mesh")
+    ap.add_argument("msh", nargs="?")
+    ap.add_argument("mesh", nargs="?")
     ap.add_argument("--comment", default="")
-    a = ap.parse_args()
+    a, unknown = ap.parse_known_args()
+    if unknown:
+        ap.error("unknown argument '%s'" % unknown[0])
+    if a.mesh is None:
+        ap.error("needs the Gmsh file to read and the MFEM mesh file to write")
     nodes, elems = read_msh2(a.msh)
     quads = [(attr, v) for t, attr, v in elems if t == 3]
     segs = [(attr, v) for t, attr, v in elems if t == 1]
