@@ -433,6 +433,23 @@ int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner) {
   return BlastLatticeId(s->topo, s->mesh->zone_verts, s->zone_macro[z], s->N * s->k, i);
 }
 
+void BlastSpaceFacetNodeIds(const BlastSpace *s, int z, int lf, int64_t *gids) {
+  const int dim = s->dim, K = s->N * s->k;
+  int64_t per_face = 1;
+  for (int g = 0; g < dim - 1; g++) per_face *= K + 1;
+  const int g = lf / 2, side = lf % 2;
+  int other[2] = {0, 0}, no = 0;
+  for (int h = 0; h < dim; h++)
+    if (h != g) other[no++] = h;
+  for (int64_t p = 0; p < per_face; p++) {
+    int i[3];
+    i[g] = side * K;
+    int64_t r = p;
+    for (int o = 0; o < no; o++) i[other[o]] = (int)(r % (K + 1)), r /= K + 1;
+    gids[p] = BlastLatticeId(s->topo, s->mesh->zone_verts, z, K, i);
+  }
+}
+
 int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
   const BlastMesh mesh = s->mesh;
   const int dim = s->dim, nf = 1 << (dim - 1), K = s->N * s->k;
@@ -453,17 +470,9 @@ int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
     int facet = BlastTopologyFindFacet(s->topo, &mesh->bdr_verts[(size_t)f * nf]);
     BlastCheck(facet >= 0, BLAST_ERR_INPUT,
                "boundary face %d (attribute %d) is not a face of any zone", f, mesh->bdr_attr[f]);
-    int z = s->topo->facet_zone[2 * facet], lf = s->topo->facet_zone[2 * facet + 1];
-    int g = lf / 2, side = lf % 2, other[2] = {0, 0}, no = 0;
-    for (int h = 0; h < dim; h++)
-      if (h != g) other[no++] = h;
-    for (int64_t p = 0; p < per_face; p++) {
-      int i[3];
-      i[g] = side * K;
-      int64_t r = p;
-      for (int o = 0; o < no; o++) i[other[o]] = (int)(r % (K + 1)), r /= K + 1;
-      gids[c][ng[c]++] = BlastLatticeId(s->topo, mesh->zone_verts, z, K, i);
-    }
+    BlastSpaceFacetNodeIds(s, s->topo->facet_zone[2 * facet], s->topo->facet_zone[2 * facet + 1],
+                           &gids[c][ng[c]]);
+    ng[c] += (size_t)per_face;
   }
   // Which local dofs are constrained, per component (a dof at a time, in parallel), then
   // their lists in ascending order.

@@ -71,6 +71,9 @@ int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner);
 /// numbering) on the closure of boundary faces with attribute c+1. Returns offsets
 /// ess_off[0..dim] and ascending indices ess_idx (caller frees both with BlastFree).
 int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx);
+/// The global node ids of local face lf (2 g + side: normal to reference axis g) of zone z,
+/// (N k + 1)^(dim-1) of them, into gids, in lattice order.
+void BlastSpaceFacetNodeIds(const BlastSpace *s, int z, int lf, int64_t *gids);
 
 #ifdef __cplusplus
 }

@@ -262,7 +262,6 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   if (cfg->nboundaries == 0) return BlastSpaceEssentialDofs(s, &b->ess_off, &b->ess_idx);
   const int nbdr = BlastMeshNumBoundary(mesh);
   const int *bdr_attr = BlastMeshBdrAttr(mesh), *bdr_verts = BlastMeshBdrVerts(mesh);
-  const int *zone_verts = BlastMeshZoneVerts(mesh);
   int amax = 0;
   for (int f = 0; f < nbdr; f++) amax = bdr_attr[f] > amax ? bdr_attr[f] : amax;
   for (int k = 0; k < cfg->nboundaries; k++)
@@ -292,7 +291,9 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   for (int g = 0; g < dim - 1; g++) per_face *= K + 1;
   double *fnorm = NULL;
   FaceDof *rec = NULL;
+  int64_t *ids = NULL;  // one face's node ids
   ierr = BlastMalloc(nbdr + 1, &fsec);
+  if (!ierr) ierr = BlastMalloc((size_t)per_face, &ids);
   if (!ierr) ierr = BlastMalloc(3 * (size_t)nbdr + 1, &fnorm);
   if (!ierr) ierr = BlastMalloc((size_t)nbdr * per_face + 1, &rec);
   size_t nrec = 0;
@@ -309,18 +310,8 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
     const int z = s->topo->facet_zone[2 * facet], lf = s->topo->facet_zone[2 * facet + 1];
     FaceNormal(mesh, dim, z, lf, &fnorm[3 * (size_t)f]);
     if (cfg->boundaries[fsec[f]].type == BLAST_BOUNDARY_FREE) continue;
-    const int g = lf / 2, side = lf % 2;
-    int other[2] = {0, 0}, no = 0;
-    for (int h = 0; h < dim; h++)
-      if (h != g) other[no++] = h;
-    for (int64_t p = 0; p < per_face; p++) {
-      int i[3];
-      i[g] = side * K;
-      int64_t r = p;
-      for (int o = 0; o < no; o++) i[other[o]] = (int)(r % (K + 1)), r /= K + 1;
-      rec[nrec].gid = BlastLatticeId(s->topo, zone_verts, z, K, i);
-      rec[nrec++].face = f;
-    }
+    BlastSpaceFacetNodeIds(s, z, lf, ids);
+    for (int64_t p = 0; p < per_face; p++) rec[nrec].gid = ids[p], rec[nrec++].face = f;
   }
   NodeBc *nodes = NULL;
   if (!ierr) ierr = BlastMalloc((size_t)s->h1_next + 1, &nodes);
@@ -375,6 +366,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   }
   BlastFree(&nodes);
   BlastFree(&rec);
+  BlastFree(&ids);
   BlastFree(&fnorm);
   BlastFree(&fsec);
   BlastFree(&sec);
