@@ -28,10 +28,17 @@ static const char *MeshName(const BlastConfig *cfg) {
   return cfg->mesh_file[0] ? cfg->mesh_file : "the generated box";
 }
 
-// The section of each boundary attribute (attribute a at sec[a], -1: none), checked.
-static int SectionsOfAttributes(const BlastConfig *cfg, const int *bdr_attr, int nbdr, int amax,
-                                int *sec) {
-  for (int a = 0; a <= amax; a++) sec[a] = -1;
+// The section naming attribute a (-1: none). A search, not a table indexed by a: an
+// attribute may be any positive int (a table up to 2147483647 would overflow its size).
+static int SectionOf(const BlastConfig *cfg, int a) {
+  for (int k = 0; k < cfg->nboundaries; k++)
+    for (int i = 0; i < cfg->boundaries[k].nattr; i++)
+      if (cfg->boundaries[k].attr[i] == a) return k;
+  return -1;
+}
+
+// Every named attribute present in the mesh and named once, every mesh attribute named.
+static int SectionsOfAttributes(const BlastConfig *cfg, const int *bdr_attr, int nbdr) {
   for (int k = 0; k < cfg->nboundaries; k++) {
     const BlastBoundarySpec *b = &cfg->boundaries[k];
     for (int i = 0; i < b->nattr; i++) {
@@ -42,14 +49,15 @@ static int SectionsOfAttributes(const BlastConfig *cfg, const int *bdr_attr, int
                  "%s: [boundary.%s] attributes: the mesh %s has no boundary face with "
                  "attribute %d",
                  b->where, b->name, MeshName(cfg), a);
-      BlastCheck(sec[a] < 0, BLAST_ERR_INPUT,
+      int first = SectionOf(cfg, a), twice = first < k;
+      for (int j = 0; j < i && !twice; j++) twice = b->attr[j] == a;
+      BlastCheck(!twice, BLAST_ERR_INPUT,
                  "%s: [boundary.%s] attributes: attribute %d is also named by [boundary.%s]",
-                 b->where, b->name, a, sec[a] >= 0 ? cfg->boundaries[sec[a]].name : "");
-      sec[a] = k;
+                 b->where, b->name, a, cfg->boundaries[first].name);
     }
   }
   for (int f = 0; f < nbdr; f++)
-    BlastCheck(sec[bdr_attr[f]] >= 0, BLAST_ERR_INPUT,
+    BlastCheck(SectionOf(cfg, bdr_attr[f]) >= 0, BLAST_ERR_INPUT,
                "%s: boundary attribute %d of the mesh %s is named by no [boundary.*] section "
                "(every boundary attribute needs one: type = wall, free or velocity)",
                cfg->deck_path[0] ? cfg->deck_path : "the deck", bdr_attr[f], MeshName(cfg));
@@ -262,14 +270,8 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   if (cfg->nboundaries == 0) return BlastSpaceEssentialDofs(s, &b->ess_off, &b->ess_idx);
   const int nbdr = BlastMeshNumBoundary(mesh);
   const int *bdr_attr = BlastMeshBdrAttr(mesh), *bdr_verts = BlastMeshBdrVerts(mesh);
-  int amax = 0;
-  for (int f = 0; f < nbdr; f++) amax = bdr_attr[f] > amax ? bdr_attr[f] : amax;
-  for (int k = 0; k < cfg->nboundaries; k++)
-    for (int i = 0; i < cfg->boundaries[k].nattr; i++)
-      amax = cfg->boundaries[k].attr[i] > amax ? cfg->boundaries[k].attr[i] : amax;
-  int *sec = NULL, *fsec = NULL;
-  BlastCall(BlastMalloc(amax + 1, &sec));
-  int ierr = SectionsOfAttributes(cfg, bdr_attr, nbdr, amax, sec);
+  int *fsec = NULL;
+  int ierr = SectionsOfAttributes(cfg, bdr_attr, nbdr);
   for (int k = 0; k < cfg->nboundaries && !ierr; k++) {
     const BlastBoundarySpec *bs = &cfg->boundaries[k];
     if (bs->type == BLAST_BOUNDARY_VELOCITY)
@@ -282,7 +284,6 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
                           bs->where, bs->name, bs->type == BLAST_BOUNDARY_WALL ? "wall" : "free");
   }
   if (ierr) {
-    BlastFree(&sec);
     BlastBoundaryFree(b);
     return ierr;
   }
@@ -298,7 +299,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   if (!ierr) ierr = BlastMalloc((size_t)nbdr * per_face + 1, &rec);
   size_t nrec = 0;
   for (int f = 0; f < nbdr && !ierr; f++) {
-    fsec[f] = sec[bdr_attr[f]];
+    fsec[f] = SectionOf(cfg, bdr_attr[f]);
     const int facet = BlastTopologyFindFacet(s->topo, &bdr_verts[(size_t)f * nf]);
     if (facet < 0) {
       ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
@@ -369,7 +370,6 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
   BlastFree(&ids);
   BlastFree(&fnorm);
   BlastFree(&fsec);
-  BlastFree(&sec);
   if (ierr) BlastBoundaryFree(b);
   return ierr;
 }
