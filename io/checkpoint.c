@@ -611,6 +611,7 @@ int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, con
   BlastCall(BlastCheckpointHeaderFill(comm, h, cfg, got.run_id, NULL, &mine));
   BlastCall(CheckHeader(&got, &mine, path));
   BlastCall(BlastCheckpointCheckMaterials(&got, &mine, path));
+  BlastCall(BlastCheckpointCheckProblem(&got, &mine, path));
   BlastCall(
       BlastCheckpointCheckAssembly(&got, path, cfg->assembly, mine.dim, mine.order_kinematic));
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

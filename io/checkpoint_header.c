@@ -12,6 +12,7 @@
 
 #include "blast_hdf5.h"
 #include "blast_mpi.h"
+#include "deck.h"
 #include "problems/problems.h"
 #include "safefile.h"
 
@@ -74,6 +75,7 @@ static const Field kFields[] = {
     {"mesh", kString, H(mesh), S(mesh)},
     {"options", kString, H(options), S(options)},
     {"materials", kString, H(materials), S(materials)},
+    {"problem_digest", kU64, H(problem_digest), 0},
 };
 #undef H
 #undef S
@@ -216,6 +218,49 @@ int BlastCheckpointCheckMaterials(const BlastCheckpointHeader *got,
              path, i, a, b);
 }
 
+// Bytes [p, p + n) into the running digest h, 8 at a time (the tail zero-padded).
+static uint64_t DigestBytes(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t w = 0;
+    memcpy(&w, b + i, n - i < 8 ? n - i : 8);
+    h = BlastHashMix64(h ^ w);
+  }
+  return BlastHashMix64(h ^ (uint64_t)n);
+}
+
+int BlastCheckpointProblemDigest(const BlastConfig *cfg, uint64_t *digest) {
+  BlastConfig *c = NULL;  // a copy with the deck positions blanked (it is large: the heap)
+  BlastCall(BlastMalloc(1, &c));
+  memcpy(c, cfg, sizeof *c);
+  BlastDeckClearWhere(c);
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  h = DigestBytes(h, &c->problem, sizeof c->problem);
+  h = DigestBytes(h, &c->ngravity, sizeof c->ngravity);
+  h = DigestBytes(h, c->gravity, sizeof c->gravity);
+  h = DigestBytes(h, &c->nregions, sizeof c->nregions);
+  h = DigestBytes(h, c->regions, sizeof c->regions[0] * (size_t)c->nregions);
+  h = DigestBytes(h, &c->nsources, sizeof c->nsources);
+  h = DigestBytes(h, c->sources, sizeof c->sources[0] * (size_t)c->nsources);
+  h = DigestBytes(h, &c->nboundaries, sizeof c->nboundaries);
+  h = DigestBytes(h, c->boundaries, sizeof c->boundaries[0] * (size_t)c->nboundaries);
+  BlastFree(&c);
+  *digest = h;
+  return 0;
+}
+
+int BlastCheckpointCheckProblem(const BlastCheckpointHeader *got,
+                                const BlastCheckpointHeader *mine, const char *path) {
+  BlastCheck(got->problem_digest == mine->problem_digest, BLAST_ERR_INPUT,
+             "checkpoint %s was written by a run with other problem sections (digest %016llx, "
+             "this run's %016llx): a restart cannot change [region.*] (their density gives "
+             "the zones' masses), [source.*], [boundary.*] or [problem] gravity; restart with "
+             "the deck the run started with",
+             path, (unsigned long long)got->problem_digest,
+             (unsigned long long)mine->problem_digest);
+  return 0;
+}
+
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n) {
   char src[BLAST_PATH_MAX + 64];
   if (cfg->mesh_file[0]) {
@@ -276,6 +321,7 @@ int BlastCheckpointHeaderFill(MPI_Comm comm, BlastHydro h, const BlastConfig *cf
   BlastCheckpointMeshDescription(cfg, hd->mesh, sizeof hd->mesh);
   BlastCheckpointOptions(cfg, hd->options, sizeof hd->options);
   BlastCheckpointMaterials(h, hd->materials, sizeof hd->materials);
+  BlastCall(BlastCheckpointProblemDigest(cfg, &hd->problem_digest));
   return 0;
 }
 

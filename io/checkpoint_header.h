@@ -44,6 +44,8 @@ typedef struct {
   /// The problem's materials in order, "NAME: KIND gamma=G p_inf=P; ..." (numbers as the
   /// shortest text that reads back as the same double): a restart must have the same.
   char materials[2560];
+  /// BlastCheckpointProblemDigest of the run's deck: a restart must have the same.
+  uint64_t problem_digest;
 } BlastCheckpointHeader;
 
 /// The 64-bit mixer of every checkpoint checksum (splitmix64's finaliser).
@@ -75,6 +77,15 @@ void BlastCheckpointMaterials(BlastHydro h, char *buf, size_t n);
 /// naming the first material that differs (or the counts) on both sides.
 int BlastCheckpointCheckMaterials(const BlastCheckpointHeader *got,
                                   const BlastCheckpointHeader *mine, const char *path);
+/// A 64-bit digest of the parts of the deck that define the problem beyond its materials and
+/// decide a step after a restart: [region.*] (their density gives the zones' masses),
+/// [source.*], [boundary.*] and [problem] gravity, as resolved, their deck positions blanked
+/// (a deck with other comments or line numbers gives the same digest).
+int BlastCheckpointProblemDigest(const BlastConfig *cfg, uint64_t *digest);
+/// Whether a run whose header is `mine` may continue the checkpoint `path` of header `got`:
+/// the same problem digest. Else BLAST_ERR_INPUT naming the sections that must not change.
+int BlastCheckpointCheckProblem(const BlastCheckpointHeader *got,
+                                const BlastCheckpointHeader *mine, const char *path);
 /// What this run would write in a header's `options` and `mesh` fields.
 void BlastCheckpointOptions(const BlastConfig *cfg, char *buf, size_t n);
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n);

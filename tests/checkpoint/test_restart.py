@@ -17,7 +17,8 @@ Every comparison is against an uninterrupted run of the same deck on 2 ranks (A)
     as A;
   - corrupt or foreign checkpoints (truncated, altered value, wrong format version, missing
     dataset, not HDF5, missing, other problem, other order, other dimension, other [fem]
-    assembly, other materials: a parameter, the equation of state, a name) give exit 2 and a message naming the reason, and leave the output directory and
+    assembly, other materials: a parameter, the equation of state, a name; other problem
+    sections) give exit 2 and a message naming the reason, and leave the output directory and
     the file unchanged; a restart in the checkpoint's own assembly mode works.
 """
 import hashlib
@@ -234,6 +235,10 @@ def main():
         cases.append(("other materials: %s" % tag, fn, SEDOV2D, [],
                       re.escape("has material 0 as '%s', this run has '%s': a restart cannot "
                                 "change the materials" % (other, mats))))
+    # Other problem sections (a boundary section's type: the walls made free): the digest of
+    # [region.*], [source.*], [boundary.*] and gravity differs.
+    cases.append(("other boundary sections", chkB, SEDOV2D, ["boundary.walls.type=free"],
+                  r"other problem sections .*a restart cannot change \[region\.\*\]"))
     cases.append(("other order", chkB, SEDOV2D, ["fem.order_kinematic=3"], r"order"))
     cases.append(("other dimension", chkB, SEDOV3D, ["mesh.refine_serial=0"], r"dim"))
     # [fem] assembly: the run's resolved mode is recorded; a restart in the other one is
