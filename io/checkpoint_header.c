@@ -249,8 +249,8 @@ int BlastCheckpointProblemDigest(const BlastConfig *cfg, uint64_t *digest) {
   return 0;
 }
 
-int BlastCheckpointCheckProblem(const BlastCheckpointHeader *got,
-                                const BlastCheckpointHeader *mine, const char *path) {
+int BlastCheckpointCheckProblem(const BlastCheckpointHeader *got, const BlastCheckpointHeader *mine,
+                                const char *path) {
   BlastCheck(got->problem_digest == mine->problem_digest, BLAST_ERR_INPUT,
              "checkpoint %s was written by a run with other problem sections (digest %016llx, "
              "this run's %016llx): a restart cannot change [region.*] (their density gives "
