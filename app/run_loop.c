@@ -162,8 +162,8 @@ int RunStartViz(RunPlan *p, RunState *rs) {
 
 int RunStartHistory(RunPlan *p, RunState *rs) {
   char note[kNoteLen];
-  BlastCall(BlastHistoryOpen(p->comm, rs->h, p->cfg, p->restart_steps, p->out_same,
-                             &rs->history, note, sizeof note));
+  BlastCall(BlastHistoryOpen(p->comm, rs->h, p->cfg, p->restart_steps, p->out_same, &rs->history,
+                             note, sizeof note));
   if (!p->rank && note[0]) printf("  note: %s\n", note);
   return 0;
 }

@@ -121,15 +121,15 @@ typedef enum {
 // Expressions are kept as text with where they were given; base/expr.h compiles them.
 
 enum {
-  BLAST_NAME_MAX = 48,          ///< a section's own name, the part after the dot
-  BLAST_EXPR_MAX = 512,         ///< an expression's text
-  BLAST_WHERE_MAX = 160,        ///< "deck:line" or "command line argument N ('...')"
+  BLAST_NAME_MAX = 48,    ///< a section's own name, the part after the dot
+  BLAST_EXPR_MAX = 512,   ///< an expression's text
+  BLAST_WHERE_MAX = 160,  ///< "deck:line" or "command line argument N ('...')"
   BLAST_MAX_MATERIALS = 16,
   BLAST_MAX_REGIONS = 24,
   BLAST_MAX_SOURCES = 8,
   BLAST_MAX_BOUNDARIES = 16,
   BLAST_MAX_PROBES = 16,
-  BLAST_MAX_SELECT_ATTRS = 32   ///< attribute numbers of one selector or boundary section
+  BLAST_MAX_SELECT_ATTRS = 32  ///< attribute numbers of one selector or boundary section
 };
 
 /// The problem name of a deck that defines its own problem (`[problem] name = custom`).
@@ -144,9 +144,9 @@ typedef struct {
 /// [material.NAME]: an equation of state and its parameters (hydro/eos.h).
 typedef struct {
   char name[BLAST_NAME_MAX];
-  int eos;        ///< BlastEosKind
-  double gamma;   ///< > 1
-  double p_inf;   ///< stiffened gas: >= 0
+  int eos;                      ///< BlastEosKind
+  double gamma;                 ///< > 1
+  double p_inf;                 ///< stiffened gas: >= 0
   char where[BLAST_WHERE_MAX];  ///< the section's first line
 } BlastMaterialSpec;
 
@@ -176,7 +176,7 @@ typedef struct {
   int material_index;             ///< resolved index into BlastConfig::materials
   BlastSelector select;
   BlastExprText density, pressure, specific_energy;  ///< pressure xor specific_energy
-  int nvelocity;                  ///< velocity components given (0: at rest)
+  int nvelocity;                                     ///< velocity components given (0: at rest)
   BlastExprText velocity[3];
   char where[BLAST_WHERE_MAX];
 } BlastRegionSpec;
@@ -185,9 +185,9 @@ typedef struct {
 typedef enum { BLAST_SOURCE_POINT = 0, BLAST_SOURCE_POWER = 1 } BlastSourceKind;
 typedef struct {
   char name[BLAST_NAME_MAX];
-  int kind;          ///< BlastSourceKind
-  double energy;     ///< point: energy deposited in this mesh
-  int npoint;        ///< point: coordinates given
+  int kind;       ///< BlastSourceKind
+  double energy;  ///< point: energy deposited in this mesh
+  int npoint;     ///< point: coordinates given
   double point[3];
   BlastExprText power;  ///< power: energy per unit volume and time, of x, y, z, t
   char where[BLAST_WHERE_MAX];
@@ -270,10 +270,10 @@ typedef struct {
   char output_dir[BLAST_PATH_MAX];
   int output_overwrite;  ///< replace an earlier run's results in output_dir (else refuse)
   int print_every;
-  int exact_error;  ///< compute errors against the exact solution at the end
-  int viz_steps;    ///< visualization dump every N accepted steps (0 = off)
-  double viz_dt;    ///< visualization dump every viz_dt of simulated time (0 = off)
-  int viz_refine;   ///< sub-cells per direction and zone (0 = no dumps)
+  int exact_error;    ///< compute errors against the exact solution at the end
+  int viz_steps;      ///< visualization dump every N accepted steps (0 = off)
+  double viz_dt;      ///< visualization dump every viz_dt of simulated time (0 = off)
+  int viz_refine;     ///< sub-cells per direction and zone (0 = no dumps)
   int history_steps;  ///< a line of history.csv every N accepted steps (0 = none)
   // [checkpoint]
   char checkpoint_dir[BLAST_PATH_MAX];      ///< resolved ("" never: <output_dir>/checkpoints)

@@ -69,7 +69,7 @@ struct BlastHydro_private {
   int tangled_zone;
   double tangled_det;
   double t, dt, dt0, energy0;
-  double t_stage;        // time of the stage being computed (power sources)
+  double t_stage;                        // time of the stage being computed (power sources)
   struct BlastSources_private *sources;  // power sources ([source.NAME] power), or NULL
   int ti, attempts;
   // The energies of the state last summed by BlastHydroNorms (a progress report), and the

@@ -84,8 +84,8 @@ int BlastCheckpointCheckMaterials(const BlastCheckpointHeader *got,
 int BlastCheckpointProblemDigest(const BlastConfig *cfg, uint64_t *digest);
 /// Whether a run whose header is `mine` may continue the checkpoint `path` of header `got`:
 /// the same problem digest. Else BLAST_ERR_INPUT naming the sections that must not change.
-int BlastCheckpointCheckProblem(const BlastCheckpointHeader *got,
-                                const BlastCheckpointHeader *mine, const char *path);
+int BlastCheckpointCheckProblem(const BlastCheckpointHeader *got, const BlastCheckpointHeader *mine,
+                                const char *path);
 /// What this run would write in a header's `options` and `mesh` fields.
 void BlastCheckpointOptions(const BlastConfig *cfg, char *buf, size_t n);
 void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n);

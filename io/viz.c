@@ -187,7 +187,8 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
         double Xin[3] = {0, 0, 0};
         for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
         const double detJ = Det(dim, J), detJ0 = Det(dim, J0);
-        const double rho = detJ != 0.0 ? BlastHydroInitialDensity(v->h, z, Xin) * (detJ0 / detJ) : NAN;
+        const double rho =
+            detJ != 0.0 ? BlastHydroInitialDensity(v->h, z, Xin) * (detJ0 / detJ) : NAN;
         double pr, cs;
         BlastEos(mat, rho, ev, &pr, &cs);
         const size_t vi = (size_t)z * v->nvz + p;

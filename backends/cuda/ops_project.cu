@@ -36,7 +36,7 @@ extern "C" int BlastCudaProject(void *ctx, int ncomp, double *y) {
   if (!n) return 0;
   ProfBegin(c);
   k_project<<<(int)Blocks((size_t)n, 128), 128, 0, c->stream>>>(n, ncomp, (size_t)c->dd.next,
-                                                                 c->proj_idx, c->proj_normal, y);
+                                                                c->proj_idx, c->proj_normal, y);
   BlastCheckKernel(c->sync, "k_project");
   ProfEnd(c, P_VEC, (16.0 + 2 * 8.0 * ncomp + 72.0) * n, 4.0 * ncomp * ncomp * n);
   return 0;
