@@ -127,6 +127,17 @@ void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int att
   h->dt0 = dt0, h->energy0 = energy0;
 }
 
+int BlastHydroResume(BlastHydro h) {
+  // As an accepted step leaves it: the quadrature data (and sources) current at the state
+  // and time, their estimate not part of the next attempt's (each attempt starts afresh).
+  h->t_stage = h->t;
+  h->qdata_current = 0;
+  BlastCall(BlastHydroUpdateQData(h, h->S));
+  h->dt_est = HUGE_VAL;
+  h->tangled_zone = -1;
+  return 0;
+}
+
 void BlastHydroRequestStop(BlastHydro h) {
   h->stop_requested = 1;
 }

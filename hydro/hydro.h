@@ -125,6 +125,11 @@ int BlastHydroSetState(BlastHydro h, const double *x, const double *v, const dou
 /// the reports refer to.
 void BlastHydroSetProgress(BlastHydro h, double t, double dt, int steps, int attempts, double dt0,
                            double energy0);
+/// After BlastHydroSetState and BlastHydroSetProgress (restart): bring the quadrature data
+/// to the restored state as the end of an accepted step does, so that the run continues
+/// bit for bit as the one that wrote the checkpoint (the first attempt's time-step control
+/// sees the same estimates). Collective.
+int BlastHydroResume(BlastHydro h);
 /// End BlastHydroRun cleanly after the current accepted step (call from the step
 /// callback, on every rank).
 void BlastHydroRequestStop(BlastHydro h);

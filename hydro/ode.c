@@ -457,7 +457,9 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
     BlastCall(ierr);
     h->attempts++;
     if (h->poison.armed) BlastCall(ApplyPoison(h));
-    // End-of-step estimate at the new state (recomputed; leaves the data current).
+    // End-of-step estimate at the new state (recomputed; leaves the data current, sources
+    // at the new time: the next step's first stage uses them).
+    h->t_stage = h->t;
     BlastCall(BlastHydroUpdateQData(h, h->S));
     double dt_est = 0.0;
     int state_bad = 0, dt_bad = 0;

@@ -667,6 +667,7 @@ int BlastCheckpointRead(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg, con
     if ((ierr = BlastHydroSetState(h, x, v, e))) break;
     BlastHydroSetProgress(h, got.t, got.dt, got.steps, got.step_attempts, got.dt_initial,
                           got.energy_initial);
+    if ((ierr = BlastHydroResume(h))) break;
     // The balancer's split (mean over the ranks that wrote it): where an auto search starts.
     BlastHydroSeedBalance(h, got.gpu_fraction);
     if (notes && nnotes) BlastCheckpointOptionChanges(&got, cfg, notes, nnotes);
