@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fe.h"
+#include "geom.h"
 #include "memory.h"
 #include "mesh-impl.h"
 #include "topology.h"
@@ -11,52 +12,181 @@
 int BlastMeshCreate(int dim, int nverts, const double *coords, int nzones, const int *zone_verts,
                     const int *zone_attr, int nbdr, const int *bdr_verts, const int *bdr_attr,
                     BlastMesh *mesh) {
+  const BlastMeshDesc d = {.dim = dim,
+                           .nverts = nverts,
+                           .nzones = nzones,
+                           .nbdr = nbdr,
+                           .coords = coords,
+                           .zone_verts = zone_verts,
+                           .zone_attr = zone_attr,
+                           .bdr_verts = bdr_verts,
+                           .bdr_attr = bdr_attr};
+  BlastCall(BlastMeshCreateFrom(&d, mesh));
+  return 0;
+}
+
+// The geometries a zone (fdim = dim) or a boundary face (fdim = dim - 1) may have.
+static int GeomAllowed(int fdim, int g) {
+  return BlastGeomDim(g) == fdim && g >= 0 && g <= BLAST_GEOM_CUBE;
+}
+
+// Vertices of entity e with `stride` slots and geometry g: in range, distinct, padding -1.
+static int CheckVerts(const char *what, int e, const int *v, int stride, int g, int nverts) {
+  const int nv = BlastGeomNumVertices(g);
+  for (int c = 0; c < stride; c++) {
+    if (c >= nv) {
+      BlastCheck(v[c] == -1, BLAST_ERR_INPUT, "%s %d (%s): unused vertex slot %d holds %d, not -1",
+                 what, e, BlastGeomName(g), c, v[c]);
+      continue;
+    }
+    BlastCheck(v[c] >= 0 && v[c] < nverts, BLAST_ERR_INPUT,
+               "%s %d: vertex index %d out of range [0, %d)", what, e, v[c], nverts);
+    for (int c2 = 0; c2 < c; c2++)
+      BlastCheck(v[c2] != v[c], BLAST_ERR_INPUT, "%s %d: vertex %d appears twice", what, e, v[c]);
+  }
+  return 0;
+}
+
+static int CheckDesc(const BlastMeshDesc *d) {
+  const int dim = d->dim;
   BlastCheck(dim >= 1 && dim <= 3, BLAST_ERR_INPUT, "mesh dimension %d is not 1, 2 or 3", dim);
-  BlastCheck(nverts > 0 && nzones > 0, BLAST_ERR_INPUT, "mesh has %d vertices and %d zones",
-             nverts, nzones);
-  BlastCheck(nbdr >= 0, BLAST_ERR_INPUT, "negative number of boundary faces");
+  BlastCheck(d->nverts > 0 && d->nzones > 0, BLAST_ERR_INPUT, "mesh has %d vertices and %d zones",
+             d->nverts, d->nzones);
+  BlastCheck(d->nbdr >= 0, BLAST_ERR_INPUT, "negative number of boundary faces");
   const int nc = 1 << dim, nf = 1 << (dim - 1);
-  for (int z = 0; z < nzones; z++) {
-    for (int c = 0; c < nc; c++) {
-      int v = zone_verts[(size_t)z * nc + c];
-      BlastCheck(v >= 0 && v < nverts, BLAST_ERR_INPUT,
-                 "zone %d: vertex index %d out of range [0, %d)", z, v, nverts);
-      for (int c2 = 0; c2 < c; c2++)
-        BlastCheck(zone_verts[(size_t)z * nc + c2] != v, BLAST_ERR_INPUT,
-                   "zone %d: vertex %d appears twice", z, v);
-    }
-    BlastCheck(!zone_attr || zone_attr[z] >= 1, BLAST_ERR_INPUT,
-               "zone %d: attribute %d (must be >= 1)", z, zone_attr ? zone_attr[z] : 1);
+  for (int z = 0; z < d->nzones; z++) {
+    const int g = d->zone_geom ? d->zone_geom[z] : BlastGeomTensor(dim);
+    BlastCheck(GeomAllowed(dim, g), BLAST_ERR_INPUT, "zone %d: a %s in a %dD mesh", z,
+               BlastGeomName(g), dim);
+    BlastCall(CheckVerts("zone", z, &d->zone_verts[(size_t)z * nc], nc, g, d->nverts));
+    BlastCheck(!d->zone_attr || d->zone_attr[z] >= 1, BLAST_ERR_INPUT,
+               "zone %d: attribute %d (must be >= 1)", z, d->zone_attr ? d->zone_attr[z] : 1);
   }
-  for (int f = 0; f < nbdr; f++) {
-    for (int c = 0; c < nf; c++) {
-      int v = bdr_verts[(size_t)f * nf + c];
-      BlastCheck(v >= 0 && v < nverts, BLAST_ERR_INPUT,
-                 "boundary face %d: vertex index %d out of range [0, %d)", f, v, nverts);
-    }
-    BlastCheck(bdr_attr[f] >= 1, BLAST_ERR_INPUT, "boundary face %d: attribute %d (must be >= 1)",
-               f, bdr_attr[f]);
+  for (int f = 0; f < d->nbdr; f++) {
+    const int g = d->bdr_geom ? d->bdr_geom[f] : BlastGeomTensor(dim - 1);
+    BlastCheck(GeomAllowed(dim - 1, g), BLAST_ERR_INPUT, "boundary face %d: a %s in a %dD mesh", f,
+               BlastGeomName(g), dim);
+    BlastCall(CheckVerts("boundary face", f, &d->bdr_verts[(size_t)f * nf], nf, g, d->nverts));
+    BlastCheck(d->bdr_attr[f] >= 1, BLAST_ERR_INPUT,
+               "boundary face %d: attribute %d (must be >= 1)", f, d->bdr_attr[f]);
   }
-  for (size_t i = 0; i < (size_t)nverts * dim; i++)
-    BlastCheck(isfinite(coords[i]), BLAST_ERR_INPUT, "vertex %zu: coordinate is not finite",
+  for (size_t i = 0; i < (size_t)d->nverts * dim; i++)
+    BlastCheck(isfinite(d->coords[i]), BLAST_ERR_INPUT, "vertex %zu: coordinate is not finite",
                i / dim);
+  if (d->curve_order > 1) {
+    const int p = d->curve_order, nn = BlastGeomNumNodes(BlastGeomTensor(dim), p);
+    BlastCheck(p <= BLAST_MAX_CURVE_ORDER, BLAST_ERR_INPUT,
+               "curved mesh of order %d (blast_gpu reads orders up to %d)", p,
+               BLAST_MAX_CURVE_ORDER);
+    BlastCheck(d->nnodes > 0 && d->node_coords && d->zone_nodes, BLAST_ERR_INPUT,
+               "curved mesh of order %d without nodes", p);
+    for (size_t i = 0; i < (size_t)d->nnodes * dim; i++)
+      BlastCheck(isfinite(d->node_coords[i]), BLAST_ERR_INPUT, "node %zu: coordinate is not finite",
+                 i / dim);
+    for (int z = 0; z < d->nzones; z++) {
+      const int g = d->zone_geom ? d->zone_geom[z] : BlastGeomTensor(dim);
+      const int used = BlastGeomNumNodes(g, p);
+      for (int a = 0; a < nn; a++) {
+        const int n = d->zone_nodes[(size_t)z * nn + a];
+        if (a >= used)
+          BlastCheck(n == -1, BLAST_ERR_INPUT, "zone %d: unused node slot %d holds %d, not -1", z,
+                     a, n);
+        else
+          BlastCheck(n >= 0 && n < d->nnodes, BLAST_ERR_INPUT,
+                     "zone %d: node index %d out of range [0, %d)", z, n, d->nnodes);
+      }
+    }
+  }
+  BlastCheck(d->nnames >= 0 && (!d->nnames || d->names), BLAST_ERR_INPUT, "bad attribute names");
+  for (int i = 0; i < d->nnames; i++) {
+    const BlastMeshName *a = &d->names[i];
+    BlastCheck((a->dim == dim || a->dim == dim - 1) && a->attr >= 1 && a->name[0] &&
+                   memchr(a->name, '\0', BLAST_MESH_NAME_MAX),
+               BLAST_ERR_INPUT, "attribute name %d: dimension %d, attribute %d", i, a->dim,
+               a->attr);
+    for (int j = 0; j < i; j++) {
+      const BlastMeshName *b = &d->names[j];
+      BlastCheck(b->dim != a->dim || (b->attr != a->attr && strcmp(b->name, a->name)),
+                 BLAST_ERR_INPUT, "attribute name '%s' (attribute %d) given twice", a->name,
+                 a->attr);
+    }
+  }
+  return 0;
+}
+
+int BlastMeshCreateFrom(const BlastMeshDesc *d, BlastMesh *mesh) {
+  BlastCheck(d && mesh, BLAST_ERR_ARG, "NULL argument");
+  BlastCall(CheckDesc(d));
+  const int dim = d->dim, nc = 1 << dim, nf = 1 << (dim - 1);
+  const int nverts = d->nverts, nzones = d->nzones, nbdr = d->nbdr;
   BlastMesh m;
   BlastCall(BlastCalloc(1, &m));
   m->dim = dim, m->nverts = nverts, m->nzones = nzones, m->nbdr = nbdr;
-  BlastCall(BlastMalloc((size_t)nverts * dim, &m->coords));
-  BlastCall(BlastMalloc((size_t)nzones * nc, &m->zone_verts));
-  BlastCall(BlastMalloc(nzones, &m->zone_attr));
-  BlastCall(BlastMalloc((size_t)nbdr * nf, &m->bdr_verts));
-  BlastCall(BlastMalloc(nbdr, &m->bdr_attr));
-  memcpy(m->coords, coords, sizeof(double) * nverts * dim);
-  memcpy(m->zone_verts, zone_verts, sizeof(int) * nzones * nc);
-  for (int z = 0; z < nzones; z++) m->zone_attr[z] = zone_attr ? zone_attr[z] : 1;
+  int ierr = BlastMalloc((size_t)nverts * dim, &m->coords);
+  if (!ierr) ierr = BlastMalloc((size_t)nzones * nc, &m->zone_verts);
+  if (!ierr) ierr = BlastMalloc(nzones, &m->zone_attr);
+  if (!ierr) ierr = BlastMalloc(nzones, &m->zone_geom);
+  if (!ierr) ierr = BlastMalloc((size_t)nbdr * nf + 1, &m->bdr_verts);
+  if (!ierr) ierr = BlastMalloc(nbdr + 1, &m->bdr_attr);
+  if (!ierr) ierr = BlastMalloc(nbdr + 1, &m->bdr_geom);
+  if (ierr) {
+    BlastMeshDestroy(&m);
+    BlastCall(ierr);
+  }
+  memcpy(m->coords, d->coords, sizeof(double) * nverts * dim);
+  memcpy(m->zone_verts, d->zone_verts, sizeof(int) * nzones * nc);
+  for (int z = 0; z < nzones; z++) {
+    m->zone_attr[z] = d->zone_attr ? d->zone_attr[z] : 1;
+    m->zone_geom[z] = d->zone_geom ? d->zone_geom[z] : (unsigned char)BlastGeomTensor(dim);
+    m->nsimplex += BlastGeomIsSimplex(m->zone_geom[z]);
+  }
   if (nbdr) {
-    memcpy(m->bdr_verts, bdr_verts, sizeof(int) * nbdr * nf);
-    memcpy(m->bdr_attr, bdr_attr, sizeof(int) * nbdr);
+    memcpy(m->bdr_verts, d->bdr_verts, sizeof(int) * nbdr * nf);
+    memcpy(m->bdr_attr, d->bdr_attr, sizeof(int) * nbdr);
+  }
+  for (int f = 0; f < nbdr; f++)
+    m->bdr_geom[f] = d->bdr_geom ? d->bdr_geom[f] : (unsigned char)BlastGeomTensor(dim - 1);
+  m->curve_order = d->curve_order > 1 ? d->curve_order : 1;
+  if (m->curve_order > 1) {
+    const size_t nn = (size_t)BlastGeomNumNodes(BlastGeomTensor(dim), m->curve_order);
+    m->nnodes = d->nnodes;
+    ierr = BlastMalloc((size_t)d->nnodes * dim, &m->node_coords);
+    if (!ierr) ierr = BlastMalloc(nzones * nn, &m->zone_nodes);
+    if (!ierr) {
+      memcpy(m->node_coords, d->node_coords, sizeof(double) * d->nnodes * dim);
+      memcpy(m->zone_nodes, d->zone_nodes, sizeof(int) * nzones * nn);
+    }
+  }
+  if (!ierr && d->nnames) {
+    ierr = BlastMalloc(d->nnames, &m->names);
+    if (!ierr) memcpy(m->names, d->names, sizeof(BlastMeshName) * d->nnames), m->nnames = d->nnames;
+  }
+  if (ierr) {
+    BlastMeshDestroy(&m);
+    BlastCall(ierr);
   }
   *mesh = m;
   return 0;
+}
+
+void BlastMeshDescribe(BlastMesh m, BlastMeshDesc *d) {
+  *d = (BlastMeshDesc){.dim = m->dim,
+                       .nverts = m->nverts,
+                       .nzones = m->nzones,
+                       .nbdr = m->nbdr,
+                       .coords = m->coords,
+                       .zone_verts = m->zone_verts,
+                       .zone_geom = m->zone_geom,
+                       .zone_attr = m->zone_attr,
+                       .bdr_verts = m->bdr_verts,
+                       .bdr_geom = m->bdr_geom,
+                       .bdr_attr = m->bdr_attr,
+                       .curve_order = m->curve_order,
+                       .nnodes = m->nnodes,
+                       .node_coords = m->node_coords,
+                       .zone_nodes = m->zone_nodes,
+                       .nnames = m->nnames,
+                       .names = m->names};
 }
 
 int BlastMeshDestroy(BlastMesh *mesh) {
@@ -64,21 +194,85 @@ int BlastMeshDestroy(BlastMesh *mesh) {
   BlastFree(&(*mesh)->coords);
   BlastFree(&(*mesh)->zone_verts);
   BlastFree(&(*mesh)->zone_attr);
+  BlastFree(&(*mesh)->zone_geom);
   BlastFree(&(*mesh)->bdr_verts);
   BlastFree(&(*mesh)->bdr_attr);
+  BlastFree(&(*mesh)->bdr_geom);
+  BlastFree(&(*mesh)->node_coords);
+  BlastFree(&(*mesh)->zone_nodes);
+  BlastFree(&(*mesh)->names);
   BlastFree(mesh);
   return 0;
 }
 
-int BlastMeshDim(BlastMesh mesh) { return mesh->dim; }
-int BlastMeshNumVertices(BlastMesh mesh) { return mesh->nverts; }
-int BlastMeshNumZones(BlastMesh mesh) { return mesh->nzones; }
-int BlastMeshNumBoundary(BlastMesh mesh) { return mesh->nbdr; }
-const double *BlastMeshCoords(BlastMesh mesh) { return mesh->coords; }
-const int *BlastMeshZoneVerts(BlastMesh mesh) { return mesh->zone_verts; }
-const int *BlastMeshZoneAttr(BlastMesh mesh) { return mesh->zone_attr; }
-const int *BlastMeshBdrVerts(BlastMesh mesh) { return mesh->bdr_verts; }
-const int *BlastMeshBdrAttr(BlastMesh mesh) { return mesh->bdr_attr; }
+int BlastMeshZoneGeom(BlastMesh mesh, int z) {
+  return mesh->zone_geom[z];
+}
+int BlastMeshBdrGeom(BlastMesh mesh, int f) {
+  return mesh->bdr_geom[f];
+}
+int BlastMeshIsTensor(BlastMesh mesh) {
+  return mesh->nsimplex == 0;
+}
+int BlastMeshHasSimplices(BlastMesh mesh) {
+  return mesh->nsimplex > 0;
+}
+int BlastMeshCurveOrder(BlastMesh mesh) {
+  return mesh->curve_order;
+}
+int BlastMeshNumNodes(BlastMesh mesh) {
+  return mesh->nnodes;
+}
+const double *BlastMeshNodeCoords(BlastMesh mesh) {
+  return mesh->node_coords;
+}
+const int *BlastMeshZoneNodes(BlastMesh mesh) {
+  return mesh->zone_nodes;
+}
+int BlastMeshNumNames(BlastMesh mesh) {
+  return mesh->nnames;
+}
+const BlastMeshName *BlastMeshNames(BlastMesh mesh) {
+  return mesh->names;
+}
+int BlastMeshAttributeOfName(BlastMesh mesh, int dim, const char *name) {
+  for (int i = 0; i < mesh->nnames; i++)
+    if (mesh->names[i].dim == dim && !strcmp(mesh->names[i].name, name)) return mesh->names[i].attr;
+  return -1;
+}
+const char *BlastMeshNameOfAttribute(BlastMesh mesh, int dim, int attr) {
+  for (int i = 0; i < mesh->nnames; i++)
+    if (mesh->names[i].dim == dim && mesh->names[i].attr == attr) return mesh->names[i].name;
+  return NULL;
+}
+
+int BlastMeshDim(BlastMesh mesh) {
+  return mesh->dim;
+}
+int BlastMeshNumVertices(BlastMesh mesh) {
+  return mesh->nverts;
+}
+int BlastMeshNumZones(BlastMesh mesh) {
+  return mesh->nzones;
+}
+int BlastMeshNumBoundary(BlastMesh mesh) {
+  return mesh->nbdr;
+}
+const double *BlastMeshCoords(BlastMesh mesh) {
+  return mesh->coords;
+}
+const int *BlastMeshZoneVerts(BlastMesh mesh) {
+  return mesh->zone_verts;
+}
+const int *BlastMeshZoneAttr(BlastMesh mesh) {
+  return mesh->zone_attr;
+}
+const int *BlastMeshBdrVerts(BlastMesh mesh) {
+  return mesh->bdr_verts;
+}
+const int *BlastMeshBdrAttr(BlastMesh mesh) {
+  return mesh->bdr_attr;
+}
 
 void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
   const int dim = mesh->dim, nc = 1 << dim;

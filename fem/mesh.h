@@ -1,17 +1,25 @@
 /// @file mesh.h
-/// @brief Unstructured meshes of segments (1D), quadrilaterals (2D) and hexahedra (3D)
-/// with straight (multi-linear) zones, zone attributes (material) and boundary faces with
-/// attributes (1/2/3 = normal to x/y/z: v_x/v_y/v_z = 0 there).
+/// @brief Unstructured meshes of segments (1D), triangles and quadrilaterals (2D),
+/// tetrahedra or hexahedra (3D), straight or curved (geometry given by nodes of order
+/// p <= BLAST_MAX_CURVE_ORDER), with zone attributes, boundary faces with attributes, and
+/// optional names of attributes (Gmsh physical names).
 ///
-/// Corner order convention inside blast_gpu: **lexicographic** in the reference
-/// coordinates of [0,1]^d, x fastest: corner (i,j,l) in {0,1}^3 is index i + 2j + 4l.
-/// (MFEM mesh files list quads counter-clockwise and hexes as bottom-ccw then top-ccw;
-/// io/meshio.c converts.) Boundary faces use the lexicographic corner order of the face's
-/// own parametrisation; its orientation is irrelevant.
+/// Vertex order convention inside blast_gpu (geom.h): tensor zones list their corners
+/// **lexicographically** in the reference coordinates of [0,1]^d, x fastest: corner
+/// (i,j,l) in {0,1}^3 is index i + 2j + 4l; simplices list vertex 0 (the reference
+/// origin) then the vertices along the reference axes, positively oriented. (MFEM mesh
+/// files list quads counter-clockwise and hexes as bottom-ccw then top-ccw; the readers
+/// convert.) Boundary faces use the corner order of the face's own parametrisation; their
+/// orientation is irrelevant.
+///
+/// Per-zone arrays have a fixed stride: zone_verts 2^dim entries per zone, bdr_verts
+/// 2^(dim-1) per face, zone_nodes (p+1)^dim per zone; a simplex uses the first entries of
+/// its slot and the rest hold -1. zone_geom/bdr_geom give each entry's geometry.
 #ifndef BLAST_MESH_H
 #define BLAST_MESH_H
 
 #include "blast.h"
+#include "geom.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,9 +37,47 @@ typedef struct BlastMesh_private *BlastMesh;
 /// `bdr_verts` 2^(dim-1) per boundary face, both in lexicographic corner order;
 /// `zone_attr` may be NULL (all 1). Validates indices, attributes (>= 1) and repeated
 /// corners; errors are BLAST_ERR_INPUT.
-int BlastMeshCreate(int dim, int nverts, const double *coords, int nzones,
-                    const int *zone_verts, const int *zone_attr, int nbdr,
-                    const int *bdr_verts, const int *bdr_attr, BlastMesh *mesh);
+int BlastMeshCreate(int dim, int nverts, const double *coords, int nzones, const int *zone_verts,
+                    const int *zone_attr, int nbdr, const int *bdr_verts, const int *bdr_attr,
+                    BlastMesh *mesh);
+/// Longest attribute name (bytes, with the terminating NUL).
+enum { BLAST_MESH_NAME_MAX = 64 };
+
+/// A named attribute: zones (dim = mesh dimension) or boundary faces (dim - 1).
+typedef struct {
+  int dim;
+  int attr;
+  char name[BLAST_MESH_NAME_MAX];
+} BlastMeshName;
+
+/// Everything a mesh is made of (arrays are copied by BlastMeshCreateFrom).
+typedef struct {
+  int dim, nverts, nzones, nbdr;
+  const double *coords;            ///< [nverts*dim]
+  const int *zone_verts;           ///< [nzones*2^dim], simplex slots padded with -1
+  const unsigned char *zone_geom;  ///< [nzones] BlastGeom; NULL: all tensor
+  const int *zone_attr;            ///< [nzones] >= 1; NULL: all 1
+  const int *bdr_verts;            ///< [nbdr*2^(dim-1)], padded with -1
+  const unsigned char *bdr_geom;   ///< [nbdr]; NULL: all tensor
+  const int *bdr_attr;             ///< [nbdr] >= 1
+  /// Curved geometry: order 2..BLAST_MAX_CURVE_ORDER, or 0/1 for straight zones (the
+  /// node arrays are then ignored). Nodes of zone z in lattice order (geom.h) at
+  /// zone_nodes[z*(p+1)^dim + a], indices into node_coords; its vertices are the nodes
+  /// at the zone's corners and must have the vertex coordinates.
+  int curve_order;
+  int nnodes;
+  const double *node_coords;  ///< [nnodes*dim]
+  const int *zone_nodes;      ///< [nzones*(p+1)^dim], padded with -1
+  int nnames;
+  const BlastMeshName *names;  ///< [nnames], unique (dim, attr) and (dim, name)
+} BlastMeshDesc;
+
+/// Create a mesh of any supported geometries (validates as BlastMeshCreate does, plus
+/// each zone's geometry against the dimension, the padding, the nodes and the names).
+int BlastMeshCreateFrom(const BlastMeshDesc *desc, BlastMesh *mesh);
+/// The description of an existing mesh (pointers into the mesh; valid while it lives).
+void BlastMeshDescribe(BlastMesh mesh, BlastMeshDesc *desc);
+
 /// Destroy (NULL allowed); sets *mesh = NULL.
 int BlastMeshDestroy(BlastMesh *mesh);
 
@@ -47,6 +93,25 @@ const int *BlastMeshZoneAttr(BlastMesh mesh);
 /// Boundary face corners, 2^(dim-1) per face (lexicographic in the face).
 const int *BlastMeshBdrVerts(BlastMesh mesh);
 const int *BlastMeshBdrAttr(BlastMesh mesh);
+
+/// Geometry (BlastGeom) of zone z / boundary face f.
+int BlastMeshZoneGeom(BlastMesh mesh, int z);
+int BlastMeshBdrGeom(BlastMesh mesh, int f);
+/// 1 if every zone is a tensor zone (segment, quadrilateral, hexahedron).
+int BlastMeshIsTensor(BlastMesh mesh);
+/// 1 if some zone is a simplex.
+int BlastMeshHasSimplices(BlastMesh mesh);
+/// Order of the geometry: 1 for straight zones, 2..4 for curved ones.
+int BlastMeshCurveOrder(BlastMesh mesh);
+int BlastMeshNumNodes(BlastMesh mesh);
+const double *BlastMeshNodeCoords(BlastMesh mesh);  ///< NULL for straight meshes
+const int *BlastMeshZoneNodes(BlastMesh mesh);      ///< NULL for straight meshes
+/// Attribute names: count, the array, the attribute of a name (-1 if none) and the name
+/// of an attribute (NULL if none); dim = mesh dimension for zones, dim - 1 for faces.
+int BlastMeshNumNames(BlastMesh mesh);
+const BlastMeshName *BlastMeshNames(BlastMesh mesh);
+int BlastMeshAttributeOfName(BlastMesh mesh, int dim, const char *name);
+const char *BlastMeshNameOfAttribute(BlastMesh mesh, int dim, int attr);
 
 /// Physical position of reference point `xi` (in [0,1]^dim) of zone `z` under its
 /// multilinear map.
