@@ -277,6 +277,48 @@ void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n)
            cfg->refine_parallel);
 }
 
+uint64_t BlastMeshFingerprintExtra(BlastMesh mesh) {
+  if (!mesh || (!BlastMeshHasSimplices(mesh) && BlastMeshCurveOrder(mesh) <= 1 &&
+                BlastMeshNumNames(mesh) == 0))
+    return 0;
+  BlastMeshDesc d;
+  BlastMeshDescribe(mesh, &d);
+  uint64_t h = 0x6d657368ull;  // "mesh"
+  const int nzv = 1 << d.dim, nfv = 1 << (d.dim - 1);
+  for (int z = 0; z < d.nzones; z++) {
+    h = BlastHashMix64(h ^ (uint64_t)BlastMeshZoneGeom(mesh, z));
+    for (int a = 0; a < nzv; a++)
+      h = BlastHashMix64(h ^ (uint64_t)(uint32_t)d.zone_verts[(size_t)z * nzv + a]);
+  }
+  for (int f = 0; f < d.nbdr; f++) {
+    h = BlastHashMix64(h ^ (uint64_t)BlastMeshBdrGeom(mesh, f));
+    for (int a = 0; a < nfv; a++)
+      h = BlastHashMix64(h ^ (uint64_t)(uint32_t)d.bdr_verts[(size_t)f * nfv + a]);
+  }
+  const int p = BlastMeshCurveOrder(mesh);
+  h = BlastHashMix64(h ^ (uint64_t)p);
+  if (p > 1) {
+    const int *zn = BlastMeshZoneNodes(mesh);
+    const double *xn = BlastMeshNodeCoords(mesh);
+    size_t per = 1;
+    for (int g = 0; g < d.dim; g++) per *= (size_t)(p + 1);
+    for (size_t i = 0; i < (size_t)d.nzones * per; i++) {
+      const int a = zn[i];
+      h = BlastHashMix64(h ^ (uint64_t)(uint32_t)a);
+      for (int c = 0; a >= 0 && c < d.dim; c++) h = MixDouble(h, xn[(size_t)a * d.dim + c]);
+    }
+  }
+  // The names as a set (the order they were listed in does not matter).
+  const BlastMeshName *nm = BlastMeshNames(mesh);
+  uint64_t names = 0;
+  for (int i = 0; i < BlastMeshNumNames(mesh); i++) {
+    const uint64_t key = ((uint64_t)(uint32_t)nm[i].dim << 32) ^ (uint64_t)(uint32_t)nm[i].attr;
+    names += MixBytes(BlastHashMix64(key), nm[i].name, strlen(nm[i].name));
+  }
+  h = BlastHashMix64(h ^ names);
+  return h ? h : 1;
+}
+
 // Two sums over the zones, so the same on any partition: `full` hashes each zone's global
 // id, its nodes' global ids and their initial positions (the numbering the file's fields
 // follow); `geom` only each zone's initial node positions (the shape of the mesh).
@@ -300,6 +342,9 @@ static int MeshFingerprint(MPI_Comm comm, BlastHydro h, uint64_t *full, uint64_t
   uint64_t glob[2];
   BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_UINT64_T, MPI_SUM, comm));
   *full = glob[0], *geom = glob[1];
+  // Element types, curved nodes and attribute names: every rank holds the whole mesh.
+  const uint64_t extra = BlastMeshFingerprintExtra(BlastHydroGetMesh(h));
+  if (extra) *full = BlastHashMix64(*full ^ extra), *geom = BlastHashMix64(*geom ^ extra);
   return 0;
 }
 
