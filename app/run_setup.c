@@ -18,12 +18,16 @@
 // The serial mesh: read (by rank 0, sent to the others) or generated, then refined
 // refine_serial times. Every rank holds it (it is small by construction: parallel
 // refinement makes the large meshes).
-static int BuildMesh(MPI_Comm comm, const BlastConfig *cfg, BlastMesh *mesh) {
+// The attributes the deck names get their numbers from the mesh's names.
+static int BuildMesh(MPI_Comm comm, BlastConfig *cfg, BlastMesh *mesh) {
   BlastMesh m0 = NULL;
   if (cfg->mesh_file[0])
     BlastCall(BlastMeshReadShared(comm, cfg->mesh_file, &m0));
   else
     BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
+  const int nerr = BlastDeckResolveAttributeNames(cfg, m0);
+  if (nerr) BlastMeshDestroy(&m0);
+  BlastCall(nerr);
   if (cfg->refine_serial > 0) {
     const int ierr = BlastMeshRefine(m0, cfg->refine_serial, mesh);
     BlastMeshDestroy(&m0);

@@ -485,6 +485,15 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
   if (!ierr) ierr = BlastMalloc(nb + 1, &ba);
   if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, coords, zv, za, bv, ba);
   if (!ierr) ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
+  if (!ierr && mesh->nnames) {  // the children keep their parents' attributes: and names
+    ierr = BlastMalloc(mesh->nnames, &(*refined)->names);
+    if (!ierr) {
+      memcpy((*refined)->names, mesh->names, sizeof(BlastMeshName) * (size_t)mesh->nnames);
+      (*refined)->nnames = mesh->nnames;
+    } else {
+      BlastMeshDestroy(refined);
+    }
+  }
   BlastTopologyDestroy(&t);
   BlastFree(&coords);
   BlastFree(&zv);

@@ -229,21 +229,52 @@ static uint64_t DigestBytes(uint64_t h, const void *p, size_t n) {
   return BlastHashMix64(h ^ (uint64_t)n);
 }
 
+// The bytes of n structs of `size` bytes at p with the `cut` bytes at offset `at` of each
+// left out, one after the other into out (the attribute names: the digest covers the
+// resolved numbers, and keeps the value it had before the structs held names).
+static size_t CutBytes(const void *p, int n, size_t size, size_t at, size_t cut,
+                       unsigned char *out) {
+  const unsigned char *b = p;
+  size_t len = 0;
+  for (int i = 0; i < n; i++, b += size) {
+    memcpy(out + len, b, at);
+    len += at;
+    memcpy(out + len, b + at + cut, size - at - cut);
+    len += size - at - cut;
+  }
+  return len;
+}
+
 int BlastCheckpointProblemDigest(const BlastConfig *cfg, uint64_t *digest) {
   BlastConfig *c = NULL;  // a copy with the deck positions blanked (it is large: the heap)
+  unsigned char *buf = NULL;
   BlastCall(BlastMalloc(1, &c));
+  const size_t most =
+      sizeof c->regions > sizeof c->boundaries ? sizeof c->regions : sizeof c->boundaries;
+  const int ierr = BlastMalloc(most, &buf);
+  if (ierr) BlastFree(&c);
+  BlastCall(ierr);
   memcpy(c, cfg, sizeof *c);
   BlastDeckClearWhere(c);
+  const int nr = c->nregions < BLAST_MAX_REGIONS ? c->nregions : BLAST_MAX_REGIONS;
+  const int nb = c->nboundaries < BLAST_MAX_BOUNDARIES ? c->nboundaries : BLAST_MAX_BOUNDARIES;
   uint64_t h = 0x9e3779b97f4a7c15ull;
   h = DigestBytes(h, &c->problem, sizeof c->problem);
   h = DigestBytes(h, &c->ngravity, sizeof c->ngravity);
   h = DigestBytes(h, c->gravity, sizeof c->gravity);
   h = DigestBytes(h, &c->nregions, sizeof c->nregions);
-  h = DigestBytes(h, c->regions, sizeof c->regions[0] * (size_t)c->nregions);
+  h = DigestBytes(h, buf,
+                  CutBytes(c->regions, nr, sizeof c->regions[0],
+                           offsetof(BlastRegionSpec, select) + offsetof(BlastSelector, attr_name),
+                           sizeof c->regions[0].select.attr_name, buf));
   h = DigestBytes(h, &c->nsources, sizeof c->nsources);
   h = DigestBytes(h, c->sources, sizeof c->sources[0] * (size_t)c->nsources);
   h = DigestBytes(h, &c->nboundaries, sizeof c->nboundaries);
-  h = DigestBytes(h, c->boundaries, sizeof c->boundaries[0] * (size_t)c->nboundaries);
+  h = DigestBytes(
+      h, buf,
+      CutBytes(c->boundaries, nb, sizeof c->boundaries[0], offsetof(BlastBoundarySpec, attr_name),
+               sizeof c->boundaries[0].attr_name, buf));
+  BlastFree(&buf);
   BlastFree(&c);
   *digest = h;
   return 0;
