@@ -17,14 +17,23 @@
 
 // The serial mesh: read (by rank 0, sent to the others) or generated, then refined
 // refine_serial times. Every rank holds it (it is small by construction: parallel
-// refinement makes the large meshes).
-// The attributes the deck names get their numbers from the mesh's names.
+// refinement makes the large meshes). The attributes the deck names get their numbers
+// from the mesh's names.
 static int BuildMesh(MPI_Comm comm, BlastConfig *cfg, BlastMesh *mesh) {
   BlastMesh m0 = NULL;
   if (cfg->mesh_file[0])
     BlastCall(BlastMeshReadShared(comm, cfg->mesh_file, &m0));
+  else if (cfg->generator == BLAST_MESH_GEN_BOX_SIMPLEX)
+    BlastCall(BlastMeshCreateBoxSimplex(cfg->dim, cfg->elements, cfg->size, &m0));
   else
     BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
+  if (BlastMeshHasSimplices(m0)) {
+    BlastMeshDestroy(&m0);
+    BlastError(BLAST_ERR_INPUT,
+               "%s: the mesh has triangles or tetrahedra, which this build does not run yet "
+               "(quadrilaterals and hexahedra only)",
+               cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex");
+  }
   const int nerr = BlastDeckResolveAttributeNames(cfg, m0);
   if (nerr) BlastMeshDestroy(&m0);
   BlastCall(nerr);
