@@ -6,6 +6,7 @@
 // is BLAST_ERR_INPUT naming the deck line, the key, the name, the mesh's names of that kind
 // and the closest one. Duplicates among names are refused by the deck; a name and a number
 // of the same attribute by the boundary setup (hydro/boundary.c), after the resolution.
+// BlastMeshRefine keeps the names.
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
@@ -180,6 +181,15 @@ int main(void) {
                     strstr(BlastErrorMessage(), "too long"),
                 "a long name: %d (%s)", ierr, BlastErrorMessage());
     BlastErrorClear();
+  }
+  // Refinement keeps the names (the setup resolves them before; the fingerprint after).
+  {
+    BlastMesh r = NULL;
+    TEST_CALL(BlastMeshRefine(m, 1, &r));
+    TEST_ASSERT(r && BlastMeshAttributeOfName(r, 1, "top") == 3 &&
+                    BlastMeshAttributeOfName(r, 2, "fluid_2") == 3,
+                "the refined mesh lost the names");
+    BlastMeshDestroy(&r);
   }
   BlastFree(&cfg);
   BlastFree(&back);
