@@ -69,9 +69,12 @@ int TuneCandidates(CudaCtx *c) {
       }
   c->full.tune_n1 = c->full.tune_ncand;
   BlastCheck(c->full.tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
-             "no launch configuration of the quadrature kernel fits the GPU's shared memory for "
-             "order %d in %dD",
-             d->qpar.order_k, d->dim);
+             "no launch configuration of the quadrature kernel fits the GPU's shared memory "
+             "(%zu bytes per block) for order %d in %dD with %d H1 nodes, %d L2 functions and %d "
+             "quadrature points per zone: one zone needs %zu bytes (x, v, e and a source weight "
+             "per point)",
+             c->smem_limit, d->qpar.order_k, d->dim, d->nd, d->ne, d->nqp,
+             (size_t)QZoneDoubles(d->rows, d->ne, d->nqp) * sizeof(double));
   return 0;
 }
 
@@ -81,13 +84,15 @@ static const char *CachePath(const CudaCtx *c) {
   return c->opt.cache_path[0] ? c->opt.cache_path : NULL;
 }
 
-// GPU model, problem shape and the registers of the three compiled quadrature-kernel
-// variants and of the two GEMM kernels (a build whose kernels compile differently does not
-// reuse another build's choice).
+// GPU model, problem shape (dim, order, and the zone sizes: H1 nodes, L2 functions and
+// points, which tell a triangle or tetrahedron from a quadrilateral or hexahedron of the
+// same order) and the registers of the three compiled quadrature-kernel variants and of
+// the two GEMM kernels (a build whose kernels compile differently does not reuse another
+// build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d,%d,%d", c->gpu_name, c->dd.dim,
-           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->full.q_regs[0], c->full.q_regs[1],
-           c->full.q_regs[2], c->full.q_regs[3], c->full.q_regs[4]);
+  snprintf(key, n, "%s|v5|dim=%d|k=%d|nd=%d|ne=%d|nqp=%d|regs=%d,%d,%d,%d,%d", c->gpu_name,
+           c->dd.dim, c->dd.qpar.order_k, c->dd.nd, c->dd.ne, c->dd.nqp, c->full.q_regs[0],
+           c->full.q_regs[1], c->full.q_regs[2], c->full.q_regs[3], c->full.q_regs[4]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
 }
