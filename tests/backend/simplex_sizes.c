@@ -6,7 +6,8 @@
 // exercises it at those sizes; the mass matrix, the halos and the essential dofs of the
 // real problem are kept.
 //
-// Each zone keeps its first nd nodes. The gradient table is random but shaped so that the
+// Each zone keeps its first nd nodes (nd = dim + 1: three or four vertices of a Q1 zone,
+// with the gradients of the linear functions). The gradient table is random but shaped so that the
 // zones' Jacobians at the mesh positions are the identity (with J0^{-1} = I): the
 // gradients sum to zero over the nodes, reproduce the linear functions on the nodes'
 // positions relative to node 0 (the mesh is uniform, so every zone has the same relative
@@ -49,29 +50,32 @@ static int Solve(int n, double A[4][5], double *y) {
 
 // The gradients of one point, G[a * dim + g], as the header describes; eta: the nodes'
 // positions relative to node 0 in units of h, [a * dim + c].
+// With nd = dim + 1 (a linear simplex) the constraints leave no freedom: the gradients are
+// those of the linear functions on the nodes, node 0 included (a0 = 0).
 static int PointGradients(Rng *r, int dim, int nd, double h, const double *eta, double *G) {
   const double s[3] = {-1.0, 1.0, 1.0};
-  for (int g = 0; g < dim; g++) G[g] = s[g] / (dim * h);
-  for (int a = 1; a < nd; a++)
+  const int a0 = nd == dim + 1 ? 0 : 1;
+  for (int g = 0; g < dim; g++) G[g] = a0 ? s[g] / (dim * h) : 0.0;
+  for (int a = a0; a < nd; a++)
     for (int g = 0; g < dim; g++) G[a * dim + g] = 0.3 / h * RandU(r);
-  // Per direction g, the values y_a = G[a][g] of nodes a >= 1 get the least correction
+  // Per direction g, the values y_a = G[a][g] of nodes a >= a0 get the least correction
   // C^T l that meets C y = t: C's rows are ones and eta_c; t = (-G_0g, delta_cg / h).
   const int m = dim + 1;
   for (int g = 0; g < dim; g++) {
     double A[4][5], lam[4];
     for (int i = 0; i < m; i++) {
-      double res = i == 0 ? -G[g] : (i - 1 == g ? 1.0 / h : 0.0);
-      for (int a = 1; a < nd; a++) res -= (i ? eta[a * dim + i - 1] : 1.0) * G[a * dim + g];
+      double res = i == 0 ? (a0 ? -G[g] : 0.0) : (i - 1 == g ? 1.0 / h : 0.0);
+      for (int a = a0; a < nd; a++) res -= (i ? eta[a * dim + i - 1] : 1.0) * G[a * dim + g];
       for (int j = 0; j < m; j++) {
         double cc = 0.0;
-        for (int a = 1; a < nd; a++)
+        for (int a = a0; a < nd; a++)
           cc += (i ? eta[a * dim + i - 1] : 1.0) * (j ? eta[a * dim + j - 1] : 1.0);
         A[i][j] = cc;
       }
       A[i][m] = res;
     }
     if (Solve(m, A, lam)) return 1;
-    for (int a = 1; a < nd; a++) {
+    for (int a = a0; a < nd; a++) {
       double cor = lam[0];
       for (int c = 0; c < dim; c++) cor += lam[c + 1] * eta[a * dim + c];
       G[a * dim + g] += cor;
@@ -83,10 +87,10 @@ static int PointGradients(Rng *r, int dim, int nd, double h, const double *eta, 
 int ProblemSimplexSizes(Problem *p, int nd, int ne, int nqp) {
   BlastHydroData *hd = &p->hd;
   const int dim = hd->dim, nz = hd->nz, nl = hd->h1_nl, nd0 = hd->h1_nd;
-  BlastCheck(
-      hd->assembly == BLAST_ASSEMBLY_FULL && nd <= nd0 && nd >= dim + 2 && ne >= 1 && nqp >= 1,
-      BLAST_ERR_ARG, "simplex sizes nd %d, ne %d, nqp %d on a problem with nd %d", nd, ne, nqp,
-      nd0);
+  BlastCheck(hd->assembly == BLAST_ASSEMBLY_FULL && nd <= nd0 && nd >= dim + 1 && ne >= 1 &&
+                 nqp >= 1 && (nd > dim + 1 || nd0 == (1 << dim)),
+             BLAST_ERR_ARG, "simplex sizes nd %d, ne %d, nqp %d on a problem with nd %d", nd, ne,
+             nqp, nd0);
   const size_t d2 = (size_t)dim * dim;
   int *edof = malloc((size_t)nz * nd * sizeof(int)), *tidx = malloc((size_t)nz * nd * sizeof(int));
   int *toff = calloc((size_t)nl + 2, sizeof(int));
@@ -98,8 +102,12 @@ int ProblemSimplexSizes(Problem *p, int nd, int ne, int nqp) {
   p->s_int[0] = edof, p->s_int[1] = tidx, p->s_int[2] = toff;
   double *dbl[] = {G, B, L2B, w, R0, J0inv, me_inv};
   for (int i = 0; i < 7; i++) p->s_dbl[i] = dbl[i];
+  // a linear simplex on Q1 zones: the vertices on the y axis, on the x axis, at the origin
+  // and on the z axis (node 0 thrown along (1, -1, -1) folds the zone)
+  const int lin[4] = {2, 1, 0, 4};
   for (int z = 0; z < nz; z++)
-    for (int a = 0; a < nd; a++) edof[(size_t)z * nd + a] = hd->h1_edof[(size_t)z * nd0 + a];
+    for (int a = 0; a < nd; a++)
+      edof[(size_t)z * nd + a] = hd->h1_edof[(size_t)z * nd0 + (nd == dim + 1 ? lin[a] : a)];
   // the transpose map: each dof's E-indices z * nd + a in ascending order
   for (size_t i = 0; i < (size_t)nz * nd; i++) toff[edof[i] + 1]++;
   for (int l = 0; l < nl; l++) toff[l + 1] += toff[l];
