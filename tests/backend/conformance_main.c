@@ -527,7 +527,8 @@ int main(int argc, char **argv) {
   Threads(2);
   // The last ones: full assembly at the sizes of triangles (P2-P1, P3-P2, P4-P3) and
   // tetrahedra (P2-P1, P3-P2, P4-P3), then P1-P0 of both {nd, ne, nqp}, point counts
-  // square or cubic or not.
+  // square or cubic or not (the CUDA backend's kernels specialised on these sizes), and
+  // sizes of no element (its run-time-sized kernels).
   const struct {
     int dim, k, n, variant, assembly;  // assembly 0 full, 1 partial, 2 partial keeping S
     int sizes[3];                      // simplex sizes (ProblemSimplexSizes) or 0
@@ -540,7 +541,7 @@ int main(int argc, char **argv) {
       {2, 2, 6, 2, 1, {0}},           {3, 2, 3, 3, 2, {0}},           {2, 2, 5, 1, 0, {6, 3, 16}},
       {2, 3, 3, 2, 0, {10, 6, 25}},   {2, 4, 2, 0, 0, {15, 10, 37}},  {3, 2, 3, 1, 0, {10, 4, 64}},
       {3, 2, 2, 0, 0, {20, 10, 125}}, {3, 3, 2, 0, 0, {35, 20, 512}}, {2, 1, 6, 1, 0, {3, 1, 4}},
-      {3, 1, 4, 0, 0, {4, 1, 8}}};
+      {3, 1, 4, 0, 0, {4, 1, 8}},     {3, 2, 2, 0, 0, {13, 7, 29}}};
   enum { kNp = (int)(sizeof probs / sizeof probs[0]) };
   Problem P[kNp];
   Bk cpu[kNp], cpum[kNp], dev[kNp], devm[kNp];
