@@ -9,12 +9,16 @@
 //     and the owned dofs' mass lists hold every zone entry of the 1-part space;
 //  5. essential dofs (attribute c + 1 on the sides normal to axis c): exactly the dofs
 //     with x_c in {0, 1};
-//  6. a mesh of triangles and quadrilaterals is refused with a clear message.
+//  6. METIS partitions of the dual graph of a tetrahedral mesh into 3 parts: every part
+//     non-empty and connected through faces, and 4 holds on them;
+//  7. a mesh of triangles and quadrilaterals is refused with a clear message.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "blast_mpi.h"
+#include "partition.h"
 #include "simplexmesh.h"
 #include "space.h"
 #include "testlib.h"
@@ -94,17 +98,17 @@ static void CheckSerial(const char *name, BlastMesh m, const BlastTopology *t, i
   BlastSpaceDestroy(&s);
 }
 
-// Spaces of nparts parts (part[Z] = (Z * 7 / 3) % nparts: scattered, every part non-empty)
-// against the 1-part space.
+// Spaces of nparts parts (part[Z] = (Z * 7 / 3) % nparts: scattered, every part
+// non-empty; or the given partition) against the 1-part space.
 static void CheckParts(const char *name, BlastMesh m, const BlastTopology *t, int k, int rp,
-                       int nparts) {
+                       int nparts, const int *given) {
   const int nz = BlastMeshNumZones(m);
   BlastSpace *s1 = NULL;
   TEST_CALL(BlastSpaceCreate(m, t, k, k - 1, rp, NULL, 0, &s1));
   if (!s1) return;
   const int nd = s1->h1_nd, nchild = s1->nz / nz;
   int *part = malloc(sizeof(int) * nz);
-  for (int Z = 0; Z < nz; Z++) part[Z] = (Z * 7 / 3) % nparts;
+  for (int Z = 0; Z < nz; Z++) part[Z] = given ? given[Z] : (Z * 7 / 3) % nparts;
   // Owner of each global dof: the lowest part of the zones holding it (from the 1-part
   // space's zones); the zone entries of each global dof.
   int *owner = malloc(sizeof(int) * s1->h1_nglobal), *count = calloc(s1->h1_nglobal, sizeof(int));
@@ -177,7 +181,8 @@ static void CheckEssential(const char *name, BlastMesh m, const BlastTopology *t
   BlastSpaceDestroy(&s);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
   BlastMesh tri = NULL, tet = NULL, mix = NULL;
   TEST_CALL(SMBox(2, 3, 0, 0, 1, &tri));
   TEST_CALL(SMBox(3, 2, 0, 0, 1, &tet));
@@ -193,11 +198,39 @@ int main(void) {
       CheckEssential("triangles", tri, ttri, k, rp);
     }
     for (int nparts = 2; nparts <= 3; nparts++) {
-      CheckParts("triangles", tri, ttri, 3, rp, nparts);
-      CheckParts("tetrahedra", tet, ttet, 2, rp, nparts);
+      CheckParts("triangles", tri, ttri, 3, rp, nparts, NULL);
+      CheckParts("tetrahedra", tet, ttet, 2, rp, nparts, NULL);
     }
   }
   CheckEssential("tetrahedra", tet, ttet, 2, 0);
+  {  // METIS on the dual graph
+    int *xadj = NULL, *adj = NULL, *part = malloc(sizeof(int) * BlastMeshNumZones(tet));
+    TEST_CALL(BlastTopologyDualGraph(ttet, &xadj, &adj));
+    TEST_CALL(BlastPartitionGraph(MPI_COMM_WORLD, BLAST_PART_METIS, BlastMeshNumZones(tet), xadj,
+                                  adj, 3, part, NULL));
+    // Each part connected: a flood fill through the dual graph from its first zone.
+    const int nz = BlastMeshNumZones(tet);
+    int *seen = calloc(nz, sizeof(int)), *stack = malloc(sizeof(int) * nz), reached = 0;
+    for (int p = 0; p < 3; p++) {
+      int first = 0;
+      while (first < nz && part[first] != p) first++;
+      if (first == nz) continue;
+      int top = 0;
+      stack[top++] = first, seen[first] = 1;
+      while (top) {
+        const int z = stack[--top];
+        reached++;
+        for (int j = xadj[z]; j < xadj[z + 1]; j++)
+          if (!seen[adj[j]] && part[adj[j]] == p) seen[adj[j]] = 1, stack[top++] = adj[j];
+      }
+    }
+    TEST_ASSERT(reached == nz, "METIS parts: %d of %d zones reached from the parts' first zones",
+                reached, nz);
+    CheckParts("tetrahedra, METIS", tet, ttet, 2, 1, 3, part);
+    free(seen), free(stack), free(part);
+    BlastFree(&xadj);
+    BlastFree(&adj);
+  }
   BlastSpace *s = NULL;
   const int ierr = BlastSpaceCreate(mix, tmix, 2, 1, 0, NULL, 0, &s);
   TEST_ASSERT(ierr == BLAST_ERR_INPUT && strstr(BlastErrorMessage(), "mixes quadrilaterals") &&
@@ -210,5 +243,7 @@ int main(void) {
   BlastMeshDestroy(&tri);
   BlastMeshDestroy(&tet);
   BlastMeshDestroy(&mix);
-  return BlastTestFinish("test_space_simplex");
+  const int status = BlastTestFinish("test_space_simplex");
+  MPI_Finalize();
+  return status;
 }
