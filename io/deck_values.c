@@ -255,9 +255,9 @@ void DeckDescribeExpected(const BlastDeckKey *k, char *buf, size_t n) {
       break;
     case BLAST_DECK_SELECT:
       snprintf(buf, n,
-               "all | attributes A1 A2 ... (1 to %d integers >= 1) | box (lower corner, upper "
-               "corner: 2, 4 or 6 numbers) | sphere (centre, radius > 0: 2 to 4 numbers) | "
-               "halfspace (normal n, d: 2 to 4 numbers; selects n.x <= d)",
+               "all | attributes A1 A2 ... (1 to %d integers >= 1 or zone attribute names) | box "
+               "(lower corner, upper corner: 2, 4 or 6 numbers) | sphere (centre, radius > 0: 2 "
+               "to 4 numbers) | halfspace (normal n, d: 2 to 4 numbers; selects n.x <= d)",
                BLAST_MAX_SELECT_ATTRS);
       break;
   }
