@@ -2,7 +2,8 @@
 // fails with BLAST_ERR_INPUT and a message naming the line and the element; every prefix
 // of the .msh seeds of the mesh fuzzer's corpus and every byte of them changed fails the
 // same way or reads a mesh, without a crash, under an address-space limit (a corrupt
-// count must fail before it allocates).
+// count must fail before it allocates); binary 2.2 seeds byte-swapped (a big-endian
+// writer) read to the same mesh.
 // usage: test_mesh_gmsh_hostile CORPUS_DIR
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -203,6 +204,77 @@ static void CheckByteOrder(const char *path) {
   BlastErrorClear();
 }
 
+static void Swap(char *b, int n) {
+  for (int i = 0; i < n / 2; i++) {
+    const char t = b[i];
+    b[i] = b[n - 1 - i], b[n - 1 - i] = t;
+  }
+}
+
+// The first `needle` in buf[from, len) (binary data holds NUL bytes: no strstr).
+static char *Find(char *buf, size_t len, char *from, const char *needle) {
+  const size_t n = strlen(needle);
+  for (char *p = from; p + n <= buf + len; p++)
+    if (!memcmp(p, needle, n)) return p;
+  return NULL;
+}
+
+// A binary 2.2 file as a machine of the other byte order writes it: the byte-order
+// integer, the node records and the element blocks swapped value by value.
+static int SwapV22(char *buf, size_t len) {
+  char *p = Find(buf, len, buf, "2.2 1 8\n");
+  if (!p) return 0;
+  Swap(p + 8, 4);
+  p = Find(buf, len, buf, "$Nodes\n");
+  if (!p) return 0;
+  long n = strtol(p + 7, &p, 10);
+  p++;
+  for (long i = 0; i < n; i++, p += 28) {
+    Swap(p, 4);
+    for (int c = 0; c < 3; c++) Swap(p + 4 + 8 * c, 8);
+  }
+  p = Find(buf, len, p, "$Elements\n");
+  if (!p) return 0;
+  n = strtol(p + 10, &p, 10);
+  p++;
+  for (long i = 0; i < n;) {
+    int h[3];
+    memcpy(h, p, sizeof h);
+    for (int k = 0; k < 3; k++) Swap(p + 4 * k, 4);
+    p += 12;
+    static const int kNodes[16] = {0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1};
+    if (h[0] < 1 || h[0] > 15 || h[1] < 1) return 0;
+    const int per = 1 + h[2] + kNodes[h[0]];
+    for (int e = 0; e < h[1] * per; e++, p += 4) Swap(p, 4);
+    i += h[1];
+  }
+  return p <= buf + len;
+}
+
+static void CheckOtherByteOrder(const char *path) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return;
+  static char buf[1 << 16], swapped[1 << 16];
+  const size_t len = fread(buf, 1, sizeof buf - 1, fp);
+  fclose(fp);
+  buf[len] = '\0';
+  memcpy(swapped, buf, len + 1);
+  TEST_ASSERT(SwapV22(swapped, len), "%s: cannot swap", path);
+  BlastMesh a = NULL, b = NULL;
+  TEST_CALL(BlastMeshReadBuffer("a.msh", buf, len, &a));
+  TEST_CALL(BlastMeshReadBuffer("b.msh", swapped, len, &b));
+  if (a && b) {
+    const int dim = BlastMeshDim(a), nz = BlastMeshNumZones(a), nv = BlastMeshNumVertices(a);
+    TEST_ASSERT(
+        BlastMeshNumZones(b) == nz && BlastMeshNumVertices(b) == nv &&
+            !memcmp(BlastMeshCoords(a), BlastMeshCoords(b), sizeof(double) * nv * dim) &&
+            !memcmp(BlastMeshZoneVerts(a), BlastMeshZoneVerts(b), sizeof(int) * nz * (1 << dim)),
+        "%s: the byte-swapped file reads to another mesh", path);
+  }
+  BlastMeshDestroy(&a);
+  BlastMeshDestroy(&b);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
@@ -233,7 +305,7 @@ int main(int argc, char **argv) {
     char path[2048];
     snprintf(path, sizeof path, "%s/%s", argv[1], e->d_name);
     CheckCorpusFile(path);
-    if (strstr(e->d_name, "v22b")) CheckByteOrder(path);
+    if (strstr(e->d_name, "v22b")) CheckByteOrder(path), CheckOtherByteOrder(path);
     nfiles++;
   }
   if (d) closedir(d);
