@@ -452,7 +452,7 @@ static int ReadElements2(Gmsh *g) {
   size_t at = Here(g);
   BlastCall(ReadI64(g, "the number of elements", 0, INT_MAX / 8, &n));
   if (g->binary) BlastCall(EndAsciiLine(g));
-  BlastCall(CheckCount(g, at, n, g->binary ? 12 : 8, "elements"));
+  BlastCall(CheckCount(g, at, n, 8, "elements"));
   for (int64_t i = 0; i < n;) {
     int type = 0, nfollow = 1, ntags = 0, tag = 0, phys = 0, t = 0;
     at = Here(g);

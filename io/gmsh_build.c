@@ -21,7 +21,8 @@ typedef struct {
   int *node_hid;    // per node: curved-geometry node id (or -1)
   int *zone, *bdr;  // element indices of zones and boundary faces
   int *zone_attr, *bdr_attr;
-  int *elem_node;  // per element node of zones/faces: node index
+  int *elem_node;  // nodes of zones and faces (node indices), element k's from eoff[k]
+  size_t *eoff;
   double *coords, *ncoords;
   int *zone_verts, *bdr_verts, *zone_nodes;
   unsigned char *zone_geom, *bdr_geom;
@@ -32,7 +33,8 @@ typedef struct {
 
 static void FreeWork(Work *w) {
   free(w->node_order), free(w->node_id), free(w->node_hid), free(w->zone), free(w->bdr);
-  free(w->zone_attr), free(w->bdr_attr), free(w->elem_node), free(w->coords), free(w->ncoords);
+  free(w->zone_attr), free(w->bdr_attr), free(w->elem_node), free(w->eoff), free(w->coords),
+      free(w->ncoords);
   free(w->zone_verts), free(w->bdr_verts), free(w->zone_nodes), free(w->zone_geom);
   free(w->bdr_geom), free(w->names), free(w->facets);
 }
@@ -362,7 +364,8 @@ static int Classify(const Gmsh *g, Work *w, int *pdim, int *pnz, int *pnb, int *
   return 0;
 }
 
-// Each zone's nodes as node indices (the tags looked up), ws->elem_node[e*125 + a].
+// The nodes of zones and faces as node indices (the tags looked up): those of zone k
+// (face k - nz) at w->elem_node[w->eoff[k] + a].
 static int ResolveNodes(const Gmsh *g, Work *w, int nz, int nb) {
   ALLOC(w->node_order, g->nnodes);
   for (int i = 0; i < g->nnodes; i++) w->node_order[i] = i;
@@ -373,7 +376,12 @@ static int ResolveNodes(const Gmsh *g, Work *w, int nz, int nb) {
       const int a = w->node_order[i - 1], b = w->node_order[i];
       GmshFail(g, g->node_at[a > b ? a : b], "node tag %d is given twice", g->node_tag[a]);
     }
-  ALLOC(w->elem_node, (size_t)(nz + nb) * 125);
+  ALLOC(w->eoff, (size_t)nz + nb + 1);
+  for (int k = 0; k < nz + nb; k++)
+    w->eoff[k + 1] =
+        w->eoff[k] +
+        (size_t)GmshTypeInfo(g->elem[k < nz ? w->zone[k] : w->bdr[k - nz]].type).nnodes;
+  ALLOC(w->elem_node, w->eoff[nz + nb]);
   for (int k = 0; k < nz + nb; k++) {
     const GmshElem *e = &g->elem[k < nz ? w->zone[k] : w->bdr[k - nz]];
     const int nn = GmshTypeInfo(e->type).nnodes;
@@ -383,10 +391,12 @@ static int ResolveNodes(const Gmsh *g, Work *w, int nz, int nb) {
       if (n < 0)
         GmshFail(g, e->where, "element %lld: node %d (tag %d) is not in '$Nodes'",
                  (long long)e->tag, a + 1, tag);
-      for (int b = 0; b < a; b++)
-        if (w->elem_node[(size_t)k * 125 + b] == n)
+      // Distinct from the vertices (the first nodes; all pairs would cost p^6 in 3D).
+      const int nv = BlastGeomNumVertices(GmshTypeInfo(e->type).geom);
+      for (int b = 0; b < a && b < nv; b++)
+        if (w->elem_node[w->eoff[k] + (size_t)b] == n)
           GmshFail(g, e->where, "element %lld: node tag %d appears twice", (long long)e->tag, tag);
-      w->elem_node[(size_t)k * 125 + a] = n;
+      w->elem_node[w->eoff[k] + (size_t)a] = n;
     }
   }
   return 0;
@@ -420,7 +430,7 @@ static int CheckNodes(const Gmsh *g, const Work *w, int dim, int nz) {
     const GmshElem *e = &g->elem[w->zone[z]];
     const int nn = GmshTypeInfo(e->type).nnodes;
     for (int a = 0; a < nn; a++) {
-      const int n = w->elem_node[(size_t)z * 125 + a];
+      const int n = w->elem_node[w->eoff[z] + (size_t)a];
       const double *x = &g->node_xyz[3 * (size_t)n];
       for (int c = 0; c < 3; c++) {
         if (c >= dim && x[c] != 0.0)
@@ -447,8 +457,9 @@ static int AllClockwise(const Gmsh *g, const Work *w, int dim, int nz) {
     const int nv = BlastGeomNumVertices(GmshTypeInfo(g->elem[w->zone[z]].type).geom);
     double area = 0.0;
     for (int a = 0; a < nv; a++) {
-      const double *x0 = &g->node_xyz[3 * (size_t)w->elem_node[(size_t)z * 125 + a]];
-      const double *x1 = &g->node_xyz[3 * (size_t)w->elem_node[(size_t)z * 125 + (a + 1) % nv]];
+      const double *x0 = &g->node_xyz[3 * (size_t)w->elem_node[w->eoff[z] + (size_t)a]];
+      const double *x1 =
+          &g->node_xyz[3 * (size_t)w->elem_node[w->eoff[z] + (size_t)((a + 1) % nv)]];
       area += x0[0] * x1[1] - x1[0] * x0[1];
     }
     if (!(area < 0.0)) return 0;
@@ -502,7 +513,7 @@ static int Assemble(const Gmsh *g, Work *w, int dim, int nz, int nb, BlastMesh *
     const GmshType t = GmshTypeInfo(g->elem[w->zone[z]].type);
     w->zone_geom[z] = (unsigned char)t.geom;
     for (int a = 0; a < t.nnodes; a++) {
-      const int n = w->elem_node[(size_t)z * 125 + a];
+      const int n = w->elem_node[w->eoff[z] + (size_t)a];
       if (a < BlastGeomNumVertices(t.geom)) w->node_id[n] = 0;
       w->node_hid[n] = 0;
     }
@@ -527,7 +538,7 @@ static int Assemble(const Gmsh *g, Work *w, int dim, int nz, int nb, BlastMesh *
     }
   for (int z = 0; z < nz; z++) {
     const int geom = w->zone_geom[z], nv = BlastGeomNumVertices(geom);
-    const int *en = &w->elem_node[(size_t)z * 125];
+    const int *en = &w->elem_node[w->eoff[z]];
     for (int c = 0; c < nc; c++)
       w->zone_verts[(size_t)z * nc + c] =
           c < nv ? w->node_id[en[GmshVertexOfCorner(geom, c, flip)]] : -1;
@@ -548,7 +559,7 @@ static int Assemble(const Gmsh *g, Work *w, int dim, int nz, int nb, BlastMesh *
     for (int c = 0; c < nfv; c++) {
       int v = -1;
       if (c < nv) {
-        const int n = w->elem_node[(size_t)(nz + b) * 125 + (nv == 4 ? kFaceCorner[c] : c)];
+        const int n = w->elem_node[w->eoff[nz + b] + (size_t)(nv == 4 ? kFaceCorner[c] : c)];
         v = w->node_id[n];
         if (v < 0)
           GmshFail(g, e->where,
