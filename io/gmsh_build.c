@@ -269,9 +269,9 @@ static int CheckCorners(const Gmsh *g, const Work *w, int dim, int nzones) {
   return 0;
 }
 
-// Tensor meshes: the mesh module's Jacobian and conformity check; "zone N" in its message
-// is named as the element and its place in the file.
-static int CheckTensor(const Gmsh *g, const Work *w, int nzones, BlastMesh mesh) {
+// The mesh module's Jacobian and conformity check (as for MFEM files); "zone N" in its
+// message is named as the element and its place in the file.
+static int CheckMeshModule(const Gmsh *g, const Work *w, int nzones, BlastMesh mesh) {
   int ierr = BlastMeshCheckJacobians(mesh, 2);
   if (!ierr) return 0;
   char msg[1024];
@@ -599,9 +599,7 @@ static int Assemble(const Gmsh *g, Work *w, int dim, int nz, int nb, BlastMesh *
     BlastError(ierr, "%s: %s", g->name, msg);
   }
   BlastCall(ierr);
-  int tensor = 1;
-  for (int z = 0; z < nz; z++) tensor = tensor && !BlastGeomIsSimplex(w->zone_geom[z]);
-  if (tensor) BlastCall(CheckTensor(g, w, nz, *mesh));
+  BlastCall(CheckMeshModule(g, w, nz, *mesh));
   return 0;
 }
 
