@@ -613,7 +613,7 @@ int GmshParse(Gmsh *g) {
   if (!g->seen_elements) GmshFail(g, g->len, "no '$Elements' section");
   if (g->version == 4 && !g->seen_entities)
     GmshFail(g, g->len, "no '$Entities' section (format 4.1 gives physical groups there)");
-  qsort(g->ent, (size_t)g->nent, sizeof *g->ent, CmpEntityKey);
+  if (g->nent > 1) qsort(g->ent, (size_t)g->nent, sizeof *g->ent, CmpEntityKey);
   for (int i = 1; i < g->nent; i++)
     if (!CmpEntityKey(&g->ent[i - 1], &g->ent[i]))
       GmshFail(g, g->len, "'$Entities' lists the entity of dimension %d and tag %d twice",

@@ -86,7 +86,8 @@ static int PhysOf(const Gmsh *g, const GmshElem *e, int *phys) {
     return 0;
   }
   const GmshEntity key = {.dim = e->edim, .tag = e->entity};
-  const GmshEntity *ent = bsearch(&key, g->ent, (size_t)g->nent, sizeof key, CmpEntity);
+  const GmshEntity *ent =
+      g->nent ? bsearch(&key, g->ent, (size_t)g->nent, sizeof key, CmpEntity) : NULL;
   if (!ent)
     GmshFail(g, e->where, "element %lld: its entity (dimension %d, tag %d) is not in $Entities",
              (long long)e->tag, e->edim, e->entity);
