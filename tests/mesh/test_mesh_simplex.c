@@ -12,7 +12,7 @@
 //  (c) BlastMeshRefine, levels 1 and 2: counts, volume 1, every child positive with volume
 //      parent/K^d and inside its parent, attributes inherited, refined boundary faces on
 //      their side of the box, conforming (CheckJacobians), and the same bits twice; the
-//      same on the meshes of [mesh] generator = box_simplex.
+//      same on the meshes of [mesh] generator = box_simplex; attribute names inherited.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -346,6 +346,22 @@ int main(void) {
     TEST_CALL(SMBox(3, 2, 0, 0, 1, &m));
     CheckRefine("tetrahedra", m, levels);
     BlastMeshDestroy(&m);
+  }
+  {  // attribute names survive refinement
+    BlastMesh m = NULL, named = NULL, r = NULL;
+    TEST_CALL(SMBox(3, 1, 0, 0, 1, &m));
+    BlastMeshDesc d;
+    BlastMeshDescribe(m, &d);
+    const BlastMeshName names[2] = {{3, 2, "core"}, {2, 1, "walls_x"}};
+    d.nnames = 2, d.names = names;
+    TEST_CALL(BlastMeshCreateFrom(&d, &named));
+    if (named) TEST_CALL(BlastMeshRefine(named, 1, &r));
+    TEST_ASSERT(r && BlastMeshAttributeOfName(r, 3, "core") == 2 &&
+                    BlastMeshAttributeOfName(r, 2, "walls_x") == 1,
+                "attribute names lost by refinement");
+    BlastMeshDestroy(&m);
+    BlastMeshDestroy(&named);
+    BlastMeshDestroy(&r);
   }
   for (int dim = 2; dim <= 3; dim++) {  // the box_simplex generator's meshes
     const int n[3] = {2, 3, 2};
