@@ -632,9 +632,7 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
     }
   }
   if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, &sc, coords, zv, za, bv, ba);
-  if (!ierr && !mesh->nsimplex)
-    ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
-  if (!ierr && mesh->nsimplex) {
+  if (!ierr) {  // zg, bg: NULL for tensor meshes
     const BlastMeshDesc d = {.dim = dim,
                              .nverts = (int)nv64,
                              .nzones = nz,

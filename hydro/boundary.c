@@ -116,17 +116,30 @@ void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a) 
 
 // Outward unit normal of mesh boundary face f (a face of mesh zone z, local face lf).
 static void FaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
-  const int g = lf / 2, side = lf % 2;
+  const int g = lf / 2, side = lf % 2, simplex = BlastGeomIsSimplex(BlastMeshZoneGeom(mesh, z));
   int other[2] = {0, 0}, no = 0;
   for (int h = 0; h < dim; h++)
     if (h != g) other[no++] = h;
   double p[4][3] = {{0}}, xi[3], centre[3] = {0, 0, 0}, fc[3] = {0, 0, 0};
-  for (int q = 0; q < (1 << no); q++) {
-    xi[g] = side;
-    for (int o = 0; o < no; o++) xi[other[o]] = (q >> o) & 1;
-    BlastMeshZoneMap(mesh, z, xi, p[q]);
+  if (simplex) {  // the face opposite vertex lf: its corners, the zone's centroid
+    int corners[3];
+    no = dim - 1;
+    BlastZoneFacetCorners(BlastMeshZoneGeom(mesh, z), lf, corners);
+    for (int q = 0; q < dim; q++) {
+      for (int h = 0; h < dim; h++) xi[h] = corners[q] == h + 1;
+      BlastMeshZoneMap(mesh, z, xi, p[q]);
+    }
+    if (dim == 3)  // a triangle: the normal of (p0, p1, p2) from the tangents below
+      for (int c = 0; c < 3; c++) p[3][c] = p[1][c] + p[2][c] - p[0][c];
+    for (int h = 0; h < dim; h++) xi[h] = 1.0 / (dim + 1);
+  } else {
+    for (int q = 0; q < (1 << no); q++) {
+      xi[g] = side;
+      for (int o = 0; o < no; o++) xi[other[o]] = (q >> o) & 1;
+      BlastMeshZoneMap(mesh, z, xi, p[q]);
+    }
+    for (int h = 0; h < dim; h++) xi[h] = 0.5;
   }
-  for (int h = 0; h < dim; h++) xi[h] = 0.5;
   BlastMeshZoneMap(mesh, z, xi, centre);
   n[0] = n[1] = n[2] = 0.0;
   if (dim == 1) {
