@@ -522,7 +522,7 @@ static const BlastDeckKey kSchema[] = {
      .def = "0",
      .bounds = BLAST_DECK_MIN,
      .min = 0,
-     .help = "visualization dump (XDMF + HDF5 in <dir>/viz) every N accepted steps, and at the "
+     .help = "visualization dump (in <dir>/viz, viz_format) every N accepted steps, and at the "
              "start and the end (0: not by steps)"},
     {.section = "output",
      .key = "viz_dt",
