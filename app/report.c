@@ -414,7 +414,8 @@ static void MeshSource(const BlastConfig *cfg, char *buf, size_t n) {
     snprintf(buf, n, "%s", cfg->mesh_file);
     return;
   }
-  int len = snprintf(buf, n, "generated box:");
+  int len = snprintf(buf, n, "generated %s:",
+                     cfg->generator == BLAST_MESH_GEN_BOX_SIMPLEX ? "box_simplex" : "box");
   for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
     len += snprintf(buf + len, n - (size_t)len, " %d", cfg->elements[d]);
   for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
@@ -528,9 +529,10 @@ void BlastReportAutotune(FILE *out, const BlastGpuAutotune *tune) {
     const BlastGpuTuneDecision *d = &tune->decision[i];
     if (d->kernel == BLAST_GPU_TUNED_QDATA)
       fprintf(out,
-              "  autotune: k_qdata_force %d zones/block x %d threads/zone (registers <= %d), "
+              "  autotune: k_qdata_force %d zones/block x %d threads/zone (registers <= %d%s), "
               "k_force_gemm %d threads/block: %.3f ms\n",
-              d->zones_per_block, d->threads_per_zone, d->registers, d->gemm_threads, d->ms);
+              d->zones_per_block, d->threads_per_zone, d->registers,
+              d->sizes_compiled ? ", zone sizes compiled in" : "", d->gemm_threads, d->ms);
     else
       fprintf(out,
               "  autotune: mass-matrix kernel %d threads/block, >= %d blocks/SM, unroll %d: "
