@@ -16,6 +16,7 @@
 #include "blast_mpi.h"
 #include "problems/problems.h"
 #include "safefile.h"
+#include "viz_tables.h"
 #include "viz_vtu.h"
 #include "vtk_lagrange.h"
 
@@ -27,13 +28,6 @@ typedef struct {
   double t;
   long long nvert, ncell;
 } VizEntry;
-
-/// Values at the (refine+1)^dim equispaced points of a zone and its sub-cells.
-typedef struct {
-  int refine, np1, nvz, ncz;  // np1 = refine + 1 vertices per direction; vertices, cells per zone
-  double *B, *G, *L;          // H1 values, H1 reference gradients, L2 values at the zone's vertices
-  int *cellv;                 // [ncz*ncv] zone-local vertex of each sub-cell corner (VTK order)
-} VizTables;
 
 struct BlastViz_private {
   MPI_Comm comm;
@@ -79,7 +73,6 @@ static int BuildTables(BlastViz v, const BlastTensorTables *t, VizTables *tab) {
   BlastCall(BlastMalloc((size_t)tab->nvz * v->h1_nd, &tab->B));
   BlastCall(BlastMalloc((size_t)tab->nvz * v->h1_nd * dim, &tab->G));
   BlastCall(BlastMalloc((size_t)tab->nvz * v->l2_nd, &tab->L));
-  if (!v->Bc) BlastCall(BlastMalloc(v->h1_nd, &v->Bc));
   for (int p = 0; p < tab->nvz; p++) {
     const int ip[3] = {p % np1, (p / np1) % np1, p / (np1 * np1)};
     for (int a = 0; a < v->h1_nd; a++) {
@@ -441,7 +434,9 @@ static int ProbeDump(const char *path, int number, VizEntry *e) {
   }
   H5Fclose(f);
   H5Eclear2(H5E_DEFAULT);
-  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 || tdims[1] != (1u << dim)) return 0;
+  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 ||
+      (tdims[1] != (1u << dim) && (dim < 2 || tdims[1] != (hsize_t)dim + 1)))
+    return 0;
   *e = (VizEntry){number, (int)step,           (int)dim,           (int)tdims[1],
                   t,      (long long)cdims[0], (long long)tdims[0]};
   return 1;
@@ -566,7 +561,10 @@ static int WriteXdmf(BlastViz v) {
               e->ncell);
     else
       fprintf(fp, "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\">\n",
-              e->dim == 2 ? "Quadrilateral" : "Hexahedron", e->ncell);
+              e->ncv == e->dim + 1 ? (e->dim == 2 ? "Triangle" : "Tetrahedron")
+              : e->dim == 2        ? "Quadrilateral"
+                                   : "Hexahedron",
+              e->ncell);
     DataItem(fp, file, "topology", e->ncell, e->ncv, "Int", 8);
     fprintf(fp, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
     DataItem(fp, file, "coordinates", e->nvert, 3, "Float", 8);
@@ -635,6 +633,9 @@ static int InitTables(BlastViz v, VizTables *tab, int refine) {
   tab->np1 = refine + 1;
   tab->nvz = tab->ncz = 1;
   for (int g = 0; g < v->dim; g++) tab->nvz *= tab->np1, tab->ncz *= refine;
+  const BlastSpace *s = BlastHydroGetSpace(v->h);
+  if (!v->Bc) BlastCall(BlastMalloc(v->h1_nd, &v->Bc));
+  if (BlastGeomIsSimplex(s->geom)) return BlastVizSimplexTables(s->geom, s->k, s->m, tab, v->Bc);
   BlastCall(BuildTables(v, BlastHydroGetTables(v->h), tab));
   return 0;
 }
@@ -647,7 +648,7 @@ static int Setup(BlastViz v, int refine) {
   const int xdmf = v->formats & BLAST_VIZ_XDMF, vtu = v->formats & BLAST_VIZ_VTU;
   if (!ierr && vtu && s->k != refine) ierr = InitTables(v, &v->lag, s->k);
   if (!ierr && vtu) ierr = BlastMalloc(v->h1_nd, &v->vtk);
-  if (!ierr && vtu) ierr = BlastVtkLagrangeOrder(BlastGeomTensor(v->dim), s->k, v->vtk);
+  if (!ierr && vtu) ierr = BlastVtkLagrangeOrder(s->geom, s->k, v->vtk);
   double t, dt;
   int steps, attempts;
   BlastHydroGetProgress(v->h, &t, &dt, &steps, &attempts);
@@ -687,8 +688,6 @@ int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine,
              "visualization formats %d", formats);
   BlastCheck(strlen(dir) + 1 < BLAST_PATH_MAX, BLAST_ERR_ARG, "visualization path too long: %s",
              dir);
-  BlastCheck(!BlastMeshHasSimplices(BlastHydroGetMesh(h)), BLAST_ERR_INPUT,
-             "visualization dumps of triangles and tetrahedra are not supported yet");
   BlastHDF5Quiet();
   const BlastSpace *s = BlastHydroGetSpace(h);
   struct BlastViz_private *v;
@@ -700,7 +699,7 @@ int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine,
   snprintf(v->dir, sizeof v->dir, "%s", dir);
   v->dim = s->dim;
   v->formats = formats;
-  v->ncv = 1 << v->dim;
+  v->ncv = BlastGeomIsSimplex(s->geom) ? v->dim + 1 : 1 << v->dim;
   v->h1_nd = s->h1_nd;
   v->l2_nd = s->l2_nd;
   const int ierr = Setup(v, refine);
@@ -758,9 +757,8 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   if (!ierr && xdmf)
     ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
   if (!ierr && vtu)
-    ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz,
-                              BlastVtkLagrangeType(BlastGeomTensor(v->dim)), lag->nvz, v->vtk,
-                              lag->ncz, lag == &v->sub ? &F : &L);
+    ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz, BlastVtkLagrangeType(s->geom),
+                              lag->nvz, v->vtk, lag->ncz, lag == &v->sub ? &F : &L);
   FreeFields(&F), FreeFields(&L);
   BlastCall(ierr);
   // Every rank has closed the files: rank 0 publishes them and the time series.
