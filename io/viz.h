@@ -5,7 +5,9 @@
 ///
 /// Every zone (Q_k on its current, curved position) is cut into `refine`^dim linear
 /// sub-cells (segments, quadrilaterals, hexahedra) whose vertices are the equispaced
-/// reference points i/refine of the zone, mapped with the H1 basis. Vertices are not
+/// reference points i/refine of the zone, mapped with the H1 basis. Triangles and
+/// tetrahedra (P_k): the lattice of order refine and its subdivision into refine^dim
+/// triangles or tetrahedra (topology [ncell][dim+1]). Vertices are not
 /// shared between zones: each zone writes its own (refine+1)^dim vertices, so fields that
 /// are discontinuous across zones (energy, density) are shown as they are.
 ///
