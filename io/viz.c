@@ -498,6 +498,8 @@ static int ScanDir(BlastViz v, int step) {
       ierr =
           BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
                           "cannot remove stale visualization dump %s: %s", path, strerror(errno));
+    if (numbers[i] >= v->count && !xdmf)  // blast.xdmf listed it: gone with it
+      snprintf(path, sizeof path, "%s/blast.xdmf", v->dir), remove(path);
   }
   if (!ierr) ierr = BlastVtuRemoveFrom(v->dir, v->count);
   if (!ierr && !vtu && npvd > v->count) ierr = BlastVtuWriteSeries(v->dir, v->count, pvd);
@@ -629,8 +631,7 @@ static int Publish(BlastViz v, const char *tmp, const char *path, const VizEntry
 // ---------------------------------------------------------------------------------------
 
 static int InitTables(BlastViz v, VizTables *tab, int refine) {
-  tab->refine = refine;
-  tab->np1 = refine + 1;
+  tab->refine = refine, tab->np1 = refine + 1;
   tab->nvz = tab->ncz = 1;
   for (int g = 0; g < v->dim; g++) tab->nvz *= tab->np1, tab->ncz *= refine;
   const BlastSpace *s = BlastHydroGetSpace(v->h);
@@ -746,19 +747,20 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   snprintf(tmp, sizeof tmp, "%s/.viz_%06d.h5.tmp", v->dir, number);
 
   // The sub-cells' fields; the Lagrange cells' are the same where refine = k.
-  const VizTables *lag = v->lag.B ? &v->lag : &v->sub;
+  const VizTables *lag = v->lag.B ? &v->lag : &v->sub;  // L: the Lagrange cells' own
+  const int sub = xdmf || lag == &v->sub, own = vtu && lag != &v->sub;
   VizFields F = {0}, L = {0};
-  const size_t ml = (size_t)s->nz * lag->nvz + 1, mlc = (size_t)s->nz * lag->ncz + 1;
-  BlastCall(AllocFields(&F, (size_t)nv + 1, (size_t)nc + 1, v->ncv));
-  if (vtu && lag != &v->sub) BlastCall(AllocFields(&L, ml, mlc, v->ncv));
+  if (sub) BlastCall(AllocFields(&F, (size_t)nv + 1, (size_t)nc + 1, v->ncv));
+  if (own)
+    BlastCall(AllocFields(&L, (size_t)s->nz * lag->nvz + 1, (size_t)s->nz * lag->ncz + 1, v->ncv));
   // Agreed before the collective file creation, so that no rank waits for a failed one.
-  int ierr = BlastAgree(v->comm, ComputeFields(v, &v->sub, voff, &F), 0);
-  if (!ierr && vtu && lag != &v->sub) ierr = BlastAgree(v->comm, ComputeFields(v, lag, 0, &L), 0);
+  int ierr = sub ? BlastAgree(v->comm, ComputeFields(v, &v->sub, voff, &F), 0) : 0;
+  if (!ierr && own) ierr = BlastAgree(v->comm, ComputeFields(v, lag, 0, &L), 0);
   if (!ierr && xdmf)
     ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
   if (!ierr && vtu)
     ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz, BlastVtkLagrangeType(s->geom),
-                              lag->nvz, v->vtk, lag->ncz, lag == &v->sub ? &F : &L);
+                              lag->nvz, v->vtk, lag->ncz, own ? &L : &F);
   FreeFields(&F), FreeFields(&L);
   BlastCall(ierr);
   // Every rank has closed the files: rank 0 publishes them and the time series.
