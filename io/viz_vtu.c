@@ -149,6 +149,10 @@ int BlastVtuWriteDump(MPI_Comm comm, const char *dir, int number, const BlastVtu
   if (!ierr) ierr = Rename(tmp, path);
   BlastCallAgree(comm, 0, ierr);
   if (!rank) ierr = WritePvtu(dir, number, size, piece);
+  for (int r = size; !rank && !ierr; r++) {  // pieces of a replaced dump from more ranks
+    snprintf(path, sizeof path, "%s/viz_%06d_p%06d.vtu", dir, number, r);
+    if (remove(path) != 0) break;
+  }
   BlastCallAgree(comm, 0, ierr);
   return 0;
 }
