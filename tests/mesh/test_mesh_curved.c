@@ -1,0 +1,234 @@
+// Curved meshes (nodes of order p, BlastMeshCreateFrom): the zone map reproduces a
+// polynomial map of degree <= p exactly, volumes against closed-form integrals,
+// refinement in reference space keeps the geometry (volume, the map, shared nodes), and
+// the Jacobian check refuses a folded curved zone.
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "geom.h"
+#include "mesh.h"
+#include "testlib.h"
+
+static const double kA = 0.2, kB = 0.1, kC = 0.3;
+
+// The reference polynomial maps: 2D (x + a y^2, y + b x^2), det 1 - 4ab x y;
+// 3D (x + a y^2, y + b z^2, z + c x^2), det 1 + 8abc x y z.
+static void Poly(int dim, const double *u, double *x) {
+  if (dim == 2) {
+    x[0] = u[0] + kA * u[1] * u[1], x[1] = u[1] + kB * u[0] * u[0];
+  } else {
+    x[0] = u[0] + kA * u[1] * u[1], x[1] = u[1] + kB * u[2] * u[2], x[2] = u[2] + kC * u[0] * u[0];
+  }
+}
+
+// The quarter annulus r in [1, 2], theta in [0, pi/2] (x = radial, y = angular).
+static void Annulus(int dim, const double *u, double *x) {
+  (void)dim;
+  const double r = 1.0 + u[0], t = 0.5 * M_PI * u[1];
+  x[0] = r * cos(t), x[1] = r * sin(t);
+}
+
+typedef void (*MapFn)(int dim, const double *u, double *x);
+
+// The n^dim grid of [0,1]^dim with nodes of order p at map(grid point): node (i,j,l) of
+// the global grid of order n p; boundary faces with attribute 1.
+static int MakeCurved(int dim, int n, int p, MapFn map, BlastMesh *mesh) {
+  const int nc = 1 << dim, nf = 1 << (dim - 1), N = n * p + 1, nv1 = n + 1;
+  int nz = 1, nverts = 1, nnodes = 1, nn = 1;
+  for (int g = 0; g < dim; g++) nz *= n, nverts *= nv1, nnodes *= N, nn *= p + 1;
+  const int nb = 2 * dim * nz / n;
+  double *coords = malloc(sizeof(double) * nverts * dim);
+  double *nodes = malloc(sizeof(double) * nnodes * dim);
+  int *zv = malloc(sizeof(int) * nz * nc), *zn = malloc(sizeof(int) * nz * nn);
+  int *bv = malloc(sizeof(int) * nb * nf), *ba = malloc(sizeof(int) * nb);
+  for (int v = 0; v < nnodes; v++) {
+    double u[3];
+    for (int g = 0, r = v; g < dim; g++, r /= N) u[g] = (double)(r % N) / (n * p);
+    map(dim, u, &nodes[v * dim]);
+  }
+  for (int v = 0; v < nverts; v++) {
+    int id = 0;
+    for (int g = 0, r = v, s = 1; g < dim; g++, r /= nv1, s *= N) id += (r % nv1) * p * s;
+    for (int c = 0; c < dim; c++) coords[v * dim + c] = nodes[id * dim + c];
+  }
+  for (int z = 0; z < nz; z++) {
+    int zi[3] = {0, 0, 0};
+    for (int g = 0, r = z; g < dim; g++, r /= n) zi[g] = r % n;
+    for (int c = 0; c < nc; c++) {
+      int id = 0;
+      for (int g = 0, s = 1; g < dim; g++, s *= nv1) id += (zi[g] + ((c >> g) & 1)) * s;
+      zv[z * nc + c] = id;
+    }
+    for (int a = 0; a < nn; a++) {
+      int id = 0;
+      for (int g = 0, r = a, s = 1; g < dim; g++, r /= p + 1, s *= N)
+        id += (zi[g] * p + r % (p + 1)) * s;
+      zn[z * nn + a] = id;
+    }
+  }
+  int f = 0;
+  for (int g = 0; g < dim; g++)
+    for (int side = 0; side < 2; side++)
+      for (int z = 0; z < nz; z++) {
+        int zi[3] = {0, 0, 0};
+        for (int h = 0, r = z; h < dim; h++, r /= n) zi[h] = r % n;
+        if (zi[g] != side * (n - 1)) continue;
+        for (int c = 0, k = 0; c < nc; c++)
+          if (((c >> g) & 1) == side) bv[f * nf + k++] = zv[z * nc + c];
+        ba[f++] = 1;
+      }
+  const BlastMeshDesc d = {.dim = dim,
+                           .nverts = nverts,
+                           .nzones = nz,
+                           .nbdr = nb,
+                           .coords = coords,
+                           .zone_verts = zv,
+                           .bdr_verts = bv,
+                           .bdr_attr = ba,
+                           .curve_order = p,
+                           .nnodes = nnodes,
+                           .node_coords = nodes,
+                           .zone_nodes = zn};
+  const int ierr = BlastMeshCreateFrom(&d, mesh);
+  free(coords), free(nodes), free(zv), free(zn), free(bv), free(ba);
+  return ierr;
+}
+
+static double Rand01(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (double)((*s >> 8) & 0xffff) / 65535.0;
+}
+
+// The map of every zone of `m` (the grid of n^dim zones over map `f`, refined to K per
+// direction per parent) equals f at random points.
+static void CheckReproduces(const char *what, BlastMesh m, int n, MapFn f, double tol) {
+  const int dim = BlastMeshDim(m), nz = BlastMeshNumZones(m);
+  int per = 1;
+  for (int g = 0; g < dim; g++) per *= n;
+  const int K = (int)lround(pow((double)nz / per, 1.0 / dim));
+  unsigned s = 7;
+  double worst = 0.0;
+  for (int z = 0; z < nz; z++) {
+    // Children of parent z/K^dim are consecutive and lexicographic.
+    int kd = 1;
+    for (int g = 0; g < dim; g++) kd *= K;
+    const int parent = z / kd, c = z % kd;
+    for (int q = 0; q < 4; q++) {
+      double xi[3] = {0, 0, 0}, u[3] = {0, 0, 0}, x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+      for (int g = 0, rp = parent, rc = c; g < dim; g++, rp /= n, rc /= K) {
+        xi[g] = Rand01(&s);
+        u[g] = ((rp % n) + ((rc % K) + xi[g]) / K) / n;
+      }
+      BlastMeshZoneMap(m, z, xi, x);
+      f(dim, u, y);
+      for (int g = 0; g < dim; g++) worst = fmax(worst, fabs(x[g] - y[g]));
+    }
+  }
+  TEST_ASSERT(worst <= tol, "%s: the zone maps differ from the exact map by %.3e (tol %.1e)", what,
+              worst, tol);
+}
+
+int main(void) {
+  // Quadratic maps reproduced by orders 2..4, volume = the closed-form integral of det J.
+  for (int dim = 2; dim <= 3; dim++)
+    for (int p = 2; p <= 4; p++) {
+      BlastMesh m = NULL;
+      char what[64];
+      snprintf(what, sizeof what, "%dD order %d", dim, p);
+      TEST_CALL(MakeCurved(dim, 1, p, Poly, &m));
+      if (!m) continue;
+      TEST_ASSERT(BlastMeshCurveOrder(m) == p, "%s: curve order", what);
+      CheckReproduces(what, m, 1, Poly, 1e-14);
+      const double exact = dim == 2 ? 1.0 - kA * kB : 1.0 + kA * kB * kC;
+      TEST_CLOSE(BlastMeshVolume(m), exact, 1e-14);
+      TEST_CALL(BlastMeshCheckJacobians(m, 3));
+      // Refinement in reference space: the same map, the same volume, shared nodes.
+      for (int levels = 1; levels <= 2; levels++) {
+        BlastMesh r = NULL;
+        TEST_CALL(BlastMeshRefine(m, levels, &r));
+        if (!r) continue;
+        const int K = 1 << levels;
+        int nodes = 1;
+        for (int g = 0; g < dim; g++) nodes *= K * p + 1;
+        TEST_ASSERT(BlastMeshNumNodes(r) == nodes, "%s L%d: %d nodes, expected %d (conforming)",
+                    what, levels, BlastMeshNumNodes(r), nodes);
+        TEST_ASSERT(BlastMeshCurveOrder(r) == p, "%s L%d: order", what, levels);
+        CheckReproduces(what, r, 1, Poly, 1e-14);
+        TEST_CLOSE(BlastMeshVolume(r), exact, 1e-13);
+        TEST_CALL(BlastMeshCheckJacobians(r, 3));
+        BlastMeshDestroy(&r);
+      }
+      BlastMeshDestroy(&m);
+    }
+
+  // A 2x2 grid of curved zones over the quadratic map: refinement gives a conforming mesh
+  // (the nodes of the global lattice of order 2 K p) that reproduces the map.
+  {
+    BlastMesh m = NULL, r = NULL;
+    TEST_CALL(MakeCurved(2, 2, 2, Poly, &m));
+    TEST_CALL(BlastMeshRefine(m, 2, &r));
+    if (r) {
+      TEST_ASSERT(BlastMeshNumNodes(r) == 17 * 17, "2x2 L2: %d nodes, expected %d",
+                  BlastMeshNumNodes(r), 17 * 17);
+      CheckReproduces("2x2 grid, 2 levels", r, 2, Poly, 1e-14);
+      TEST_CLOSE(BlastMeshVolume(r), 1.0 - kA * kB, 1e-14);
+    }
+    BlastMeshDestroy(&r);
+    BlastMeshDestroy(&m);
+  }
+
+  // The quarter annulus 1 <= r <= 2 as one zone of order 4 (nodes on the exact circles):
+  // its area is the polynomial interpolant's, within the interpolation error of the
+  // exact 3 pi / 4; refinement keeps it to round-off.
+  {
+    BlastMesh m = NULL, r = NULL;
+    TEST_CALL(MakeCurved(2, 1, 4, Annulus, &m));
+    TEST_CALL(BlastMeshRefine(m, 3, &r));
+    if (m && r) {
+      const double v = BlastMeshVolume(m);
+      TEST_CLOSE(v, 0.75 * M_PI, 1e-4);
+      TEST_CLOSE(BlastMeshVolume(r), v, 1e-13);
+      CheckReproduces("annulus refined", r, 1, Annulus, 1e-3);
+    }
+    BlastMeshDestroy(&r);
+    BlastMeshDestroy(&m);
+    // Two zones of order 4 in angle: the error of the area drops (by about 2^6).
+    BlastMesh m2 = NULL;
+    TEST_CALL(MakeCurved(2, 2, 4, Annulus, &m2));
+    if (m2) TEST_CLOSE(BlastMeshVolume(m2), 0.75 * M_PI, 2e-6);
+    BlastMeshDestroy(&m2);
+  }
+
+  // A folded curved zone (an edge's midpoint pushed across the zone): refused.
+  {
+    BlastMesh m = NULL;
+    TEST_CALL(MakeCurved(2, 1, 2, Poly, &m));
+    if (m) {
+      BlastMeshDesc d;
+      BlastMeshDescribe(m, &d);
+      double nodes[18];
+      memcpy(nodes, d.node_coords, sizeof nodes);
+      const int mid = BlastMeshZoneNodes(m)[1];  // the midpoint of the edge y = 0
+      nodes[mid * 2 + 1] = 1.5;
+      d.node_coords = nodes;
+      BlastMesh bad = NULL;
+      TEST_CALL(BlastMeshCreateFrom(&d, &bad));
+      if (bad) {
+        const int ierr = BlastMeshCheckJacobians(bad, 2);
+        TEST_ASSERT(ierr == BLAST_ERR_INPUT, "folded zone: %d, expected BLAST_ERR_INPUT", ierr);
+        const char *msg = BlastErrorMessage();
+        TEST_ASSERT(strstr(msg, "zone 0") && strstr(msg, "curved") && strstr(msg, "non-positive"),
+                    "folded zone: message '%s'", msg);
+        BlastErrorClear();
+      }
+      BlastMeshDestroy(&bad);
+    }
+    BlastMeshDestroy(&m);
+  }
+  return BlastTestFinish("test_mesh_curved");
+}
