@@ -1,7 +1,10 @@
 // Curved meshes (nodes of order p, BlastMeshCreateFrom): the zone map reproduces a
 // polynomial map of degree <= p exactly, volumes against closed-form integrals,
 // refinement in reference space keeps the geometry (volume, the map, shared nodes), and
-// the Jacobian check refuses a folded curved zone.
+// the Jacobian check refuses a folded curved zone; curved MFEM files (the generated
+// quadratic disc against its straight twin; files written by MFEM itself with nodes of
+// order 3 and 4, against the meshes they were made from).
+// Usage: test_mesh_curved MESH_DIR DATA_DIR
 #include <math.h>
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -12,6 +15,7 @@
 
 #include "geom.h"
 #include "mesh.h"
+#include "meshio.h"
 #include "testlib.h"
 
 static const double kA = 0.2, kB = 0.1, kC = 0.3;
@@ -133,7 +137,100 @@ static void CheckReproduces(const char *what, BlastMesh m, int n, MapFn f, doubl
               worst, tol);
 }
 
-int main(void) {
+static BlastMesh Read(const char *dir, const char *name) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  BlastMesh m = NULL;
+  TEST_CALL(BlastMeshRead(path, &m));
+  return m;
+}
+
+// The zone maps of a and b (same zones) agree at random points within tol.
+static void SameMaps(const char *what, BlastMesh a, BlastMesh b, double tol) {
+  if (!a || !b) return;
+  TEST_ASSERT(BlastMeshNumZones(a) == BlastMeshNumZones(b), "%s: zone counts", what);
+  const int dim = BlastMeshDim(a);
+  unsigned s = 11;
+  double worst = 0.0;
+  for (int z = 0; z < BlastMeshNumZones(a) && z < BlastMeshNumZones(b); z++)
+    for (int q = 0; q < 8; q++) {
+      double xi[3] = {0, 0, 0}, x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+      for (int g = 0; g < dim; g++) xi[g] = Rand01(&s);
+      if (q < 4) xi[q % dim] = (double)(q / dim);  // points on faces too
+      BlastMeshZoneMap(a, z, xi, x);
+      BlastMeshZoneMap(b, z, xi, y);
+      for (int g = 0; g < dim; g++) worst = fmax(worst, fabs(x[g] - y[g]));
+    }
+  TEST_ASSERT(worst <= tol, "%s: the zone maps differ by %.3e (tol %.1e)", what, worst, tol);
+  printf("%s: zone maps agree to %.2e\n", what, worst);
+}
+
+// Shoelace area of the straight quadrilaterals of a 2D mesh.
+static double PolygonArea(BlastMesh m) {
+  const double *x = BlastMeshCoords(m);
+  const int *zv = BlastMeshZoneVerts(m);
+  static const int ccw[4] = {0, 1, 3, 2};
+  double area = 0.0;
+  for (int z = 0; z < BlastMeshNumZones(m); z++)
+    for (int c = 0; c < 4; c++) {
+      const double *p = &x[2 * zv[4 * z + ccw[c]]], *q = &x[2 * zv[4 * z + ccw[(c + 1) % 4]]];
+      area += 0.5 * (p[0] * q[1] - p[1] * q[0]);
+    }
+  return area;
+}
+
+static void CheckFiles(const char *meshes, const char *data) {
+  BlastMesh curved = Read(meshes, "disc_curved_quad.mesh");
+  BlastMesh straight = Read(meshes, "disc_straight_quad.mesh");
+  if (curved && straight) {
+    TEST_ASSERT(BlastMeshCurveOrder(curved) == 2 && BlastMeshNumZones(curved) == 20,
+                "curved disc: order %d, %d zones", BlastMeshCurveOrder(curved),
+                BlastMeshNumZones(curved));
+    const double vc = BlastMeshVolume(curved), vs = BlastMeshVolume(straight);
+    TEST_CLOSE(vs, PolygonArea(straight), 1e-14);
+    TEST_CLOSE(vs, 2.0 * sqrt(2.0), 1e-14);  // the regular octagon
+    TEST_ASSERT(fabs(vc - M_PI) < 5e-3 && fabs(vc - M_PI) < 0.1 * fabs(vs - M_PI),
+                "disc areas: curved %.6f, straight %.6f, pi %.6f", vc, vs, M_PI);
+    printf("disc area: curved %.8f straight %.8f (pi %.8f)\n", vc, vs, M_PI);
+    // Rim points of the curved zones (the blocks' u = 1 sides) lie near the circle.
+    double worst = 0.0;
+    for (int z = 4; z < 20; z++)
+      for (int q = 0; q <= 8; q++) {
+        const double xi[2] = {1.0, q / 8.0};
+        double x[2];
+        if ((z - 4) % 4 != 1 && (z - 4) % 4 != 3) continue;  // i = n - 1 = 1
+        BlastMeshZoneMap(curved, z, xi, x);
+        worst = fmax(worst, fabs(hypot(x[0], x[1]) - 1.0));
+      }
+    TEST_ASSERT(worst < 2e-3, "curved disc: rim off the circle by %.3e", worst);
+    BlastMesh r = NULL;
+    TEST_CALL(BlastMeshRefine(curved, 2, &r));
+    if (r) TEST_CLOSE(BlastMeshVolume(r), vc, 1e-13);
+    BlastMeshDestroy(&r);
+  }
+  const char *disc[2] = {"mfem_disc_p3.mesh", "mfem_disc_p4.mesh"};
+  const char *hex[2] = {"mfem_hex_p3.mesh", "mfem_hex_p4.mesh"};
+  BlastMesh hex1 = Read(data, "hex_scrambled.mesh");
+  for (int k = 0; k < 2; k++) {
+    BlastMesh d = Read(data, disc[k]), h = Read(data, hex[k]);
+    TEST_ASSERT(d && BlastMeshCurveOrder(d) == 3 + k, "%s: order", disc[k]);
+    TEST_ASSERT(h && BlastMeshCurveOrder(h) == 3 + k, "%s: order", hex[k]);
+    SameMaps(disc[k], d, curved, 5e-6);
+    SameMaps(hex[k], h, hex1, 5e-6);
+    BlastMeshDestroy(&d);
+    BlastMeshDestroy(&h);
+  }
+  BlastMeshDestroy(&hex1);
+  BlastMeshDestroy(&curved);
+  BlastMeshDestroy(&straight);
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: test_mesh_curved MESH_DIR DATA_DIR\n");
+    return 2;
+  }
+  CheckFiles(argv[1], argv[2]);
   // Quadratic maps reproduced by orders 2..4, volume = the closed-form integral of det J.
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 2; p <= 4; p++) {
