@@ -413,6 +413,10 @@ static int CheckCurvedZone(BlastMesh mesh, int z, int nq, const double *x1) {
   return 0;
 }
 
+double BlastMeshZoneJacobian(BlastMesh mesh, int z, const double *xi, double *J) {
+  return ZoneMapJacobian(mesh, z, xi, J);
+}
+
 int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   double x1[BLAST_MAX_Q1D], w1[BLAST_MAX_Q1D], J[9];
   BlastCall(BlastGaussLegendre(nq, x1, w1));
