@@ -7,6 +7,7 @@
 #include "geom.h"
 #include "geom_basis.h"
 #include "memory.h"
+#include "mesh-curved.h"
 #include "mesh-impl.h"
 #include "topology.h"
 
@@ -275,30 +276,15 @@ const int *BlastMeshBdrAttr(BlastMesh mesh) {
   return mesh->bdr_attr;
 }
 
-// Nodes of a curved zone: at most (BLAST_MAX_CURVE_ORDER+1)^3.
-enum {
-  kMaxZoneNodes =
-      (BLAST_MAX_CURVE_ORDER + 1) * (BLAST_MAX_CURVE_ORDER + 1) * (BLAST_MAX_CURVE_ORDER + 1)
-};
-
-// Curved zone of order p = curve_order on geometry geom: x(xi) = sum_a X_a phi_a(xi) over
-// the zone's nodes (lattice order); x and/or J (J[c*dim + g] = dx_c/dxi_g) may be NULL.
-static void CurvedMap(BlastMesh mesh, int z, int geom, const double *xi, double *x, double *J) {
-  const int dim = mesh->dim, p = mesh->curve_order, nn = BlastGeomNumNodes(geom, p);
-  const size_t stride = (size_t)BlastGeomNumNodes(BlastGeomTensor(dim), p);
-  double phi[kMaxZoneNodes], dphi[kMaxZoneNodes * 3];
-  BlastGeomLagrange(geom, p, xi, x ? phi : NULL, J ? dphi : NULL);
-  if (x)
-    for (int c = 0; c < dim; c++) x[c] = 0.0;
-  if (J)
-    for (int i = 0; i < dim * dim; i++) J[i] = 0.0;
-  for (int a = 0; a < nn; a++) {
-    const double *X = &mesh->node_coords[(size_t)mesh->zone_nodes[(size_t)z * stride + a] * dim];
-    for (int c = 0; c < dim; c++) {
-      if (x) x[c] += phi[a] * X[c];
-      if (J)
-        for (int g = 0; g < dim; g++) J[c * dim + g] += X[c] * dphi[a * dim + g];
-    }
+// Straight simplex zones: the affine map x_0 + sum_g xi_g (x_{g+1} - x_0) (geom.h).
+static void AffineSimplexMap(BlastMesh mesh, int z, const double *xi, double *x) {
+  const int dim = mesh->dim;
+  const int *zv = &mesh->zone_verts[(size_t)z << dim];
+  const double *X0 = &mesh->coords[(size_t)zv[0] * dim];
+  for (int c = 0; c < dim; c++) x[c] = X0[c];
+  for (int g = 0; g < dim; g++) {
+    const double *X = &mesh->coords[(size_t)zv[g + 1] * dim];
+    for (int c = 0; c < dim; c++) x[c] += xi[g] * (X[c] - X0[c]);
   }
 }
 
@@ -309,12 +295,28 @@ static double Det(int dim, const double *J) {
          J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 
+// Its constant Jacobian J[c*dim + g] = x_{g+1,c} - x_{0,c}; returns det J.
+static double AffineSimplexJacobian(BlastMesh mesh, int z, double *J) {
+  const int dim = mesh->dim;
+  const int *zv = &mesh->zone_verts[(size_t)z << dim];
+  const double *X0 = &mesh->coords[(size_t)zv[0] * dim];
+  for (int g = 0; g < dim; g++) {
+    const double *X = &mesh->coords[(size_t)zv[g + 1] * dim];
+    for (int c = 0; c < dim; c++) J[c * dim + g] = X[c] - X0[c];
+  }
+  return Det(dim, J);
+}
+
 void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
   if (mesh->curve_order > 1) {
-    CurvedMap(mesh, z, mesh->zone_geom[z], xi, x, NULL);
+    BlastMeshCurvedMap(mesh, z, mesh->zone_geom[z], xi, x, NULL);
     return;
   }
   const int dim = mesh->dim, nc = 1 << dim;
+  if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+    AffineSimplexMap(mesh, z, xi, x);
+    return;
+  }
   for (int c = 0; c < dim; c++) x[c] = 0.0;
   for (int corner = 0; corner < nc; corner++) {
     double w = 1.0;
@@ -327,10 +329,11 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
 // Jacobian of the multilinear map, J[c*dim + g] = dx_c / dxi_g; returns det J.
 static double ZoneMapJacobian(BlastMesh mesh, int z, const double *xi, double *J) {
   if (mesh->curve_order > 1) {
-    CurvedMap(mesh, z, mesh->zone_geom[z], xi, NULL, J);
+    BlastMeshCurvedMap(mesh, z, mesh->zone_geom[z], xi, NULL, J);
     return Det(mesh->dim, J);
   }
   const int dim = mesh->dim, nc = 1 << dim;
+  if (BlastGeomIsSimplex(mesh->zone_geom[z])) return AffineSimplexJacobian(mesh, z, J);
   for (int i = 0; i < dim * dim; i++) J[i] = 0.0;
   for (int corner = 0; corner < nc; corner++) {
     const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc + corner] * dim];
@@ -343,73 +346,35 @@ static double ZoneMapJacobian(BlastMesh mesh, int z, const double *xi, double *J
       for (int c = 0; c < dim; c++) J[c * dim + g] += w * X[c];
     }
   }
-  if (dim == 1) return J[0];
-  if (dim == 2) return J[0] * J[3] - J[1] * J[2];
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return Det(dim, J);
 }
 
-// Point k of the checks of a curved zone: the tensor Gauss-Legendre points (collapsed
-// into the simplex on simplices), then the nodes of order 2p (vertices included).
-static void CurvedCheckPoint(int geom, int dim, int p, int nq, const double *x1, int k,
-                             double *xi) {
-  int npts = 1;
-  for (int g = 0; g < dim; g++) npts *= nq;
-  if (k >= npts) {
-    BlastGeomNode(geom, 2 * p, k - npts, xi);
-    return;
-  }
-  double u[3] = {0.0, 0.0, 0.0};
-  for (int g = 0, r = k; g < dim; g++, r /= nq) u[g] = x1[r % nq];
-  if (!BlastGeomIsSimplex(geom)) {
-    for (int g = 0; g < dim; g++) xi[g] = u[g];
-  } else if (dim == 2) {
-    xi[0] = u[0] * (1.0 - u[1]), xi[1] = u[1];
-  } else {
-    xi[0] = u[0] * (1.0 - u[1]) * (1.0 - u[2]), xi[1] = u[1] * (1.0 - u[2]), xi[2] = u[2];
-  }
-}
-
-// A curved zone: its nodes within BLAST_MAX_COORDINATE, det J finite and positive at the
-// Gauss points and at the nodes of order 2p.
-static int CheckCurvedZone(BlastMesh mesh, int z, int nq, const double *x1) {
-  const int dim = mesh->dim, p = mesh->curve_order, geom = mesh->zone_geom[z];
-  const size_t stride = (size_t)BlastGeomNumNodes(BlastGeomTensor(dim), p);
-  for (int a = 0; a < BlastGeomNumNodes(geom, p); a++) {
-    const int n = mesh->zone_nodes[(size_t)z * stride + a];
-    const double *X = &mesh->node_coords[(size_t)n * dim];
-    for (int g = 0; g < dim; g++)
-      BlastCheck(fabs(X[g]) <= BLAST_MAX_COORDINATE, BLAST_ERR_INPUT,
-                 "zone %d (attribute %d): coordinates too large or not finite: its node %d is at "
-                 "(%g, %g, %g), beyond the %g that blast_gpu accepts; scale the mesh",
-                 z, mesh->zone_attr[z], n, X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0,
-                 BLAST_MAX_COORDINATE);
-  }
-  int npts = 1;
-  for (int g = 0; g < dim; g++) npts *= nq;
-  npts += BlastGeomNumNodes(geom, 2 * p);
-  const double *X = &mesh->node_coords[(size_t)mesh->zone_nodes[(size_t)z * stride] * dim];
-  for (int k = 0; k < npts; k++) {
-    double xi[3] = {0.0, 0.0, 0.0}, J[9];
-    CurvedCheckPoint(geom, dim, p, nq, x1, k, xi);
-    CurvedMap(mesh, z, geom, xi, NULL, J);
-    const double det = Det(dim, J);
-    int finite = isfinite(det);
-    for (int i = 0; i < dim * dim; i++) finite = finite && isfinite(J[i]);
-    BlastCheck(finite, BLAST_ERR_INPUT,
-               "zone %d (attribute %d, curved %s of order %d, first node at (%g, %g, %g)): "
-               "coordinates too large or not finite: the Jacobian at reference point (%g, %g, "
-               "%g) is not a finite number (det J = %g); scale the mesh",
-               z, mesh->zone_attr[z], BlastGeomName(geom), p, X[0], dim > 1 ? X[1] : 0.0,
-               dim > 2 ? X[2] : 0.0, xi[0], xi[1], xi[2], det);
-    BlastCheck(det > 0.0, BLAST_ERR_INPUT,
-               "zone %d (attribute %d, curved %s of order %d, first node at (%g, %g, %g)) has a "
-               "non-positive Jacobian determinant %.3e at reference point (%g, %g, %g): the "
-               "curved zone is inverted or folded; check the order of its vertices and the "
-               "positions of its nodes",
-               z, mesh->zone_attr[z], BlastGeomName(geom), p, X[0], dim > 1 ? X[1] : 0.0,
-               dim > 2 ? X[2] : 0.0, det, xi[0], xi[1], xi[2]);
-  }
+// BlastMeshCheckJacobians on a straight simplex zone: its constant Jacobian.
+static int CheckSimplexJacobian(BlastMesh mesh, int z) {
+  const int dim = mesh->dim, g = mesh->zone_geom[z];
+  double J[9];
+  const double det = AffineSimplexJacobian(mesh, z, J);
+  int finite = isfinite(det);
+  for (int i = 0; i < dim * dim; i++) finite = finite && isfinite(J[i]);
+  const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z << dim] * dim];
+  BlastCheck(finite, BLAST_ERR_INPUT,
+             "zone %d (%s, attribute %d, vertex 0 at (%g, %g, %g)): coordinates too large or "
+             "not finite: the Jacobian of the zone's map is not a finite number (det J = %g): "
+             "the geometry overflows double precision; scale the mesh so that its coordinates "
+             "and their products stay far below 1e308",
+             z, BlastGeomName(g), mesh->zone_attr[z], X[0], dim > 1 ? X[1] : 0.0,
+             dim > 2 ? X[2] : 0.0, det);
+  BlastCheck(det != 0.0, BLAST_ERR_INPUT,
+             "zone %d (%s, attribute %d) is degenerate: det J = 0 (its vertices lie on one "
+             "%s; vertex 0 at (%g, %g, %g))",
+             z, BlastGeomName(g), mesh->zone_attr[z], dim == 2 ? "line" : "plane", X[0],
+             dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0);
+  BlastCheck(det > 0.0, BLAST_ERR_INPUT,
+             "zone %d (%s, attribute %d) is inverted: det J = %.3e < 0 (vertex 0 at (%g, %g, "
+             "%g)): its vertices are listed in the negative orientation; swap two of them in "
+             "the mesh file",
+             z, BlastGeomName(g), mesh->zone_attr[z], det, X[0], dim > 1 ? X[1] : 0.0,
+             dim > 2 ? X[2] : 0.0);
   return 0;
 }
 
@@ -425,10 +390,10 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   for (int g = 0; g < dim; g++) npts *= nq;
   for (int z = 0; z < mesh->nzones; z++) {
     if (mesh->curve_order > 1) {
-      BlastCall(CheckCurvedZone(mesh, z, nq, x1));
+      BlastCall(BlastMeshCheckCurvedZone(mesh, z, nq, x1));
       continue;
     }
-    for (int c = 0; c < nc; c++) {
+    for (int c = 0; c < BlastGeomNumVertices(mesh->zone_geom[z]); c++) {
       const int v = mesh->zone_verts[(size_t)z * nc + c];
       const double *X = &mesh->coords[(size_t)v * dim];
       for (int g = 0; g < dim; g++)
@@ -439,6 +404,10 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
                    "the mesh",
                    z, mesh->zone_attr[z], v, X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0,
                    BLAST_MAX_COORDINATE);
+    }
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      BlastCall(CheckSimplexJacobian(mesh, z));
+      continue;
     }
     for (int p = 0; p < npts + nc; p++) {
       double xi[3];
@@ -478,37 +447,17 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   return 0;
 }
 
-// Volume of the curved zones: det J of a tensor map of order p has degree <= dim*p - 1
-// per direction, so dim*p/2 + 1 Gauss points per direction are exact (collapsed onto
-// simplices with the Jacobian of the collapse, exact with one point more).
-static double CurvedVolume(BlastMesh mesh) {
-  const int dim = mesh->dim, p = mesh->curve_order, nq = dim * p / 2 + 2;
-  double x1[BLAST_MAX_Q1D], w1[BLAST_MAX_Q1D], J[9], vol = 0.0;
-  BlastGaussLegendre(nq, x1, w1);
-  int npts = 1;
-  for (int g = 0; g < dim; g++) npts *= nq;
-  for (int z = 0; z < mesh->nzones; z++) {
-    const int geom = mesh->zone_geom[z];
-    for (int k = 0; k < npts; k++) {
-      double xi[3] = {0.0, 0.0, 0.0}, u[3] = {0.0, 0.0, 0.0}, w = 1.0;
-      for (int g = 0, r = k; g < dim; g++, r /= nq) u[g] = x1[r % nq], w *= w1[r % nq];
-      CurvedCheckPoint(geom, dim, p, nq, x1, k, xi);
-      if (BlastGeomIsSimplex(geom))
-        w *= dim == 2 ? 1.0 - u[1] : (1.0 - u[1]) * (1.0 - u[2]) * (1.0 - u[2]);
-      CurvedMap(mesh, z, geom, xi, NULL, J);
-      vol += w * fabs(Det(dim, J));
-    }
-  }
-  return vol;
-}
-
 double BlastMeshVolume(BlastMesh mesh) {
-  if (mesh->curve_order > 1) return CurvedVolume(mesh);
+  if (mesh->curve_order > 1) return BlastMeshCurvedVolume(mesh);
   // Multilinear maps: det J has degree <= dim-1 per direction; 2 points are exact.
   double x1[2], w1[2], J[9], vol = 0.0;
   BlastGaussLegendre(2, x1, w1);
   const int dim = mesh->dim;
   for (int z = 0; z < mesh->nzones; z++) {
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {  // |det J| / dim!
+      vol += fabs(AffineSimplexJacobian(mesh, z, J)) / (dim == 2 ? 2.0 : 6.0);
+      continue;
+    }
     for (int p = 0; p < (1 << dim); p++) {
       double xi[3], w = 1.0;
       for (int g = 0; g < dim; g++) xi[g] = x1[(p >> g) & 1], w *= w1[(p >> g) & 1];
@@ -518,14 +467,74 @@ double BlastMeshVolume(BlastMesh mesh) {
   return vol;
 }
 
+// The lattice subdivisions of the simplices (BlastSimplexChildren) of a refinement of
+// order K: zones (dim) and boundary faces (dim - 1).
+typedef struct {
+  int *zone, *face;
+} SimplexChildren;
+
+// Refine simplex zone z: its lattice points of order K (new vertices at their lattice ids)
+// and its K^dim children (lattice subdivision, positively oriented).
+static int RefineSimplexZone(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
+                             const SimplexChildren *sc, int z, double *coords, int *zv, int *za) {
+  const int dim = mesh->dim, nc = 1 << dim;
+  for (int i2 = 0; i2 <= (dim == 3 ? K : 0); i2++)
+    for (int i1 = 0; i1 + i2 <= K; i1++)
+      for (int i0 = 0; i0 + i1 + i2 <= K; i0++) {
+        const int i[3] = {i0, i1, i2};
+        const double xi[3] = {(double)i0 / K, (double)i1 / K, (double)i2 / K};
+        const int64_t id = BlastLatticeId(t, mesh->zone_verts, z, K, i);
+        BlastMeshZoneMap(mesh, z, xi, &coords[id * dim]);
+        for (int c = 0; c < dim; c++)
+          BlastCheck(isfinite(coords[id * dim + c]), BLAST_ERR_INPUT,
+                     "zone %d: coordinates too large or not finite: serial refinement ([mesh] "
+                     "refine_serial) gives the zone's point (%g, %g, %g) of reference "
+                     "coordinates the non-finite coordinate %g; scale the mesh",
+                     z, xi[0], xi[1], xi[2], coords[id * dim + c]);
+      }
+  for (int64_t c = 0; c < nchild; c++) {
+    const int64_t child = (int64_t)z * nchild + c;
+    for (int a = 0; a < nc; a++) {
+      const int *i = &sc->zone[(c * (dim + 1) + a) * dim];
+      zv[child * nc + a] = a <= dim ? (int)BlastLatticeId(t, mesh->zone_verts, z, K, i) : -1;
+    }
+    za[child] = mesh->zone_attr[z];
+  }
+  return 0;
+}
+
+// Refine boundary face f, local facet lf of simplex zone z: its K^(dim-1) children.
+static void RefineSimplexFacet(BlastMesh mesh, const BlastTopology *t, int K, int64_t nbchild,
+                               const SimplexChildren *sc, int f, int z, int lf, int *bv, int *ba) {
+  const int dim = mesh->dim, nf = 1 << (dim - 1);
+  for (int64_t c = 0; c < nbchild; c++) {
+    const int64_t child = (int64_t)f * nbchild + c;
+    for (int a = 0; a < nf; a++) {
+      int i[3];
+      if (a >= dim) {
+        bv[child * nf + a] = -1;
+        continue;
+      }
+      BlastSimplexFacetPoint(dim, lf, K, &sc->face[(c * dim + a) * (dim - 1)], i);
+      bv[child * nf + a] = (int)BlastLatticeId(t, mesh->zone_verts, z, K, i);
+    }
+    ba[child] = mesh->bdr_attr[f];
+  }
+}
+
 // Fill the refined mesh arrays (see BlastMeshRefine); separated so that every early
 // return leaves the caller to free the arrays.
 static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
-                      int64_t nbchild, double *coords, int *zv, int *za, int *bv, int *ba) {
+                      int64_t nbchild, const SimplexChildren *sc, double *coords, int *zv, int *za,
+                      int *bv, int *ba) {
   const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1);
   // Vertices keep their ids; those used by no zone keep their coordinates too.
   memcpy(coords, mesh->coords, sizeof(double) * mesh->nverts * dim);
   for (int z = 0; z < mesh->nzones; z++) {
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      BlastCall(RefineSimplexZone(mesh, t, K, nchild, sc, z, coords, zv, za));
+      continue;
+    }
     int64_t npts = 1;
     for (int g = 0; g < dim; g++) npts *= K + 1;
     for (int64_t p = 0; p < npts; p++) {
@@ -560,6 +569,10 @@ static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nch
     BlastCheck(facet >= 0, BLAST_ERR_INPUT,
                "boundary face %d (attribute %d) is not a face of any zone", f, mesh->bdr_attr[f]);
     int z = t->facet_zone[2 * facet], lf = t->facet_zone[2 * facet + 1], g = lf / 2, s = lf % 2;
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      RefineSimplexFacet(mesh, t, K, nbchild, sc, f, z, lf, bv, ba);
+      continue;
+    }
     int other[2] = {0, 0}, no = 0;
     for (int h = 0; h < dim; h++)
       if (h != g) other[no++] = h;
@@ -573,47 +586,6 @@ static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nch
         bv[child * nf + corner] = (int)BlastLatticeId(t, mesh->zone_verts, z, K, i);
       }
       ba[child] = mesh->bdr_attr[f];
-    }
-  }
-  return 0;
-}
-
-// Curved geometry of the refined mesh (tensor zones): the nodes of order p of the
-// children are the points of the parent's lattice of order K p, each computed once from
-// the parent's map (a point shared by zones: the last zone's value, the same for every
-// child that uses it), so the refined geometry is continuous.
-static int RefineCurvedNodes(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
-                             double *nodes, int *zn) {
-  const int dim = mesh->dim, p = mesh->curve_order, Kp = K * p;
-  const int nn = BlastGeomNumNodes(BlastGeomTensor(dim), p);
-  int64_t npts = 1;
-  for (int g = 0; g < dim; g++) npts *= Kp + 1;
-  for (int z = 0; z < mesh->nzones; z++) {
-    for (int64_t q = 0; q < npts; q++) {
-      int i[3] = {0, 0, 0};
-      double xi[3] = {0.0, 0.0, 0.0};
-      int64_t r = q;
-      for (int g = 0; g < dim; g++)
-        i[g] = (int)(r % (Kp + 1)), r /= Kp + 1, xi[g] = (double)i[g] / Kp;
-      const int64_t id = BlastLatticeId(t, mesh->zone_verts, z, Kp, i);
-      CurvedMap(mesh, z, mesh->zone_geom[z], xi, &nodes[id * dim], NULL);
-      for (int c = 0; c < dim; c++)
-        BlastCheck(isfinite(nodes[id * dim + c]), BLAST_ERR_INPUT,
-                   "zone %d: coordinates too large or not finite: refinement gives the curved "
-                   "zone's point of reference coordinates (%g, %g, %g) the non-finite "
-                   "coordinate %g; scale the mesh",
-                   z, xi[0], xi[1], xi[2], nodes[id * dim + c]);
-    }
-    for (int64_t c = 0; c < nchild; c++) {
-      int ci[3] = {0, 0, 0};
-      int64_t r = c;
-      for (int g = 0; g < dim; g++) ci[g] = (int)(r % K), r /= K;
-      const int64_t child = (int64_t)z * nchild + c;
-      for (int a = 0; a < nn; a++) {
-        int i[3] = {0, 0, 0};
-        for (int g = 0, ra = a; g < dim; g++, ra /= p + 1) i[g] = ci[g] * p + ra % (p + 1);
-        zn[child * nn + a] = (int)BlastLatticeId(t, mesh->zone_verts, z, Kp, i);
-      }
     }
   }
   return 0;
@@ -668,7 +640,21 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
   if (!ierr) ierr = BlastMalloc(nz, &za);
   if (!ierr) ierr = BlastMalloc((size_t)nb * nf + 1, &bv);
   if (!ierr) ierr = BlastMalloc(nb + 1, &ba);
-  if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, coords, zv, za, bv, ba);
+  SimplexChildren sc = {NULL, NULL};
+  unsigned char *zg = NULL, *bg = NULL;
+  if (!ierr && mesh->nsimplex) {
+    ierr = BlastMalloc((size_t)nchild * (dim + 1) * dim, &sc.zone);
+    if (!ierr) ierr = BlastMalloc((size_t)nbchild * dim * (dim - 1) + 1, &sc.face);
+    if (!ierr) ierr = BlastMalloc(nz, &zg);
+    if (!ierr) ierr = BlastMalloc(nb + 1, &bg);
+    if (!ierr) {
+      BlastSimplexChildren(dim, K, sc.zone);
+      if (dim > 1) BlastSimplexChildren(dim - 1, K, sc.face);
+      for (int64_t c = 0; c < nz; c++) zg[c] = mesh->zone_geom[c / nchild];
+      for (int64_t c = 0; c < nb; c++) bg[c] = mesh->bdr_geom[c / nbchild];
+    }
+  }
+  if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, &sc, coords, zv, za, bv, ba);
   double *nodes = NULL;
   int *zn = NULL;
   int64_t nn64 = 0;
@@ -683,9 +669,27 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
                              levels, p, (long long)nn64, INT32_MAX);
     if (!ierr) ierr = BlastMalloc((size_t)nn64 * dim, &nodes);
     if (!ierr) ierr = BlastMalloc((size_t)nz * nn, &zn);
-    if (!ierr) ierr = RefineCurvedNodes(mesh, t, K, nchild, nodes, zn);
+    if (!ierr) ierr = BlastMeshRefineCurvedNodes(mesh, t, K, nchild, nodes, zn);
   }
-  if (!ierr) {
+  if (!ierr && !mesh->nsimplex && p <= 1)
+    ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
+  if (!ierr && mesh->nsimplex) {
+    const BlastMeshDesc d = {.dim = dim,
+                             .nverts = (int)nv64,
+                             .nzones = nz,
+                             .nbdr = nb,
+                             .coords = coords,
+                             .zone_verts = zv,
+                             .zone_geom = zg,
+                             .zone_attr = za,
+                             .bdr_verts = bv,
+                             .bdr_geom = bg,
+                             .bdr_attr = ba,
+                             .nnames = mesh->nnames,
+                             .names = mesh->names};
+    ierr = BlastMeshCreateFrom(&d, refined);
+  }
+  if (!ierr && p > 1) {
     BlastMeshDesc d;
     BlastMeshDescribe(mesh, &d);
     d.nverts = (int)nv64, d.coords = coords, d.nzones = nz, d.zone_verts = zv, d.zone_attr = za;
@@ -696,6 +700,10 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
   }
   BlastFree(&nodes);
   BlastFree(&zn);
+  BlastFree(&sc.zone);
+  BlastFree(&sc.face);
+  BlastFree(&zg);
+  BlastFree(&bg);
   BlastTopologyDestroy(&t);
   BlastFree(&coords);
   BlastFree(&zv);
