@@ -137,6 +137,122 @@ static void CheckReproduces(const char *what, BlastMesh m, int n, MapFn f, doubl
               worst, tol);
 }
 
+// The quadratic maps on simplices: 2D as Poly; 3D (x + a y^2, y + b z^2, z + c x y).
+static void PolyS(int dim, const double *u, double *x) {
+  if (dim == 2) return Poly(2, u, x);
+  x[0] = u[0] + kA * u[1] * u[1], x[1] = u[1] + kB * u[2] * u[2], x[2] = u[2] + kC * u[0] * u[1];
+}
+
+// MFEM text of straight simplices (vertices X, elements E with nv vertices each, faces B)
+// with H1 nodes of order 2 of the map PolyS: vertex dofs, then one per edge, edges
+// numbered by first appearance (MFEM's local edges of triangles / tetrahedra).
+static int SimplexText(int dim, int nvert, const double *X, int ne, const int *E, int nb,
+                       const int *B, char *buf, size_t len, int curved) {
+  static const int tri[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+  static const int tet[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  const int nv = dim + 1, nle = dim == 2 ? 3 : 6;
+  int edges[64][2], nedge = 0;
+  double mid[64][3];
+  for (int e = 0; e < ne; e++)
+    for (int j = 0; j < nle; j++) {
+      const int a = E[e * nv + (dim == 2 ? tri[j][0] : tet[j][0])];
+      const int b = E[e * nv + (dim == 2 ? tri[j][1] : tet[j][1])];
+      int k = 0;
+      while (k < nedge &&
+             !((edges[k][0] == a && edges[k][1] == b) || (edges[k][0] == b && edges[k][1] == a)))
+        k++;
+      if (k < nedge) continue;
+      edges[nedge][0] = a, edges[nedge][1] = b;
+      for (int c = 0; c < dim; c++) mid[nedge][c] = 0.5 * (X[a * dim + c] + X[b * dim + c]);
+      nedge++;
+    }
+  size_t n = (size_t)snprintf(buf, len, "MFEM mesh v1.0\ndimension\n%d\nelements\n%d\n", dim, ne);
+  for (int e = 0; e < ne; e++) {
+    n += (size_t)snprintf(buf + n, len - n, "1 %d", dim == 2 ? 2 : 4);
+    for (int c = 0; c < nv; c++) n += (size_t)snprintf(buf + n, len - n, " %d", E[e * nv + c]);
+    n += (size_t)snprintf(buf + n, len - n, "\n");
+  }
+  n += (size_t)snprintf(buf + n, len - n, "boundary\n%d\n", nb);
+  for (int f = 0; f < nb; f++) {
+    n += (size_t)snprintf(buf + n, len - n, "1 %d", dim == 2 ? 1 : 2);
+    for (int c = 0; c < dim; c++) n += (size_t)snprintf(buf + n, len - n, " %d", B[f * dim + c]);
+    n += (size_t)snprintf(buf + n, len - n, "\n");
+  }
+  if (!curved) {
+    n += (size_t)snprintf(buf + n, len - n, "vertices\n%d\n%d\n", nvert, dim);
+    for (int v = 0; v < nvert; v++)
+      for (int c = 0; c < dim; c++)
+        n += (size_t)snprintf(buf + n, len - n, "%.17g%c", X[v * dim + c], c == dim - 1 ? 10 : 32);
+    return (int)n;
+  }
+  n += (size_t)snprintf(buf + n, len - n,
+                        "vertices\n%d\nnodes\nFiniteElementSpace\nFiniteElementCollection: "
+                        "H1_%dD_P2\nVDim: %d\nOrdering: 1\n",
+                        nvert, dim, dim);
+  for (int d = 0; d < nvert + nedge; d++) {
+    double y[3];
+    PolyS(dim, d < nvert ? &X[d * dim] : mid[d - nvert], y);
+    for (int c = 0; c < dim; c++)
+      n += (size_t)snprintf(buf + n, len - n, "%.17g%c", y[c], c == dim - 1 ? 10 : 32);
+  }
+  return (int)n;
+}
+
+// Curved triangles and a tetrahedron of order 2 from MFEM text: the map is the quadratic
+// map of the straight zone's affine map; straight mixed triangles and quadrilaterals.
+static void CheckSimplexFiles(void) {
+  char buf[8192];
+  const double X2[] = {0, 0, 1, 0, 1, 1, 0, 1};
+  const int E2[] = {3, 0, 2, 0, 1, 2}, B2[] = {0, 1, 1, 2, 2, 3, 3, 0};
+  const double X3[] = {0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1};
+  const int E3[] = {0, 2, 1, 3}, B3[] = {0, 1, 2, 0, 2, 3, 0, 3, 1, 2, 1, 3};
+  for (int dim = 2; dim <= 3; dim++) {
+    const int nvert = dim == 2 ? 4 : 4, ne = dim == 2 ? 2 : 1, nb = 4;
+    const double *X = dim == 2 ? X2 : X3;
+    const int *E = dim == 2 ? E2 : E3;
+    const int len = SimplexText(dim, nvert, X, ne, E, nb, dim == 2 ? B2 : B3, buf, sizeof buf, 1);
+    BlastMesh m = NULL;
+    TEST_CALL(BlastMeshReadBuffer("simplex.mesh", buf, (size_t)len, &m));
+    if (!m) continue;
+    TEST_ASSERT(BlastMeshCurveOrder(m) == 2 && BlastMeshHasSimplices(m), "%dD simplices: order",
+                dim);
+    unsigned s = 5;
+    double worst = 0.0;
+    for (int z = 0; z < ne; z++)
+      for (int q = 0; q < 10; q++) {
+        double xi[3] = {0, 0, 0}, u[3] = {0, 0, 0}, x[3] = {0, 0, 0}, y[3] = {0, 0, 0}, sum = 0;
+        for (int g = 0; g < dim; g++) xi[g] = Rand01(&s) / dim, sum += xi[g];
+        (void)sum;
+        const double *X0 = &X[E[z * (dim + 1)] * dim];
+        for (int c = 0; c < dim; c++) {
+          u[c] = X0[c];
+          for (int g = 0; g < dim; g++)
+            u[c] += xi[g] * (X[E[z * (dim + 1) + g + 1] * dim + c] - X0[c]);
+        }
+        BlastMeshZoneMap(m, z, xi, x);
+        PolyS(dim, u, y);
+        for (int c = 0; c < dim; c++) worst = fmax(worst, fabs(x[c] - y[c]));
+      }
+    TEST_ASSERT(worst < 1e-14, "%dD curved simplices: map off by %.3e", dim, worst);
+    BlastMeshDestroy(&m);
+  }
+  // Straight: a quadrilateral and two triangles.
+  const char *mixed =
+      "MFEM mesh v1.0\ndimension\n2\nelements\n3\n1 3 0 1 4 3\n1 2 1 2 4\n1 2 2 5 4\n"
+      "boundary\n6\n1 1 0 1\n1 1 1 2\n1 1 2 5\n1 1 5 4\n1 1 4 3\n1 1 3 0\n"
+      "vertices\n6\n2\n0 0\n1 0\n2 0\n0 1\n1 1\n2 1\n";
+  BlastMesh m = NULL;
+  TEST_CALL(BlastMeshReadBuffer("mixed.mesh", mixed, strlen(mixed), &m));
+  if (m) {
+    TEST_ASSERT(BlastMeshZoneGeom(m, 0) == BLAST_GEOM_SQUARE &&
+                    BlastMeshZoneGeom(m, 1) == BLAST_GEOM_TRIANGLE,
+                "mixed mesh: geometries %d %d", BlastMeshZoneGeom(m, 0), BlastMeshZoneGeom(m, 1));
+    TEST_ASSERT(BlastMeshZoneVerts(m)[4 + 3] == -1, "mixed mesh: padded slot");
+    TEST_CLOSE(BlastMeshVolume(m), 2.0, 1e-15);
+  }
+  BlastMeshDestroy(&m);
+}
+
 static BlastMesh Read(const char *dir, const char *name) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -231,6 +347,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   CheckFiles(argv[1], argv[2]);
+  CheckSimplexFiles();
   // Quadratic maps reproduced by orders 2..4, volume = the closed-form integral of det J.
   for (int dim = 2; dim <= 3; dim++)
     for (int p = 2; p <= 4; p++) {
