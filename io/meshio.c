@@ -558,10 +558,20 @@ static void FreeMeshData(MeshData *m) {
   BlastFree(&m->zone_nodes);
 }
 
+static int IsGmsh(const char *buf, size_t len) {
+  return len >= 11 && !memcmp(buf, "$MeshFormat", 11);
+}
+
 // Parse the text in r->buf (len bytes, NUL-terminated; freed here) into a mesh.
 static int ReadFromBuffer(Reader *r, size_t len, BlastMesh *mesh) {
   MeshData d = {0};
   BlastMesh m = NULL;
+  if (IsGmsh(r->buf, len)) {  // a Gmsh .msh file (io/gmsh.c)
+    int ierr = BlastMeshReadGmshBuffer(r->path, r->buf, len, mesh);
+    BlastFree(&r->buf);
+    BlastCall(ierr);
+    return 0;
+  }
   int ierr = Tokenize(r, len);
   if (!ierr) ierr = ParseMesh(r, &d);
   if (!ierr) {
@@ -602,69 +612,6 @@ int BlastMeshReadBuffer(const char *name, const char *text, size_t len, BlastMes
   if (len) memcpy(r.buf, text, len);
   r.buf[len] = '\0';
   BlastCall(ReadFromBuffer(&r, len, mesh));
-  return 0;
-}
-
-// ---------------------------------------------------------------------------------------
-// Writer
-
-static void WriteMeshText(BlastMesh mesh, FILE *fp) {
-  const int dim = BlastMeshDim(mesh), nc = 1 << dim, nf = 1 << (dim - 1);
-  const int nz = BlastMeshNumZones(mesh), nb = BlastMeshNumBoundary(mesh);
-  const int nv = BlastMeshNumVertices(mesh);
-  const int *zv = BlastMeshZoneVerts(mesh), *za = BlastMeshZoneAttr(mesh);
-  const int *bv = BlastMeshBdrVerts(mesh), *ba = BlastMeshBdrAttr(mesh);
-  const double *x = BlastMeshCoords(mesh);
-  fprintf(fp, "MFEM mesh v1.0\n\n# written by blast_gpu\n\ndimension\n%d\n\nelements\n%d\n", dim,
-          nz);
-  for (int z = 0; z < nz; z++) {
-    fprintf(fp, "%d %d", za[z], kTensorGeom[dim]);
-    for (int c = 0; c < nc; c++)
-      fprintf(fp, " %d", zv[(size_t)z * nc + (nc >= 4 ? kLexToMfem[c] : c)]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "\nboundary\n%d\n", nb);
-  for (int f = 0; f < nb; f++) {
-    fprintf(fp, "%d %d", ba[f], kTensorGeom[dim - 1]);
-    for (int c = 0; c < nf; c++)
-      fprintf(fp, " %d", bv[(size_t)f * nf + (nf >= 4 ? kLexToMfem[c] : c)]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "\nvertices\n%d\n%d\n", nv, dim);
-  for (int v = 0; v < nv; v++)
-    for (int c = 0; c < dim; c++)
-      fprintf(fp, "%.17g%c", x[(size_t)v * dim + c], c == dim - 1 ? '\n' : ' ');
-}
-
-int BlastMeshWrite(BlastMesh mesh, const char *path) {
-  BlastCheck(mesh && path, BLAST_ERR_ARG, "NULL argument");
-  char *tmp;
-  size_t len = strlen(path) + 32;
-  BlastCall(BlastMalloc(len, &tmp));
-  snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-  // A new file, never through a link or into a file left at the temporary's name.
-  FILE *fp = NULL;
-  if (BlastCreateNewFile(tmp, &fp)) {
-    BlastFree(&tmp);
-    return BlastErrorTrace(__FILE__, __LINE__, __func__, BLAST_ERR_IO);
-  }
-  WriteMeshText(mesh, fp);
-  int bad = fflush(fp) != 0 || ferror(fp);
-  int e = errno;
-  if (fclose(fp) != 0 && !bad) bad = 1, e = errno;
-  if (!bad && rename(tmp, path) != 0) {
-    e = errno;
-    remove(tmp);
-    BlastFree(&tmp);
-    BlastError(BLAST_ERR_IO, "cannot rename the temporary mesh file to '%s': %s", path,
-               strerror(e));
-  }
-  if (bad) {
-    remove(tmp);
-    BlastFree(&tmp);
-    BlastError(BLAST_ERR_IO, "cannot write mesh file '%s': %s", path, strerror(e));
-  }
-  BlastFree(&tmp);
   return 0;
 }
 
@@ -778,6 +725,19 @@ int BlastMeshPeekDim(const char *path, int *dim) {
   BlastFileProbe probe;
   if (BlastProbeRegularFile(path, BLAST_MESH_MAX_BYTES, &probe, &fp) != BLAST_FILE_OK) return 0;
   char line[256];
+  if (fgets(line, sizeof line, fp) && IsGmsh(line, strlen(line))) {
+    // A .msh file: its dimension is that of its highest elements; read it.
+    fclose(fp);
+    BlastMesh m = NULL;
+    if (BlastMeshRead(path, &m)) {
+      BlastErrorClear();
+      return 0;
+    }
+    *dim = BlastMeshDim(m);
+    BlastMeshDestroy(&m);
+    return 0;
+  }
+  rewind(fp);
   int want = 0;  // the line after "dimension" holds it
   for (int n = 0; n < 1000 && fgets(line, sizeof line, fp); n++) {
     char word[32] = "";
