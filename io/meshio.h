@@ -73,7 +73,9 @@ int BlastMeshReadBuffer(const char *name, const char *text, size_t len, BlastMes
 /// @brief Write a mesh as MFEM mesh v1.0 text with explicit vertices (readable by
 /// BlastMeshRead and by MFEM; coordinates with 17 significant digits, so a round trip is
 /// exact). The file is written under a temporary name in the same folder and renamed
-/// at the end, so an existing file at `path` is never left half-written.
+/// at the end, so an existing file at `path` is never left half-written. Triangles and
+/// tetrahedra are written with their geometry; a curved mesh's nodes are not written (the
+/// file holds its vertices: the straight-sided mesh).
 /// @return BLAST_ERR_IO if the file cannot be created, written or renamed.
 int BlastMeshWrite(BlastMesh mesh, const char *path);
 

@@ -1,4 +1,5 @@
-// MFEM mesh v1.0 writer (see meshio.h): straight tensor meshes with explicit vertices.
+// MFEM mesh v1.0 writer (see meshio.h): explicit vertices, any zone geometry; the nodes of
+// a curved mesh are not written (its vertices are: the straight-sided mesh).
 #define _POSIX_C_SOURCE 200809L  // getpid()
 
 #include <errno.h>
@@ -10,8 +11,6 @@
 #include "meshio.h"
 #include "safefile.h"
 
-// The tensor-product geometry of each dimension (MFEM's numbers).
-static const int kTensorGeom[4] = {0, 1, 3, 5};
 // Lexicographic corner c is MFEM vertex kLexToMfem[c] (its own inverse).
 static const int kLexToMfem[8] = {0, 1, 3, 2, 4, 5, 7, 6};
 
@@ -27,17 +26,22 @@ static void WriteMeshText(BlastMesh mesh, FILE *fp) {
   const double *x = BlastMeshCoords(mesh);
   fprintf(fp, "MFEM mesh v1.0\n\n# written by blast_gpu\n\ndimension\n%d\n\nelements\n%d\n", dim,
           nz);
+  // Geometry numbers are MFEM's; tensor corners in MFEM order, simplices as they are.
   for (int z = 0; z < nz; z++) {
-    fprintf(fp, "%d %d", za[z], kTensorGeom[dim]);
-    for (int c = 0; c < nc; c++)
-      fprintf(fp, " %d", zv[(size_t)z * nc + (nc >= 4 ? kLexToMfem[c] : c)]);
+    const int g = BlastMeshZoneGeom(mesh, z), n = BlastGeomNumVertices(g);
+    const int tensor = !BlastGeomIsSimplex(g) && n >= 4;
+    fprintf(fp, "%d %d", za[z], g);
+    for (int c = 0; c < n; c++)
+      fprintf(fp, " %d", zv[(size_t)z * nc + (tensor ? kLexToMfem[c] : c)]);
     fputc('\n', fp);
   }
   fprintf(fp, "\nboundary\n%d\n", nb);
   for (int f = 0; f < nb; f++) {
-    fprintf(fp, "%d %d", ba[f], kTensorGeom[dim - 1]);
-    for (int c = 0; c < nf; c++)
-      fprintf(fp, " %d", bv[(size_t)f * nf + (nf >= 4 ? kLexToMfem[c] : c)]);
+    const int g = BlastMeshBdrGeom(mesh, f), n = BlastGeomNumVertices(g);
+    const int tensor = !BlastGeomIsSimplex(g) && n >= 4;
+    fprintf(fp, "%d %d", ba[f], g);
+    for (int c = 0; c < n; c++)
+      fprintf(fp, " %d", bv[(size_t)f * nf + (tensor ? kLexToMfem[c] : c)]);
     fputc('\n', fp);
   }
   fprintf(fp, "\nvertices\n%d\n%d\n", nv, dim);

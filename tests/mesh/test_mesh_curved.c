@@ -249,6 +249,16 @@ static void CheckSimplexFiles(void) {
                 "mixed mesh: geometries %d %d", BlastMeshZoneGeom(m, 0), BlastMeshZoneGeom(m, 1));
     TEST_ASSERT(BlastMeshZoneVerts(m)[4 + 3] == -1, "mixed mesh: padded slot");
     TEST_CLOSE(BlastMeshVolume(m), 2.0, 1e-15);
+    // Written and read back: the same zones, geometries and padding.
+    BlastMesh r = NULL;
+    TEST_CALL(BlastMeshWrite(m, "mixed_roundtrip.mesh"));
+    TEST_CALL(BlastMeshRead("mixed_roundtrip.mesh", &r));
+    if (r)
+      TEST_ASSERT(!memcmp(BlastMeshZoneVerts(r), BlastMeshZoneVerts(m), sizeof(int) * 12) &&
+                      BlastMeshZoneGeom(r, 2) == BLAST_GEOM_TRIANGLE,
+                  "mixed mesh: the written file reads back differently");
+    BlastMeshDestroy(&r);
+    remove("mixed_roundtrip.mesh");
   }
   BlastMeshDestroy(&m);
 }
