@@ -33,6 +33,7 @@ import random
 import sys
 from fractions import Fraction
 from itertools import permutations
+from operator import mul
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -173,6 +174,10 @@ class Moments:
         return res
 
 
+def ei_any(e):
+    return any(e)
+
+
 class System:
     """Residuals and Jacobian of the orthonormal invariant moment equations for an orbit
     composition, in a given number type (float or Decimal)."""
@@ -222,26 +227,17 @@ class System:
                         v = v * p[kk] ** ei
                 P.append(v)
                 if jac:
-                    ders = []
-                    for j in range(len(dlam)):
-                        s = zero
-                        for m, (kk, ei) in enumerate(zip(mom.degs, e)):
-                            if ei:
-                                v2 = ei * p[kk] ** (ei - 1) * dp[kk][j]
-                                for kk2, ei2 in zip(mom.degs, e):
-                                    if kk2 != kk and ei2:
-                                        v2 = v2 * p[kk2] ** ei2
-                                s += v2
-                        ders.append(s)
-                    dP.append(ders)
-            g = [sum(self.T[i][j] * P[j] for j in range(i + 1)) for i in range(n)]
+                    # d prod p_k^e_k / dt = prod * sum_k e_k (dp_k / dt) / p_k
+                    dP.append([v * sum(ei * dp[kk][j] / p[kk] for kk, ei in zip(mom.degs, e) if ei) if ei_any(e) else zero for j in range(len(dlam))])
+            g = [sum(map(mul, Ti, P)) for Ti in self.T]
             for i in range(n):
                 r[i] += W * g[i]
             if jac:
+                dPt = list(zip(*dP)) if dlam else []
                 for i in range(n):
                     J[i].append(g[i])
-                    for j in range(len(dlam)):
-                        J[i].append(W * sum(self.T[i][m] * dP[m][j] for m in range(i + 1)))
+                    for dPj in dPt:
+                        J[i].append(W * sum(map(mul, self.T[i], dPj)))
         return r, J
 
 
@@ -250,17 +246,19 @@ def solve_spd(A, b):
     n = len(A)
     L = [[0] * n for _ in range(n)]
     for i in range(n):
+        Li = L[i]
         for j in range(i + 1):
-            s = A[i][j] - sum(L[i][k] * L[j][k] for k in range(j))
+            Lj = L[j]
+            s = A[i][j] - sum(map(mul, Li[:j], Lj[:j]))
             if i == j:
                 if s <= 0:
                     return None
-                L[i][i] = s.sqrt() if hasattr(s, "sqrt") else math.sqrt(s)
+                Li[i] = s.sqrt() if hasattr(s, "sqrt") else math.sqrt(s)
             else:
-                L[i][j] = s / L[j][j]
+                Li[j] = s / Lj[j]
     y = [0] * n
     for i in range(n):
-        y[i] = (b[i] - sum(L[i][k] * y[k] for k in range(i))) / L[i][i]
+        y[i] = (b[i] - sum(map(mul, L[i][:i], y[:i]))) / L[i][i]
     x = [0] * n
     for i in range(n - 1, -1, -1):
         x[i] = (y[i] - sum(L[k][i] * x[k] for k in range(i + 1, n))) / L[i][i]
@@ -270,14 +268,17 @@ def solve_spd(A, b):
 def lm_step(r, J, mu):
     """Minimum-norm damped Gauss-Newton step: dx = -J^T (J J^T + mu I)^-1 r."""
     m = len(r)
-    A = [[sum(a * b for a, b in zip(J[i], J[j])) for j in range(m)] for i in range(m)]
+    A = [[0] * m for _ in range(m)]
+    for i in range(m):
+        Ji = J[i]
+        for j in range(i + 1):
+            A[i][j] = A[j][i] = sum(map(mul, Ji, J[j]))
     for i in range(m):
         A[i][i] += mu * (1 + A[i][i])
     y = solve_spd(A, r)
     if y is None:
         return None
-    nun = len(J[0])
-    return [-sum(J[i][c] * y[i] for i in range(m)) for c in range(nun)]
+    return [-sum(map(mul, col, y)) for col in zip(*J)]
 
 
 def norm2(r):
@@ -288,9 +289,15 @@ def levenberg_marquardt(sys_, x, maxit=300, tol=1e-22):
     r, J = sys_.evaluate(x)
     f = norm2(r)
     mu = 1e-2
-    for _ in range(maxit):
+    fcheck = f
+    for it in range(maxit):
         if f < tol:
             return x, f
+        if it % 30 == 29:
+            # stagnation: less than a factor 2 in 30 iterations far from a solution
+            if f > 1e-10 and f > 0.5 * fcheck:
+                break
+            fcheck = f
         dx = lm_step(r, J, mu)
         if dx is None:
             mu *= 10
