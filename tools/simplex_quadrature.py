@@ -3,7 +3,8 @@
 weights positive and all points strictly inside, and the C tables made from them.
 
     python3 tools/simplex_quadrature.py search GEOM Q [--points N] [--starts S] [--seed K]
-    python3 tools/simplex_quadrature.py generate [--check]
+        [--slack U] [--max-points M] [--reduce KIND:COUNT,...]
+    python3 tools/simplex_quadrature.py generate [--check] [--table]
 
 GEOM is tri or tet. A rule is a list of orbits of the symmetry group of the simplex in
 barycentric coordinates (triangle: centroid, (a,a,b), (a,b,c); tetrahedron: centroid,
@@ -20,11 +21,16 @@ of the same degree only if it has fewer points). The search is slow (minutes for
 larger tetrahedral degrees) and depends on floating-point details; the stored orbits are
 the record.
 
+With --reduce, the search starts instead from a larger composition (an underdetermined
+system, easily solved) and drops orbits one at a time, smallest weight first, re-solving
+after each, while the rule stays positive and interior; the smallest rule over the starts
+is stored.
+
 `generate` reads the stored orbits, polishes every rule with Newton's method in 50-digit
 decimal arithmetic, checks it (degree, positivity, interiority) and writes
 fem/simplex_rules.c and fem/simplex_rules.h. It is deterministic and uses the standard
 library only; --check compares with the committed files instead of writing them (exit 1 if
-they differ).
+they differ); --table prints the table of docs/verification.md.
 """
 import decimal
 import math
@@ -285,6 +291,9 @@ def norm2(r):
     return sum(v * v for v in r)
 
 
+STAG = 0.7
+
+
 def levenberg_marquardt(sys_, x, maxit=300, tol=1e-22):
     r, J = sys_.evaluate(x)
     f = norm2(r)
@@ -295,7 +304,7 @@ def levenberg_marquardt(sys_, x, maxit=300, tol=1e-22):
             return x, f
         if it % 30 == 29:
             # stagnation: less than a factor 2 in 30 iterations far from a solution
-            if f > 1e-10 and f > 0.5 * fcheck:
+            if f > 1e-10 and f > STAG * fcheck:
                 break
             fcheck = f
         dx = lm_step(r, J, mu)
@@ -315,9 +324,78 @@ def levenberg_marquardt(sys_, x, maxit=300, tol=1e-22):
             mu *= 8
             if mu > 1e8:
                 break
-        if any(abs(v) > 10 for v in x):
+        if any(abs(v) > 60 for v in x):
             break
     return x, f
+
+
+# Orbit parameters through a softmax: t_i = e^{s_i} / Z, Z = c0 + sum_j m_j e^{s_j}, so
+# that every point is strictly inside whatever s; the weights are W = e^u > 0.
+SOFTMAX = {"S21": ([2], 1), "S111": ([1, 1], 1), "S31": ([3], 1), "S22": ([2], 2), "S211": ([2, 1], 1), "S1111": ([1, 1, 1], 1)}
+
+
+class PositiveSystem:
+    """The moment equations in the unconstrained variables (u, s) of each orbit."""
+
+    def __init__(self, base):
+        self.base, self.comp = base, base.comp
+
+    def to_x(self, y):
+        x, blocks, i = [], [], 0
+        for k in self.comp:
+            npar = ORBITS[self.base.geom][k][0]
+            W = math.exp(min(y[i], 50.0))
+            sv = y[i + 1 : i + 1 + npar]
+            x.append(W)
+            if npar:
+                m, c0 = SOFTMAX[k]
+                e = [math.exp(max(min(v, 50.0), -50.0)) for v in sv]
+                Z = c0 + sum(mj * ej for mj, ej in zip(m, e))
+                t = [ej / Z for ej in e]
+                x.extend(t)
+                dt = [[(t[a] if a == b else 0.0) - t[a] * m[b] * t[b] for b in range(npar)] for a in range(npar)]
+            else:
+                dt = []
+            blocks.append((W, dt))
+            i += 1 + npar
+        return x, blocks
+
+    def evaluate(self, y, jac=True):
+        x, blocks = self.to_x(y)
+        r, J = self.base.evaluate(x, jac)
+        if not jac:
+            return r, J
+        out = []
+        for row in J:
+            nr, c = [], 0
+            for W, dt in blocks:
+                nr.append(row[c] * W)
+                npar = len(dt)
+                for b in range(npar):
+                    nr.append(sum(row[c + 1 + a] * dt[a][b] for a in range(npar)))
+                c += 1 + npar
+            out.append(nr)
+        return r, out
+
+    def from_x(self, x):
+        y, i = [], 0
+        for k in self.comp:
+            npar = ORBITS[self.base.geom][k][0]
+            y.append(math.log(max(x[i], 1e-300)))
+            if npar:
+                m, c0 = SOFTMAX[k]
+                t = x[i + 1 : i + 1 + npar]
+                ref = (1 - sum(mj * tj for mj, tj in zip(m, t))) / c0
+                y.extend(math.log(max(tj, 1e-300) / max(ref, 1e-300)) for tj in t)
+            i += 1 + npar
+        return y
+
+
+def solve_positive(base, x):
+    """LM in the positive variables from a start x (weights and parameters valid)."""
+    ps = PositiveSystem(base)
+    y, f = levenberg_marquardt(ps, ps.from_x(x))
+    return ps.to_x(y)[0], f
 
 
 def random_params(kind, rng):
@@ -409,13 +487,13 @@ def compositions(geom, npts, nequ, slack):
     return out
 
 
-def search(geom, q, npts0, starts, seed, maxpts):
+def search(geom, q, npts0, starts, seed, maxpts, slack=2):
     mom = Moments(geom, q)
     d = DIM[geom]
     lower = math.comb(q // 2 + d, d)
     npts = max(npts0 or lower, lower)
     while npts <= maxpts:
-        for comp in compositions(geom, npts, mom.n, 2):
+        for comp in compositions(geom, npts, mom.n, slack):
             sys_ = System(mom, geom, comp, float)
             rng = random.Random("%s-%d-%d-%s-%d" % (geom, q, npts, ",".join(comp), seed))
             for s in range(starts):
@@ -425,8 +503,8 @@ def search(geom, q, npts0, starts, seed, maxpts):
                     size = ORBITS[geom][k][1]
                     x.append((0.5 + rng.random()) / nor)
                     x.extend(random_params(k, rng))
-                x, f = levenberg_marquardt(sys_, x)
-                if f < 1e-16:
+                x, f = solve_positive(sys_, x)
+                if f < 1e-12:
                     why = check_rule(geom, comp, x, 1.0)
                     if why is None:
                         print("found %s q=%d %d points %s (start %d)" % (geom, q, npts, comp, s), flush=True)
@@ -434,6 +512,51 @@ def search(geom, q, npts0, starts, seed, maxpts):
         print("  %s q=%d: none with %d points" % (geom, q, npts), flush=True)
         npts += 1
     return None
+
+
+def reduce_rule(geom, q, start, starts, seed, tries=6):
+    """Orbit elimination: solve an underdetermined composition (easy), then repeatedly drop
+    the orbit of smallest total weight (or the next ones, up to `tries`) and re-solve from
+    the remaining orbits, while the rule stays positive and interior."""
+    mom = Moments(geom, q)
+    rng = random.Random("reduce-%s-%d-%s-%d" % (geom, q, ",".join(start), seed))
+    best = None
+    for s in range(starts):
+        comp = list(start)
+        sys_ = System(mom, geom, comp, float)
+        x = []
+        for k in comp:
+            x.append((0.5 + rng.random()) / len(comp))
+            x.extend(random_params(k, rng))
+        x, f = solve_positive(sys_, x)
+        if f > 1e-12 or check_rule(geom, comp, x, 1.0):
+            print("  start %d: no positive interior solution (f %.1e)" % (s, f), flush=True)
+            continue
+        while True:
+            orbs = unpack_generic(geom, comp, x)
+            order = sorted(range(len(comp)), key=lambda i: orbs[i][0])
+            done = False
+            for i in order[:tries]:
+                c2 = comp[:i] + comp[i + 1 :]
+                if sum(1 + ORBITS[geom][k][0] for k in c2) < mom.n:
+                    continue
+                x2 = []
+                for j, (W, t) in enumerate(orbs):
+                    if j != i:
+                        x2.append(W / (1 - orbs[i][0]))
+                        x2.extend(t)
+                sys2 = System(mom, geom, c2, float)
+                x2, f2 = solve_positive(sys2, x2)
+                if f2 < 1e-12 and check_rule(geom, c2, x2, 1.0) is None:
+                    comp, x, done = c2, x2, True
+                    break
+            if not done:
+                break
+        n = sum(ORBITS[geom][k][1] for k in comp)
+        print("  start %d: %d points %s" % (s, n, comp), flush=True)
+        if best is None or n < best[0]:
+            best = (n, comp, x)
+    return best
 
 
 # ---------------------------------------------------------------------------------------
@@ -535,7 +658,7 @@ int BlastSimplexSymmetricMaxDegree(int geom);
 def generate(check):
     rules = read_orbits()
     decimal.getcontext().prec = 50
-    rows, table, report = [], [], []
+    rows, table, report, report_rows = [], [], [], []
     first = 0
     totpts = 0
     for geom in ("tri", "tet"):
@@ -579,6 +702,7 @@ def generate(check):
             if worst > 1e-14:
                 raise SystemExit("%s q=%d: monomial error %g" % (geom, q, worst))
             table.append("  {%d, %d, %d, %d, %d}," % (2 if d == 2 else 4, q, len(comp), first, n))
+            report_rows.append((geom, q, n, minw, minlam))
             report.append("%s q=%2d: %4d points, %3d orbits, min weight %.3e, min barycentric %.3e, max rel. monomial error %.1e" % (geom, q, n, len(comp), minw, minlam, worst))
             first += len(comp)
             totpts += n
@@ -613,6 +737,8 @@ def generate(check):
     text_c = "\n".join(src)
     out = {os.path.join(ROOT, "fem", "simplex_rules.c"): text_c, os.path.join(ROOT, "fem", "simplex_rules.h"): HEADER}
     print("\n".join(report))
+    if "--table" in sys.argv:
+        print_table(report_rows)
     if check:
         bad = 0
         for path, text in out.items():
@@ -625,6 +751,22 @@ def generate(check):
         with open(path, "w") as fh:
             fh.write(text)
     return 0
+
+
+def print_table(rows):
+    """The docs' table (docs/verification.md, "Quadrature on simplices")."""
+    by = {(g, q): (n, w, l) for g, q, n, w, l in rows}
+    print("| degree | triangle points | min weight | min barycentric | tetrahedron points | min weight | min barycentric |")
+    print("|---|---|---|---|---|---|---|")
+    for q in sorted({q for _, q, _, _, _ in rows}):
+        cells = []
+        for g in ("tri", "tet"):
+            if (g, q) in by:
+                n, w, l = by[(g, q)]
+                cells += ["%d" % n, "%.2e" % w, "%.2e" % l]
+            else:
+                cells += ["–", "", ""]
+        print("| %d | %s |" % (q, " | ".join(cells)))
 
 
 def monomials(d, q):
@@ -727,7 +869,17 @@ def main():
         starts = int(opts.get("--starts", 20))
         seed = int(opts.get("--seed", 0))
         maxpts = int(opts.get("--max-points", 100000))
-        res = search(geom, q, npts0, starts, seed, maxpts)
+        slack = int(opts.get("--slack", 2))
+        if "--reduce" in opts:
+            # --reduce S31:4,S22:3,... the starting composition
+            start = []
+            for item in opts["--reduce"].split(","):
+                k, c = item.split(":")
+                start += [k] * int(c)
+            best = reduce_rule(geom, q, start, starts, seed)
+            res = best[1:] if best else None
+        else:
+            res = search(geom, q, npts0, starts, seed, maxpts, slack)
         if res is None:
             print("no rule found")
             return 1
