@@ -13,13 +13,15 @@ The moment equations are those of the invariant polynomials (products of the pow
 p_k = sum_i lambda_i^k, k = 2..d+1, of weighted degree <= Q), orthogonalised exactly
 (rational Gram matrix, LDL^T) so that the least-squares problem is well conditioned.
 
-`search` solves them with Levenberg-Marquardt from seeded random starts, over the orbit
-compositions of N points (from N upwards; by default N starts at the lower bound
-dim P_floor(Q/2)), and stores the first rule found with positive weights, points strictly
-inside and distinct orbits in tools/simplex_quadrature_orbits.txt (replacing a stored rule
-of the same degree only if it has fewer points). The search is slow (minutes for the
-larger tetrahedral degrees) and depends on floating-point details; the stored orbits are
-the record.
+`search` solves them with Levenberg-Marquardt (minimum-norm damped steps) from seeded
+random starts, in variables that keep every iterate valid (weights e^u, orbit parameters
+through a softmax, so the points stay strictly inside), over the orbit compositions of N
+points whose unknowns number between the equations and that plus --slack (from N upwards;
+by default N starts at the lower bound dim P_floor(Q/2)). It stores the first rule found
+(distinct orbits, polished below) in tools/simplex_quadrature_orbits.txt, replacing a
+stored rule of the same degree only if it has fewer points. The search is slow (minutes
+for the larger tetrahedral degrees) and depends on floating-point details; the stored
+orbits are the record.
 
 With --reduce, the search starts instead from a larger composition (an underdetermined
 system, easily solved) and drops orbits one at a time, smallest weight first, re-solving
