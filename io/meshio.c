@@ -514,10 +514,20 @@ static void FreeMeshData(MeshData *m) {
   BlastFree(&m->bdr_line);
 }
 
+static int IsGmsh(const char *buf, size_t len) {
+  return len >= 11 && !memcmp(buf, "$MeshFormat", 11);
+}
+
 // Parse the text in r->buf (len bytes, NUL-terminated; freed here) into a mesh.
 static int ReadFromBuffer(Reader *r, size_t len, BlastMesh *mesh) {
   MeshData d = {0};
   BlastMesh m = NULL;
+  if (IsGmsh(r->buf, len)) {  // a Gmsh .msh file (io/gmsh.c)
+    int ierr = BlastMeshReadGmshBuffer(r->path, r->buf, len, mesh);
+    BlastFree(&r->buf);
+    BlastCall(ierr);
+    return 0;
+  }
   int ierr = Tokenize(r, len);
   if (!ierr) ierr = ParseMesh(r, &d);
   if (!ierr)
@@ -728,6 +738,19 @@ int BlastMeshPeekDim(const char *path, int *dim) {
   BlastFileProbe probe;
   if (BlastProbeRegularFile(path, BLAST_MESH_MAX_BYTES, &probe, &fp) != BLAST_FILE_OK) return 0;
   char line[256];
+  if (fgets(line, sizeof line, fp) && IsGmsh(line, strlen(line))) {
+    // A .msh file: its dimension is that of its highest elements; read it.
+    fclose(fp);
+    BlastMesh m = NULL;
+    if (BlastMeshRead(path, &m)) {
+      BlastErrorClear();
+      return 0;
+    }
+    *dim = BlastMeshDim(m);
+    BlastMeshDestroy(&m);
+    return 0;
+  }
+  rewind(fp);
   int want = 0;  // the line after "dimension" holds it
   for (int n = 0; n < 1000 && fgets(line, sizeof line, fp); n++) {
     char word[32] = "";

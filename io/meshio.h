@@ -37,6 +37,24 @@ extern "C" {
 ///         message "path:LINE: what is wrong (what was expected)"; BLAST_ERR_MEM.
 int BlastMeshRead(const char *path, BlastMesh *mesh);
 
+/// @brief Read a Gmsh .msh file held in memory: formats 2.2 and 4.1, ASCII or binary
+/// (docs/meshes.md). BlastMeshRead and BlastMeshReadBuffer call it for text that starts
+/// with "$MeshFormat".
+///
+/// Zones are the elements of the highest dimension d (segments, triangles and/or
+/// quadrilaterals, tetrahedra or hexahedra; complete Lagrange elements of one order
+/// p <= BLAST_MAX_CURVE_ORDER; p >= 2 gives a curved mesh whose nodes are in lattice order),
+/// boundary faces the elements of dimension d - 1 in a physical group; attributes are the
+/// physical tags and $PhysicalNames give the attribute names. A 2D mesh must lie in the
+/// plane z = 0; if all its zones are clockwise they are turned over. Refused with
+/// BLAST_ERR_INPUT "name:LINE: ..." (ASCII) or "name: byte OFFSET: ..." (binary), naming
+/// the element: a file without physical groups, zones in no physical group, serendipity
+/// elements, prisms, pyramids, orders above 4, mixed orders, tetrahedra with hexahedra,
+/// inverted zones, zone faces on the domain's boundary without a boundary element
+/// ("missing boundary faces"), and every malformed, truncated or inconsistent count,
+/// tag or value.
+int BlastMeshReadGmshBuffer(const char *name, const char *data, size_t len, BlastMesh *mesh);
+
 /// @brief The dimension an MFEM mesh file declares, read from its first lines without
 /// reading the mesh (for --print-deck). *dim = 0 where it cannot tell; never an error.
 int BlastMeshPeekDim(const char *path, int *dim);
