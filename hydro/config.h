@@ -274,6 +274,7 @@ typedef struct {
   int viz_steps;      ///< visualization dump every N accepted steps (0 = off)
   double viz_dt;      ///< visualization dump every viz_dt of simulated time (0 = off)
   int viz_refine;     ///< sub-cells per direction and zone (0 = no dumps)
+  int viz_format;     ///< BLAST_VIZ_XDMF | BLAST_VIZ_VTU (io/viz.h): 1 xdmf, 2 vtu, 3 both
   int history_steps;  ///< a line of history.csv every N accepted steps (0 = none)
   // [checkpoint]
   char checkpoint_dir[BLAST_PATH_MAX];      ///< resolved ("" never: <output_dir>/checkpoints)
