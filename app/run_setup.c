@@ -59,6 +59,10 @@ static int SetupMesh(RunPlan *p, RunState *rs) {
   p->mesh_seconds = MPI_Wtime() - p->wall0;
   p->mesh_cpu = BlastProcessCpuSeconds() - mesh_cpu0, p->mesh_rss = BlastProcessPeakRss();
   cfg->mesh_dim = BlastMeshDim(rs->mesh);  // resolves [fem] assembly = default in the echo
+  // Default is full on meshes with triangles or tetrahedra (BlastAssemblyResolveMesh):
+  // resolved here, so that the echo, checkpoints and restarts name the mode the run uses.
+  if (BlastMeshHasSimplices(rs->mesh) && cfg->assembly == BLAST_ASSEMBLY_DEFAULT)
+    cfg->assembly = BLAST_ASSEMBLY_FULL;
   // The assembly mode is the run's, resolved with the mesh's dimension: checked before the
   // solver is built (which may not offer the other mode). Another dimension is refused with
   // its own reason when the checkpoint is read.

@@ -44,6 +44,26 @@ void BlastSimplexLatticePoint(int dim, int p, int a, int *i);
 /// one. Values b[a] and reference gradients db[a*dim + g] (either may be NULL).
 void BlastSimplexBernstein(int dim, int m, const double *xi, double *b, double *db);
 
+/// The centroid of the reference element of geometry geom: 1/2 per coordinate on tensor
+/// geometries, 1/(d+1) on simplices.
+static inline void BlastRefCentroid(int geom, double *xi) {
+  const int dim = BlastGeomDim(geom);
+  const double c = BlastGeomIsSimplex(geom) ? 1.0 / (dim + 1) : 0.5;
+  for (int g = 0; g < dim; g++) xi[g] = c;
+}
+
+/// 1 if xi lies in the closed reference element of geom widened by tol: every
+/// coordinate in [-tol, 1 + tol], and on simplices also sum_g xi_g <= 1 + tol.
+static inline int BlastRefContains(int geom, const double *xi, double tol) {
+  const int dim = BlastGeomDim(geom);
+  double sum = 0.0;
+  for (int g = 0; g < dim; g++) {
+    if (!(xi[g] >= -tol && xi[g] <= 1.0 + tol)) return 0;
+    sum += xi[g];
+  }
+  return !BlastGeomIsSimplex(geom) || sum <= 1.0 + tol;
+}
+
 #ifdef __cplusplus
 }
 #endif
