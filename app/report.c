@@ -414,7 +414,8 @@ static void MeshSource(const BlastConfig *cfg, char *buf, size_t n) {
     snprintf(buf, n, "%s", cfg->mesh_file);
     return;
   }
-  int len = snprintf(buf, n, "generated box:");
+  int len = snprintf(buf, n, "generated %s:",
+                     cfg->generator == BLAST_MESH_GEN_BOX_SIMPLEX ? "box_simplex" : "box");
   for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)
     len += snprintf(buf + len, n - (size_t)len, " %d", cfg->elements[d]);
   for (int d = 0; d < cfg->dim && len > 0 && (size_t)len < n; d++)

@@ -20,8 +20,17 @@ static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
   BlastMesh m0 = NULL;
   if (cfg->mesh_file[0])
     BlastCall(BlastMeshRead(cfg->mesh_file, &m0));
+  else if (cfg->generator == BLAST_MESH_GEN_BOX_SIMPLEX)
+    BlastCall(BlastMeshCreateBoxSimplex(cfg->dim, cfg->elements, cfg->size, &m0));
   else
     BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
+  if (BlastMeshHasSimplices(m0)) {
+    BlastMeshDestroy(&m0);
+    BlastError(BLAST_ERR_INPUT,
+               "%s: the mesh has triangles or tetrahedra, which this build does not run yet "
+               "(quadrilaterals and hexahedra only)",
+               cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex");
+  }
   if (cfg->refine_serial > 0) {
     const int ierr = BlastMeshRefine(m0, cfg->refine_serial, mesh);
     BlastMeshDestroy(&m0);

@@ -27,7 +27,7 @@ typedef enum {
   BLAST_PROBLEM_RAYLEIGH_TAYLOR = 7
 } BlastProblemId;
 
-typedef enum { BLAST_MESH_GEN_BOX = 0 } BlastMeshGenerator;
+typedef enum { BLAST_MESH_GEN_BOX = 0, BLAST_MESH_GEN_BOX_SIMPLEX = 1 } BlastMeshGenerator;
 typedef enum { BLAST_PARTITION_METIS = 0, BLAST_PARTITION_BLOCK = 1 } BlastPartitioner;
 
 /// Time integrators; values follow the reference's `-s` where it has one.

@@ -26,7 +26,8 @@ static const BlastDeckChoice kProblems[] = {{"taylor_green", BLAST_PROBLEM_TAYLO
                                             {"rayleigh_taylor", BLAST_PROBLEM_RAYLEIGH_TAYLOR},
                                             {"custom", BLAST_PROBLEM_CUSTOM},
                                             {NULL, 0}};
-static const BlastDeckChoice kGenerators[] = {{"box", BLAST_MESH_GEN_BOX}, {NULL, 0}};
+static const BlastDeckChoice kGenerators[] = {
+    {"box", BLAST_MESH_GEN_BOX}, {"box_simplex", BLAST_MESH_GEN_BOX_SIMPLEX}, {NULL, 0}};
 static const BlastDeckChoice kPartitioners[] = {
     {"metis", BLAST_PARTITION_METIS}, {"block", BLAST_PARTITION_BLOCK}, {NULL, 0}};
 static const BlastDeckChoice kOdeSolvers[] = {{"euler", BLAST_ODE_EULER},
@@ -217,7 +218,8 @@ static const BlastDeckKey kSchema[] = {
      .offset = F(generator),
      .def = "box",
      .choices = kGenerators,
-     .help = "mesh generator, used when no file is given"},
+     .help = "mesh generator, used when no file is given: box (quadrilaterals, hexahedra) or "
+             "box_simplex (the box split into triangles, tetrahedra)"},
     {.section = "mesh",
      .key = "dim",
      .type = BLAST_DECK_INT,

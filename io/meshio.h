@@ -68,6 +68,13 @@ int BlastMeshWrite(BlastMesh mesh, const char *path);
 ///         32-bit indices; BLAST_ERR_ARG for NULL arguments; BLAST_ERR_MEM.
 int BlastMeshCreateBox(int dim, const int *n, const double *size, BlastMesh *mesh);
 
+/// @brief The box of BlastMeshCreateBox split into simplices ([mesh] generator =
+/// box_simplex): every square into 2 triangles and every cube into the 6 tetrahedra around
+/// its diagonal from the lowest to the highest corner (a conforming mesh of positively
+/// oriented simplices, 2 or 6 per box zone), boundary squares into 2 triangles with the
+/// box's attributes. In 1D the box itself.
+int BlastMeshCreateBoxSimplex(int dim, const int *n, const double *size, BlastMesh *mesh);
+
 #ifdef __cplusplus
 }
 #endif
