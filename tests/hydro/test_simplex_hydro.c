@@ -1,5 +1,6 @@
 // The method on triangles (CPU, full assembly), on quadrilateral meshes split into two
-// triangles each (corners c0 c1 c2 c3 lexicographic: (c0, c1, c2) and (c3, c2, c1)).
+// triangles each (the box: [mesh] generator = box_simplex; a mesh file: corners c0 c1 c2 c3
+// lexicographic into (c0, c1, c2) and (c3, c2, c1)).
 //   checks: on the unit square of 4 x 4 quadrilaterals split (32 triangles), Taylor-Green
 //     P2-P1: default assembly is full, the points per zone (q = 6: 4 x 4 collapsed), the
 //     volume 1, h0 = sqrt(2 V / N) / k (the reference's definition for triangles), the
@@ -60,15 +61,13 @@ static int SplitQuads(BlastMesh quad, int nsplit, BlastMesh *tri) {
   return ierr;
 }
 
-// The unit square of n x n quadrilaterals, split.
+// The unit square of n x n quadrilaterals split into triangles ([mesh] generator =
+// box_simplex).
 static int SquareTriangles(int n, BlastMesh *tri) {
   const int nn[2] = {n, n};
   const double size[2] = {1.0, 1.0};
-  BlastMesh quad = NULL;
-  BlastCall(BlastMeshCreateBox(2, nn, size, &quad));
-  const int ierr = SplitQuads(quad, -1, tri);
-  BlastMeshDestroy(&quad);
-  return ierr;
+  BlastCall(BlastMeshCreateBoxSimplex(2, nn, size, tri));
+  return 0;
 }
 
 static void TaylorGreenConfig(BlastConfig *cfg, int k) {
