@@ -274,8 +274,43 @@ const int *BlastMeshBdrAttr(BlastMesh mesh) {
   return mesh->bdr_attr;
 }
 
+// Straight simplex zones: the affine map x_0 + sum_g xi_g (x_{g+1} - x_0) (geom.h).
+static void AffineSimplexMap(BlastMesh mesh, int z, const double *xi, double *x) {
+  const int dim = mesh->dim;
+  const int *zv = &mesh->zone_verts[(size_t)z << dim];
+  const double *X0 = &mesh->coords[(size_t)zv[0] * dim];
+  for (int c = 0; c < dim; c++) x[c] = X0[c];
+  for (int g = 0; g < dim; g++) {
+    const double *X = &mesh->coords[(size_t)zv[g + 1] * dim];
+    for (int c = 0; c < dim; c++) x[c] += xi[g] * (X[c] - X0[c]);
+  }
+}
+
+static double Det(int dim, const double *J) {
+  if (dim == 1) return J[0];
+  if (dim == 2) return J[0] * J[3] - J[1] * J[2];
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+// Its constant Jacobian J[c*dim + g] = x_{g+1,c} - x_{0,c}; returns det J.
+static double AffineSimplexJacobian(BlastMesh mesh, int z, double *J) {
+  const int dim = mesh->dim;
+  const int *zv = &mesh->zone_verts[(size_t)z << dim];
+  const double *X0 = &mesh->coords[(size_t)zv[0] * dim];
+  for (int g = 0; g < dim; g++) {
+    const double *X = &mesh->coords[(size_t)zv[g + 1] * dim];
+    for (int c = 0; c < dim; c++) J[c * dim + g] = X[c] - X0[c];
+  }
+  return Det(dim, J);
+}
+
 void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
   const int dim = mesh->dim, nc = 1 << dim;
+  if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+    AffineSimplexMap(mesh, z, xi, x);
+    return;
+  }
   for (int c = 0; c < dim; c++) x[c] = 0.0;
   for (int corner = 0; corner < nc; corner++) {
     double w = 1.0;
@@ -288,6 +323,7 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
 // Jacobian of the multilinear map, J[c*dim + g] = dx_c / dxi_g; returns det J.
 static double ZoneMapJacobian(BlastMesh mesh, int z, const double *xi, double *J) {
   const int dim = mesh->dim, nc = 1 << dim;
+  if (BlastGeomIsSimplex(mesh->zone_geom[z])) return AffineSimplexJacobian(mesh, z, J);
   for (int i = 0; i < dim * dim; i++) J[i] = 0.0;
   for (int corner = 0; corner < nc; corner++) {
     const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc + corner] * dim];
@@ -300,10 +336,36 @@ static double ZoneMapJacobian(BlastMesh mesh, int z, const double *xi, double *J
       for (int c = 0; c < dim; c++) J[c * dim + g] += w * X[c];
     }
   }
-  if (dim == 1) return J[0];
-  if (dim == 2) return J[0] * J[3] - J[1] * J[2];
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return Det(dim, J);
+}
+
+// BlastMeshCheckJacobians on a straight simplex zone: its constant Jacobian.
+static int CheckSimplexJacobian(BlastMesh mesh, int z) {
+  const int dim = mesh->dim, g = mesh->zone_geom[z];
+  double J[9];
+  const double det = AffineSimplexJacobian(mesh, z, J);
+  int finite = isfinite(det);
+  for (int i = 0; i < dim * dim; i++) finite = finite && isfinite(J[i]);
+  const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z << dim] * dim];
+  BlastCheck(finite, BLAST_ERR_INPUT,
+             "zone %d (%s, attribute %d, vertex 0 at (%g, %g, %g)): coordinates too large or "
+             "not finite: the Jacobian of the zone's map is not a finite number (det J = %g): "
+             "the geometry overflows double precision; scale the mesh so that its coordinates "
+             "and their products stay far below 1e308",
+             z, BlastGeomName(g), mesh->zone_attr[z], X[0], dim > 1 ? X[1] : 0.0,
+             dim > 2 ? X[2] : 0.0, det);
+  BlastCheck(det != 0.0, BLAST_ERR_INPUT,
+             "zone %d (%s, attribute %d) is degenerate: det J = 0 (its vertices lie on one "
+             "%s; vertex 0 at (%g, %g, %g))",
+             z, BlastGeomName(g), mesh->zone_attr[z], dim == 2 ? "line" : "plane", X[0],
+             dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0);
+  BlastCheck(det > 0.0, BLAST_ERR_INPUT,
+             "zone %d (%s, attribute %d) is inverted: det J = %.3e < 0 (vertex 0 at (%g, %g, "
+             "%g)): its vertices are listed in the negative orientation; swap two of them in "
+             "the mesh file",
+             z, BlastGeomName(g), mesh->zone_attr[z], det, X[0], dim > 1 ? X[1] : 0.0,
+             dim > 2 ? X[2] : 0.0);
+  return 0;
 }
 
 int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
@@ -313,7 +375,7 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   int npts = 1;
   for (int g = 0; g < dim; g++) npts *= nq;
   for (int z = 0; z < mesh->nzones; z++) {
-    for (int c = 0; c < nc; c++) {
+    for (int c = 0; c < BlastGeomNumVertices(mesh->zone_geom[z]); c++) {
       const int v = mesh->zone_verts[(size_t)z * nc + c];
       const double *X = &mesh->coords[(size_t)v * dim];
       for (int g = 0; g < dim; g++)
@@ -324,6 +386,10 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
                    "the mesh",
                    z, mesh->zone_attr[z], v, X[0], dim > 1 ? X[1] : 0.0, dim > 2 ? X[2] : 0.0,
                    BLAST_MAX_COORDINATE);
+    }
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      BlastCall(CheckSimplexJacobian(mesh, z));
+      continue;
     }
     for (int p = 0; p < npts + nc; p++) {
       double xi[3];
@@ -369,6 +435,10 @@ double BlastMeshVolume(BlastMesh mesh) {
   BlastGaussLegendre(2, x1, w1);
   const int dim = mesh->dim;
   for (int z = 0; z < mesh->nzones; z++) {
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {  // |det J| / dim!
+      vol += fabs(AffineSimplexJacobian(mesh, z, J)) / (dim == 2 ? 2.0 : 6.0);
+      continue;
+    }
     for (int p = 0; p < (1 << dim); p++) {
       double xi[3], w = 1.0;
       for (int g = 0; g < dim; g++) xi[g] = x1[(p >> g) & 1], w *= w1[(p >> g) & 1];
@@ -378,14 +448,74 @@ double BlastMeshVolume(BlastMesh mesh) {
   return vol;
 }
 
+// The lattice subdivisions of the simplices (BlastSimplexChildren) of a refinement of
+// order K: zones (dim) and boundary faces (dim - 1).
+typedef struct {
+  int *zone, *face;
+} SimplexChildren;
+
+// Refine simplex zone z: its lattice points of order K (new vertices at their lattice ids)
+// and its K^dim children (lattice subdivision, positively oriented).
+static int RefineSimplexZone(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
+                             const SimplexChildren *sc, int z, double *coords, int *zv, int *za) {
+  const int dim = mesh->dim, nc = 1 << dim;
+  for (int i2 = 0; i2 <= (dim == 3 ? K : 0); i2++)
+    for (int i1 = 0; i1 + i2 <= K; i1++)
+      for (int i0 = 0; i0 + i1 + i2 <= K; i0++) {
+        const int i[3] = {i0, i1, i2};
+        const double xi[3] = {(double)i0 / K, (double)i1 / K, (double)i2 / K};
+        const int64_t id = BlastLatticeId(t, mesh->zone_verts, z, K, i);
+        BlastMeshZoneMap(mesh, z, xi, &coords[id * dim]);
+        for (int c = 0; c < dim; c++)
+          BlastCheck(isfinite(coords[id * dim + c]), BLAST_ERR_INPUT,
+                     "zone %d: coordinates too large or not finite: serial refinement ([mesh] "
+                     "refine_serial) gives the zone's point (%g, %g, %g) of reference "
+                     "coordinates the non-finite coordinate %g; scale the mesh",
+                     z, xi[0], xi[1], xi[2], coords[id * dim + c]);
+      }
+  for (int64_t c = 0; c < nchild; c++) {
+    const int64_t child = (int64_t)z * nchild + c;
+    for (int a = 0; a < nc; a++) {
+      const int *i = &sc->zone[(c * (dim + 1) + a) * dim];
+      zv[child * nc + a] = a <= dim ? (int)BlastLatticeId(t, mesh->zone_verts, z, K, i) : -1;
+    }
+    za[child] = mesh->zone_attr[z];
+  }
+  return 0;
+}
+
+// Refine boundary face f, local facet lf of simplex zone z: its K^(dim-1) children.
+static void RefineSimplexFacet(BlastMesh mesh, const BlastTopology *t, int K, int64_t nbchild,
+                               const SimplexChildren *sc, int f, int z, int lf, int *bv, int *ba) {
+  const int dim = mesh->dim, nf = 1 << (dim - 1);
+  for (int64_t c = 0; c < nbchild; c++) {
+    const int64_t child = (int64_t)f * nbchild + c;
+    for (int a = 0; a < nf; a++) {
+      int i[3];
+      if (a >= dim) {
+        bv[child * nf + a] = -1;
+        continue;
+      }
+      BlastSimplexFacetPoint(dim, lf, K, &sc->face[(c * dim + a) * (dim - 1)], i);
+      bv[child * nf + a] = (int)BlastLatticeId(t, mesh->zone_verts, z, K, i);
+    }
+    ba[child] = mesh->bdr_attr[f];
+  }
+}
+
 // Fill the refined mesh arrays (see BlastMeshRefine); separated so that every early
 // return leaves the caller to free the arrays.
 static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
-                      int64_t nbchild, double *coords, int *zv, int *za, int *bv, int *ba) {
+                      int64_t nbchild, const SimplexChildren *sc, double *coords, int *zv, int *za,
+                      int *bv, int *ba) {
   const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1);
   // Vertices keep their ids; those used by no zone keep their coordinates too.
   memcpy(coords, mesh->coords, sizeof(double) * mesh->nverts * dim);
   for (int z = 0; z < mesh->nzones; z++) {
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      BlastCall(RefineSimplexZone(mesh, t, K, nchild, sc, z, coords, zv, za));
+      continue;
+    }
     int64_t npts = 1;
     for (int g = 0; g < dim; g++) npts *= K + 1;
     for (int64_t p = 0; p < npts; p++) {
@@ -420,6 +550,10 @@ static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nch
     BlastCheck(facet >= 0, BLAST_ERR_INPUT,
                "boundary face %d (attribute %d) is not a face of any zone", f, mesh->bdr_attr[f]);
     int z = t->facet_zone[2 * facet], lf = t->facet_zone[2 * facet + 1], g = lf / 2, s = lf % 2;
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      RefineSimplexFacet(mesh, t, K, nbchild, sc, f, z, lf, bv, ba);
+      continue;
+    }
     int other[2] = {0, 0}, no = 0;
     for (int h = 0; h < dim; h++)
       if (h != g) other[no++] = h;
@@ -483,8 +617,43 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
   if (!ierr) ierr = BlastMalloc(nz, &za);
   if (!ierr) ierr = BlastMalloc((size_t)nb * nf + 1, &bv);
   if (!ierr) ierr = BlastMalloc(nb + 1, &ba);
-  if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, coords, zv, za, bv, ba);
-  if (!ierr) ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
+  SimplexChildren sc = {NULL, NULL};
+  unsigned char *zg = NULL, *bg = NULL;
+  if (!ierr && mesh->nsimplex) {
+    ierr = BlastMalloc((size_t)nchild * (dim + 1) * dim, &sc.zone);
+    if (!ierr) ierr = BlastMalloc((size_t)nbchild * dim * (dim - 1) + 1, &sc.face);
+    if (!ierr) ierr = BlastMalloc(nz, &zg);
+    if (!ierr) ierr = BlastMalloc(nb + 1, &bg);
+    if (!ierr) {
+      BlastSimplexChildren(dim, K, sc.zone);
+      if (dim > 1) BlastSimplexChildren(dim - 1, K, sc.face);
+      for (int64_t c = 0; c < nz; c++) zg[c] = mesh->zone_geom[c / nchild];
+      for (int64_t c = 0; c < nb; c++) bg[c] = mesh->bdr_geom[c / nbchild];
+    }
+  }
+  if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, &sc, coords, zv, za, bv, ba);
+  if (!ierr && !mesh->nsimplex)
+    ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
+  if (!ierr && mesh->nsimplex) {
+    const BlastMeshDesc d = {.dim = dim,
+                             .nverts = (int)nv64,
+                             .nzones = nz,
+                             .nbdr = nb,
+                             .coords = coords,
+                             .zone_verts = zv,
+                             .zone_geom = zg,
+                             .zone_attr = za,
+                             .bdr_verts = bv,
+                             .bdr_geom = bg,
+                             .bdr_attr = ba,
+                             .nnames = mesh->nnames,
+                             .names = mesh->names};
+    ierr = BlastMeshCreateFrom(&d, refined);
+  }
+  BlastFree(&sc.zone);
+  BlastFree(&sc.face);
+  BlastFree(&zg);
+  BlastFree(&bg);
   BlastTopologyDestroy(&t);
   BlastFree(&coords);
   BlastFree(&zv);

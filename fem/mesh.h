@@ -113,25 +113,33 @@ const BlastMeshName *BlastMeshNames(BlastMesh mesh);
 int BlastMeshAttributeOfName(BlastMesh mesh, int dim, const char *name);
 const char *BlastMeshNameOfAttribute(BlastMesh mesh, int dim, int attr);
 
-/// Physical position of reference point `xi` (in [0,1]^dim) of zone `z` under its
-/// multilinear map.
+/// Physical position of reference point `xi` of zone `z` under its map: multilinear on
+/// [0,1]^dim for tensor zones, affine x_0 + sum_g xi_g (x_{g+1} - x_0) on the unit simplex
+/// for straight simplices.
 void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x);
 
-/// Uniformly refine `levels` times: every zone split into 2^dim children by bisection
-/// (children of zone z are consecutive, lexicographic), boundary faces likewise with
-/// their attributes, zone attributes inherited. Returns a new mesh.
+/// Uniformly refine `levels` times (K = 2^levels): every zone split into K^dim children
+/// (children of zone z are consecutive): tensor zones into the cells of the lattice of
+/// order K, lexicographic; simplices by the lattice subdivision of order K
+/// (BlastSimplexChildren: triangles into K^2, tetrahedra into K^3, each child positive and
+/// of volume parent/K^dim, the result conforming), boundary faces likewise with their
+/// attributes, zone attributes and attribute names inherited. Deterministic: the same
+/// bits on every rank. Returns a new mesh.
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined);
 
 /// Check that every zone's vertices are within BLAST_MAX_COORDINATE and its
 /// multilinear map has a finite Jacobian with a positive
 /// determinant at the tensor Gauss-Legendre points with `nq` points per direction and at
-/// its corners (huge coordinates overflow: "coordinates too large or not finite"), then
+/// its corners (huge coordinates overflow: "coordinates too large or not finite"); a
+/// straight simplex has a constant Jacobian: "zone N (tetrahedron, attribute A) is
+/// inverted: det J = ..." when negative, "... is degenerate: det J = 0" when zero; then
 /// that the mesh is conforming (BlastTopologyCheckConforming: no duplicated zones, no face
 /// of three zones, no face of one zone that is not a boundary element). Error
 /// (BLAST_ERR_INPUT) names the first bad zone ("zone N ..."), its point and the determinant.
 int BlastMeshCheckJacobians(BlastMesh mesh, int nq);
 
-/// Total volume (sum of |det J| quadrature of each multilinear zone map).
+/// Total volume (sum of |det J| quadrature of each multilinear zone map; |det J| / dim! for
+/// straight simplices).
 double BlastMeshVolume(BlastMesh mesh);
 
 #ifdef __cplusplus

@@ -91,8 +91,30 @@ static int64_t IPow64(int64_t b, int e) {
   return r;
 }
 
+// Simplex zones: vertex v of child `child` of its mesh zone in lattice coordinates of
+// order N (BlastSimplexChildren).
+static const int *ChildVertex(const BlastSpace *s, int child, int v) {
+  return &s->simplex_child[((size_t)child * (s->dim + 1) + v) * s->dim];
+}
+
+// Lattice index i of order N k of the point with lattice index j of order k (or any real
+// point xi * k) of child `child` of a simplex: its affine map in integer coordinates.
+static void SimplexChildPoint(const BlastSpace *s, int child, const int *j, int *i) {
+  const int *V0 = ChildVertex(s, child, 0);
+  for (int g = 0; g < s->dim; g++) i[g] = V0[g] * s->k;
+  for (int h = 0; h < s->dim; h++) {
+    const int *V = ChildVertex(s, child, h + 1);
+    for (int g = 0; g < s->dim; g++) i[g] += j[h] * (V[g] - V0[g]);
+  }
+}
+
 // Global lattice id (order K = N k) of node a of child `child` of mesh zone `macro`.
 static int64_t NodeGid(const BlastSpace *s, int macro, int child, int a) {
+  if (s->simplex_child) {
+    int i[3];
+    SimplexChildPoint(s, child, &s->node_lattice[a * s->dim], i);
+    return BlastLatticeId(s->topo, s->mesh->zone_verts, macro, s->N * s->k, i);
+  }
   const int n = s->k + 1;
   int i[3];
   for (int g = 0; g < s->dim; g++, a /= n, child /= s->N) i[g] = (child % s->N) * s->k + a % n;
@@ -136,7 +158,7 @@ static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, in
   int *cand = NULL, ncand = 0, cap = 0;
   for (int Z = 0; Z < mesh->nzones; Z++) {
     if (part[Z] != s->rank) continue;
-    for (int c = 0; c < nc; c++) {
+    for (int c = 0; c < BlastGeomNumVertices(mesh->zone_geom[Z]); c++) {
       const int v = mesh->zone_verts[(size_t)Z * nc + c];
       for (int j = s->topo->vert_zoff[v]; j < s->topo->vert_zoff[v + 1]; j++) {
         const int Y = s->topo->vert_zones[j];
@@ -171,6 +193,23 @@ static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, in
   return 0;
 }
 
+// Simplex spaces: the children of a mesh zone (lattice subdivision of order N) and the
+// lattice index of each node (order k, lattice order).
+static int SimplexTables(BlastSpace *s, int nchild) {
+  const int dim = s->dim, k = s->k;
+  BlastCall(BlastMalloc((size_t)nchild * (dim + 1) * dim, &s->simplex_child));
+  BlastSimplexChildren(dim, s->N, s->simplex_child);
+  BlastCall(BlastMalloc((size_t)s->h1_nd * dim, &s->node_lattice));
+  int a = 0;
+  for (int i2 = 0; i2 <= (dim == 3 ? k : 0); i2++)
+    for (int i1 = 0; i1 + i2 <= k; i1++)
+      for (int i0 = 0; i0 + i1 + i2 <= k; i0++, a++) {
+        const int i[3] = {i0, i1, i2};
+        for (int g = 0; g < dim; g++) s->node_lattice[a * dim + g] = i[g];
+      }
+  return 0;
+}
+
 int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, int rp,
                      const int *part, int rank, BlastSpace **space) {
   BlastCheck(k >= 1 && k <= BLAST_MAX_ORDER, BLAST_ERR_INPUT, "kinematic order %d outside 1..%d", k,
@@ -178,12 +217,18 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   BlastCheck(m >= 0 && m < BLAST_MAX_ORDER, BLAST_ERR_INPUT, "thermodynamic order %d outside 0..%d",
              m, BLAST_MAX_ORDER - 1);
   BlastCheck(rp >= 0 && rp <= 12, BLAST_ERR_INPUT, "parallel refinement %d outside 0..12", rp);
+  const int geom = mesh->zone_geom[0];
+  for (int Z = 1; Z < mesh->nzones; Z++)
+    BlastCheck(mesh->zone_geom[Z] == geom, BLAST_ERR_INPUT,
+               "the mesh mixes %ss (zone 0) and %ss (zone %d): finite element spaces on meshes "
+               "of mixed zone types are not supported yet; use a mesh of one zone type",
+               BlastGeomName(geom), BlastGeomName(mesh->zone_geom[Z]), Z);
   BlastSpace *s;
   BlastCall(BlastCalloc(1, &s));
   s->dim = mesh->dim, s->k = k, s->m = m, s->rp = rp, s->N = 1 << rp, s->rank = rank;
-  s->mesh = mesh, s->topo = topo;
+  s->mesh = mesh, s->topo = topo, s->geom = geom;
   const int dim = s->dim;
-  s->h1_nd = IPow(k + 1, dim), s->l2_nd = IPow(m + 1, dim);
+  s->h1_nd = BlastGeomNumNodes(geom, k), s->l2_nd = BlastGeomNumNodes(geom, m);
   const int nd = s->h1_nd;
   int nmacro = 0;
   for (int Z = 0; Z < mesh->nzones; Z++) nmacro += !part || part[Z] == rank;
@@ -205,6 +250,7 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   }
   const int nchild = (int)nchild64;
   BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
+  if (BlastGeomIsSimplex(geom)) BlastCall(SimplexTables(s, nchild));
   s->nz = (int)nz64;
   s->nz_global = nzg64;
   s->h1_nglobal = BlastLatticeSize(topo, s->N * k);
@@ -400,11 +446,22 @@ void BlastSpaceDestroy(BlastSpace **space) {
   BlastFree(&s->h1_tidx);
   BlastFree(&s->mass_toff);
   BlastFree(&s->mass_tidx);
+  BlastFree(&s->simplex_child);
+  BlastFree(&s->node_lattice);
   BlastFree(space);
 }
 
 void BlastSpaceZoneRefToMacro(const BlastSpace *s, int z, const double *xi, double *xi_macro) {
   int child = s->zone_child[z];
+  if (s->simplex_child) {
+    const int *V0 = ChildVertex(s, child, 0);
+    for (int g = 0; g < s->dim; g++) {
+      double x = V0[g];
+      for (int h = 0; h < s->dim; h++) x += xi[h] * (ChildVertex(s, child, h + 1)[g] - V0[g]);
+      xi_macro[g] = s->N == 1 ? x : x / s->N;
+    }
+    return;
+  }
   for (int g = 0; g < s->dim; g++) {
     int cg = child % s->N;
     child /= s->N;
@@ -415,26 +472,54 @@ void BlastSpaceZoneRefToMacro(const BlastSpace *s, int z, const double *xi, doub
 void BlastSpaceNodeRef(const BlastSpace *s, int z, int a, double *xi) {
   const int n = s->k + 1;
   double local[3];
-  for (int g = 0; g < s->dim; g++, a /= n) local[g] = s->gll[a % n];
+  if (s->simplex_child) {
+    for (int g = 0; g < s->dim; g++) local[g] = (double)s->node_lattice[a * s->dim + g] / s->k;
+  } else {
+    for (int g = 0; g < s->dim; g++, a /= n) local[g] = s->gll[a % n];
+  }
   BlastSpaceZoneRefToMacro(s, z, local, xi);
 }
 
 void BlastSpaceZoneCorner(const BlastSpace *s, int z, int corner, double *x) {
   double xi[3], xm[3];
-  for (int g = 0; g < s->dim; g++) xi[g] = (corner >> g) & 1;
+  for (int g = 0; g < s->dim; g++) xi[g] = s->simplex_child ? (corner == g + 1) : (corner >> g) & 1;
   BlastSpaceZoneRefToMacro(s, z, xi, xm);
   BlastMeshZoneMap(s->mesh, s->zone_macro[z], xm, x);
 }
 
 int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner) {
   int i[3], child = s->zone_child[z];
-  for (int g = 0; g < s->dim; g++, child /= s->N)
-    i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
+  if (s->simplex_child) {
+    const int *V = ChildVertex(s, child, corner);
+    for (int g = 0; g < s->dim; g++) i[g] = V[g] * s->k;
+  } else {
+    for (int g = 0; g < s->dim; g++, child /= s->N)
+      i[g] = (child % s->N + ((corner >> g) & 1)) * s->k;
+  }
   return BlastLatticeId(s->topo, s->mesh->zone_verts, s->zone_macro[z], s->N * s->k, i);
 }
 
-void BlastSpaceFacetNodeIds(const BlastSpace *s, int z, int lf, int64_t *gids) {
+int BlastSpaceFacetNumNodes(const BlastSpace *s) {
+  const int K = s->N * s->k;
+  int per_face = 1;
+  if (BlastGeomIsSimplex(s->geom)) return BlastGeomNumNodes(BlastGeomSimplex(s->dim - 1), K);
+  for (int g = 0; g < s->dim - 1; g++) per_face *= K + 1;
+  return per_face;
+}
+
+int BlastSpaceFacetNodeIds(const BlastSpace *s, int z, int lf, int64_t *gids) {
   const int dim = s->dim, K = s->N * s->k;
+  if (BlastGeomIsSimplex(s->mesh->zone_geom[z])) {
+    int n = 0;
+    for (int q = 0; q <= (dim == 3 ? K : 0); q++)
+      for (int p = 0; p + q <= K; p++) {
+        const int pq[2] = {p, q};
+        int i[3];
+        BlastSimplexFacetPoint(dim, lf, K, pq, i);
+        gids[n++] = BlastLatticeId(s->topo, s->mesh->zone_verts, z, K, i);
+      }
+    return n;
+  }
   int64_t per_face = 1;
   for (int g = 0; g < dim - 1; g++) per_face *= K + 1;
   const int g = lf / 2, side = lf % 2;
@@ -448,15 +533,15 @@ void BlastSpaceFacetNodeIds(const BlastSpace *s, int z, int lf, int64_t *gids) {
     for (int o = 0; o < no; o++) i[other[o]] = (int)(r % (K + 1)), r /= K + 1;
     gids[p] = BlastLatticeId(s->topo, s->mesh->zone_verts, z, K, i);
   }
+  return (int)per_face;
 }
 
 int BlastSpaceEssentialDofs(const BlastSpace *s, int **ess_off, int **ess_idx) {
   const BlastMesh mesh = s->mesh;
-  const int dim = s->dim, nf = 1 << (dim - 1), K = s->N * s->k;
+  const int dim = s->dim, nf = 1 << (dim - 1);
   // Global ids on every boundary face with attribute 1..dim, per component; then the
   // local dofs whose gid is in the set. The mesh is replicated, so this needs no messages.
-  int64_t per_face = 1;
-  for (int g = 0; g < dim - 1; g++) per_face *= K + 1;
+  const int64_t per_face = BlastSpaceFacetNumNodes(s);
   int64_t *gids[3] = {NULL, NULL, NULL};
   size_t ng[3] = {0, 0, 0};
   for (int c = 0; c < dim; c++) {

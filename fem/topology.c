@@ -32,12 +32,30 @@ static void SortInts(int *v, int n) {
     }
 }
 
-// Corner index (bits in x,y,z) of a zone's local edge / facet.
-static int EdgesPerZone(int dim) { return dim == 3 ? 12 : dim == 2 ? 4 : 0; }
+// Local edges and facets of the zones. Tensor zones: edge g*2^(d-1) + (bits of the other
+// directions) runs along direction g; facet 2g+s is normal to g at side s, its corners
+// lexicographic in the other directions. Simplices: a triangle's edge e and a simplex's
+// facet f are those opposite vertex f (corners ascending); a tetrahedron's edges are
+// (0,1) (0,2) (0,3) (1,2) (1,3) (2,3).
+static int EdgesPerZone(int dim) {
+  return dim == 3 ? 12 : dim == 2 ? 4 : 0;
+}
+static const int kTetEdges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+static const int kTetEdgeOf[4][4] = {{-1, 0, 1, 2}, {0, -1, 3, 4}, {1, 3, -1, 5}, {2, 4, 5, -1}};
 
-// Local edge e = g*2^(d-1) + compressed bits of the other directions. Fills the two
-// corner indices (bit g = 0 and 1).
-static void EdgeCorners(int dim, int e, int *c0, int *c1) {
+// The two corners of local edge e of a zone of geometry geom (0: no such edge).
+static int EdgeCorners(int geom, int e, int *c0, int *c1) {
+  if (geom == BLAST_GEOM_TRIANGLE) {
+    if (e >= 3) return 0;
+    *c0 = e == 0 ? 1 : 0, *c1 = e == 2 ? 1 : 2;
+    return 2;
+  }
+  if (geom == BLAST_GEOM_TETRAHEDRON) {
+    if (e >= 6) return 0;
+    *c0 = kTetEdges[e][0], *c1 = kTetEdges[e][1];
+    return 2;
+  }
+  const int dim = BlastGeomDim(geom);
   int per = 1 << (dim - 1), g = e / per, rest = e % per, bits = 0, r = 0;
   for (int h = 0; h < dim; h++) {
     if (h == g) continue;
@@ -46,10 +64,23 @@ static void EdgeCorners(int dim, int e, int *c0, int *c1) {
   }
   *c0 = bits;
   *c1 = bits | (1 << g);
+  return 2;
 }
 
-// Corners of local facet 2g+s in lexicographic order of the other directions.
-static int FacetCorners(int dim, int facet, int *corners) {
+int BlastZoneNumFacets(int geom) {
+  return BlastGeomIsSimplex(geom) ? BlastGeomDim(geom) + 1 : 2 * BlastGeomDim(geom);
+}
+
+int BlastZoneFacetCorners(int geom, int facet, int *corners) {
+  const int dim = BlastGeomDim(geom);
+  if (BlastGeomIsSimplex(geom)) {
+    if (facet < 0 || facet > dim) return 0;
+    int n = 0;
+    for (int v = 0; v <= dim; v++)
+      if (v != facet) corners[n++] = v;
+    return n;
+  }
+  if (facet < 0 || facet >= 2 * dim) return 0;
   int g = facet / 2, s = facet % 2, n = 1 << (dim - 1);
   for (int j = 0; j < n; j++) {
     int bits = s << g, r = 0;
@@ -63,35 +94,43 @@ static int FacetCorners(int dim, int facet, int *corners) {
   return n;
 }
 
+static int FacetCorners(int geom, int facet, int *corners) {
+  return BlastZoneFacetCorners(geom, facet, corners);
+}
+
+// Entities of length len (2: edges; otherwise the facets of 3D zones), per_zone slots per
+// zone; slots a zone does not have (simplices) get id -1.
 static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone_ids,
                          int **entity_verts, int *nentities) {
   const int nz = mesh->nzones, nc = 1 << mesh->dim;
   EntityKey *keys;
   BlastCall(BlastMalloc((size_t)nz * per_zone, &keys));
+  BlastCall(BlastMalloc((size_t)nz * per_zone, zone_ids));
+  size_t nk = 0;
   for (int z = 0; z < nz; z++) {
-    const int *zv = &mesh->zone_verts[(size_t)z * nc];
+    const int *zv = &mesh->zone_verts[(size_t)z * nc], geom = mesh->zone_geom[z];
     for (int e = 0; e < per_zone; e++) {
-      EntityKey *k = &keys[(size_t)z * per_zone + e];
-      int corners[4];
-      if (len == 2) {
-        EdgeCorners(mesh->dim, e, &corners[0], &corners[1]);
-      } else {
-        FacetCorners(mesh->dim, e, corners);
-      }
-      for (int i = 0; i < 4; i++) k->v[i] = i < len ? zv[corners[i]] : -1;
-      SortInts(k->v, len);
+      int corners[4], n;
+      if (len == 2)
+        n = EdgeCorners(geom, e, &corners[0], &corners[1]);
+      else
+        n = FacetCorners(geom, e, corners);
+      (*zone_ids)[(size_t)z * per_zone + e] = -1;
+      if (!n) continue;
+      EntityKey *k = &keys[nk++];
+      for (int i = 0; i < 4; i++) k->v[i] = i < n ? zv[corners[i]] : -1;
+      SortInts(k->v, n);
       k->slot = z * per_zone + e;
     }
   }
-  qsort(keys, (size_t)nz * per_zone, sizeof *keys, CompareKeys);
-  BlastCall(BlastMalloc((size_t)nz * per_zone, zone_ids));
+  qsort(keys, nk, sizeof *keys, CompareKeys);
   int n = 0;
-  for (size_t i = 0; i < (size_t)nz * per_zone; i++) {
+  for (size_t i = 0; i < nk; i++) {
     if (i == 0 || memcmp(keys[i].v, keys[i - 1].v, sizeof(int) * len)) n++;
     (*zone_ids)[keys[i].slot] = n - 1;
   }
-  BlastCall(BlastMalloc((size_t)n * len, entity_verts));
-  for (size_t i = 0; i < (size_t)nz * per_zone; i++) {
+  BlastCall(BlastMalloc((size_t)n * len + 1, entity_verts));
+  for (size_t i = 0; i < nk; i++) {
     int id = (*zone_ids)[keys[i].slot];
     memcpy(&(*entity_verts)[(size_t)id * len], keys[i].v, sizeof(int) * len);
   }
@@ -100,11 +139,12 @@ static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone
   return 0;
 }
 
-// CSR of the zones of each entity from the per-zone entity lists.
+// CSR of the zones of each entity from the per-zone entity lists (-1: no entity).
 static int BuildAdjacency(int nent, int nzones, int per_zone, const int *zone_ent, int **off,
                           int **zones) {
   BlastCall(BlastCalloc(nent + 1, off));
-  for (size_t i = 0; i < (size_t)nzones * per_zone; i++) (*off)[zone_ent[i] + 1]++;
+  for (size_t i = 0; i < (size_t)nzones * per_zone; i++)
+    if (zone_ent[i] >= 0) (*off)[zone_ent[i] + 1]++;
   for (int e = 0; e < nent; e++) (*off)[e + 1] += (*off)[e];
   int *fill;
   BlastCall(BlastMalloc(nent + 1, &fill));
@@ -113,6 +153,7 @@ static int BuildAdjacency(int nent, int nzones, int per_zone, const int *zone_en
   for (int z = 0; z < nzones; z++)
     for (int k = 0; k < per_zone; k++) {
       int e = zone_ent[(size_t)z * per_zone + k];
+      if (e < 0) continue;
       if (fill[e] > (*off)[e] && (*zones)[fill[e] - 1] == z) continue;  // repeated entity
       (*zones)[fill[e]++] = z;
     }
@@ -132,24 +173,36 @@ int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
   BlastTopology *t;
   BlastCall(BlastCalloc(1, &t));
   t->dim = mesh->dim, t->nverts = mesh->nverts, t->nzones = mesh->nzones;
+  BlastCall(BlastMalloc((size_t)t->nzones + 1, &t->zone_geom));
+  BlastCall(BlastMalloc((size_t)t->nzones + 1, &t->zone_simplex_before));
+  memcpy(t->zone_geom, mesh->zone_geom, (size_t)t->nzones);
+  t->zone_simplex_before[0] = 0;
+  for (int z = 0; z < t->nzones; z++)
+    t->zone_simplex_before[z + 1] = t->zone_simplex_before[z] + BlastGeomIsSimplex(t->zone_geom[z]);
   if (t->dim >= 2)
-    BlastCall(BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts,
-                            &t->nedges));
+    BlastCall(
+        BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts, &t->nedges));
   if (t->dim == 3) BlastCall(BuildEntities(mesh, 4, 6, &t->zone_faces, &t->face_verts, &t->nfaces));
+  BlastCall(BlastMalloc((size_t)t->nfaces + 1, &t->face_tri_before));
+  t->face_tri_before[0] = 0;
+  for (int f = 0; f < t->nfaces; f++)
+    t->face_tri_before[f + 1] = t->face_tri_before[f] + (t->face_verts[(size_t)f * 4 + 3] < 0);
   // Facets: vertices (1D), edges (2D), faces (3D).
   t->nfacets = t->dim == 1 ? t->nverts : t->dim == 2 ? t->nedges : t->nfaces;
-  BlastCall(BlastMalloc((size_t)t->nfacets * 2, &t->facet_zone));
+  BlastCall(BlastMalloc((size_t)t->nfacets * 2 + 1, &t->facet_zone));
   for (int f = 0; f < 2 * t->nfacets; f++) t->facet_zone[f] = -1;
   const int nc = 1 << t->dim;
   for (int z = 0; z < t->nzones; z++) {
-    for (int lf = 0; lf < 2 * t->dim; lf++) {
+    const int geom = t->zone_geom[z], simplex = BlastGeomIsSimplex(geom);
+    for (int lf = 0; lf < BlastZoneNumFacets(geom); lf++) {
       int id;
       if (t->dim == 1) {
         id = mesh->zone_verts[(size_t)z * nc + lf];
       } else if (t->dim == 2) {
-        // facet normal to g at side s is the edge along the other direction h
+        // a quadrilateral's facet normal to g at side s is the edge along the other
+        // direction h; a triangle's facet f is its edge f
         int g = lf / 2, s = lf % 2, h = 1 - g;
-        id = t->zone_edges[(size_t)z * 4 + h * 2 + s];
+        id = t->zone_edges[(size_t)z * 4 + (simplex ? lf : h * 2 + s)];
       } else {
         id = t->zone_faces[(size_t)z * 6 + lf];
       }
@@ -157,18 +210,23 @@ int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
     }
   }
   // Entity -> zones adjacency (ascending zone ids: zones are visited in order).
-  BlastCall(BuildAdjacency(t->nverts, t->nzones, nc, mesh->zone_verts, &t->vert_zoff, &t->vert_zones));
+  BlastCall(
+      BuildAdjacency(t->nverts, t->nzones, nc, mesh->zone_verts, &t->vert_zoff, &t->vert_zones));
   if (t->dim >= 2)
-    BlastCall(BuildAdjacency(t->nedges, t->nzones, t->dim == 3 ? 12 : 4, t->zone_edges, &t->edge_zoff,
-                             &t->edge_zones));
+    BlastCall(BuildAdjacency(t->nedges, t->nzones, t->dim == 3 ? 12 : 4, t->zone_edges,
+                             &t->edge_zoff, &t->edge_zones));
   if (t->dim == 3)
-    BlastCall(BuildAdjacency(t->nfaces, t->nzones, 6, t->zone_faces, &t->face_zoff, &t->face_zones));
+    BlastCall(
+        BuildAdjacency(t->nfaces, t->nzones, 6, t->zone_faces, &t->face_zoff, &t->face_zones));
   *topo = t;
   return 0;
 }
 
 void BlastTopologyDestroy(BlastTopology **topo) {
   if (!topo || !*topo) return;
+  BlastFree(&(*topo)->zone_geom);
+  BlastFree(&(*topo)->zone_simplex_before);
+  BlastFree(&(*topo)->face_tri_before);
   BlastFree(&(*topo)->zone_edges);
   BlastFree(&(*topo)->zone_faces);
   BlastFree(&(*topo)->edge_verts);
@@ -189,17 +247,95 @@ static int64_t IPow(int64_t b, int e) {
   return r;
 }
 
+// Interior lattice points of order K of a d-simplex: binomial(K-1, d).
+static int64_t SimplexInterior(int d, int64_t K) {
+  if (K <= d) return 0;
+  return d == 1 ? K - 1 : d == 2 ? (K - 1) * (K - 2) / 2 : (K - 1) * (K - 2) * (K - 3) / 6;
+}
+
+// Index of point p (p_g >= 0, sum <= M) in the lattice order of a d-simplex of order M.
+static int64_t SimplexIndex(int d, int64_t M, const int *p) {
+  int64_t idx = 0;
+  if (d == 3) {  // the slices p_2 < p[2]: tetrahedral numbers
+    const int64_t a = M, b = M - p[2];
+    idx += (a + 1) * (a + 2) * (a + 3) / 6 - (b + 1) * (b + 2) * (b + 3) / 6;
+    M = b;
+  }
+  if (d >= 2) idx += (int64_t)p[1] * (M + 1) - (int64_t)p[1] * (p[1] - 1) / 2;
+  return idx + p[0];
+}
+
+// First lattice id of each kind of entity and the offsets of face f's and zone z's points.
+typedef struct {
+  int64_t Km1, edge, face, cell, face_quad, face_tri, cell_tensor, cell_simplex;
+} LatticeBases;
+
+static LatticeBases Bases(const BlastTopology *t, int K) {
+  LatticeBases b;
+  b.Km1 = K - 1;
+  b.face_quad = b.Km1 * b.Km1, b.face_tri = SimplexInterior(2, K);
+  b.cell_tensor = IPow(b.Km1, t->dim), b.cell_simplex = SimplexInterior(t->dim, K);
+  const int64_t ntri = t->face_tri_before[t->nfaces];
+  b.edge = t->nverts;
+  b.face = b.edge + (int64_t)t->nedges * b.Km1;
+  b.cell = b.face + (t->nfaces - ntri) * b.face_quad + ntri * b.face_tri;
+  return b;
+}
+static int64_t FaceOffset(const BlastTopology *t, const LatticeBases *b, int f) {
+  const int64_t tri = t->face_tri_before[f];
+  return (f - tri) * b->face_quad + tri * b->face_tri;
+}
+static int64_t ZoneOffset(const BlastTopology *t, const LatticeBases *b, int z) {
+  const int64_t simp = t->zone_simplex_before[z];
+  return (z - simp) * b->cell_tensor + simp * b->cell_simplex;
+}
+
 int64_t BlastLatticeSize(const BlastTopology *t, int K) {
-  int64_t n = t->nverts;
-  n += (int64_t)t->nedges * (K - 1);
-  n += (int64_t)t->nfaces * IPow(K - 1, 2);
-  n += (int64_t)t->nzones * IPow(K - 1, t->dim);
-  return n;
+  const LatticeBases b = Bases(t, K);
+  return b.cell + ZoneOffset(t, &b, t->nzones);
+}
+
+// BlastLatticeId on a simplex zone: the point's barycentric indices b (sum K) name the
+// vertex, edge, face or interior it lies in.
+static int64_t SimplexLatticeId(const BlastTopology *t, const int *zv, int z, int K, const int *i) {
+  const int dim = t->dim;
+  const LatticeBases B = Bases(t, K);
+  int b[4], sup[4], ns = 0;
+  b[0] = K;
+  for (int g = 0; g < dim; g++) b[g + 1] = i[g], b[0] -= i[g];
+  for (int v = 0; v <= dim; v++)
+    if (b[v] > 0) sup[ns++] = v;
+  if (ns == 1) return zv[sup[0]];
+  if (ns == 2) {
+    const int va = sup[0], vb = sup[1];
+    const int le = dim == 2 ? 3 - va - vb : kTetEdgeOf[va][vb];
+    const int eid = t->zone_edges[(size_t)z * EdgesPerZone(dim) + le];
+    const int pos = zv[va] < zv[vb] ? b[vb] : b[va];  // steps from the lower vertex
+    return B.edge + (int64_t)eid * B.Km1 + (pos - 1);
+  }
+  if (ns == 3 && dim == 3) {  // a face, in the frame of its ascending global vertex ids
+    const int lf = 6 - sup[0] - sup[1] - sup[2];
+    const int fid = t->zone_faces[(size_t)z * 6 + lf];
+    int gv[3], c[3];
+    for (int a = 0; a < 3; a++) gv[a] = zv[sup[a]], c[a] = b[sup[a]];
+    for (int a = 1; a < 3; a++)
+      for (int j = a; j > 0 && gv[j - 1] > gv[j]; j--) {
+        int tmp = gv[j];
+        gv[j] = gv[j - 1], gv[j - 1] = tmp;
+        tmp = c[j], c[j] = c[j - 1], c[j - 1] = tmp;
+      }
+    const int p[2] = {c[1] - 1, c[2] - 1};
+    return B.face + FaceOffset(t, &B, fid) + SimplexIndex(2, K - 3, p);
+  }
+  int p[3];
+  for (int g = 0; g < dim; g++) p[g] = i[g] - 1;
+  return B.cell + ZoneOffset(t, &B, z) + SimplexIndex(dim, K - dim - 1, p);
 }
 
 int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int K, const int *i) {
   const int dim = t->dim, nc = 1 << dim;
   const int *zv = &zone_verts[(size_t)z * nc];
+  if (BlastGeomIsSimplex(t->zone_geom[z])) return SimplexLatticeId(t, zv, z, K, i);
   int dirs[3], ni = 0, bits = 0;
   for (int g = 0; g < dim; g++) {
     if (i[g] == 0) continue;
@@ -208,14 +344,13 @@ int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int
     else
       dirs[ni++] = g;
   }
-  const int64_t nv = t->nverts, Km1 = K - 1;
   if (ni == 0) return zv[bits];
-  const int64_t edge_base = nv, face_base = edge_base + (int64_t)t->nedges * Km1;
-  const int64_t cell_base = face_base + (int64_t)t->nfaces * Km1 * Km1;
+  const LatticeBases B = Bases(t, K);
+  const int64_t Km1 = B.Km1;
   if (ni == dim) {
     int64_t off = 0, stride = 1;
     for (int g = 0; g < dim; g++) off += (i[g] - 1) * stride, stride *= Km1;
-    return cell_base + (int64_t)z * IPow(Km1, dim) + off;
+    return B.cell + ZoneOffset(t, &B, z) + off;
   }
   if (ni == 1) {  // an edge (2D/3D)
     int g = dirs[0], c0 = bits, c1 = bits | (1 << g), r = 0, rest = 0;
@@ -227,7 +362,7 @@ int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int
     int le = g * (1 << (dim - 1)) + rest;
     int eid = t->zone_edges[(size_t)z * (dim == 3 ? 12 : 4) + le];
     int pos = zv[c0] < zv[c1] ? i[g] : K - i[g];
-    return edge_base + (int64_t)eid * Km1 + (pos - 1);
+    return B.edge + (int64_t)eid * Km1 + (pos - 1);
   }
   // a face of a hexahedron (ni == 2, dim == 3)
   int g1 = dirs[0], g2 = dirs[1], g3 = 3 - g1 - g2, s3 = (bits >> g3) & 1;
@@ -242,7 +377,7 @@ int64_t BlastLatticeId(const BlastTopology *t, const int *zone_verts, int z, int
   int a = s0 ? K - i[g1] : i[g1], b = u0 ? K - i[g2] : i[g2];
   int P = a, Q = b;
   if (w[1 - s0][u0] > w[s0][1 - u0]) P = b, Q = a;  // first axis towards the lower neighbour
-  return face_base + (int64_t)fid * Km1 * Km1 + (P - 1) + Km1 * (Q - 1);
+  return B.face + FaceOffset(t, &B, fid) + (P - 1) + Km1 * (Q - 1);
 }
 
 int BlastTopologyFindFacet(const BlastTopology *t, const int *corners) {
@@ -250,9 +385,11 @@ int BlastTopologyFindFacet(const BlastTopology *t, const int *corners) {
     return (corners[0] >= 0 && corners[0] < t->nverts && t->facet_zone[2 * corners[0]] >= 0)
                ? corners[0]
                : -1;
-  int len = t->dim == 2 ? 2 : 4, key[4];
-  memcpy(key, corners, sizeof(int) * len);
-  SortInts(key, len);
+  int len = t->dim == 2 ? 2 : 4, key[4] = {-1, -1, -1, -1}, n = 0;
+  for (int i = 0; i < len; i++)
+    if (corners[i] >= 0) key[n++] = corners[i];
+  if (n < 2) return -1;
+  SortInts(key, n);
   const int *verts = t->dim == 2 ? t->edge_verts : t->face_verts;
   int lo = 0, hi = t->dim == 2 ? t->nedges - 1 : t->nfaces - 1;
   while (lo <= hi) {
@@ -270,27 +407,43 @@ int BlastTopologyFindFacet(const BlastTopology *t, const int *corners) {
   return -1;
 }
 
+// The largest entity e in [0, n) whose first point offset(e) <= off.
+static int FindByOffset(const BlastTopology *t, const LatticeBases *B, int n, int64_t off,
+                        int64_t (*offset)(const BlastTopology *, const LatticeBases *, int)) {
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (offset(t, B, mid) <= off)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 int BlastLatticeZones(const BlastTopology *t, int K, int64_t gid, int *own, const int **zones) {
-  const int64_t Km1 = K - 1, nv = t->nverts;
-  const int64_t edge_base = nv, face_base = edge_base + (int64_t)t->nedges * Km1;
-  const int64_t cell_base = face_base + (int64_t)t->nfaces * Km1 * Km1;
-  if (gid < nv) {
+  const LatticeBases B = Bases(t, K);
+  if (gid < B.edge) {
     *zones = &t->vert_zones[t->vert_zoff[gid]];
     return t->vert_zoff[gid + 1] - t->vert_zoff[gid];
   }
-  if (gid < face_base) {
-    const int e = (int)((gid - edge_base) / Km1);
+  if (gid < B.face) {
+    const int e = (int)((gid - B.edge) / B.Km1);
     *zones = &t->edge_zones[t->edge_zoff[e]];
     return t->edge_zoff[e + 1] - t->edge_zoff[e];
   }
-  if (gid < cell_base) {
-    const int f = (int)((gid - face_base) / (Km1 * Km1));
+  if (gid < B.cell) {
+    const int ntri = t->face_tri_before[t->nfaces];
+    const int64_t per = ntri == 0 ? B.face_quad : ntri == t->nfaces ? B.face_tri : 0;
+    const int f = per ? (int)((gid - B.face) / per)
+                      : FindByOffset(t, &B, t->nfaces, gid - B.face, FaceOffset);
     *zones = &t->face_zones[t->face_zoff[f]];
     return t->face_zoff[f + 1] - t->face_zoff[f];
   }
-  int64_t per_cell = 1;
-  for (int g = 0; g < t->dim; g++) per_cell *= Km1;
-  *own = (int)((gid - cell_base) / per_cell);
+  const int nsimp = t->zone_simplex_before[t->nzones];
+  const int64_t per = nsimp == 0 ? B.cell_tensor : nsimp == t->nzones ? B.cell_simplex : 0;
+  *own =
+      per ? (int)((gid - B.cell) / per) : FindByOffset(t, &B, t->nzones, gid - B.cell, ZoneOffset);
   *zones = own;
   return 1;
 }
@@ -320,11 +473,14 @@ int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy) {
 // ---------------------------------------------------------------------------------------
 // Conformity
 
-// Facet id of local facet lf (normal to direction lf/2, side lf%2) of zone z.
+// Facet id of local facet lf of zone z (tensor: normal to direction lf/2 at side lf%2;
+// simplex: opposite vertex lf).
 static int ZoneFacet(const BlastTopology *t, const int *zone_verts, int z, int lf) {
   const int nc = 1 << t->dim;
   if (t->dim == 1) return zone_verts[(size_t)z * nc + lf];
-  if (t->dim == 2) return t->zone_edges[(size_t)z * 4 + (1 - lf / 2) * 2 + lf % 2];
+  if (t->dim == 2)
+    return t->zone_edges[(size_t)z * 4 +
+                         (BlastGeomIsSimplex(t->zone_geom[z]) ? lf : (1 - lf / 2) * 2 + lf % 2)];
   return t->zone_faces[(size_t)z * 6 + lf];
 }
 
@@ -341,10 +497,12 @@ static const char *FacetText(const BlastTopology *t, int f, char *buf, size_t n)
     snprintf(buf, n, "vertex %d", f);
     return buf;
   }
-  const int len = t->dim == 2 ? 2 : 4;
+  const int len = t->dim == 2 ? 2 : t->face_verts[(size_t)f * 4 + 3] < 0 ? 3 : 4;
   const int *v = t->dim == 2 ? &t->edge_verts[(size_t)f * 2] : &t->face_verts[(size_t)f * 4];
   if (len == 2)
     snprintf(buf, n, "vertices %d, %d", v[0], v[1]);
+  else if (len == 3)
+    snprintf(buf, n, "vertices %d, %d, %d", v[0], v[1], v[2]);
   else
     snprintf(buf, n, "vertices %d, %d, %d, %d", v[0], v[1], v[2], v[3]);
   return buf;
@@ -384,7 +542,7 @@ static int CheckDuplicates(const BlastTopology *t, const int *zone_verts) {
   BlastCheck(dup < 0, BLAST_ERR_INPUT,
              "zone %d has the same %d vertices as zone %d (a duplicated element): every zone must "
              "appear once in the mesh",
-             dup, nc, first);
+             dup, dup < 0 ? 0 : BlastGeomNumVertices(t->zone_geom[dup]), first);
   return 0;
 }
 
@@ -393,11 +551,11 @@ typedef struct {
   int z, lf, f;
 } Unmatched;
 
-// The corners of zone z's local facet lf in cyclic order (2 in 2D, 4 in 3D).
+// The corners of zone z's local facet lf in cyclic order (2 in 2D, 3 or 4 in 3D).
 static int FacetCycle(const BlastMesh mesh, int z, int lf, int *v) {
-  const int dim = mesh->dim, nc = 1 << dim;
+  const int nc = 1 << mesh->dim;
   int c[4];
-  const int n = FacetCorners(dim, lf, c);
+  const int n = FacetCorners(mesh->zone_geom[z], lf, c);
   const int *zv = &mesh->zone_verts[(size_t)z * nc];
   static const int kCycle[4] = {0, 1, 3, 2};  // lexicographic -> cyclic
   for (int i = 0; i < n; i++) v[i] = zv[c[n == 4 ? kCycle[i] : i]];
@@ -445,15 +603,29 @@ static int HangsOn(const BlastMesh mesh, const int *v, int n, int p) {
     const double s = qe / ee, off2 = qq - s * qe;  // squared distance from the line
     return s > tol && s < 1.0 - tol && off2 <= tol * tol * ee;
   }
+  if (n == 3) return OnTriangle(x[0], x[1], x[2], y, tol);
   return OnTriangle(x[0], x[1], x[2], y, tol) || OnTriangle(x[0], x[2], x[3], y, tol);
 }
 
+// Whether the triangular facets v and w (distinct) overlap: w's centroid lies on v (two
+// faces that tile one surface touch only along their edges, away from the centroids).
+static int Overlaps(const BlastMesh mesh, const int *v, const int *w) {
+  const int dim = mesh->dim;
+  double x[3][3] = {{0}}, y[3] = {0};
+  for (int i = 0; i < 3; i++)
+    for (int d = 0; d < dim; d++) {
+      x[i][d] = mesh->coords[(size_t)v[i] * dim + d];
+      y[d] += mesh->coords[(size_t)w[i] * dim + d] / 3.0;
+    }
+  return OnTriangle(x[0], x[1], x[2], y, 1e-8);
+}
+
 // Among the unmatched facets, the first one on which a vertex of another unmatched facet
-// that touches it lies: the big face of a hanging node (-1: none, every unmatched facet lies
-// on the boundary of the domain).
-static int FindHanging(const BlastMesh mesh, const Unmatched *um, int n,
-                       int *found) {
-  *found = -1;
+// that touches it lies: the big face of a hanging node, or which another unmatched
+// triangle overlaps (*other: its index): the two sides split a surface differently (-1:
+// none, every unmatched facet lies on the boundary of the domain).
+static int FindHanging(const BlastMesh mesh, const Unmatched *um, int n, int *found, int *other) {
+  *found = -1, *other = -1;
   const int nv = mesh->nverts;
   int *off, *list;
   BlastCall(BlastCalloc((size_t)nv + 1, &off));
@@ -478,6 +650,10 @@ static int FindHanging(const BlastMesh mesh, const Unmatched *um, int n,
       for (int a = off[v[j]]; a < off[v[j] + 1] && *found < 0; a++) {
         int w[4];
         const int kw = FacetCycle(mesh, um[list[a]].z, um[list[a]].lf, w);
+        if (k == 3 && kw == 3 && list[a] != i && Overlaps(mesh, v, w)) {
+          *found = i, *other = list[a];
+          break;
+        }
         for (int b = 0; b < kw; b++)
           if (HangsOn(mesh, v, k, w[b])) {
             *found = i;
@@ -488,6 +664,17 @@ static int FindHanging(const BlastMesh mesh, const Unmatched *um, int n,
   BlastFree(&off);
   BlastFree(&list);
   return 0;
+}
+
+// "reference side x = 0 of the zone" (long) or "side x = 0" (tensor), "opposite its
+// vertex 2" (simplex).
+static const char *SideText(const BlastTopology *t, int z, int lf, int lng, char *buf) {
+  static const char *side[] = {"x = 0", "x = 1", "y = 0", "y = 1", "z = 0", "z = 1"};
+  if (BlastGeomIsSimplex(t->zone_geom[z]))
+    snprintf(buf, 48, "opposite its vertex %d", lf);
+  else
+    snprintf(buf, 48, lng ? "reference side %s of the zone" : "side %s", side[lf]);
+  return buf;
 }
 
 int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
@@ -514,7 +701,7 @@ int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
   Unmatched *um = NULL;
   int ierr = 0;
   for (int z = 0; z < t->nzones && bad3 < 0; z++)
-    for (int lf = 0; lf < 2 * t->dim; lf++) {
+    for (int lf = 0; lf < BlastZoneNumFacets(t->zone_geom[z]); lf++) {
       const int f = ZoneFacet(t, mesh->zone_verts, z, lf);
       const int *zones;
       const int n = FacetZones(t, f, &zones);
@@ -542,24 +729,36 @@ int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
                bad3, FacetText(t, bad3_facet, text, sizeof text), n, list);
   }
   if (nunmatched > 0) {
-    const char *side[] = {"x = 0", "x = 1", "y = 0", "y = 1", "z = 0", "z = 1"};
-    int hang = -1;
-    ierr = FindHanging(mesh, um, nunmatched, &hang);
+    int hang = -1, other = -1;
+    char sides[2][48];
+    ierr = FindHanging(mesh, um, nunmatched, &hang, &other);
     if (ierr) {
       BlastFree(&um);
       return ierr;
+    }
+    if (other >= 0) {
+      const Unmatched u = um[hang], o = um[other];
+      char text2[96];
+      BlastFree(&um);
+      BlastError(BLAST_ERR_INPUT,
+                 "zone %d: its face with %s (%s) overlaps the face with %s of zone %d without "
+                 "matching it: the mesh is not conforming (the zones on either side split a "
+                 "common surface into different triangles, e.g. a quadrilateral cut along "
+                 "different diagonals); every interior face must be shared by exactly two zones",
+                 u.z, FacetText(t, u.f, text, sizeof text), SideText(t, u.z, u.lf, 1, sides[0]),
+                 FacetText(t, o.f, text2, sizeof text2), o.z);
     }
     if (hang >= 0) {
       const Unmatched u = um[hang];
       BlastFree(&um);
       BlastError(BLAST_ERR_INPUT,
-                 "zone %d: its face with %s (reference side %s of the zone) has no "
+                 "zone %d: its face with %s (%s) has no "
                  "neighbouring zone and is not a boundary element: the mesh is not conforming "
                  "(a hanging node: the zones across this face do not share its vertices, e.g. a "
                  "neighbour split into smaller zones); blast_gpu needs conforming meshes in "
                  "which every interior face is shared by exactly two zones and every other face "
                  "is listed in the 'boundary' section",
-                 u.z, FacetText(t, u.f, text, sizeof text), side[u.lf]);
+                 u.z, FacetText(t, u.f, text, sizeof text), SideText(t, u.z, u.lf, 1, sides[0]));
     }
     // Every unmatched face lies on the boundary of the domain: the boundary section omits
     // them. Name a few; they are not added silently, since a boundary attribute says which
@@ -567,9 +766,9 @@ int BlastTopologyCheckConforming(const BlastTopology *t, BlastMesh mesh) {
     char list[400] = "";
     const int show = nunmatched < 4 ? nunmatched : 4;
     for (int i = 0, len = 0; i < show && len < (int)sizeof list - 1; i++)
-      len += snprintf(list + len, sizeof list - (size_t)len, "%szone %d's face with %s (side %s)",
+      len += snprintf(list + len, sizeof list - (size_t)len, "%szone %d's face with %s (%s)",
                       i ? "; " : "", um[i].z, FacetText(t, um[i].f, text, sizeof text),
-                      side[um[i].lf]);
+                      SideText(t, um[i].z, um[i].lf, 0, sides[1]));
     const int nb = mesh->nbdr;
     BlastFree(&um);
     BlastError(BLAST_ERR_INPUT,

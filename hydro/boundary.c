@@ -264,7 +264,7 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
 int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundaryDofs *b) {
   memset(b, 0, sizeof *b);
   const BlastMesh mesh = s->mesh;
-  const int dim = s->dim, nf = 1 << (dim - 1), K = s->N * s->k;
+  const int dim = s->dim, nf = 1 << (dim - 1);
   b->dim = dim;
   b->nsections = cfg->nboundaries;
   if (cfg->nboundaries == 0) return BlastSpaceEssentialDofs(s, &b->ess_off, &b->ess_idx);
@@ -288,8 +288,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
     return ierr;
   }
   // Each face's section and outward normal, and the global ids of its nodes.
-  int64_t per_face = 1;
-  for (int g = 0; g < dim - 1; g++) per_face *= K + 1;
+  const int64_t per_face = BlastSpaceFacetNumNodes(s);
   double *fnorm = NULL;
   FaceDof *rec = NULL;
   int64_t *ids = NULL;  // one face's node ids
