@@ -24,13 +24,6 @@ static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
     BlastCall(BlastMeshCreateBoxSimplex(cfg->dim, cfg->elements, cfg->size, &m0));
   else
     BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
-  if (BlastMeshHasSimplices(m0)) {
-    BlastMeshDestroy(&m0);
-    BlastError(BLAST_ERR_INPUT,
-               "%s: the mesh has triangles or tetrahedra, which this build does not run yet "
-               "(quadrilaterals and hexahedra only)",
-               cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex");
-  }
   if (cfg->refine_serial > 0) {
     const int ierr = BlastMeshRefine(m0, cfg->refine_serial, mesh);
     BlastMeshDestroy(&m0);
@@ -89,6 +82,15 @@ static int SetupSolver(RunPlan *p, RunState *rs) {
                  BlastBackendSelect(p->comm, cfg, &p->ops, p->backend, sizeof p->backend));
   // CPU-only runs use OpenMP on all zones: there is nothing to share them with.
   if (p->ops == &blast_backend_cpu) cfg->balance_mode = BLAST_BALANCE_OFF;
+  // Triangles and tetrahedra run on the CPU backend (full assembly) for now.
+  if (p->ops != &blast_backend_cpu && BlastMeshHasSimplices(rs->mesh))
+    BlastCallAgree(
+        p->comm, 1,
+        BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                        "%s: the mesh has triangles or tetrahedra, which the %s backend "
+                        "does not run yet (use [gpu] backend = cpu)",
+                        cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex",
+                        p->ops->name));
   BlastCallAgree(p->comm, 0, BlastHydroCreate(cfg, rs->mesh, p->comm, p->ops, &rs->h));
   p->fault = BlastFaultParse();
   if (p->fault.rank == p->rank && p->fault.step < 0) BlastCall(BlastFaultInject("setup"));

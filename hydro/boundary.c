@@ -114,8 +114,42 @@ void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a) 
   }
 }
 
+// Outward unit normal of local face lf of a simplex zone z: the face opposite vertex lf,
+// through its vertices (reference vertex 0 at the origin, g+1 on axis g), pointing away
+// from the zone's centroid.
+static void SimplexFaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
+  int corners[3] = {0, 0, 0};
+  const int nc = BlastZoneFacetCorners(BlastMeshZoneGeom(mesh, z), lf, corners);
+  double p[3][3] = {{0}}, centre[3] = {0, 0, 0}, xi[3];
+  for (int i = 0; i < nc && i < 3; i++) {
+    for (int h = 0; h < dim; h++) xi[h] = corners[i] == h + 1 ? 1.0 : 0.0;
+    BlastMeshZoneMap(mesh, z, xi, p[i]);
+  }
+  for (int h = 0; h < dim; h++) xi[h] = 1.0 / (dim + 1);
+  BlastMeshZoneMap(mesh, z, xi, centre);
+  n[0] = n[1] = n[2] = 0.0;
+  if (dim == 2) {
+    n[0] = p[1][1] - p[0][1], n[1] = -(p[1][0] - p[0][0]);
+  } else {
+    double t1[3], t2[3];
+    for (int c = 0; c < 3; c++) t1[c] = p[1][c] - p[0][c], t2[c] = p[2][c] - p[0][c];
+    n[0] = t1[1] * t2[2] - t1[2] * t2[1];
+    n[1] = t1[2] * t2[0] - t1[0] * t2[2];
+    n[2] = t1[0] * t2[1] - t1[1] * t2[0];
+  }
+  double out = 0.0, len = 0.0;
+  for (int c = 0; c < dim; c++) out += (p[0][c] - centre[c]) * n[c], len += n[c] * n[c];
+  len = sqrt(len);
+  const double sgn = out < 0.0 ? -1.0 : 1.0;
+  for (int c = 0; c < dim; c++) n[c] = len > 0.0 ? sgn * n[c] / len : 0.0;
+}
+
 // Outward unit normal of mesh boundary face f (a face of mesh zone z, local face lf).
 static void FaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
+  if (dim >= 2 && BlastGeomIsSimplex(BlastMeshZoneGeom(mesh, z))) {
+    SimplexFaceNormal(mesh, dim, z, lf, n);
+    return;
+  }
   const int g = lf / 2, side = lf % 2;
   int other[2] = {0, 0}, no = 0;
   for (int h = 0; h < dim; h++)
