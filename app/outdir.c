@@ -192,11 +192,15 @@ static void ReadMarker(const char *dir, char *id) {
   fclose(f);
 }
 
-// Whether `name` is a visualization dump or its time series ("viz_000012.h5", "blast.xdmf").
+// Whether `name` is a visualization dump or its time series ("viz_000012.h5", "blast.xdmf";
+// "viz_000012.pvtu", "viz_000012_p000003.vtu", "blast.pvd").
 static int IsDumpName(const char *name) {
-  if (!strcmp(name, "blast.xdmf")) return 1;
-  return strlen(name) == 13 && !strncmp(name, "viz_", 4) && strspn(name + 4, "0123456789") == 6 &&
-         !strcmp(name + 10, ".h5");
+  if (!strcmp(name, "blast.xdmf") || !strcmp(name, "blast.pvd")) return 1;
+  const size_t n = strlen(name);
+  if (n < 13 || strncmp(name, "viz_", 4) || strspn(name + 4, "0123456789") != 6) return 0;
+  return !strcmp(name + 10, ".h5") || !strcmp(name + 10, ".pvtu") ||
+         (n == 22 && !strncmp(name + 10, "_p", 2) && strspn(name + 12, "0123456789") == 6 &&
+          !strcmp(name + 18, ".vtu"));
 }
 
 // The first sign in dir of a run's results into `what` ("" if none): its summary (or the

@@ -529,9 +529,10 @@ void BlastReportAutotune(FILE *out, const BlastGpuAutotune *tune) {
     const BlastGpuTuneDecision *d = &tune->decision[i];
     if (d->kernel == BLAST_GPU_TUNED_QDATA)
       fprintf(out,
-              "  autotune: k_qdata_force %d zones/block x %d threads/zone (registers <= %d), "
+              "  autotune: k_qdata_force %d zones/block x %d threads/zone (registers <= %d%s), "
               "k_force_gemm %d threads/block: %.3f ms\n",
-              d->zones_per_block, d->threads_per_zone, d->registers, d->gemm_threads, d->ms);
+              d->zones_per_block, d->threads_per_zone, d->registers,
+              d->sizes_compiled ? ", zone sizes compiled in" : "", d->gemm_threads, d->ms);
     else
       fprintf(out,
               "  autotune: mass-matrix kernel %d threads/block, >= %d blocks/SM, unroll %d: "

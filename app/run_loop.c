@@ -154,8 +154,10 @@ static void CheckpointAfterFailure(MPI_Comm comm, RunState *rs, const BlastConfi
 
 int RunStartViz(RunPlan *p, RunState *rs) {
   if (!p->viz_on) return 0;
-  snprintf(p->viz_series, sizeof p->viz_series, "%s/blast.xdmf", p->viz_dir);
-  BlastCall(BlastVizCreate(p->comm, rs->h, p->viz_dir, p->cfg->viz_refine, &rs->viz));
+  snprintf(p->viz_series, sizeof p->viz_series, "%s/%s", p->viz_dir,
+           p->cfg->viz_format & BLAST_VIZ_XDMF ? "blast.xdmf" : "blast.pvd");
+  BlastCall(BlastVizCreateWith(p->comm, rs->h, p->viz_dir, p->cfg->viz_refine, p->cfg->viz_format,
+                               &rs->viz));
   BlastCall(BlastVizWrite(rs->viz, p->restart_steps, p->t_start));
   return 0;
 }

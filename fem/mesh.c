@@ -5,7 +5,9 @@
 
 #include "fe.h"
 #include "geom.h"
+#include "geom_basis.h"
 #include "memory.h"
+#include "mesh-curved.h"
 #include "mesh-impl.h"
 #include "topology.h"
 
@@ -306,6 +308,10 @@ static double AffineSimplexJacobian(BlastMesh mesh, int z, double *J) {
 }
 
 void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
+  if (mesh->curve_order > 1) {
+    BlastMeshCurvedMap(mesh, z, mesh->zone_geom[z], xi, x, NULL);
+    return;
+  }
   const int dim = mesh->dim, nc = 1 << dim;
   if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
     AffineSimplexMap(mesh, z, xi, x);
@@ -322,6 +328,10 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
 
 // Jacobian of the multilinear map, J[c*dim + g] = dx_c / dxi_g; returns det J.
 static double ZoneMapJacobian(BlastMesh mesh, int z, const double *xi, double *J) {
+  if (mesh->curve_order > 1) {
+    BlastMeshCurvedMap(mesh, z, mesh->zone_geom[z], xi, NULL, J);
+    return Det(mesh->dim, J);
+  }
   const int dim = mesh->dim, nc = 1 << dim;
   if (BlastGeomIsSimplex(mesh->zone_geom[z])) return AffineSimplexJacobian(mesh, z, J);
   for (int i = 0; i < dim * dim; i++) J[i] = 0.0;
@@ -368,6 +378,10 @@ static int CheckSimplexJacobian(BlastMesh mesh, int z) {
   return 0;
 }
 
+double BlastMeshZoneJacobian(BlastMesh mesh, int z, const double *xi, double *J) {
+  return ZoneMapJacobian(mesh, z, xi, J);
+}
+
 int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   double x1[BLAST_MAX_Q1D], w1[BLAST_MAX_Q1D], J[9];
   BlastCall(BlastGaussLegendre(nq, x1, w1));
@@ -375,6 +389,10 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
   int npts = 1;
   for (int g = 0; g < dim; g++) npts *= nq;
   for (int z = 0; z < mesh->nzones; z++) {
+    if (mesh->curve_order > 1) {
+      BlastCall(BlastMeshCheckCurvedZone(mesh, z, nq, x1));
+      continue;
+    }
     for (int c = 0; c < BlastGeomNumVertices(mesh->zone_geom[z]); c++) {
       const int v = mesh->zone_verts[(size_t)z * nc + c];
       const double *X = &mesh->coords[(size_t)v * dim];
@@ -430,6 +448,7 @@ int BlastMeshCheckJacobians(BlastMesh mesh, int nq) {
 }
 
 double BlastMeshVolume(BlastMesh mesh) {
+  if (mesh->curve_order > 1) return BlastMeshCurvedVolume(mesh);
   // Multilinear maps: det J has degree <= dim-1 per direction; 2 points are exact.
   double x1[2], w1[2], J[9], vol = 0.0;
   BlastGaussLegendre(2, x1, w1);
@@ -575,6 +594,10 @@ static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nch
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
   BlastCheck(levels >= 0 && levels <= 12, BLAST_ERR_INPUT, "refinement levels %d outside 0..12",
              levels);
+  BlastCheck(mesh->curve_order <= 1 || !mesh->nsimplex, BLAST_ERR_INPUT,
+             "refinement ([mesh] refine_serial = %d) of a curved mesh (order %d) with "
+             "triangles or tetrahedra is not supported: refine the mesh in the mesh generator",
+             levels, mesh->curve_order);
   const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1), K = 1 << levels;
   int64_t nchild = 1;
   for (int g = 0; g < dim; g++) nchild *= K;  // at most 2^36
@@ -632,9 +655,23 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
     }
   }
   if (!ierr) ierr = RefineFill(mesh, t, K, nchild, nbchild, &sc, coords, zv, za, bv, ba);
-  if (!ierr && !mesh->nsimplex)
-    ierr = BlastMeshCreate(dim, (int)nv64, coords, nz, zv, za, nb, bv, ba, refined);
-  if (!ierr && mesh->nsimplex) {
+  double *nodes = NULL;
+  int *zn = NULL;
+  int64_t nn64 = 0;
+  const int p = mesh->curve_order, nn = BlastGeomNumNodes(BlastGeomTensor(dim), p);
+  if (!ierr && p > 1) {
+    nn64 = BlastLatticeSize(t, K * p);
+    if (nn64 >= INT32_MAX)
+      ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                             "[mesh] refine_serial = %d: refining the curved mesh (order %d) "
+                             "gives %lld nodes, more than %d (32-bit ids): lower refine_serial "
+                             "and use [mesh] refine_parallel",
+                             levels, p, (long long)nn64, INT32_MAX);
+    if (!ierr) ierr = BlastMalloc((size_t)nn64 * dim, &nodes);
+    if (!ierr) ierr = BlastMalloc((size_t)nz * nn, &zn);
+    if (!ierr) ierr = BlastMeshRefineCurvedNodes(mesh, t, K, nchild, nodes, zn);
+  }
+  if (!ierr && p <= 1) {  // zg, bg: NULL for tensor meshes
     const BlastMeshDesc d = {.dim = dim,
                              .nverts = (int)nv64,
                              .nzones = nz,
@@ -650,6 +687,17 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
                              .names = mesh->names};
     ierr = BlastMeshCreateFrom(&d, refined);
   }
+  if (!ierr && p > 1) {
+    BlastMeshDesc d;
+    BlastMeshDescribe(mesh, &d);
+    d.nverts = (int)nv64, d.coords = coords, d.nzones = nz, d.zone_verts = zv, d.zone_attr = za;
+    d.nbdr = nb, d.bdr_verts = bv, d.bdr_attr = ba;
+    d.zone_geom = NULL, d.bdr_geom = NULL;  // tensor meshes only
+    d.nnodes = (int)nn64, d.node_coords = nodes, d.zone_nodes = zn;
+    ierr = BlastMeshCreateFrom(&d, refined);
+  }
+  BlastFree(&nodes);
+  BlastFree(&zn);
   BlastFree(&sc.zone);
   BlastFree(&sc.face);
   BlastFree(&zg);

@@ -115,8 +115,13 @@ const char *BlastMeshNameOfAttribute(BlastMesh mesh, int dim, int attr);
 
 /// Physical position of reference point `xi` of zone `z` under its map: multilinear on
 /// [0,1]^dim for tensor zones, affine x_0 + sum_g xi_g (x_{g+1} - x_0) on the unit simplex
-/// for straight simplices.
+/// for straight simplices; on curved meshes (BlastMeshCurveOrder > 1) the map of order p,
+/// x(xi) = sum_a X_a phi_a(xi) over the zone's nodes (BlastGeomLagrange), any geometry.
 void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x);
+
+/// Jacobian J[c*dim + g] = dx_c/dxi_g of zone z's map (multilinear, affine or curved) at
+/// `xi`; returns det J.
+double BlastMeshZoneJacobian(BlastMesh mesh, int z, const double *xi, double *J);
 
 /// Uniformly refine `levels` times (K = 2^levels): every zone split into K^dim children
 /// (children of zone z are consecutive): tensor zones into the cells of the lattice of
@@ -124,7 +129,10 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x);
 /// (BlastSimplexChildren: triangles into K^2, tetrahedra into K^3, each child positive and
 /// of volume parent/K^dim, the result conforming), boundary faces likewise with their
 /// attributes, zone attributes and attribute names inherited. Deterministic: the same
-/// bits on every rank. Returns a new mesh.
+/// bits on every rank. Returns a new mesh. A curved tensor mesh is refined in reference
+/// space: the children's nodes of order p are the parent's map at the points of its
+/// lattice of order K p (each point computed once, so shared nodes are one node); curved
+/// meshes with simplices are refused.
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined);
 
 /// Check that every zone's vertices are within BLAST_MAX_COORDINATE and its
@@ -132,14 +140,16 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined);
 /// determinant at the tensor Gauss-Legendre points with `nq` points per direction and at
 /// its corners (huge coordinates overflow: "coordinates too large or not finite"); a
 /// straight simplex has a constant Jacobian: "zone N (tetrahedron, attribute A) is
-/// inverted: det J = ..." when negative, "... is degenerate: det J = 0" when zero; then
+/// inverted: det J = ..." when negative, "... is degenerate: det J = 0" when zero; a
+/// curved zone: its nodes within BLAST_MAX_COORDINATE, det J > 0 at the Gauss points
+/// (collapsed onto simplices) and at the nodes of order 2p; then
 /// that the mesh is conforming (BlastTopologyCheckConforming: no duplicated zones, no face
 /// of three zones, no face of one zone that is not a boundary element). Error
 /// (BLAST_ERR_INPUT) names the first bad zone ("zone N ..."), its point and the determinant.
 int BlastMeshCheckJacobians(BlastMesh mesh, int nq);
 
 /// Total volume (sum of |det J| quadrature of each multilinear zone map; |det J| / dim! for
-/// straight simplices).
+/// straight simplices; curved zones with enough points to be exact).
 double BlastMeshVolume(BlastMesh mesh);
 
 #ifdef __cplusplus

@@ -16,6 +16,7 @@
 typedef struct {
   int64_t gid;
   int face;
+  double n[3];  // the outward normal at the node: the face's, or on a curved face its own
 } FaceDof;
 
 static int CompareFaceDof(const void *pa, const void *pb) {
@@ -114,53 +115,32 @@ void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a) 
   }
 }
 
-// Outward unit normal of local face lf of a simplex zone z: the face opposite vertex lf,
-// through its vertices (reference vertex 0 at the origin, g+1 on axis g), pointing away
-// from the zone's centroid.
-static void SimplexFaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
-  int corners[3] = {0, 0, 0};
-  const int nc = BlastZoneFacetCorners(BlastMeshZoneGeom(mesh, z), lf, corners);
-  double p[3][3] = {{0}}, centre[3] = {0, 0, 0}, xi[3];
-  for (int i = 0; i < nc && i < 3; i++) {
-    for (int h = 0; h < dim; h++) xi[h] = corners[i] == h + 1 ? 1.0 : 0.0;
-    BlastMeshZoneMap(mesh, z, xi, p[i]);
-  }
-  for (int h = 0; h < dim; h++) xi[h] = 1.0 / (dim + 1);
-  BlastMeshZoneMap(mesh, z, xi, centre);
-  n[0] = n[1] = n[2] = 0.0;
-  if (dim == 2) {
-    n[0] = p[1][1] - p[0][1], n[1] = -(p[1][0] - p[0][0]);
-  } else {
-    double t1[3], t2[3];
-    for (int c = 0; c < 3; c++) t1[c] = p[1][c] - p[0][c], t2[c] = p[2][c] - p[0][c];
-    n[0] = t1[1] * t2[2] - t1[2] * t2[1];
-    n[1] = t1[2] * t2[0] - t1[0] * t2[2];
-    n[2] = t1[0] * t2[1] - t1[1] * t2[0];
-  }
-  double out = 0.0, len = 0.0;
-  for (int c = 0; c < dim; c++) out += (p[0][c] - centre[c]) * n[c], len += n[c] * n[c];
-  len = sqrt(len);
-  const double sgn = out < 0.0 ? -1.0 : 1.0;
-  for (int c = 0; c < dim; c++) n[c] = len > 0.0 ? sgn * n[c] / len : 0.0;
-}
-
 // Outward unit normal of mesh boundary face f (a face of mesh zone z, local face lf).
 static void FaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
-  if (dim >= 2 && BlastGeomIsSimplex(BlastMeshZoneGeom(mesh, z))) {
-    SimplexFaceNormal(mesh, dim, z, lf, n);
-    return;
-  }
-  const int g = lf / 2, side = lf % 2;
+  const int g = lf / 2, side = lf % 2, simplex = BlastGeomIsSimplex(BlastMeshZoneGeom(mesh, z));
   int other[2] = {0, 0}, no = 0;
   for (int h = 0; h < dim; h++)
     if (h != g) other[no++] = h;
   double p[4][3] = {{0}}, xi[3], centre[3] = {0, 0, 0}, fc[3] = {0, 0, 0};
-  for (int q = 0; q < (1 << no); q++) {
-    xi[g] = side;
-    for (int o = 0; o < no; o++) xi[other[o]] = (q >> o) & 1;
-    BlastMeshZoneMap(mesh, z, xi, p[q]);
+  if (simplex) {  // the face opposite vertex lf: its corners, the zone's centroid
+    int corners[3];
+    no = dim - 1;
+    BlastZoneFacetCorners(BlastMeshZoneGeom(mesh, z), lf, corners);
+    for (int q = 0; q < dim; q++) {
+      for (int h = 0; h < dim; h++) xi[h] = corners[q] == h + 1;
+      BlastMeshZoneMap(mesh, z, xi, p[q]);
+    }
+    if (dim == 3)  // a triangle: the normal of (p0, p1, p2) from the tangents below
+      for (int c = 0; c < 3; c++) p[3][c] = p[1][c] + p[2][c] - p[0][c];
+    for (int h = 0; h < dim; h++) xi[h] = 1.0 / (dim + 1);
+  } else {
+    for (int q = 0; q < (1 << no); q++) {
+      xi[g] = side;
+      for (int o = 0; o < no; o++) xi[other[o]] = (q >> o) & 1;
+      BlastMeshZoneMap(mesh, z, xi, p[q]);
+    }
+    for (int h = 0; h < dim; h++) xi[h] = 0.5;
   }
-  for (int h = 0; h < dim; h++) xi[h] = 0.5;
   BlastMeshZoneMap(mesh, z, xi, centre);
   n[0] = n[1] = n[2] = 0.0;
   if (dim == 1) {
@@ -185,6 +165,37 @@ static void FaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
   len = sqrt(len);
   const double sgn = out < 0.0 ? -1.0 : 1.0;
   for (int c = 0; c < dim; c++) n[c] = len > 0.0 ? sgn * n[c] / len : 0.0;
+}
+
+// The outward unit normal of curved face lf of mesh zone z at its node p (the order of
+// BlastSpaceFacetNodeIds), oriented as the face's chord normal n (replaced).
+static void CurvedNodeNormal(const BlastSpace *s, int z, int lf, int64_t p, double *n) {
+  const int dim = s->dim, k = s->k, N = s->N, K = N * k, g = lf / 2;
+  int other[2] = {0, 0}, no = 0;
+  for (int h = 0; h < dim; h++)
+    if (h != g) other[no++] = h;
+  double xi[3], J[9], m[3] = {0, 0, 0};
+  xi[g] = lf % 2;
+  for (int o = 0; o < no; o++, p /= K + 1) {
+    const int i = (int)(p % (K + 1)), j = i / k < N ? i / k : N - 1;
+    xi[other[o]] = (j + s->gll[i - j * k]) / N;
+  }
+  BlastMeshZoneJacobian(s->mesh, z, xi, J);
+  if (dim == 2) {
+    m[0] = J[1 * 2 + other[0]], m[1] = -J[0 * 2 + other[0]];
+  } else if (dim == 3) {
+    const double a[3] = {J[other[0]], J[3 + other[0]], J[6 + other[0]]};
+    const double b[3] = {J[other[1]], J[3 + other[1]], J[6 + other[1]]};
+    m[0] = a[1] * b[2] - a[2] * b[1], m[1] = a[2] * b[0] - a[0] * b[2];
+    m[2] = a[0] * b[1] - a[1] * b[0];
+  } else {
+    return;
+  }
+  double len = 0.0, dot = 0.0;
+  for (int c = 0; c < dim; c++) len += m[c] * m[c], dot += m[c] * n[c];
+  len = sqrt(len);
+  if (!(len > 0.0)) return;
+  for (int c = 0; c < dim; c++) n[c] = (dot < 0.0 ? -m[c] : m[c]) / len;
 }
 
 // The axis of a unit vector within round-off of one (-1: none).
@@ -254,7 +265,7 @@ typedef struct {
 } NodeBc;
 
 static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, size_t nrec,
-                         const int *fsec, const double *fnorm, NodeBc *nb) {
+                         const int *fsec, NodeBc *nb) {
   memset(nb, 0, sizeof *nb);
   nb->section = -1;
   double fn[64][3];
@@ -267,7 +278,7 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
       nb->kind = NODE_VELOCITY;
     } else if (type == BLAST_BOUNDARY_WALL && nn < 64) {
       if (nb->kind == NODE_FREE) nb->kind = NODE_WALL;
-      for (int c = 0; c < 3; c++) fn[nn][c] = fnorm[3 * (size_t)rec[r].face + c];
+      for (int c = 0; c < 3; c++) fn[nn][c] = rec[r].n[c];
       nn++;
     }
   }
@@ -345,7 +356,11 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
     FaceNormal(mesh, dim, z, lf, &fnorm[3 * (size_t)f]);
     if (cfg->boundaries[fsec[f]].type == BLAST_BOUNDARY_FREE) continue;
     BlastSpaceFacetNodeIds(s, z, lf, ids);
-    for (int64_t p = 0; p < per_face; p++) rec[nrec].gid = ids[p], rec[nrec++].face = f;
+    for (int64_t p = 0; p < per_face; p++, nrec++) {
+      rec[nrec].gid = ids[p], rec[nrec].face = f;
+      memcpy(rec[nrec].n, &fnorm[3 * (size_t)f], sizeof rec[nrec].n);
+      if (BlastMeshCurveOrder(mesh) > 1) CurvedNodeNormal(s, z, lf, p, rec[nrec].n);
+    }
   }
   NodeBc *nodes = NULL;
   if (!ierr) ierr = BlastMalloc((size_t)s->h1_next + 1, &nodes);
@@ -364,7 +379,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
       }
       size_t end = lo;
       while (end < nrec && rec[end].gid == s->h1_gid[l]) end++;
-      ClassifyNode(cfg, dim, rec + lo, end - lo, fsec, fnorm, &nodes[l]);
+      ClassifyNode(cfg, dim, rec + lo, end - lo, fsec, &nodes[l]);
     }
   }
   // The lists, ascending.

@@ -136,7 +136,10 @@ enum {
   BLAST_MAX_SOURCES = 8,
   BLAST_MAX_BOUNDARIES = 16,
   BLAST_MAX_PROBES = 16,
-  BLAST_MAX_SELECT_ATTRS = 32  ///< attribute numbers of one selector or boundary section
+  BLAST_MAX_SELECT_ATTRS = 32,  ///< attribute numbers of one selector or boundary section
+  /// An attribute's name in a selector or boundary section, with its NUL (the mesh's names,
+  /// BLAST_MESH_NAME_MAX of fem/mesh.h, have the same limit)
+  BLAST_ATTR_NAME_MAX = 64
 };
 
 /// The problem name of a deck that defines its own problem (`[problem] name = custom`).
@@ -174,6 +177,9 @@ typedef struct {
   int attr[BLAST_MAX_SELECT_ATTRS];
   double v[6];
   char where[BLAST_WHERE_MAX];  ///< the select key's line ("" = the section's)
+  /// attributes: the name given for attr[i] ("" = given as a number). A named attribute
+  /// has attr[i] = 0 until the setup resolves it with the mesh's names.
+  char attr_name[BLAST_MAX_SELECT_ATTRS][BLAST_ATTR_NAME_MAX];
 } BlastSelector;
 
 /// [region.NAME]: a material and initial data over the zones its selector holds.
@@ -211,6 +217,9 @@ typedef struct {
   int type;  ///< BlastBoundaryType
   int nattr;
   int attr[BLAST_MAX_SELECT_ATTRS];
+  /// The name given for attr[i] ("" = given as a number); attr[i] = 0 until the setup
+  /// resolves it with the mesh's boundary names.
+  char attr_name[BLAST_MAX_SELECT_ATTRS][BLAST_ATTR_NAME_MAX];
   int nvelocity;  ///< type = velocity: components given
   BlastExprText velocity[3];
   char where[BLAST_WHERE_MAX];
@@ -281,6 +290,7 @@ typedef struct {
   int viz_steps;      ///< visualization dump every N accepted steps (0 = off)
   double viz_dt;      ///< visualization dump every viz_dt of simulated time (0 = off)
   int viz_refine;     ///< sub-cells per direction and zone (0 = no dumps)
+  int viz_format;     ///< BLAST_VIZ_XDMF | BLAST_VIZ_VTU (io/viz.h): 1 xdmf, 2 vtu, 3 both
   int history_steps;  ///< a line of history.csv every N accepted steps (0 = none)
   // [checkpoint]
   char checkpoint_dir[BLAST_PATH_MAX];      ///< resolved ("" never: <output_dir>/checkpoints)

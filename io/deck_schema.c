@@ -41,6 +41,8 @@ static const BlastDeckChoice kViscosity[] = {
     {"auto", BLAST_VISC_AUTO}, {"on", BLAST_VISC_ON}, {"off", BLAST_VISC_OFF}, {NULL, 0}};
 // E2 (global CG on M_E, method spec 6.1) is not implemented: only exact zone inverses.
 static const BlastDeckChoice kEnergySolves[] = {{"inverse", BLAST_ENERGY_INVERSE}, {NULL, 0}};
+// BLAST_VIZ_XDMF = 1, BLAST_VIZ_VTU = 2 (io/viz.h).
+static const BlastDeckChoice kVizFormats[] = {{"xdmf", 1}, {"vtu", 2}, {"both", 3}, {NULL, 0}};
 static const BlastDeckChoice kAssembly[] = {{"default", BLAST_ASSEMBLY_DEFAULT},
                                             {"full", BLAST_ASSEMBLY_FULL},
                                             {"partial", BLAST_ASSEMBLY_PARTIAL},
@@ -522,7 +524,7 @@ static const BlastDeckKey kSchema[] = {
      .def = "0",
      .bounds = BLAST_DECK_MIN,
      .min = 0,
-     .help = "visualization dump (XDMF + HDF5 in <dir>/viz) every N accepted steps, and at the "
+     .help = "visualization dump (in <dir>/viz, viz_format) every N accepted steps, and at the "
              "start and the end (0: not by steps)"},
     {.section = "output",
      .key = "viz_dt",
@@ -546,6 +548,15 @@ static const BlastDeckKey kSchema[] = {
      .special_help = "order_kinematic",
      .resolve = ResolveVizRefine,
      .help = "linear sub-cells per direction of each zone in the dumps (0: no dumps)"},
+    {.section = "output",
+     .key = "viz_format",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(viz_format),
+     .def = "both",
+     .choices = kVizFormats,
+     .help = "files of the dumps: xdmf (blast.xdmf + viz_NNNNNN.h5: linear sub-cells, for "
+             "ParaView and VisIt), vtu (blast.pvd + viz_NNNNNN.pvtu: every zone one VTK "
+             "Lagrange cell of order order_kinematic, curved as it is, for ParaView), or both"},
     {.section = "output",
      .key = "history_steps",
      .type = BLAST_DECK_INT,

@@ -14,13 +14,22 @@
 #include <unistd.h>
 
 #include "memory.h"
+#include "meshio-nodes.h"
 #include "safefile.h"
 #include "topology.h"
 
 // ---------------------------------------------------------------------------------------
 // MFEM geometry types and vertex orders
 
-enum { kGeomPoint = 0, kGeomSegment = 1, kGeomSquare = 3, kGeomCube = 5, kNumGeoms = 8 };
+enum {
+  kGeomPoint = 0,
+  kGeomSegment = 1,
+  kGeomTriangle = 2,
+  kGeomSquare = 3,
+  kGeomTet = 4,
+  kGeomCube = 5,
+  kNumGeoms = 8
+};
 
 static const char *const kGeomName[kNumGeoms] = {"point",       "segment", "triangle", "square",
                                                  "tetrahedron", "cube",    "prism",    "pyramid"};
@@ -58,6 +67,11 @@ typedef struct {
   double *coords;
   int *zone_verts, *zone_attr, *zone_line;
   int *bdr_verts, *bdr_attr, *bdr_line;
+  unsigned char *zone_geom, *bdr_geom;
+  // Curved nodes (curve_order > 1): MFEM's dof values, then blast_gpu's nodes.
+  int curve_order, uniform, ndofs, nodes_line;
+  double *values, *node_coords;
+  int *zone_nodes;
 } MeshData;
 
 // Record "path:line: message" as a BLAST_ERR_INPUT raised at the caller's location.
@@ -260,8 +274,8 @@ static int ReadKeyInt(Reader *r, const char *key, int lo, int hi, int *v) {
 // `n` element lines of the given entity dimension: "attr geom v0 v1 ...", converted to
 // lexicographic corner order. `kind` is "element" or "boundary element".
 static int ReadElementLines(Reader *r, int mesh_dim, int entity_dim, const char *kind, int n,
-                            int *verts, int *attr, int *lineof) {
-  const int geom = kTensorGeom[entity_dim], nv = kGeomVerts[geom];
+                            int *verts, int *attr, int *lineof, unsigned char *geoms) {
+  const int geom = kTensorGeom[entity_dim], stride = kGeomVerts[geom];
   for (int e = 0; e < n; e++) {
     const Line *l = NULL;
     char what[96], text[96];
@@ -281,15 +295,18 @@ static int ReadElementLines(Reader *r, int mesh_dim, int entity_dim, const char 
     if (g < 0 || g >= kNumGeoms)
       ReadFail(r, l->lineno, "%s %d: unknown geometry type %d (expected %d, %s)", kind, e, g, geom,
                kGeomName[geom]);
-    if (g != kGeomPoint && g != kGeomSegment && g != kGeomSquare && g != kGeomCube)
+    if (g > kGeomCube)
       ReadFail(r, l->lineno,
-               "%s %d: unsupported element type %d (%s) (expected segments (1), squares (3) or "
-               "cubes (5); boundary points (0) in 1D)",
+               "%s %d: unsupported element type %d (%s) (expected segments (1), triangles (2), "
+               "squares (3), tetrahedra (4) or cubes (5); boundary points (0) in 1D)",
                kind, e, g, kGeomName[g]);
-    if (g != geom)
+    const int simplex = entity_dim >= 2 ? entity_dim * 2 - 2 : geom;  // triangle, tet
+    if (g != geom && g != simplex)
       ReadFail(r, l->lineno,
-               "%s %d has geometry %d (%s), but %ss of a %dD mesh have geometry %d (%s)", kind, e,
-               g, kGeomName[g], kind, mesh_dim, geom, kGeomName[geom]);
+               "%s %d has geometry %d (%s), but %ss of a %dD mesh have geometry %d (%s)%s", kind, e,
+               g, kGeomName[g], kind, mesh_dim, geom, kGeomName[geom],
+               entity_dim >= 2 ? " or that of a simplex" : "");
+    const int nv = kGeomVerts[g];
     if (l->ntok - 2 != nv)
       ReadFail(r, l->lineno, "%s %d (%s) lists %d vertices (expected %d)", kind, e, kGeomName[g],
                l->ntok - 2, nv);
@@ -306,51 +323,66 @@ static int ReadElementLines(Reader *r, int mesh_dim, int entity_dim, const char 
           ReadFail(r, l->lineno, "%s %d: vertex %d appears twice (expected %d distinct vertices)",
                    kind, e, mv[c], nv);
     }
-    for (int c = 0; c < nv; c++) verts[(size_t)e * nv + c] = nv >= 4 ? mv[kLexToMfem[c]] : mv[c];
+    // Tensor corners lexicographic; simplex vertices as MFEM lists them, slots padded.
+    for (int c = 0; c < stride; c++)
+      verts[(size_t)e * stride + c] = c >= nv                                ? -1
+                                      : (g == kGeomSquare || g == kGeomCube) ? mv[kLexToMfem[c]]
+                                                                             : mv[c];
     attr[e] = a;
+    geoms[e] = (unsigned char)g;
   }
   return 0;
 }
 
-// "FiniteElementCollection: NAME": only linear H1 collections are accepted.
-static int CheckCollection(const Reader *r, const Line *l, int dim) {
-  char text[96];
+// "FiniteElementCollection: NAME": H1 collections of order 1..4 (meshio-nodes.h).
+static int CheckCollection(const Reader *r, const Line *l, int dim, MeshData *m) {
+  char text[96], why[160];
   if (l->ntok != 2 || strcmp(Tok(r, l, 0), "FiniteElementCollection:"))
     ReadFail(r, l->lineno, "found '%s' (expected 'FiniteElementCollection: <name>')",
              LineText(r, l, text, sizeof text));
-  const char *name = Tok(r, l, 1);
-  if (!strcmp(name, "Linear")) return 0;
-  if (!strcmp(name, "Quadratic") || !strcmp(name, "QuadraticPos") || !strcmp(name, "Cubic"))
-    ReadFail(r, l->lineno,
-             "nodes in collection '%s': curved meshes (order > 1 nodes) are not supported "
-             "(expected Linear or H1_%dD_P1)",
-             name, dim);
-  // H1_<d>D_P<k>, also with a basis suffix (H1@GL_...) or the positive basis (H1Pos_...).
-  const char *p = name;
-  int d = 0, k = 0, len = 0;
-  if (!strncmp(p, "H1Pos_", 6)) {
-    p += 5;
-  } else if (!strncmp(p, "H1@", 3)) {
-    p += 3;
-    while (*p && *p != '_') p++;
-  } else if (!strncmp(p, "H1_", 3)) {
-    p += 2;
-  } else {
-    p = NULL;
+  if (BlastMfemCollection(Tok(r, l, 1), dim, &m->curve_order, &m->uniform, why, sizeof why))
+    ReadFail(r, l->lineno, "unsupported nodes collection '%s': %s", Tok(r, l, 1), why);
+  m->nodes_line = l->lineno;
+  return 0;
+}
+
+// Vertex numbers below the number of vertices; one kind of 3D zone (tets or hexes).
+static int CheckVertexIndices(Reader *r, const MeshData *m) {
+  const int nc = 1 << m->dim, nf = 1 << (m->dim - 1);
+  for (int z = 0; z < m->nzones; z++) {
+    for (int c = 0; c < nc; c++)
+      if (m->zone_verts[(size_t)z * nc + c] >= m->nverts)
+        ReadFail(r, m->zone_line[z],
+                 "element %d: vertex index %d out of range (expected < %d, the "
+                 "number of vertices)",
+                 z, m->zone_verts[(size_t)z * nc + c], m->nverts);
+    if (m->dim == 3 && m->zone_geom[z] != m->zone_geom[0])
+      ReadFail(r, m->zone_line[z],
+               "element %d is a %s but element 0 is a %s (3D meshes are all tetrahedra or all "
+               "hexahedra)",
+               z, kGeomName[m->zone_geom[z]], kGeomName[m->zone_geom[0]]);
   }
-  if (p && sscanf(p, "_%dD_P%d%n", &d, &k, &len) == 2 && p[len] == '\0' && k >= 1) {
-    if (k > 1)
-      ReadFail(r, l->lineno,
-               "nodes in collection '%s' (order %d): curved meshes (order > 1 nodes) are not "
-               "supported (expected Linear or H1_%dD_P1)",
-               name, k, dim);
-    if (d != dim)
-      ReadFail(r, l->lineno, "nodes collection '%s' is for dimension %d (expected H1_%dD_P1)", name,
-               d, dim);
-    return 0;
-  }
-  ReadFail(r, l->lineno, "unsupported nodes collection '%s' (expected Linear or H1_%dD_P1)", name,
-           dim);
+  for (int f = 0; f < m->nbdr; f++)
+    for (int c = 0; c < nf; c++)
+      if (m->bdr_verts[(size_t)f * nf + c] >= m->nverts)
+        ReadFail(r, m->bdr_line[f],
+                 "boundary element %d: vertex index %d out of range (expected < %d, the number "
+                 "of vertices)",
+                 f, m->bdr_verts[(size_t)f * nf + c], m->nverts);
+  return 0;
+}
+
+// Curved nodes: blast_gpu's nodes in lattice order from MFEM's dof values; the vertices
+// are the vertex dofs.
+static int ConvertNodes(MeshData *m) {
+  const int dim = m->dim;
+  BlastCall(BlastMalloc((size_t)m->ndofs * dim, &m->node_coords));
+  BlastCall(BlastMalloc((size_t)m->nverts * dim, &m->coords));
+  memcpy(m->node_coords, m->values, sizeof(double) * m->ndofs * dim);
+  BlastMfemNodesToLattice(dim, m->nzones, m->zone_geom, m->curve_order, m->uniform, m->zone_nodes,
+                          m->values, m->node_coords);
+  memcpy(m->coords, m->node_coords, sizeof(double) * m->nverts * dim);
+  return 0;
 }
 
 // Vertex coordinates: explicit lines, or a linear `nodes` grid function.
@@ -367,7 +399,10 @@ static int ReadVertices(Reader *r, MeshData *m) {
       ReadFail(r, l->lineno, "found '%s' (expected 'FiniteElementSpace')",
                LineText(r, l, text, sizeof text));
     BlastCall(NextLine(r, "'FiniteElementCollection: <name>'", &l));
-    BlastCall(CheckCollection(r, l, dim));
+    BlastCall(CheckCollection(r, l, dim, m));
+    // Curved: MFEM's dof numbering needs the elements (read before); vertex numbers are
+    // checked first, as for explicit vertices.
+    if (m->curve_order > 1) BlastCall(CheckVertexIndices(r, m));
     int vdim, ordering;
     BlastCall(ReadKeyInt(r, "VDim:", 1, 3, &vdim));
     if (vdim != dim)
@@ -376,28 +411,43 @@ static int ReadVertices(Reader *r, MeshData *m) {
                "meshes are not supported)",
                vdim, dim, dim);
     BlastCall(ReadKeyInt(r, "Ordering:", 0, 1, &ordering));
-    // nv*dim numbers, any number per line. byNODES: all x, then all y, ...; byVDIM: x y z.
+    int nd = nv;  // the dofs: the vertices, or (curved) MFEM's H1 dofs of order p
+    if (m->curve_order > 1) {
+      const int stride = BlastGeomNumNodes(kTensorGeom[dim], m->curve_order);
+      int bad = -1;
+      BlastCall(BlastMalloc((size_t)m->nzones * stride, &m->zone_nodes));
+      if (BlastMfemNodeDofs(dim, nv, m->nzones, m->zone_verts, m->zone_geom, m->curve_order,
+                            m->zone_nodes, &m->ndofs, &bad)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", BlastErrorMessage());
+        BlastErrorClear();
+        ReadFail(r, bad >= 0 ? m->zone_line[bad] : m->nodes_line, "element %d: %s", bad, msg);
+      }
+      nd = m->ndofs;
+    }
+    // nd*dim numbers, any number per line. byNODES: all x, then all y, ...; byVDIM: x y z.
     // Fewer numbers left in the file than that: the loop fails before the end, no storage.
-    size_t count = 0, total = (size_t)nv * dim;
-    if (total <= TokensLeft(r)) BlastCall(BlastMalloc(total, &m->coords));
+    size_t count = 0, total = (size_t)nd * dim;
+    double **dest = m->curve_order > 1 ? &m->values : &m->coords;
+    if (total <= TokensLeft(r)) BlastCall(BlastMalloc(total, dest));
     while (count < total) {
       char what[96];
-      snprintf(what, sizeof what, "node value %zu of %zu (%d vertices x VDim %d)", count + 1, total,
-               nv, dim);
+      snprintf(what, sizeof what, "node value %zu of %zu (%d nodes x VDim %d)", count + 1, total,
+               nd, dim);
       BlastCall(NextLine(r, what, &l));
       for (int i = 0; i < l->ntok; i++, count++) {
         if (count >= total)
-          ReadFail(r, l->lineno, "more node values than %d vertices x VDim %d = %zu", nv, dim,
-                   total);
+          ReadFail(r, l->lineno, "more node values than %d nodes x VDim %d = %zu", nd, dim, total);
         double x;
         if (!ParseDouble(Tok(r, l, i), &x))
           ReadFail(r, l->lineno, "node value %zu is '%s' (expected a finite number)", count + 1,
                    Tok(r, l, i));
-        size_t v = ordering == 0 ? count % nv : count / dim;
-        int c = ordering == 0 ? (int)(count / nv) : (int)(count % dim);
-        if (m->coords) m->coords[v * dim + c] = x;
+        size_t v = ordering == 0 ? count % nd : count / dim;
+        int c = ordering == 0 ? (int)(count / nd) : (int)(count % dim);
+        if (*dest) (*dest)[v * dim + c] = x;
       }
     }
+    if (m->curve_order > 1) BlastCall(ConvertNodes(m));
   } else {
     int sdim;
     if (l->ntok != 1 || !ParseInt(Tok(r, l, 0), &sdim))
@@ -448,31 +498,20 @@ static int ParseMesh(Reader *r, MeshData *m) {
   BlastCall(BlastMalloc(zcap * nc, &m->zone_verts));
   BlastCall(BlastMalloc(zcap, &m->zone_attr));
   BlastCall(BlastMalloc(zcap, &m->zone_line));
+  BlastCall(BlastMalloc(zcap, &m->zone_geom));
   BlastCall(ReadElementLines(r, dim, dim, "element", m->nzones, m->zone_verts, m->zone_attr,
-                             m->zone_line));
+                             m->zone_line, m->zone_geom));
   BlastCall(ExpectKeyword(r, "boundary", "after the elements"));
   BlastCall(ReadIntLine(r, "the number of boundary elements", 0, INT_MAX / 4, &m->nbdr));
   const size_t bcap = AtMost((size_t)m->nbdr, (size_t)LinesLeft(r));
   BlastCall(BlastMalloc(bcap * nf + 1, &m->bdr_verts));
   BlastCall(BlastMalloc(bcap + 1, &m->bdr_attr));
   BlastCall(BlastMalloc(bcap + 1, &m->bdr_line));
+  BlastCall(BlastMalloc(bcap + 1, &m->bdr_geom));
   BlastCall(ReadElementLines(r, dim, dim - 1, "boundary element", m->nbdr, m->bdr_verts,
-                             m->bdr_attr, m->bdr_line));
+                             m->bdr_attr, m->bdr_line, m->bdr_geom));
   BlastCall(ReadVertices(r, m));
-  for (int z = 0; z < m->nzones; z++)
-    for (int c = 0; c < nc; c++)
-      if (m->zone_verts[(size_t)z * nc + c] >= m->nverts)
-        ReadFail(r, m->zone_line[z],
-                 "element %d: vertex index %d out of range (expected < %d, the "
-                 "number of vertices)",
-                 z, m->zone_verts[(size_t)z * nc + c], m->nverts);
-  for (int f = 0; f < m->nbdr; f++)
-    for (int c = 0; c < nf; c++)
-      if (m->bdr_verts[(size_t)f * nf + c] >= m->nverts)
-        ReadFail(r, m->bdr_line[f],
-                 "boundary element %d: vertex index %d out of range (expected < %d, the number "
-                 "of vertices)",
-                 f, m->bdr_verts[(size_t)f * nf + c], m->nverts);
+  if (m->curve_order <= 1) BlastCall(CheckVertexIndices(r, m));
   return 0;
 }
 
@@ -512,17 +551,38 @@ static void FreeMeshData(MeshData *m) {
   BlastFree(&m->bdr_verts);
   BlastFree(&m->bdr_attr);
   BlastFree(&m->bdr_line);
+  BlastFree(&m->zone_geom);
+  BlastFree(&m->bdr_geom);
+  BlastFree(&m->values);
+  BlastFree(&m->node_coords);
+  BlastFree(&m->zone_nodes);
+}
+
+static int IsGmsh(const char *buf, size_t len) {
+  return len >= 11 && !memcmp(buf, "$MeshFormat", 11);
 }
 
 // Parse the text in r->buf (len bytes, NUL-terminated; freed here) into a mesh.
 static int ReadFromBuffer(Reader *r, size_t len, BlastMesh *mesh) {
   MeshData d = {0};
   BlastMesh m = NULL;
+  if (IsGmsh(r->buf, len)) {  // a Gmsh .msh file (io/gmsh.c)
+    int ierr = BlastMeshReadGmshBuffer(r->path, r->buf, len, mesh);
+    BlastFree(&r->buf);
+    BlastCall(ierr);
+    return 0;
+  }
   int ierr = Tokenize(r, len);
   if (!ierr) ierr = ParseMesh(r, &d);
-  if (!ierr)
-    ierr = BlastMeshCreate(d.dim, d.nverts, d.coords, d.nzones, d.zone_verts, d.zone_attr, d.nbdr,
-                           d.bdr_verts, d.bdr_attr, &m);
+  if (!ierr) {
+    BlastMeshDesc desc = {0};
+    desc.dim = d.dim, desc.nverts = d.nverts, desc.nzones = d.nzones, desc.nbdr = d.nbdr;
+    desc.coords = d.coords, desc.zone_verts = d.zone_verts, desc.zone_geom = d.zone_geom;
+    desc.zone_attr = d.zone_attr, desc.bdr_verts = d.bdr_verts, desc.bdr_geom = d.bdr_geom;
+    desc.bdr_attr = d.bdr_attr, desc.curve_order = d.curve_order, desc.nnodes = d.ndofs;
+    desc.node_coords = d.node_coords, desc.zone_nodes = d.zone_nodes;
+    ierr = BlastMeshCreateFrom(&desc, &m);
+  }
   if (!ierr) ierr = CheckMesh(r, &d, m);
   FreeMeshData(&d);
   BlastFree(&r->buf);
@@ -552,69 +612,6 @@ int BlastMeshReadBuffer(const char *name, const char *text, size_t len, BlastMes
   if (len) memcpy(r.buf, text, len);
   r.buf[len] = '\0';
   BlastCall(ReadFromBuffer(&r, len, mesh));
-  return 0;
-}
-
-// ---------------------------------------------------------------------------------------
-// Writer
-
-static void WriteMeshText(BlastMesh mesh, FILE *fp) {
-  const int dim = BlastMeshDim(mesh), nc = 1 << dim, nf = 1 << (dim - 1);
-  const int nz = BlastMeshNumZones(mesh), nb = BlastMeshNumBoundary(mesh);
-  const int nv = BlastMeshNumVertices(mesh);
-  const int *zv = BlastMeshZoneVerts(mesh), *za = BlastMeshZoneAttr(mesh);
-  const int *bv = BlastMeshBdrVerts(mesh), *ba = BlastMeshBdrAttr(mesh);
-  const double *x = BlastMeshCoords(mesh);
-  fprintf(fp, "MFEM mesh v1.0\n\n# written by blast_gpu\n\ndimension\n%d\n\nelements\n%d\n", dim,
-          nz);
-  for (int z = 0; z < nz; z++) {
-    fprintf(fp, "%d %d", za[z], kTensorGeom[dim]);
-    for (int c = 0; c < nc; c++)
-      fprintf(fp, " %d", zv[(size_t)z * nc + (nc >= 4 ? kLexToMfem[c] : c)]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "\nboundary\n%d\n", nb);
-  for (int f = 0; f < nb; f++) {
-    fprintf(fp, "%d %d", ba[f], kTensorGeom[dim - 1]);
-    for (int c = 0; c < nf; c++)
-      fprintf(fp, " %d", bv[(size_t)f * nf + (nf >= 4 ? kLexToMfem[c] : c)]);
-    fputc('\n', fp);
-  }
-  fprintf(fp, "\nvertices\n%d\n%d\n", nv, dim);
-  for (int v = 0; v < nv; v++)
-    for (int c = 0; c < dim; c++)
-      fprintf(fp, "%.17g%c", x[(size_t)v * dim + c], c == dim - 1 ? '\n' : ' ');
-}
-
-int BlastMeshWrite(BlastMesh mesh, const char *path) {
-  BlastCheck(mesh && path, BLAST_ERR_ARG, "NULL argument");
-  char *tmp;
-  size_t len = strlen(path) + 32;
-  BlastCall(BlastMalloc(len, &tmp));
-  snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-  // A new file, never through a link or into a file left at the temporary's name.
-  FILE *fp = NULL;
-  if (BlastCreateNewFile(tmp, &fp)) {
-    BlastFree(&tmp);
-    return BlastErrorTrace(__FILE__, __LINE__, __func__, BLAST_ERR_IO);
-  }
-  WriteMeshText(mesh, fp);
-  int bad = fflush(fp) != 0 || ferror(fp);
-  int e = errno;
-  if (fclose(fp) != 0 && !bad) bad = 1, e = errno;
-  if (!bad && rename(tmp, path) != 0) {
-    e = errno;
-    remove(tmp);
-    BlastFree(&tmp);
-    BlastError(BLAST_ERR_IO, "cannot rename the temporary mesh file to '%s': %s", path,
-               strerror(e));
-  }
-  if (bad) {
-    remove(tmp);
-    BlastFree(&tmp);
-    BlastError(BLAST_ERR_IO, "cannot write mesh file '%s': %s", path, strerror(e));
-  }
-  BlastFree(&tmp);
   return 0;
 }
 
@@ -728,6 +725,19 @@ int BlastMeshPeekDim(const char *path, int *dim) {
   BlastFileProbe probe;
   if (BlastProbeRegularFile(path, BLAST_MESH_MAX_BYTES, &probe, &fp) != BLAST_FILE_OK) return 0;
   char line[256];
+  if (fgets(line, sizeof line, fp) && IsGmsh(line, strlen(line))) {
+    // A .msh file: its dimension is that of its highest elements; read it.
+    fclose(fp);
+    BlastMesh m = NULL;
+    if (BlastMeshRead(path, &m)) {
+      BlastErrorClear();
+      return 0;
+    }
+    *dim = BlastMeshDim(m);
+    BlastMeshDestroy(&m);
+    return 0;
+  }
+  rewind(fp);
   int want = 0;  // the line after "dimension" holds it
   for (int n = 0; n < 1000 && fgets(line, sizeof line, fp); n++) {
     char word[32] = "";

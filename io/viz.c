@@ -14,8 +14,11 @@
 
 #include "blast_hdf5.h"
 #include "blast_mpi.h"
-#include "safefile.h"
 #include "problems/problems.h"
+#include "safefile.h"
+#include "viz_tables.h"
+#include "viz_vtu.h"
+#include "vtk_lagrange.h"
 
 enum { VIZ_MAX_REFINE = 64 };
 
@@ -32,12 +35,12 @@ struct BlastViz_private {
   BlastHydro h;
   char dir[BLAST_PATH_MAX];
   char last[BLAST_PATH_MAX + 32];
-  int dim, refine, np1;  // np1 = refine + 1 vertices per direction and zone
-  int nvz, ncz, ncv;     // vertices, cells per zone; vertices per cell
+  int dim, ncv;  // vertices per sub-cell
+  int formats;   // BLAST_VIZ_XDMF | BLAST_VIZ_VTU
   int h1_nd, l2_nd;
-  double *B, *G, *L;  // H1 values, H1 reference gradients, L2 values at the zone's vertices
-  double *Bc;         // H1 values at the zone center
-  int *cellv;         // [ncz*ncv] zone-local vertex of each sub-cell corner (VTK order)
+  VizTables sub, lag;  // the sub-cells of refine; the Lagrange cells' nodes (refine = k)
+  double *Bc;          // H1 values at the zone center
+  int *vtk;            // [h1_nd] lattice index of each node of VTK's Lagrange cell
   VizEntry *entries;
   int count, cap;
 };
@@ -57,38 +60,37 @@ static void H1Values1D(const BlastTensorTables *t, double x, double *phi, double
     }
 }
 
-static int BuildTables(BlastViz v, const BlastTensorTables *t) {
-  const int dim = v->dim, np1 = v->np1, n = t->k + 1, nm = t->m + 1;
+static int BuildTables(BlastViz v, const BlastTensorTables *t, VizTables *tab) {
+  const int dim = v->dim, np1 = tab->np1, n = t->k + 1, nm = t->m + 1;
   double phi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1],
       dphi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1];
   double psi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1];
   for (int i = 0; i < np1; i++) {
-    const double x = (double)i / v->refine;
+    const double x = (double)i / tab->refine;
     H1Values1D(t, x, phi[i], dphi[i]);
     BlastBernstein1D(t->m, x, psi[i], NULL);
   }
-  BlastCall(BlastMalloc((size_t)v->nvz * v->h1_nd, &v->B));
-  BlastCall(BlastMalloc((size_t)v->nvz * v->h1_nd * dim, &v->G));
-  BlastCall(BlastMalloc((size_t)v->nvz * v->l2_nd, &v->L));
-  BlastCall(BlastMalloc(v->h1_nd, &v->Bc));
-  for (int p = 0; p < v->nvz; p++) {
+  BlastCall(BlastMalloc((size_t)tab->nvz * v->h1_nd, &tab->B));
+  BlastCall(BlastMalloc((size_t)tab->nvz * v->h1_nd * dim, &tab->G));
+  BlastCall(BlastMalloc((size_t)tab->nvz * v->l2_nd, &tab->L));
+  for (int p = 0; p < tab->nvz; p++) {
     const int ip[3] = {p % np1, (p / np1) % np1, p / (np1 * np1)};
     for (int a = 0; a < v->h1_nd; a++) {
       const int ia[3] = {a % n, (a / n) % n, a / (n * n)};
       double val = 1.0;
       for (int g = 0; g < dim; g++) val *= phi[ip[g]][ia[g]];
-      v->B[(size_t)p * v->h1_nd + a] = val;
+      tab->B[(size_t)p * v->h1_nd + a] = val;
       for (int g = 0; g < dim; g++) {
         double d = 1.0;
         for (int hh = 0; hh < dim; hh++) d *= hh == g ? dphi[ip[hh]][ia[hh]] : phi[ip[hh]][ia[hh]];
-        v->G[((size_t)p * v->h1_nd + a) * dim + g] = d;
+        tab->G[((size_t)p * v->h1_nd + a) * dim + g] = d;
       }
     }
     for (int j = 0; j < v->l2_nd; j++) {
       const int ij[3] = {j % nm, (j / nm) % nm, j / (nm * nm)};
       double val = 1.0;
       for (int g = 0; g < dim; g++) val *= psi[ip[g]][ij[g]];
-      v->L[(size_t)p * v->l2_nd + j] = val;
+      tab->L[(size_t)p * v->l2_nd + j] = val;
     }
   }
   const double center[3] = {0.5, 0.5, 0.5};
@@ -96,9 +98,9 @@ static int BuildTables(BlastViz v, const BlastTensorTables *t) {
   // Sub-cell corners: segment 0-1; quadrilateral counter-clockwise; hexahedron the bottom
   // face counter-clockwise, then the top face (VTK_HEXAHEDRON, XDMF Hexahedron).
   static const int quad[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-  BlastCall(BlastMalloc((size_t)v->ncz * v->ncv, &v->cellv));
-  const int r = v->refine;
-  for (int c = 0; c < v->ncz; c++) {
+  BlastCall(BlastMalloc((size_t)tab->ncz * v->ncv, &tab->cellv));
+  const int r = tab->refine;
+  for (int c = 0; c < tab->ncz; c++) {
     const int ic[3] = {c % r, (c / r) % r, c / (r * r)};
     for (int q = 0; q < v->ncv; q++) {
       int off[3] = {0, 0, 0};
@@ -108,7 +110,7 @@ static int BuildTables(BlastViz v, const BlastTensorTables *t) {
         off[0] = quad[q % 4][0], off[1] = quad[q % 4][1], off[2] = q / 4;
       int vid = 0;
       for (int g = dim - 1; g >= 0; g--) vid = vid * np1 + ic[g] + off[g];
-      v->cellv[(size_t)c * v->ncv + q] = vid;
+      tab->cellv[(size_t)c * v->ncv + q] = vid;
     }
   }
   return 0;
@@ -124,14 +126,10 @@ static double Det(int dim, const double *J) {  // J[c*dim + g] = dx_c / dxi_g
          J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 
-typedef struct {
-  double *coords, *vel, *rho, *e, *p, *cs;  // [nv*3], [nv*3], [nv] x4
-  int64_t *topo, *zid;                      // [nc*ncv], [nc]
-  int *mat, *attr, *rank;                   // [nc]
-} VizFields;
+typedef BlastVizFields VizFields;
 
 // All fields of this rank's vertices and cells; vertex ids start at voff.
-static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
+static int ComputeFields(BlastViz v, const VizTables *tab, int64_t voff, VizFields *F) {
   const BlastSpace *s = BlastHydroGetSpace(v->h);
   const double *x0 = BlastHydroGetInitialPositions(v->h);
   const int *attr = BlastMeshZoneAttr(BlastHydroGetMesh(v->h));
@@ -169,8 +167,8 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
       for (int a = 0; a < nd; a++)
         for (int c = 0; c < dim; c++) Xc[c] += v->Bc[a] * zx0[a * dim + c];
       const BlastMaterial *mat = &mats[zone_mat[z]];
-      for (int p = 0; p < v->nvz; p++) {
-        const double *B = &v->B[(size_t)p * nd], *G = &v->G[(size_t)p * nd * dim];
+      for (int p = 0; p < tab->nvz; p++) {
+        const double *B = &tab->B[(size_t)p * nd], *G = &tab->G[(size_t)p * nd * dim];
         double X[3] = {0, 0, 0}, X0[3] = {0, 0, 0}, V[3] = {0, 0, 0}, J[9] = {0}, J0[9] = {0};
         for (int a = 0; a < nd; a++)
           for (int c = 0; c < dim; c++) {
@@ -183,7 +181,7 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
             }
           }
         double ev = 0.0;
-        for (int j = 0; j < ne; j++) ev += v->L[(size_t)p * ne + j] * e[(size_t)z * ne + j];
+        for (int j = 0; j < ne; j++) ev += tab->L[(size_t)p * ne + j] * e[(size_t)z * ne + j];
         double Xin[3] = {0, 0, 0};
         for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
         const double detJ = Det(dim, J), detJ0 = Det(dim, J0);
@@ -191,7 +189,7 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
             detJ != 0.0 ? BlastHydroInitialDensity(v->h, z, Xin) * (detJ0 / detJ) : NAN;
         double pr, cs;
         BlastEos(mat, rho, ev, &pr, &cs);
-        const size_t vi = (size_t)z * v->nvz + p;
+        const size_t vi = (size_t)z * tab->nvz + p;
         for (int c = 0; c < 3; c++) {
           F->coords[3 * vi + c] = c < dim ? X[c] : 0.0;
           F->vel[3 * vi + c] = c < dim ? V[c] : 0.0;
@@ -203,10 +201,11 @@ static int ComputeFields(BlastViz v, int64_t voff, VizFields *F) {
         // the same as p > 0 and rho > 0).
         F->cs[vi] = rho > 0.0 && cs == cs ? cs : 0.0;
       }
-      for (int c = 0; c < v->ncz; c++) {
-        const size_t ci = (size_t)z * v->ncz + c;
+      for (int c = 0; c < tab->ncz; c++) {
+        const size_t ci = (size_t)z * tab->ncz + c;
         for (int q = 0; q < v->ncv; q++)
-          F->topo[ci * v->ncv + q] = voff + (int64_t)z * v->nvz + v->cellv[(size_t)c * v->ncv + q];
+          F->topo[ci * v->ncv + q] =
+              voff + (int64_t)z * tab->nvz + tab->cellv[(size_t)c * v->ncv + q];
         F->mat[ci] = zone_mat[z];
         F->attr[ci] = attr[s->zone_macro[z]];
         F->rank[ci] = v->rank;
@@ -314,7 +313,7 @@ static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
   BlastCall(AttrInt(f, "dim", v->dim));
   BlastCall(AttrInt(f, "order_kinematic", s->k));
   BlastCall(AttrInt(f, "order_thermo", s->m));
-  BlastCall(AttrInt(f, "refine", v->refine));
+  BlastCall(AttrInt(f, "refine", v->sub.refine));
   BlastCall(AttrInt(f, "zones_global", s->nz_global));
   BlastCall(AttrInt(f, "ranks", v->size));
   BlastCall(AttrInt(f, "format_version", BLAST_VIZ_FORMAT));
@@ -435,7 +434,9 @@ static int ProbeDump(const char *path, int number, VizEntry *e) {
   }
   H5Fclose(f);
   H5Eclear2(H5E_DEFAULT);
-  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 || tdims[1] != (1u << dim)) return 0;
+  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 ||
+      (tdims[1] != (1u << dim) && (dim < 2 || tdims[1] != (hsize_t)dim + 1)))
+    return 0;
   *e = (VizEntry){number, (int)step,           (int)dim,           (int)tdims[1],
                   t,      (long long)cdims[0], (long long)tdims[0]};
   return 1;
@@ -475,21 +476,34 @@ static int ScanDir(BlastViz v, int step) {
     return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
   }
   if (n) qsort(numbers, n, sizeof *numbers, CompareInts);
-  int keep = 1;
-  for (int i = 0; i < n && !ierr; i++) {
+  BlastVtuDump *pvd = NULL;
+  int npvd = 0, keep = 1;
+  ierr = BlastVtuReadSeries(v->dir, &npvd, &pvd);
+  const int xdmf = v->formats & BLAST_VIZ_XDMF, vtu = v->formats & BLAST_VIZ_VTU;
+  for (int i = 0; i < (xdmf ? n : npvd) && keep && !ierr; i++) {
     char path[BLAST_PATH_MAX + 32];
-    DumpName(v, numbers[i], path, sizeof path);
-    VizEntry e;
-    keep = keep && numbers[i] == i && ProbeDump(path, numbers[i], &e) && e.step <= step &&
+    DumpName(v, i, path, sizeof path);
+    VizEntry e = {i, i < npvd ? pvd[i].step : -1, v->dim, v->ncv, i < npvd ? pvd[i].t : NAN, 0, 0};
+    if (xdmf) keep = numbers[i] == i && ProbeDump(path, i, &e);
+    if (vtu) keep = keep && i < npvd && pvd[i].step == e.step && pvd[i].t == e.t;
+    keep = keep && e.step <= step &&
            (!v->count ||
             (e.step >= v->entries[v->count - 1].step && e.t >= v->entries[v->count - 1].t));
-    if (keep)
-      ierr = AppendEntry(v, &e);
-    else if (remove(path) != 0)
+    if (keep) ierr = AppendEntry(v, &e);
+  }
+  for (int i = 0; i < n && !ierr; i++) {  // the dumps after those kept, of either format
+    char path[BLAST_PATH_MAX + 32];
+    DumpName(v, numbers[i], path, sizeof path);
+    if (numbers[i] >= v->count && remove(path) != 0)
       ierr =
           BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO,
                           "cannot remove stale visualization dump %s: %s", path, strerror(errno));
+    if (numbers[i] >= v->count && !xdmf)  // blast.xdmf listed it: gone with it
+      snprintf(path, sizeof path, "%s/blast.xdmf", v->dir), remove(path);
   }
+  if (!ierr) ierr = BlastVtuRemoveFrom(v->dir, v->count);
+  if (!ierr && !vtu && npvd > v->count) ierr = BlastVtuWriteSeries(v->dir, v->count, pvd);
+  BlastFree(&pvd);
   BlastFree(&numbers);
   return ierr ? BlastErrorTrace(__FILE__, __LINE__, __func__, ierr) : 0;
 }
@@ -549,7 +563,10 @@ static int WriteXdmf(BlastViz v) {
               e->ncell);
     else
       fprintf(fp, "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\">\n",
-              e->dim == 2 ? "Quadrilateral" : "Hexahedron", e->ncell);
+              e->ncv == e->dim + 1 ? (e->dim == 2 ? "Triangle" : "Tetrahedron")
+              : e->dim == 2        ? "Quadrilateral"
+                                   : "Hexahedron",
+              e->ncell);
     DataItem(fp, file, "topology", e->ncell, e->ncv, "Int", 8);
     fprintf(fp, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
     DataItem(fp, file, "coordinates", e->nvert, 3, "Float", 8);
@@ -579,32 +596,69 @@ static int WriteXdmf(BlastViz v) {
   return 0;
 }
 
-// Rank 0 after the dump's file is complete: publish it, record it, rewrite the XDMF.
+// Rank 0: rewrite blast.pvd with every entry.
+static int WriteSeries(BlastViz v) {
+  BlastVtuDump *d = NULL;
+  BlastCall(BlastMalloc(v->count + 1, &d));
+  for (int i = 0; i < v->count; i++)
+    d[i] = (BlastVtuDump){v->entries[i].number, v->entries[i].step, v->entries[i].t};
+  const int ierr = BlastVtuWriteSeries(v->dir, v->count, d);
+  BlastFree(&d);
+  return ierr;
+}
+
+// The newest dump's path for messages: its HDF5 file, or with VTK files only its .pvtu.
+static void LastName(BlastViz v, int number) {
+  snprintf(v->last, sizeof v->last,
+           v->formats & BLAST_VIZ_XDMF ? "%s/viz_%06d.h5" : "%s/viz_%06d.pvtu", v->dir, number);
+}
+
+// Rank 0 after the dump's files are complete: publish them, record the dump, rewrite the
+// time series.
 static int Publish(BlastViz v, const char *tmp, const char *path, const VizEntry *e) {
-  BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
-             strerror(errno));
+  if (v->formats & BLAST_VIZ_XDMF)
+    BlastCheck(rename(tmp, path) == 0, BLAST_ERR_IO, "cannot rename %s to %s: %s", tmp, path,
+               strerror(errno));
   if (v->count && v->entries[v->count - 1].number == e->number)
     v->entries[v->count - 1] = *e;
   else
     BlastCall(AppendEntry(v, e));
-  BlastCall(WriteXdmf(v));
+  if (v->formats & BLAST_VIZ_XDMF) BlastCall(WriteXdmf(v));
+  if (v->formats & BLAST_VIZ_VTU) BlastCall(WriteSeries(v));
   return 0;
 }
 
 // ---------------------------------------------------------------------------------------
 
+static int InitTables(BlastViz v, VizTables *tab, int refine) {
+  tab->refine = refine, tab->np1 = refine + 1;
+  tab->nvz = tab->ncz = 1;
+  for (int g = 0; g < v->dim; g++) tab->nvz *= tab->np1, tab->ncz *= refine;
+  const BlastSpace *s = BlastHydroGetSpace(v->h);
+  if (!v->Bc) BlastCall(BlastMalloc(v->h1_nd, &v->Bc));
+  if (BlastGeomIsSimplex(s->geom)) return BlastVizSimplexTables(s->geom, s->k, s->m, tab, v->Bc);
+  BlastCall(BuildTables(v, BlastHydroGetTables(v->h), tab));
+  return 0;
+}
+
 // Tables, then rank 0 continues the dumps already in dir (a restart) and everyone learns them.
-static int Setup(BlastViz v) {
+static int Setup(BlastViz v, int refine) {
   const MPI_Comm comm = v->comm;
-  int ierr = BuildTables(v, BlastHydroGetTables(v->h));
+  const BlastSpace *s = BlastHydroGetSpace(v->h);
+  int ierr = InitTables(v, &v->sub, refine);
+  const int xdmf = v->formats & BLAST_VIZ_XDMF, vtu = v->formats & BLAST_VIZ_VTU;
+  if (!ierr && vtu && s->k != refine) ierr = InitTables(v, &v->lag, s->k);
+  if (!ierr && vtu) ierr = BlastMalloc(v->h1_nd, &v->vtk);
+  if (!ierr && vtu) ierr = BlastVtkLagrangeOrder(s->geom, s->k, v->vtk);
   double t, dt;
   int steps, attempts;
   BlastHydroGetProgress(v->h, &t, &dt, &steps, &attempts);
   if (!ierr && !v->rank) {
     ierr = ScanDir(v, steps);
-    char path[BLAST_PATH_MAX + 32];
+    if (!ierr && v->count && xdmf) ierr = WriteXdmf(v);
+    if (!ierr && v->count && vtu) ierr = WriteSeries(v);
+    char path[BLAST_PATH_MAX + 32];  // blast.pvd: BlastVtuRemoveFrom
     snprintf(path, sizeof path, "%s/blast.xdmf", v->dir);
-    if (!ierr && v->count) ierr = WriteXdmf(v);
     if (!ierr && !v->count && remove(path) != 0 && errno != ENOENT)
       ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_IO, "cannot remove %s: %s",
                              path, strerror(errno));
@@ -617,38 +671,39 @@ static int Setup(BlastViz v) {
   }
   if (v->count)
     BlastCallMPI(MPI_Bcast(v->entries, (int)(v->count * sizeof(VizEntry)), MPI_BYTE, 0, comm));
-  if (v->count) DumpName(v, v->entries[v->count - 1].number, v->last, sizeof v->last);
+  if (v->count) LastName(v, v->entries[v->count - 1].number);
   return 0;
 }
 
 int BlastVizCreate(MPI_Comm comm, BlastHydro h, const char *dir, int refine, BlastViz *viz) {
+  return BlastVizCreateWith(comm, h, dir, refine, BLAST_VIZ_XDMF, viz);
+}
+
+int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine, int formats,
+                       BlastViz *viz) {
   BlastCheck(viz && h && dir, BLAST_ERR_ARG, "NULL argument");
   *viz = NULL;
   BlastCheck(refine >= 1 && refine <= VIZ_MAX_REFINE, BLAST_ERR_ARG,
              "visualization refinement %d out of range [1, %d]", refine, VIZ_MAX_REFINE);
+  BlastCheck(formats >= 1 && formats <= (BLAST_VIZ_XDMF | BLAST_VIZ_VTU), BLAST_ERR_ARG,
+             "visualization formats %d", formats);
   BlastCheck(strlen(dir) + 1 < BLAST_PATH_MAX, BLAST_ERR_ARG, "visualization path too long: %s",
              dir);
   BlastHDF5Quiet();
   const BlastSpace *s = BlastHydroGetSpace(h);
-  int rank, size;
-  BlastCallMPI(MPI_Comm_rank(comm, &rank));
-  BlastCallMPI(MPI_Comm_size(comm, &size));
   struct BlastViz_private *v;
   BlastCall(BlastCalloc(1, &v));
   v->comm = comm;
-  v->rank = rank;
-  v->size = size;
+  BlastCallMPI(MPI_Comm_rank(comm, &v->rank));
+  BlastCallMPI(MPI_Comm_size(comm, &v->size));
   v->h = h;
   snprintf(v->dir, sizeof v->dir, "%s", dir);
   v->dim = s->dim;
-  v->refine = refine;
-  v->np1 = refine + 1;
-  v->nvz = v->ncz = 1;
-  for (int g = 0; g < v->dim; g++) v->nvz *= v->np1, v->ncz *= refine;
-  v->ncv = 1 << v->dim;
+  v->formats = formats;
+  v->ncv = BlastGeomIsSimplex(s->geom) ? v->dim + 1 : 1 << v->dim;
   v->h1_nd = s->h1_nd;
   v->l2_nd = s->l2_nd;
-  const int ierr = Setup(v);
+  const int ierr = Setup(v, refine);
   if (ierr) {
     BlastVizDestroy(&v);
     return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
@@ -656,10 +711,28 @@ int BlastVizCreate(MPI_Comm comm, BlastHydro h, const char *dir, int refine, Bla
   *viz = v;
   return 0;
 }
+
+static int AllocFields(VizFields *F, size_t mv, size_t mc, int ncv) {
+  double **d[6] = {&F->coords, &F->vel, &F->rho, &F->e, &F->p, &F->cs};
+  for (int i = 0; i < 6; i++) BlastCall(BlastMalloc((i < 2 ? 3 : 1) * mv, d[i]));
+  int **c[3] = {&F->mat, &F->attr, &F->rank};
+  for (int i = 0; i < 3; i++) BlastCall(BlastMalloc(mc, c[i]));
+  BlastCall(BlastMalloc(mc * ncv, &F->topo));
+  BlastCall(BlastMalloc(mc, &F->zid));
+  return 0;
+}
+
+static void FreeFields(VizFields *F) {
+  BlastFree(&F->coords), BlastFree(&F->vel), BlastFree(&F->rho), BlastFree(&F->e);
+  BlastFree(&F->p), BlastFree(&F->cs), BlastFree(&F->topo), BlastFree(&F->zid);
+  BlastFree(&F->mat), BlastFree(&F->attr), BlastFree(&F->rank);
+}
+
 int BlastVizWrite(BlastViz v, int step, double t) {
   BlastCheck(v, BLAST_ERR_ARG, "NULL visualization object");
   const BlastSpace *s = BlastHydroGetSpace(v->h);
-  const int64_t nv = (int64_t)s->nz * v->nvz, nc = (int64_t)s->nz * v->ncz;
+  const int xdmf = v->formats & BLAST_VIZ_XDMF, vtu = v->formats & BLAST_VIZ_VTU;
+  const int64_t nv = (int64_t)s->nz * v->sub.nvz, nc = (int64_t)s->nz * v->sub.ncz;
   int64_t voff = 0, coff = 0, nvg = 0, ncg = 0;
   BlastCallMPI(MPI_Exscan(&nv, &voff, 1, MPI_INT64_T, MPI_SUM, v->comm));
   BlastCallMPI(MPI_Exscan(&nc, &coff, 1, MPI_INT64_T, MPI_SUM, v->comm));
@@ -673,27 +746,24 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   DumpName(v, number, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s/.viz_%06d.h5.tmp", v->dir, number);
 
-  VizFields F = {0};
-  const size_t mv = (size_t)nv + 1, mc = (size_t)nc + 1;
-  BlastCall(BlastMalloc(3 * mv, &F.coords));
-  BlastCall(BlastMalloc(3 * mv, &F.vel));
-  BlastCall(BlastMalloc(mv, &F.rho));
-  BlastCall(BlastMalloc(mv, &F.e));
-  BlastCall(BlastMalloc(mv, &F.p));
-  BlastCall(BlastMalloc(mv, &F.cs));
-  BlastCall(BlastMalloc(mc * v->ncv, &F.topo));
-  BlastCall(BlastMalloc(mc, &F.zid));
-  BlastCall(BlastMalloc(mc, &F.mat));
-  BlastCall(BlastMalloc(mc, &F.attr));
-  BlastCall(BlastMalloc(mc, &F.rank));
+  // The sub-cells' fields; the Lagrange cells' are the same where refine = k.
+  const VizTables *lag = v->lag.B ? &v->lag : &v->sub;  // L: the Lagrange cells' own
+  const int sub = xdmf || lag == &v->sub, own = vtu && lag != &v->sub;
+  VizFields F = {0}, L = {0};
+  if (sub) BlastCall(AllocFields(&F, (size_t)nv + 1, (size_t)nc + 1, v->ncv));
+  if (own)
+    BlastCall(AllocFields(&L, (size_t)s->nz * lag->nvz + 1, (size_t)s->nz * lag->ncz + 1, v->ncv));
   // Agreed before the collective file creation, so that no rank waits for a failed one.
-  int ierr = BlastAgree(v->comm, ComputeFields(v, voff, &F), 0);
-  if (!ierr) ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
-  BlastFree(&F.coords), BlastFree(&F.vel), BlastFree(&F.rho), BlastFree(&F.e);
-  BlastFree(&F.p), BlastFree(&F.cs), BlastFree(&F.topo), BlastFree(&F.zid);
-  BlastFree(&F.mat), BlastFree(&F.attr), BlastFree(&F.rank);
+  int ierr = sub ? BlastAgree(v->comm, ComputeFields(v, &v->sub, voff, &F), 0) : 0;
+  if (!ierr && own) ierr = BlastAgree(v->comm, ComputeFields(v, lag, 0, &L), 0);
+  if (!ierr && xdmf)
+    ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
+  if (!ierr && vtu)
+    ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz, BlastVtkLagrangeType(s->geom),
+                              lag->nvz, v->vtk, lag->ncz, own ? &L : &F);
+  FreeFields(&F), FreeFields(&L);
   BlastCall(ierr);
-  // Every rank has closed the file: rank 0 publishes it and the time series.
+  // Every rank has closed the files: rank 0 publishes them and the time series.
   const VizEntry e = {number, step, v->dim, v->ncv, t, (long long)nvg, (long long)ncg};
   if (!v->rank) ierr = Publish(v, tmp, path, &e);
   BlastCallAgree(v->comm, 0, ierr);
@@ -703,7 +773,7 @@ int BlastVizWrite(BlastViz v, int step, double t) {
     else
       BlastCall(AppendEntry(v, &e));
   }
-  snprintf(v->last, sizeof v->last, "%s", path);
+  LastName(v, number);
   return 0;
 }
 
@@ -718,8 +788,11 @@ const char *BlastVizLastPath(BlastViz viz) {
 int BlastVizDestroy(BlastViz *viz) {
   if (!viz || !*viz) return 0;
   BlastViz v = *viz;
-  BlastFree(&v->B), BlastFree(&v->G), BlastFree(&v->L), BlastFree(&v->Bc);
-  BlastFree(&v->cellv), BlastFree(&v->entries);
+  VizTables *tabs[2] = {&v->sub, &v->lag};
+  for (int i = 0; i < 2; i++)
+    BlastFree(&tabs[i]->B), BlastFree(&tabs[i]->G), BlastFree(&tabs[i]->L),
+        BlastFree(&tabs[i]->cellv);
+  BlastFree(&v->Bc), BlastFree(&v->vtk), BlastFree(&v->entries);
   BlastFree(viz);
   return 0;
 }

@@ -5,7 +5,9 @@
 ///
 /// Every zone (Q_k on its current, curved position) is cut into `refine`^dim linear
 /// sub-cells (segments, quadrilaterals, hexahedra) whose vertices are the equispaced
-/// reference points i/refine of the zone, mapped with the H1 basis. Vertices are not
+/// reference points i/refine of the zone, mapped with the H1 basis. Triangles and
+/// tetrahedra (P_k): the lattice of order refine and its subdivision into refine^dim
+/// triangles or tetrahedra (topology [ncell][dim+1]). Vertices are not
 /// shared between zones: each zone writes its own (refine+1)^dim vertices, so fields that
 /// are discontinuous across zones (energy, density) are shown as they are.
 ///
@@ -49,6 +51,10 @@ extern "C" {
 
 enum { BLAST_VIZ_FORMAT = 2 };
 
+/// Output formats (a bit set): XDMF + HDF5 of linear sub-cells; VTK XML files of
+/// Lagrange cells (viz_vtu.h).
+enum { BLAST_VIZ_XDMF = 1, BLAST_VIZ_VTU = 2 };
+
 typedef struct BlastViz_private *BlastViz;
 
 /// Prepare visualization output of h into the folder `dir` (created if missing) with
@@ -58,6 +64,13 @@ typedef struct BlastViz_private *BlastViz;
 /// `comm` (that of h) must outlive the object. Errors: BLAST_ERR_ARG (refine < 1 or
 /// > 64), BLAST_ERR_IO, BLAST_ERR_HDF5. Collective.
 int BlastVizCreate(MPI_Comm comm, BlastHydro h, const char *dir, int refine, BlastViz *viz);
+/// As BlastVizCreate, writing the `formats` (BLAST_VIZ_XDMF, BLAST_VIZ_VTU or both):
+/// with BLAST_VIZ_VTU every dump is also (or only) viz_NNNNNN.pvtu with one .vtu piece per
+/// rank, every zone one VTK Lagrange cell of order k, listed in <dir>/blast.pvd
+/// (viz_vtu.h). `refine` is that of the sub-cells. Meshes with triangles or tetrahedra
+/// are refused (BLAST_ERR_INPUT). Collective.
+int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine, int formats,
+                       BlastViz *viz);
 /// Write the current state of h as the next dump (<dir>/viz_NNNNNN.h5, written to a
 /// temporary name and renamed) with time `t` and accepted step `step`, and rewrite
 /// <dir>/blast.xdmf with every dump so far. A dump at the same step as the previous one

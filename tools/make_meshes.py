@@ -13,6 +13,13 @@ The meshes of the verification problems of inputs/ (docs/verification.md) are bu
 same way, with their own boundary attributes (a number per side of the box) and, for
 Saltzman's piston, the classic skew of the vertices (x moved by (0.1 - y) sin(pi x)).
 
+The curved disc (disc_curved_quad.mesh) is the unit disc as a square core and four
+curved blocks of 2x2 quadrilaterals each, with MFEM's H1_2D_P2 `nodes` (Gauss-Lobatto
+points of order 2: vertices, edge midpoints and centres, in MFEM's dof order) at the exact
+points of the blocks' transfinite maps, so the rim's nodes lie on the circle; its
+straight-sided twin (disc_straight_quad.mesh) has the same vertices with the nodes
+interpolated linearly. The rim carries attribute 1.
+
 Usage: tools/make_meshes.py [output folder]   (default: inputs/meshes of this repository)
 Python 3 standard library only.
 """
@@ -179,11 +186,95 @@ PROBLEM_MESHES = {
 }
 
 
+DISC_CORE = 0.4  # half-width of the core square of the curved disc
+
+
+def disc_patch(b, u, v):
+    """The curved disc's patch b at (u, v) in [0,1]^2: b = 0 the core square; b = 1..4 the
+    blocks east, north, west, south (u radial from the core's side to the circle, v along
+    it, counter-clockwise), each the transfinite blend of the side and the arc."""
+    s = DISC_CORE
+    if b == 0:
+        return (-s + 2 * s * u, -s + 2 * s * v)
+    t = -math.pi / 4 + v * math.pi / 2
+    x = (1 - u) * s + u * math.cos(t)
+    y = (1 - u) * (-s + 2 * s * v) + u * math.sin(t)
+    c, si = [(1, 0), (0, 1), (-1, 0), (0, -1)][b - 1]
+    return (c * x - si * y, si * x + c * y)
+
+
+def write_curved_disc(path, curved, n=2):
+    """The disc of 5 patches of n x n quadrilaterals with H1_2D_P2 nodes (see the module
+    docstring); curved=False: the nodes interpolated linearly from the vertices."""
+    key = {}  # rounded position -> vertex id
+    verts, zones, bdr = [], [], []
+
+    def vertex(p):
+        k = (round(p[0], 9) + 0.0, round(p[1], 9) + 0.0)
+        if k not in key:
+            key[k] = len(verts)
+            verts.append(p)
+        return key[k]
+
+    corners = [(0, 0), (1, 0), (1, 1), (0, 1)]  # MFEM's counter-clockwise order
+    params = []  # per zone: (patch, i, j)
+    for b in range(5):
+        for j in range(n):
+            for i in range(n):
+                zones.append([vertex(disc_patch(b, (i + a) / n, (j + c) / n))
+                              for a, c in corners])
+                params.append((b, i, j))
+                if b > 0 and i == n - 1:  # the rim: the edge (1,0)-(1,1)
+                    bdr.append((1, [zones[-1][1], zones[-1][2]]))
+
+    def node(z, a, c):  # the node at (a/2, c/2) of zone z
+        if not curved:
+            p = [verts[v] for v in zones[z]]
+            w = [(1 - a / 2) * (1 - c / 2), a / 2 * (1 - c / 2), a / 2 * c / 2,
+                 (1 - a / 2) * c / 2]
+            return tuple(sum(w[k] * p[k][d] for k in range(4)) for d in range(2))
+        b, i, j = params[z]
+        return disc_patch(b, (i + a / 2) / n, (j + c / 2) / n)
+
+    # MFEM's dofs: vertices, edges (numbered by first appearance, one midpoint each), then
+    # each zone's centre.
+    values = [tuple(v) for v in verts]
+    edges = {}
+    mid = [(1, 0), (2, 1), (1, 2), (0, 1)]  # midpoints of the edges 01, 12, 23, 30
+    for z, zv in enumerate(zones):
+        for e in range(4):
+            k = tuple(sorted((zv[e], zv[(e + 1) % 4])))
+            if k not in edges:
+                edges[k] = len(edges)
+                values.append(node(z, *mid[e]))
+    values += [node(z, 1, 1) for z in range(len(zones))]
+    kind = "curved: nodes on the exact" if curved else "straight-sided: nodes interpolated"
+    lines = ["MFEM mesh v1.0", "",
+             f"# {os.path.basename(path)[:-5]}: the unit disc, a core square of half-width "
+             f"{DISC_CORE} and 4 blocks, {len(zones)} quadrilaterals,",
+             f"# order-2 nodes ({kind} linearly)." if not curved else
+             f"# order-2 nodes ({kind} circle and block maps).",
+             "# Written by tools/make_meshes.py (write_curved_disc). Rim: attribute 1.", "",
+             "dimension", "2", "", "elements", str(len(zones))]
+    lines += [" ".join(map(str, [1, 3] + z)) for z in zones]
+    lines += ["", "boundary", str(len(bdr))]
+    lines += [" ".join(map(str, [a, 1] + f)) for a, f in bdr]
+    lines += ["", "vertices", str(len(verts)), "", "nodes", "FiniteElementSpace",
+              "FiniteElementCollection: H1_2D_P2", "VDim: 2", "Ordering: 1", ""]
+    lines += [" ".join(repr(float(x) + 0.0) for x in v) for v in values]
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="ascii", newline="\n") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(prog="make_meshes.py", description=__doc__.split("\n\n")[0],
                                  epilog="Writes: " + ", ".join(n + ".mesh" for n in
-                                                               list(MESHES) + list(PROBLEM_MESHES)))
+                                                               list(MESHES) + list(PROBLEM_MESHES)
+                                                               + ["disc_curved_quad",
+                                                                  "disc_straight_quad"]))
     ap.add_argument("out", nargs="?", default=os.path.join(here, "..", "inputs", "meshes"),
                     help="folder for the mesh files (created; default inputs/meshes)")
     # "--" lets a folder whose name starts with "-" through; any other "-x" is refused.
@@ -198,6 +289,10 @@ def main(argv):
         path = os.path.join(out, name + ".mesh")
         write_mesh(path, f"{name}: {title}", breaks, attr, warp, "for inputs/" +
                    name.split("_")[0] + ".ini")
+        print(path)
+    for name, curved in (("disc_curved_quad", True), ("disc_straight_quad", False)):
+        path = os.path.join(out, name + ".mesh")
+        write_curved_disc(path, curved)
         print(path)
 
 

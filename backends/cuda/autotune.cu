@@ -37,20 +37,25 @@ int QConfigFit(const CudaCtx *c, const QConfig *q, size_t limit) {
 }
 
 static int QConfigSame(const QConfig *a, const QConfig *b) {
-  return a->zpb == b->zpb && a->tpz == b->tpz && a->gtb == b->gtb && a->reg == b->reg;
+  return a->zpb == b->zpb && a->tpz == b->tpz && a->gtb == b->gtb && a->reg == b->reg &&
+         a->spec == b->spec;
 }
 
 // Candidate launch configurations of the quadrature kernel, the tuner's first round (the
 // GEMM at its default block): the block must fit the kernel's register-limited thread
-// count and the shared memory. The second round (QTuneRecord) tries the best of them with
-// the GEMM's other block sizes.
+// count and the shared memory; where the zone sizes have a specialised kernel
+// (QSpecKernel: triangles and tetrahedra), its shapes too. The second round (QTuneRecord)
+// tries the best of them with the GEMM's other block sizes.
 int TuneCandidates(CudaCtx *c) {
   const DevData *d = &c->dd;
-  cudaFuncAttributes attr[3];
-  for (int g = 0; g < 3; g++) {
-    BlastCallCuda(cudaFuncGetAttributes(&attr[g], QKernel(d->dim, g)));
-    c->full.q_regs[g] = attr[g].numRegs;
-  }
+  const int nspec = QSpecKernel(d->dim, d->nd, d->ne, 0) ? 2 : 1;
+  cudaFuncAttributes attr[2][3];
+  for (int sp = 0; sp < 2; sp++)
+    for (int g = 0; g < 3; g++) {
+      const QConfig k = {0, 0, 0, g, sp};
+      if (sp < nspec) BlastCallCuda(cudaFuncGetAttributes(&attr[sp][g], QKernelOf(d, k)));
+      c->full.q_regs[sp ? 5 + g : g] = sp < nspec ? attr[sp][g].numRegs : 0;
+    }
   for (int ch = 0; ch < 2; ch++) {
     cudaFuncAttributes gattr;
     BlastCallCuda(cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne), ch)));
@@ -58,20 +63,25 @@ int TuneCandidates(CudaCtx *c) {
   }
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};
   c->full.tune_ncand = 0;
-  for (int g = 0; g < 3; g++)
-    for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 4; j++) {
-        const QConfig q = {zpbs[i], tpzs[j], kGemmThreads[0], g};
-        if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
-        if (q.zpb * q.tpz > attr[g].maxThreadsPerBlock) continue;
-        if (g > 0 && attr[g].numRegs >= attr[g - 1].numRegs) continue;  // the cap changes nothing
-        if (QConfigFit(c, &q, c->smem_limit)) c->full.tune_cand[c->full.tune_ncand++] = q;
-      }
+  for (int sp = 0; sp < nspec; sp++)
+    for (int g = 0; g < 3; g++)
+      for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+          const QConfig q = {zpbs[i], tpzs[j], kGemmThreads[0], g, sp};
+          const cudaFuncAttributes *a = attr[sp];
+          if (q.tpz > 2 * d->nqp && q.tpz > 32) continue;  // mostly idle threads
+          if (q.zpb * q.tpz > a[g].maxThreadsPerBlock) continue;
+          if (g > 0 && a[g].numRegs >= a[g - 1].numRegs) continue;  // the cap changes nothing
+          if (QConfigFit(c, &q, c->smem_limit)) c->full.tune_cand[c->full.tune_ncand++] = q;
+        }
   c->full.tune_n1 = c->full.tune_ncand;
   BlastCheck(c->full.tune_ncand > 0, BLAST_ERR_UNSUPPORTED,
-             "no launch configuration of the quadrature kernel fits the GPU's shared memory for "
-             "order %d in %dD",
-             d->qpar.order_k, d->dim);
+             "no launch configuration of the quadrature kernel fits the GPU's shared memory "
+             "(%zu bytes per block) for order %d in %dD with %d H1 nodes, %d L2 functions and %d "
+             "quadrature points per zone: one zone needs %zu bytes (x, v, e and a source weight "
+             "per point)",
+             c->smem_limit, d->qpar.order_k, d->dim, d->nd, d->ne, d->nqp,
+             (size_t)QZoneDoubles(d->rows, d->ne, d->nqp) * sizeof(double));
   return 0;
 }
 
@@ -81,13 +91,16 @@ static const char *CachePath(const CudaCtx *c) {
   return c->opt.cache_path[0] ? c->opt.cache_path : NULL;
 }
 
-// GPU model, problem shape and the registers of the three compiled quadrature-kernel
-// variants and of the two GEMM kernels (a build whose kernels compile differently does not
-// reuse another build's choice).
+// GPU model, problem shape (dim, order, and the zone sizes: H1 nodes, L2 functions and
+// points, which tell a triangle or tetrahedron from a quadrilateral or hexahedron of the
+// same order) and the registers of the three compiled quadrature-kernel variants and of
+// the two GEMM kernels (a build whose kernels compile differently does not reuse another
+// build's choice).
 static void CacheKey(const CudaCtx *c, char *key, size_t n) {
-  snprintf(key, n, "%s|v4|dim=%d|k=%d|m=%d|nqp=%d|regs=%d,%d,%d,%d,%d", c->gpu_name, c->dd.dim,
-           c->dd.qpar.order_k, c->hd.l2_nd, c->dd.nqp, c->full.q_regs[0], c->full.q_regs[1],
-           c->full.q_regs[2], c->full.q_regs[3], c->full.q_regs[4]);
+  const int *r = c->full.q_regs;
+  snprintf(key, n, "%s|v5|dim=%d|k=%d|nd=%d|ne=%d|nqp=%d|regs=%d,%d,%d,%d,%d,%d,%d,%d", c->gpu_name,
+           c->dd.dim, c->dd.qpar.order_k, c->dd.nd, c->dd.ne, c->dd.nqp, r[0], r[1], r[2], r[3],
+           r[4], r[5], r[6], r[7]);
   for (char *p = key; *p; p++)
     if (*p == ' ') *p = '_';
 }
@@ -105,8 +118,8 @@ static int CacheLookup(CudaCtx *c, QConfig *out) {
   while (fgets(line, sizeof line, f)) {
     char k[400];
     QConfig t;
-    if (sscanf(line, "%399s %d %d %d %d", k, &t.zpb, &t.tpz, &t.gtb, &t.reg) == 5 &&
-        !strcmp(k, key) && t.reg >= 0 && t.reg < 3)
+    if (sscanf(line, "%399s %d %d %d %d %d", k, &t.zpb, &t.tpz, &t.gtb, &t.reg, &t.spec) == 6 &&
+        !strcmp(k, key) && t.reg >= 0 && t.reg < 3 && (t.spec == 0 || t.spec == 1))
       *q = t, found = 1;
   }
   fclose(f);
@@ -129,15 +142,16 @@ static void CacheStore(CudaCtx *c, QConfig q, float ms) {
   CacheKey(c, key, sizeof key);
   FILE *f = fopen(path, "a");  // best effort: a missing cache only costs tuning time
   if (!f) return;
-  const int n = snprintf(line, sizeof line, "%s %d %d %d %d %.6f\n", key, q.zpb, q.tpz, q.gtb,
-                         q.reg, (double)ms);
+  const int n = snprintf(line, sizeof line, "%s %d %d %d %d %d %.6f\n", key, q.zpb, q.tpz, q.gtb,
+                         q.reg, q.spec, (double)ms);
   if (n > 0 && (size_t)n < sizeof line) fputs(line, f);
   fclose(f);
 }
 
-// At creation: the candidates, the default shape (autotune off, nothing cached: 1 zone per
-// block, a thread per point up to 256, no register cap, the GEMM in blocks of 128 threads,
-// or the nearest candidate), the cached one, and whether the tuners run.
+// At creation: the candidates, the default shape (autotune off, nothing cached: the kernel
+// specialised on the zone sizes where there is one, 1 zone per block, a thread per point
+// up to 256, no register cap, the GEMM in blocks of 128 threads, or the nearest
+// candidate), the cached one, and whether the tuners run.
 int TuneSetup(CudaCtx *c) {
   BlastCall(TuneCandidates(c));
   c->full.qcfg = c->full.tune_cand[0];
@@ -146,7 +160,7 @@ int TuneSetup(CudaCtx *c) {
     int score = -1;
     for (int i = 0; i < c->full.tune_ncand; i++) {
       const QConfig *q = &c->full.tune_cand[i];
-      const int sc = 4 * (q->reg == 0) + 2 * (q->zpb == 1) + (q->tpz == tpz);
+      const int sc = 8 * q->spec + 4 * (q->reg == 0) + 2 * (q->zpb == 1) + (q->tpz == tpz);
       if (sc > score) score = sc, c->full.qcfg = *q;
     }
   }
@@ -181,10 +195,11 @@ int QTuneRecord(CudaCtx *c, float ms) {
     if (c->opt.verbose > 1) {
       const QConfig *t = &c->full.tune_cand[c->full.tune_index];
       BlastLog(BLAST_LOG_TRACE,
-               "  autotune: candidate %d/%d: %d zones/block x %d threads/zone, registers <= %d, "
+               "  autotune: candidate %d/%d: %d zones/block x %d threads/zone, registers <= %d%s, "
                "GEMM %d threads/block: %.3f ms%s\n",
-               c->full.tune_index + 1, c->full.tune_ncand, t->zpb, t->tpz, kQRegCap[t->reg], t->gtb,
-               (double)ms, skip ? " (first call, not repeated)" : "");
+               c->full.tune_index + 1, c->full.tune_ncand, t->zpb, t->tpz, kQRegCap[t->reg],
+               t->spec ? ", zone sizes compiled in" : "", t->gtb, (double)ms,
+               skip ? " (first call, not repeated)" : "");
     }
   }
   if (skip || ++c->full.tune_rep == 2) c->full.tune_rep = 0, c->full.tune_index++;
@@ -205,6 +220,7 @@ int QTuneRecord(CudaCtx *c, float ms) {
     BlastGpuTuneDecision *d = Decision(c, BLAST_GPU_TUNED_QDATA, c->full.tune_time[best]);
     d->zones_per_block = c->full.qcfg.zpb, d->threads_per_zone = c->full.qcfg.tpz;
     d->registers = kQRegCap[c->full.qcfg.reg], d->gemm_threads = c->full.qcfg.gtb;
+    d->sizes_compiled = c->full.qcfg.spec;
   }
   return 0;
 }

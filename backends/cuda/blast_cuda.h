@@ -66,8 +66,9 @@ typedef enum {
 typedef struct {
   BlastGpuTunedKernel kernel;
   /// BLAST_GPU_TUNED_QDATA: zones per block, threads per zone, register cap of
-  /// k_qdata_force; threads per block of k_force_gemm.
-  int zones_per_block, threads_per_zone, registers, gemm_threads;
+  /// k_qdata_force; threads per block of k_force_gemm; 1 if k_qdata_force is the one
+  /// compiled for the zone sizes (triangles and tetrahedra), 0 the run-time-sized one.
+  int zones_per_block, threads_per_zone, registers, gemm_threads, sizes_compiled;
   /// BLAST_GPU_TUNED_SPMM: threads per block, least blocks per SM, unroll.
   int threads, min_blocks, unroll;
   double ms;

@@ -110,10 +110,11 @@ enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
 
 // Launch configuration of the quadrature kernel and the force GEMM (autotuned).
 typedef struct {
-  int zpb;  // zones per block
-  int tpz;  // threads per zone
-  int gtb;  // threads per block of k_force_gemm
-  int reg;  // register cap of k_qdata_force: index into kQRegCap (0: none)
+  int zpb;   // zones per block
+  int tpz;   // threads per zone
+  int gtb;   // threads per block of k_force_gemm
+  int reg;   // register cap of k_qdata_force: index into kQRegCap (0: none)
+  int spec;  // 1: k_qdata_force specialised on the zone sizes (QSpecKernel), 0: run-time sizes
 } QConfig;
 
 // Doubles per point of S: dim^2 rounded up to even, so that S can be read 16 bytes at a time.
@@ -197,8 +198,8 @@ typedef struct {
   int tune_active, tune_index, tune_ncand, tune_n1, tune_rep;  // n1: first-round candidates
   QConfig tune_cand[160];
   float tune_time[160];
-  int q_regs[5];  // registers of the quadrature kernel's three variants and the GEMM's two
-                  // (cache key)
+  int q_regs[8];  // registers of the quadrature kernel's three variants, the GEMM's two and
+                  // the specialised quadrature kernel's three (0 if none) (cache key)
 } CudaFull;
 
 // The partial-assembly mode's data (mode_partial.cu; its arrays of DevData aside): the
@@ -366,6 +367,8 @@ void Transpose(const double *src, size_t rows, size_t cols, double *dst);
 
 // ops_zone.cu: the kernels chosen at run time, the quadrature update and its parts.
 const void *QKernel(int dim, int reg);
+const void *QSpecKernel(int dim, int nd, int ne, int reg);  // NULL: none for these sizes
+const void *QKernelOf(const DevData *d, QConfig q);
 const void *GemmKernel(int dim, int jt, bool chunks);
 int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e);
 int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds);

@@ -213,6 +213,11 @@ static int FullSetup(CudaCtx *c) {
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)c->smem_limit));
   }
+  for (int g = 0; g < 3; g++)
+    if (QSpecKernel(d->dim, d->nd, d->ne, g))
+      BlastCallCuda(cudaFuncSetAttribute(QSpecKernel(d->dim, d->nd, d->ne, g),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)c->smem_limit));
   BlastCall(TuneSetup(c));
   return 0;
 }

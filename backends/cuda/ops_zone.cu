@@ -36,6 +36,34 @@ const void *QKernel(int dim, int reg) {
   return k[dim - 1][reg];
 }
 
+// k_qdata_force specialised on the zone sizes of triangles and tetrahedra of orders 1-4
+// (H1 nodes nd, L2 functions ne = those of order k - 1), a candidate of the tuner beside
+// the run-time-sized kernel (QConfig.spec); NULL for other sizes. The quadrilaterals' and
+// hexahedra's sizes have none (they differ from all of these).
+template <int D, int N, int E>
+static const void *QSpecOf(int reg) {
+  return reg == 0   ? (const void *)k_qdata_force<D, 255, N, E>
+         : reg == 1 ? (const void *)k_qdata_force<D, 128, N, E>
+                    : (const void *)k_qdata_force<D, 96, N, E>;
+}
+const void *QSpecKernel(int dim, int nd, int ne, int reg) {
+  static const struct {
+    int dim, nd, ne;
+    const void *(*kernel)(int reg);
+  } spec[] = {{2, 3, 1, QSpecOf<2, 3, 1>},     {2, 6, 3, QSpecOf<2, 6, 3>},
+              {2, 10, 6, QSpecOf<2, 10, 6>},   {2, 15, 10, QSpecOf<2, 15, 10>},
+              {3, 4, 1, QSpecOf<3, 4, 1>},     {3, 10, 4, QSpecOf<3, 10, 4>},
+              {3, 20, 10, QSpecOf<3, 20, 10>}, {3, 35, 20, QSpecOf<3, 35, 20>}};
+  for (size_t i = 0; i < sizeof spec / sizeof *spec; i++)
+    if (spec[i].dim == dim && spec[i].nd == nd && spec[i].ne == ne) return spec[i].kernel(reg);
+  return NULL;
+}
+
+// The quadrature kernel of a launch configuration.
+const void *QKernelOf(const DevData *d, QConfig q) {
+  return q.spec ? QSpecKernel(d->dim, d->nd, d->ne, q.reg) : QKernel(d->dim, q.reg);
+}
+
 size_t QSharedBytes(const CudaCtx *c, QConfig q) {
   const DevData *d = &c->dd;
   size_t bytes = (size_t)QZoneDoubles(d->rows, d->ne, d->nqp) * q.zpb * sizeof(double);
@@ -84,8 +112,8 @@ int FullQData(CudaCtx *c, int nz, const double *x, const double *v, const double
   const size_t smem = QSharedBytes(c, q);
   const int threads = q.zpb * q.tpz;
   void *args[] = {&a};
-  BlastCallCuda(cudaLaunchKernel(QKernel(c->dd.dim, q.reg), dim3(blocks), dim3(threads), args, smem,
-                                 c->stream));
+  BlastCallCuda(
+      cudaLaunchKernel(QKernelOf(&c->dd, q), dim3(blocks), dim3(threads), args, smem, c->stream));
   BlastCheckKernel(c->sync, "k_qdata_force");
   BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
   const int jt = GemmColumns(c->dd.ne);

@@ -75,7 +75,7 @@ enum { S_BEGIN, S_END, S_RHS, S_DE };
 
 // The sequence runs once per (problem, state, split, thread count); the four split cases
 // check their parts of the same runs (the sequence calls every split entry each time).
-enum { kMaxP = 24, kNSplit = 4 };
+enum { kMaxP = 32, kNSplit = 4 };
 static struct {
   int have;
   SplitOut o;

@@ -174,7 +174,7 @@ static void RefResult(Env *E, int p, const double *x, const double *v, const dou
 // The runs of each (problem, state), shared by the four zone cases (each run calls all
 // four zone entries): CPU part: twice on 2 threads and once on 1; GPU part: the backend
 // under test and the CPU backend.
-enum { kMaxP = 24 };
+enum { kMaxP = 32 };
 static struct {
   int have;
   ZoneOut a, b, t1;

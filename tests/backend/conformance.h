@@ -36,7 +36,14 @@ typedef struct {
   size_t ne;              // nz * l2_nd: an L2 field
   double *x0;             // [nx] the mesh positions (host)
   double hz;              // a length scale of the zones (1 / (n k))
+  int *s_int[3];          // simplex sizes: hd's zone dofs and transpose map (owned)
+  double *s_dbl[7];       // simplex sizes: hd's tables (owned)
 } Problem;
+
+/// Replace a full-assembly problem's zone tables (built on a uniform box) by synthetic
+/// ones of nd H1 nodes (dim + 2 <= nd <= its own), ne L2 functions and nqp points per
+/// zone, the sizes of triangles and tetrahedra (simplex_sizes.c).
+int ProblemSimplexSizes(Problem *p, int nd, int ne, int nqp);
 
 /// Where the cases run. CPU part (gpu == 0): the backend under test is the CPU backend
 /// and the reference is computed in the test (or is the CPU backend itself for the

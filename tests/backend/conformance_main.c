@@ -346,7 +346,9 @@ halo:
   m->halo[BLAST_HALO_COL] = (BlastHaloIndex){ns, nghost, p->hc_send, p->hc_recv};
 }
 
-static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int assembly) {
+// sizes: 0, or the simplex sizes {nd, ne, nqp} to give the problem (ProblemSimplexSizes).
+static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int assembly,
+                         const int *sizes) {
   memset(p, 0, sizeof *p);
   p->dim = dim, p->k = k, p->n = n;
   BlastConfig cfg;
@@ -379,10 +381,17 @@ static int ProblemCreate(Problem *p, int dim, int k, int n, int variant, int ass
   p->x0 = HostNew(p->nx);
   memcpy(p->x0, p->h->S, p->nx * sizeof(double));  // CPU backend memory is host memory
   p->hz = 1.0 / (n * k);
-  snprintf(p->label, sizeof p->label, "%dD Q%d-Q%d %d^%d%s%s", dim, k, k - 1, n, dim,
-           variant & 2 ? (variant & 1 ? " tg+vort air|water" : " air|water")
-           : variant   ? " tg+vort"
-                       : "",
+  const char *vname = variant & 2 ? (variant & 1 ? " tg+vort air|water" : " air|water")
+                      : variant   ? " tg+vort"
+                                  : "";
+  if (sizes && sizes[0]) {
+    BlastCall(ProblemSimplexSizes(p, sizes[0], sizes[1], sizes[2]));
+    snprintf(p->label, sizeof p->label, "%dD nd %d ne %d nqp %d %d^%d%s", dim, sizes[0], sizes[1],
+             sizes[2], n, dim, vname);
+    SyntheticData(p);
+    return 0;
+  }
+  snprintf(p->label, sizeof p->label, "%dD Q%d-Q%d %d^%d%s%s", dim, k, k - 1, n, dim, vname,
            assembly == 2 ? " PA keepS"
            : assembly    ? " PA"
                          : "");
@@ -395,6 +404,8 @@ static void ProblemDestroy(Problem *p) {
   BlastMeshDestroy(&p->mesh);
   HostFree(&p->x0);
   free(p->zone_mat);
+  for (int i = 0; i < 3; i++) free(p->s_int[i]);
+  for (int i = 0; i < 7; i++) HostFree(&p->s_dbl[i]);
   free(p->m_col), free(p->m_rows), free(p->m_edof), free(p->m_zones), free(p->m_x0),
       free(p->hl_send), free(p->hl_recv), free(p->hc_send), free(p->hc_recv);
 }
@@ -514,12 +525,23 @@ int main(int argc, char **argv) {
   // The CPU backend's contexts take their per-thread workspaces at creation: create them
   // with the largest thread count the cases use.
   Threads(2);
+  // The last ones: full assembly at the sizes of triangles (P2-P1, P3-P2, P4-P3) and
+  // tetrahedra (P2-P1, P3-P2, P4-P3), then P1-P0 of both {nd, ne, nqp}, point counts
+  // square or cubic or not (the CUDA backend's kernels specialised on these sizes), and
+  // sizes of no element (its run-time-sized kernels).
   const struct {
     int dim, k, n, variant, assembly;  // assembly 0 full, 1 partial, 2 partial keeping S
-  } probs[] = {{2, 2, 3, 1, 0}, {2, 3, 24, 0, 0}, {3, 2, 2, 0, 0}, {3, 3, 3, 0, 0}, {3, 2, 5, 1, 0},
-               {2, 2, 3, 1, 1}, {2, 3, 24, 0, 1}, {3, 2, 2, 0, 1}, {3, 3, 3, 0, 1}, {3, 2, 5, 1, 1},
-               {3, 4, 2, 0, 1}, {3, 2, 4, 1, 2},  {2, 3, 5, 0, 2}, {2, 2, 6, 2, 0}, {3, 2, 3, 3, 0},
-               {2, 2, 6, 2, 1}, {3, 2, 3, 3, 2}};
+    int sizes[3];                      // simplex sizes (ProblemSimplexSizes) or 0
+  } probs[] = {
+      {2, 2, 3, 1, 0, {0}},           {2, 3, 24, 0, 0, {0}},          {3, 2, 2, 0, 0, {0}},
+      {3, 3, 3, 0, 0, {0}},           {3, 2, 5, 1, 0, {0}},           {2, 2, 3, 1, 1, {0}},
+      {2, 3, 24, 0, 1, {0}},          {3, 2, 2, 0, 1, {0}},           {3, 3, 3, 0, 1, {0}},
+      {3, 2, 5, 1, 1, {0}},           {3, 4, 2, 0, 1, {0}},           {3, 2, 4, 1, 2, {0}},
+      {2, 3, 5, 0, 2, {0}},           {2, 2, 6, 2, 0, {0}},           {3, 2, 3, 3, 0, {0}},
+      {2, 2, 6, 2, 1, {0}},           {3, 2, 3, 3, 2, {0}},           {2, 2, 5, 1, 0, {6, 3, 16}},
+      {2, 3, 3, 2, 0, {10, 6, 25}},   {2, 4, 2, 0, 0, {15, 10, 37}},  {3, 2, 3, 1, 0, {10, 4, 64}},
+      {3, 2, 2, 0, 0, {20, 10, 125}}, {3, 3, 2, 0, 0, {35, 20, 512}}, {2, 1, 6, 1, 0, {3, 1, 4}},
+      {3, 1, 4, 0, 0, {4, 1, 8}},     {3, 2, 2, 0, 0, {13, 7, 29}}};
   enum { kNp = (int)(sizeof probs / sizeof probs[0]) };
   Problem P[kNp];
   Bk cpu[kNp], cpum[kNp], dev[kNp], devm[kNp];
@@ -527,7 +549,7 @@ int main(int argc, char **argv) {
   E.entry = "(setup)";
   for (int i = 0; i < kNp; i++) {
     if (ProblemCreate(&P[i], probs[i].dim, probs[i].k, probs[i].n, probs[i].variant,
-                      probs[i].assembly))
+                      probs[i].assembly, probs[i].sizes))
       Fatal(&E, "ProblemCreate", 1);
     cpu[i] = cpum[i] = (Bk){&blast_backend_cpu, NULL};
     dev[i] = devm[i] = (Bk){E.B, NULL};

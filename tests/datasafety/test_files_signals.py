@@ -5,7 +5,8 @@ usage: test_files_signals.py BLAST MPIEXEC WORKDIR SQUARE_MESH {links,signals,vi
 
 links     no file is written through a symbolic link: a stale checkpoint temporary
           (.chk_NNNNNNNN.h5.tmp) that links to a file outside the run's folders, a dangling
-          one, dump and series temporaries and a series file that are links, and links
+          one, dump and series temporaries and series files that are links (blast.xdmf,
+          blast.pvd and the VTK files' temporaries: pieces, .pvtu, .pvd), and links
           planted at every future temporary's name while the run goes on (1 and 2 ranks).
           Every outside file keeps its sha1; the checkpoints and dumps are regular files.
 signals   SIGINT and SIGHUP to the blast_gpu processes stop the run as SIGTERM does (a
@@ -131,6 +132,11 @@ def test_links():
         os.symlink(p1, os.path.join(viz, ".viz_000001.h5.tmp"))
         os.symlink(p2, os.path.join(viz, ".viz_blast.xdmf.tmp"))
         os.symlink(p3, os.path.join(viz, "blast.xdmf"))
+        # The VTK files' temporaries (a piece, the .pvtu, the series) and series.
+        os.symlink(p0, os.path.join(viz, ".viz_000001_p000000.vtu.tmp"))
+        os.symlink(missing, os.path.join(viz, ".viz_000001.pvtu.tmp"))
+        os.symlink(p1, os.path.join(viz, ".viz_blast.pvd.tmp"))
+        os.symlink(p2, os.path.join(viz, "blast.pvd"))
         # The link at blast.xdmf stands for an earlier run's series: replaced with overwrite
         # (the link removed, its target untouched); the temporaries' links are removed.
         p = run(n, out, "checkpoint.steps=10", "checkpoint.keep=100", "output.viz_steps=10",
@@ -143,6 +149,7 @@ def test_links():
               "%d ranks: the checkpoints are regular files, no temporary left: %s" % (n, names))
         vnames = sorted(os.listdir(viz))
         check(all(regular(os.path.join(viz, f)) for f in vnames) and "blast.xdmf" in vnames
+              and "blast.pvd" in vnames and "viz_000001.pvtu" in vnames
               and not any(f.endswith(".tmp") for f in vnames),
               "%d ranks: the dumps and the series are regular files: %s" % (n, vnames))
 
@@ -163,7 +170,10 @@ def test_links():
             while not stop.is_set():
                 for d, names in ((chk, [".chk_%08d.h5.tmp" % s for s in range(1, 40)]),
                                  (viz, [".viz_%06d.h5.tmp" % s for s in range(1, 40)]
-                                  + [".viz_blast.xdmf.tmp"])):
+                                  + [".viz_%06d_p%06d.vtu.tmp" % (s, r) for s in range(1, 40)
+                                     for r in range(n)]
+                                  + [".viz_%06d.pvtu.tmp" % s for s in range(1, 40)]
+                                  + [".viz_blast.xdmf.tmp", ".viz_blast.pvd.tmp"])):
                     if not os.path.isdir(d) or (which == "chk" and d == viz):
                         continue
                     for i, nm in enumerate(names):
@@ -185,7 +195,8 @@ def test_links():
         errs = errors_of(p)
         if p.returncode == 0:
             chks = [f for f in os.listdir(chk) if f.startswith("chk_")]
-            dumps = [f for f in os.listdir(viz) if f.startswith("viz_") or f == "blast.xdmf"]
+            dumps = [f for f in os.listdir(viz)
+                     if f.startswith("viz_") or f in ("blast.xdmf", "blast.pvd")]
             check(all(regular(os.path.join(chk, f)) for f in chks)
                   and all(regular(os.path.join(viz, f)) for f in dumps) and len(chks) > 10,
                   "links planted during the run (%d ranks, %s): exit 0, %d checkpoints and %d "

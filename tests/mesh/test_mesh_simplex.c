@@ -7,15 +7,18 @@
 //      facets; the dual graph has two entries per interior face;
 //  (b) BlastMeshCheckJacobians: an inverted and a degenerate tetrahedron, tetrahedra that
 //      split a shared square along different diagonals (non-conforming), and a missing
-//      boundary face are refused with messages naming the zone;
+//      boundary face, and a duplicated tetrahedron are refused with messages naming the
+//      zone;
 //  (c) BlastMeshRefine, levels 1 and 2: counts, volume 1, every child positive with volume
 //      parent/K^d and inside its parent, attributes inherited, refined boundary faces on
-//      their side of the box, conforming (CheckJacobians), and the same bits twice.
+//      their side of the box, conforming (CheckJacobians), and the same bits twice; the
+//      same on the meshes of [mesh] generator = box_simplex; attribute names inherited.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "meshio.h"
 #include "simplexmesh.h"
 #include "testlib.h"
 
@@ -187,6 +190,31 @@ static void CheckRefusals(void) {
   TEST_CALL(BlastMeshCreateFrom(&e, &bad));
   ExpectRefused("missing boundary face", bad, "missing from the 'boundary' section");
   BlastMeshDestroy(&bad);
+  // Zone 0 given twice (as the last zone, its vertices in another order).
+  e = d;
+  int *zd = malloc(sizeof(int) * (d.nzones + 1) * 8), *ad = malloc(sizeof(int) * (d.nzones + 1));
+  unsigned char *gd = malloc(d.nzones + 1);
+  memcpy(zd, d.zone_verts, sizeof(int) * d.nzones * 8);
+  memcpy(ad, d.zone_attr, sizeof(int) * d.nzones);
+  memcpy(gd, d.zone_geom, d.nzones);
+  memcpy(&zd[d.nzones * 8], d.zone_verts, sizeof(int) * 8);
+  zd[d.nzones * 8] = d.zone_verts[1], zd[d.nzones * 8 + 1] = d.zone_verts[0];
+  ad[d.nzones] = 1, gd[d.nzones] = BLAST_GEOM_TETRAHEDRON;
+  e.nzones = d.nzones + 1, e.zone_verts = zd, e.zone_attr = ad, e.zone_geom = gd;
+  TEST_CALL(BlastMeshCreateFrom(&e, &bad));
+  if (bad) {
+    BlastTopology *tp = NULL;
+    TEST_CALL(BlastTopologyCreate(bad, &tp));
+    const int ierr = tp ? BlastTopologyCheckConforming(tp, bad) : 0;
+    char want[64];
+    snprintf(want, sizeof want, "zone %d has the same 4 vertices as zone 0", d.nzones);
+    TEST_ASSERT(ierr == BLAST_ERR_INPUT && strstr(BlastErrorMessage(), want),
+                "duplicated: error %d, '%s'", ierr, BlastErrorMessage());
+    BlastErrorClear();
+    BlastTopologyDestroy(&tp);
+  }
+  BlastMeshDestroy(&bad);
+  free(zd), free(ad), free(gd);
   // Degenerate: the first vertex of zone 0 moved to the centroid of the other three (the
   // vertex is the corner of the box, shared by zone 0 only).
   e = d, e.coords = x;
@@ -317,6 +345,38 @@ int main(void) {
     BlastMeshDestroy(&m);
     TEST_CALL(SMBox(3, 2, 0, 0, 1, &m));
     CheckRefine("tetrahedra", m, levels);
+    BlastMeshDestroy(&m);
+  }
+  {  // attribute names survive refinement
+    BlastMesh m = NULL, named = NULL, r = NULL;
+    TEST_CALL(SMBox(3, 1, 0, 0, 1, &m));
+    BlastMeshDesc d;
+    BlastMeshDescribe(m, &d);
+    const BlastMeshName names[2] = {{3, 2, "core"}, {2, 1, "walls_x"}};
+    d.nnames = 2, d.names = names;
+    TEST_CALL(BlastMeshCreateFrom(&d, &named));
+    if (named) TEST_CALL(BlastMeshRefine(named, 1, &r));
+    TEST_ASSERT(r && BlastMeshAttributeOfName(r, 3, "core") == 2 &&
+                    BlastMeshAttributeOfName(r, 2, "walls_x") == 1,
+                "attribute names lost by refinement");
+    BlastMeshDestroy(&m);
+    BlastMeshDestroy(&named);
+    BlastMeshDestroy(&r);
+  }
+  for (int dim = 2; dim <= 3; dim++) {  // the box_simplex generator's meshes
+    const int n[3] = {2, 3, 2};
+    const double size[3] = {1.0, 1.0, 1.0};
+    BlastMesh m = NULL, r = NULL;
+    TEST_CALL(BlastMeshCreateBoxSimplex(dim, n, size, &m));
+    if (!m) continue;
+    TEST_CALL(BlastMeshCheckJacobians(m, 2));
+    TEST_CLOSE(BlastMeshVolume(m), 1.0, 1e-14);
+    TEST_CALL(BlastMeshRefine(m, 2, &r));
+    if (r) {
+      TEST_CALL(BlastMeshCheckJacobians(r, 2));
+      TEST_CLOSE(BlastMeshVolume(r), 1.0, 1e-12);
+    }
+    BlastMeshDestroy(&r);
     BlastMeshDestroy(&m);
   }
   return BlastTestFinish("test_mesh_simplex");

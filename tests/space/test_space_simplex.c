@@ -11,13 +11,16 @@
 //     with x_c in {0, 1};
 //  6. METIS partitions of the dual graph of a tetrahedral mesh into 3 parts: every part
 //     non-empty and connected through faces, and 4 holds on them;
-//  7. a mesh of triangles and quadrilaterals is refused with a clear message.
+//  7. a mesh of triangles and quadrilaterals is refused with a clear message;
+//  8. walls on every side of the box ([boundary.*] sections, BlastBoundaryBuild: normals
+//     of simplex faces) constrain exactly the dofs of the legacy convention.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blast_mpi.h"
+#include "boundary.h"
 #include "partition.h"
 #include "simplexmesh.h"
 #include "space.h"
@@ -181,6 +184,39 @@ static void CheckEssential(const char *name, BlastMesh m, const BlastTopology *t
   BlastSpaceDestroy(&s);
 }
 
+static void CheckWalls(const char *name, BlastMesh m, const BlastTopology *t, int k) {
+  const int dim = BlastMeshDim(m);
+  BlastSpace *s = NULL;
+  TEST_CALL(BlastSpaceCreate(m, t, k, k - 1, 0, NULL, 0, &s));
+  if (!s) return;
+  static BlastConfig cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.nboundaries = 1;
+  BlastBoundarySpec *b = &cfg.boundaries[0];
+  snprintf(b->name, sizeof b->name, "walls");
+  snprintf(b->where, sizeof b->where, "test.ini:7");
+  b->type = BLAST_BOUNDARY_WALL;
+  b->nattr = dim;
+  for (int g = 0; g < dim; g++) b->attr[g] = g + 1;
+  BlastBoundaryDofs bd;
+  memset(&bd, 0, sizeof bd);
+  int *off = NULL, *idx = NULL;
+  TEST_CALL(BlastSpaceEssentialDofs(s, &off, &idx));
+  TEST_CALL(BlastBoundaryBuild(&cfg, s, &bd));
+  int same = off && bd.ess_off && bd.nproj == 0;
+  for (int c = 0; c < dim && same; c++) {
+    same = off[c + 1] - off[c] == bd.ess_off[c + 1] - bd.ess_off[c];
+    for (int j = 0; j < off[c + 1] - off[c] && same; j++)
+      same = idx[off[c] + j] == bd.ess_idx[bd.ess_off[c] + j];
+  }
+  TEST_ASSERT(same, "%s k=%d: wall constraints differ from the legacy convention (%d projected)",
+              name, k, bd.nproj);
+  BlastBoundaryFree(&bd);
+  BlastFree(&off);
+  BlastFree(&idx);
+  BlastSpaceDestroy(&s);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   BlastMesh tri = NULL, tet = NULL, mix = NULL;
@@ -203,6 +239,8 @@ int main(int argc, char **argv) {
     }
   }
   CheckEssential("tetrahedra", tet, ttet, 2, 0);
+  CheckWalls("triangles", tri, ttri, 2);
+  CheckWalls("tetrahedra", tet, ttet, 2);
   {  // METIS on the dual graph
     int *xadj = NULL, *adj = NULL, *part = malloc(sizeof(int) * BlastMeshNumZones(tet));
     TEST_CALL(BlastTopologyDualGraph(ttet, &xadj, &adj));

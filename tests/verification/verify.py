@@ -14,6 +14,8 @@ or from hand derivations stated next to the check; never from earlier runs.
   threads    DECK [k=v...]  identical results for every --threads count
   failure    --case C       tangled mesh, dt collapse, inverted zone, non-finite value,
                             CG limit: exit code, message
+  rotation   DECK           steady rigid rotation on the curved disc and its straight twin
+                            over --levels of refinement: errors against the exact state
   table      DIR...         markdown table of finished published runs (for the docs)
 
 Common options: --blast EXE, --inputs DIR (the shipped decks), --work DIR, and
@@ -263,6 +265,47 @@ def cmd_converge(args):
                                          errs[i], rate))
 
 
+def cmd_rotation(args):
+    """Rigid rotation (tests/verification/decks/rotation_disc.ini) on the quadratic curved
+    disc and its straight-sided twin (same vertices, nodes interpolated linearly), at
+    each refinement level: the velocity and pressure L2 errors of the final state against
+    the exact steady state. Checks: every run ends; the straight disc's velocity error
+    decreases with refinement; the curved disc's is below --curved-below at every level
+    and below --ratio times the straight one's."""
+    errs = {}
+    for kind in ("curved", "straight"):
+        mesh = os.path.join(args.inputs, "meshes", "disc_%s_quad.mesh" % kind)
+        for lev in args.levels:
+            run = Run(args, resolve_deck(args, args.deck),
+                      os.path.join(args.work, "%s_L%d" % (kind, lev)),
+                      ["mesh.file=" + mesh, "mesh.refine_serial=%d" % lev,
+                       "time.t_final=%.17g" % args.t_final, "fem.order_kinematic=%d" % args.k,
+                       "fem.order_thermo=%d" % (args.k - 1),
+                       "output.print_every=%d" % QUIET] + args.set)
+            if not run.ok():
+                return
+            ev, ep = run.summary["velocity_error_l2"], run.summary["pressure_error_l2"]
+            errs[kind, lev] = (ev, ep)
+            print("info  %-8s level %d (%4d zones): velocity L2 error %.4e, pressure L2 error "
+                  "%.4e, steps %d, wall %.1f s" % (kind, lev, 20 * 4 ** lev, ev, ep,
+                                                   run.summary["steps"], run.wall))
+    lv = args.levels
+    for kind in ("curved", "straight"):
+        for i in range(1, len(lv)):
+            a, b = errs[kind, lv[i - 1]][0], errs[kind, lv[i]][0]
+            print("info  %s: velocity error rate level %d -> %d: %.3f"
+                  % (kind, lv[i - 1], lv[i], math.log(a / b) / math.log(2.0)))
+    for i in range(1, len(lv)):
+        a, b = errs["straight", lv[i - 1]][0], errs["straight", lv[i]][0]
+        check(b < a, "straight disc: velocity error level %d -> %d: %.4e -> %.4e decreases"
+              % (lv[i - 1], lv[i], a, b))
+    for lev in lv:
+        c, st = errs["curved", lev][0], errs["straight", lev][0]
+        check(c <= args.curved_below and c <= args.ratio * st,
+              "level %d: curved velocity error %.4e <= %.1e and <= %g x straight (%.4e)"
+              % (lev, c, args.curved_below, args.ratio, st))
+
+
 def cmd_threads(args):
     keys = ["steps", "step_attempts", "t", "dt", "e_norm", "energy_total", "energy_internal",
             "energy_kinetic"]
@@ -491,6 +534,17 @@ def main():
     p = sub.add_parser("failure")
     p.add_argument("--case", required=True,
                    choices=["tangled", "dt_min", "inverted_mesh", "nonfinite", "cg_limit"])
+    p = sub.add_parser("rotation")
+    p.add_argument("--levels", type=lambda v: [int(x) for x in v.split(",")], required=True,
+                   help="refine_serial levels, comma-separated (e.g. 0,1,2)")
+    p.add_argument("--t-final", type=float, required=True)
+    p.add_argument("--k", type=int, default=2, help="order_kinematic (thermo k - 1)")
+    p.add_argument("--curved-below", type=float, required=True,
+                   help="bound on the curved disc's velocity L2 error at every level")
+    p.add_argument("--ratio", type=float, default=0.2,
+                   help="curved error <= RATIO x straight error at every level")
+    p.add_argument("deck")
+    p.add_argument("set", nargs="*")
     p = sub.add_parser("table")
     p.add_argument("dirs", nargs="+", help="output directories of published runs")
     args = ap.parse_args()
@@ -500,6 +554,7 @@ def main():
         ap.error("--blast, --inputs and --work are required")
     {"published": cmd_published, "anchors": cmd_anchors, "conserve": cmd_conserve,
      "converge": cmd_converge, "threads": cmd_threads, "failure": cmd_failure,
+     "rotation": cmd_rotation,
      "table": cmd_table}[args.cmd](args)
     if args.cmd != "table":
         print("%d check(s) failed" % len(FAILURES) if FAILURES else "all checks passed")

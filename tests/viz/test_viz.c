@@ -28,6 +28,8 @@
 #include "testlib.h"
 #include "viz.h"
 
+enum { BOTH = BLAST_VIZ_XDMF | BLAST_VIZ_VTU };
+
 typedef struct {
   const char *name;
   int dim, n, problem, k, refine;
@@ -364,7 +366,7 @@ static void RunCase(MPI_Comm comm, const Case *c, const char *scratch) {
   TEST_CALL(BlastHydroCreate(&cfg, mesh, comm, &blast_backend_cpu, &h));
   if (!h) return;
   Hook k = {comm, h, NULL, c, 0};
-  TEST_CALL(BlastVizCreate(comm, h, dir, c->refine, &k.viz));
+  TEST_CALL(BlastVizCreateWith(comm, h, dir, c->refine, BOTH, &k.viz));
   TEST_ASSERT(BlastVizCount(k.viz) == 0, "fresh folder: %d dumps", BlastVizCount(k.viz));
   TEST_CALL(BlastVizWrite(k.viz, 0, 0.0));
   CheckDump(comm, h, BlastVizLastPath(k.viz), c->refine, 0, 0.0, 1);
@@ -387,29 +389,59 @@ static void RunCase(MPI_Comm comm, const Case *c, const char *scratch) {
 
   // A run continued at the current step keeps all dumps; a run at step 0 keeps dump 0
   // only, deletes the others and overwrites dump 0.
-  TEST_CALL(BlastVizCreate(comm, h, dir, c->refine, &k.viz));
+  TEST_CALL(BlastVizCreateWith(comm, h, dir, c->refine, BOTH, &k.viz));
   TEST_ASSERT(BlastVizCount(k.viz) == 3, "continued at step %d: %d dumps, want 3", steps,
               BlastVizCount(k.viz));
   TEST_CALL(BlastVizDestroy(&k.viz));
   BlastHydro h0 = NULL;
   TEST_CALL(BlastHydroCreate(&cfg, mesh, comm, &blast_backend_cpu, &h0));
-  TEST_CALL(BlastVizCreate(comm, h0, dir, c->refine, &k.viz));
+  TEST_CALL(BlastVizCreateWith(comm, h0, dir, c->refine, BOTH, &k.viz));
   TEST_ASSERT(BlastVizCount(k.viz) == 1, "restarted at step 0: %d dumps, want 1",
               BlastVizCount(k.viz));
-  snprintf(path, sizeof path, "%s/viz_000001.h5", dir);
-  TEST_ASSERT(!Exists(path), "%s was not deleted", path);
+  static const char *const gone[3] = {"viz_000001.h5", "viz_000001.pvtu", "viz_000002_p000000.vtu"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, gone[i]);
+    TEST_ASSERT(!Exists(path), "%s was not deleted", path);
+  }
   TEST_CALL(BlastVizWrite(k.viz, 0, 0.0));
   TEST_ASSERT(BlastVizCount(k.viz) == 1, "%d dumps, want 1", BlastVizCount(k.viz));
   TEST_CALL(BlastVizDestroy(&k.viz));
   TEST_CALL(BlastHydroDestroy(&h0));
   // Leave a complete series of two dumps (t = 0 and the end) for the Python tests.
-  TEST_CALL(BlastVizCreate(comm, h, dir, c->refine, &k.viz));
+  TEST_CALL(BlastVizCreateWith(comm, h, dir, c->refine, BOTH, &k.viz));
   TEST_CALL(BlastVizWrite(k.viz, steps, t));
   TEST_ASSERT(BlastVizCount(k.viz) == 2, "%d dumps, want 2", BlastVizCount(k.viz));
   CheckDump(comm, h, BlastVizLastPath(k.viz), c->refine, steps, t, 0);
   TEST_CALL(BlastVizDestroy(&k.viz));
-  snprintf(path, sizeof path, "%s/blast.xdmf", dir);
-  TEST_ASSERT(Exists(path), "%s missing", path);
+  static const char *const kept[5] = {"blast.xdmf", "blast.pvd", "viz_000001.h5", "viz_000001.pvtu",
+                                      "viz_000001_p000000.vtu"};
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, kept[i]);
+    TEST_ASSERT(Exists(path), "%s missing", path);
+  }
+  // VTK files only: blast.pvd is the series (2 dumps at the current step, 1 at step 0,
+  // which deletes dump 1 of both formats); the newest dump's path is its .pvtu.
+  TEST_CALL(BlastVizCreateWith(comm, h, dir, c->refine, BLAST_VIZ_VTU, &k.viz));
+  TEST_ASSERT(BlastVizCount(k.viz) == 2, "VTK only, continued: %d dumps, want 2",
+              BlastVizCount(k.viz));
+  snprintf(path, sizeof path, "%s/viz_000001.pvtu", dir);
+  TEST_ASSERT(!strcmp(BlastVizLastPath(k.viz), path), "last path %s", BlastVizLastPath(k.viz));
+  TEST_CALL(BlastVizDestroy(&k.viz));
+  TEST_CALL(BlastHydroCreate(&cfg, mesh, comm, &blast_backend_cpu, &h0));
+  TEST_CALL(BlastVizCreateWith(comm, h0, dir, c->refine, BLAST_VIZ_VTU, &k.viz));
+  TEST_ASSERT(BlastVizCount(k.viz) == 1, "VTK only, at step 0: %d dumps, want 1",
+              BlastVizCount(k.viz));
+  for (int i = 2; i < 5; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, kept[i]);
+    TEST_ASSERT(!Exists(path), "%s was not deleted", path);
+  }
+  TEST_CALL(BlastVizDestroy(&k.viz));
+  TEST_CALL(BlastHydroDestroy(&h0));
+  // The complete series again for the Python tests.
+  TEST_CALL(BlastVizCreateWith(comm, h, dir, c->refine, BOTH, &k.viz));
+  TEST_CALL(BlastVizWrite(k.viz, steps, t));
+  TEST_ASSERT(BlastVizCount(k.viz) == 2, "%d dumps, want 2", BlastVizCount(k.viz));
+  TEST_CALL(BlastVizDestroy(&k.viz));
   TEST_CALL(BlastHydroDestroy(&h));
   TEST_CALL(BlastMeshDestroy(&mesh));
 }

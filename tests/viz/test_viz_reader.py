@@ -23,6 +23,19 @@ folder (viz_NNNNNN.h5, read with h5py, in dump order), which are the reference:
     arrays as the cell datasets; each has the dataset's number of components and kind
     (float/int), and all of its values equal the dataset's (first, last, min and max are
     printed).
+
+Where the folder has blast.pvd (the VTK Lagrange-cell series, [output] viz_format = vtu
+or both), it is checked too, against the same HDF5 files: its DataSet timesteps are the
+/time attributes bit for bit; each viz_NNNNNN.pvtu read with vtkXMLPUnstructuredGridReader
+(every rank's piece) has one cell per zone, each VTK_LAGRANGE_CURVE, _QUADRILATERAL or
+_HEXAHEDRON (68, 70, 72) with (k+1)^dim points; the cell arrays equal those of the zone's
+sub-cells; the corner points equal the zone's corner vertices in /coordinates; with
+refine = k, every point (found from VTK's parametric coordinates of the cell's nodes) and
+every point array equal the zone's vertex in the HDF5 file; and at the last dump, the
+Lagrange cell evaluated (EvaluateLocation) at the reference point of every sub-cell vertex
+i/refine equals /coordinates there to 1e-12 of the mesh size: the cell is the curved zone.
+If ParaView's Python (paraview.simple) is there, OpenDataFile(blast.pvd) has the same
+time steps.
 """
 import argparse
 import glob
@@ -37,10 +50,14 @@ from vtkmodules.util.numpy_support import vtk_to_numpy
 from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as SDDP
 from vtkmodules.vtkIOXdmf2 import vtkXdmfReader
 from vtkmodules.vtkIOXdmf3 import vtkXdmf3Reader
+from vtkmodules.vtkIOXML import vtkXMLPUnstructuredGridReader
+from vtkmodules.vtkCommonCore import reference
+import xml.etree.ElementTree as ET
 
 READERS = (("Xdmf3", vtkXdmf3Reader), ("Xdmf2", vtkXdmfReader))
 # VTK cell types: an XDMF Polyline of 2 nodes reads as VTK_POLY_LINE (4) of 2 points.
 VTK_CELL = {1: 4, 2: 9, 3: 12}  # VTK_POLY_LINE, VTK_QUAD, VTK_HEXAHEDRON
+VTK_LAGRANGE = {1: 68, 2: 70, 3: 72}  # VTK_LAGRANGE_CURVE, _QUADRILATERAL, _HEXAHEDRON
 failures = []
 
 
@@ -117,8 +134,12 @@ def check_series(folder):
             d = {k: f[k][...] for k in f.keys()}
             d["_time"] = float(f.attrs["time"])
             d["_dim"] = int(f.attrs["dim"])
+            d["_k"] = int(f.attrs["order_kinematic"])
+            d["_refine"] = int(f.attrs["refine"])
+            d["_zones"] = int(f.attrs["zones_global"])
             ref.append(d)
     times = [d["_time"] for d in ref]
+    check_vtu(folder, ref, dumps)
     for rname, cls in READERS:
         t0, nfail = time.time(), len(failures)
         r = cls()
@@ -182,6 +203,93 @@ def check_series(folder):
               ("ok   " if len(failures) == nfail else "FAIL ", folder, rname, len(ts),
                ts[0] if ts else None, ts[-1] if ts else None, ref[-1]["_dim"], ref[-1]["coordinates"].shape[0], ref[-1]["topology"].shape[0],
                len(pnames), len(cnames), time.time() - t0))
+
+
+def check_vtu(folder, ref, dumps):
+    """The blast.pvd series against the HDF5 dumps (ref: their datasets and attributes)."""
+    pvd = os.path.join(folder, "blast.pvd")
+    if not os.path.isfile(pvd):
+        print("      %s: no blast.pvd (XDMF only)" % folder)
+        return
+    t0, nfail = time.time(), len(failures)
+    sets = ET.parse(pvd).getroot().find("Collection").findall("DataSet")
+    times = [float(e.get("timestep")) for e in sets]
+    check(times == [d["_time"] for d in ref], "%s: blast.pvd timesteps %s, HDF5 /time %s" %
+          (folder, times, [d["_time"] for d in ref]))
+    try:
+        from paraview import simple
+        src = simple.OpenDataFile(pvd)
+        check(list(src.TimestepValues) == times, "%s: ParaView's time steps %s, blast.pvd %s" %
+              (folder, list(src.TimestepValues), times))
+        simple.Delete(src)
+        print("      %s: ParaView's OpenDataFile: %d time steps" % (pvd, len(times)))
+    except ImportError:
+        print("      %s: no paraview.simple, ParaView's reader not tried" % pvd)
+    for i, (e, d) in enumerate(zip(sets, ref)):
+        where = "%s %s" % (folder, e.get("file"))
+        r = vtkXMLPUnstructuredGridReader()
+        r.SetFileName(os.path.join(folder, e.get("file")))
+        r.Update()
+        o = r.GetOutput()
+        dim, k, refine, nz = d["_dim"], d["_k"], d["_refine"], d["_zones"]
+        nn, nsub, nvz = (k + 1) ** dim, refine ** dim, (refine + 1) ** dim
+        X = d["coordinates"]
+        if not check(o.GetNumberOfCells() == nz and o.GetNumberOfPoints() == nz * nn,
+                     "%s: %d cells, %d points; want %d zones of %d nodes" %
+                     (where, o.GetNumberOfCells(), o.GetNumberOfPoints(), nz, nn)):
+            continue
+        types = vtk_to_numpy(o.GetCellTypesArray())
+        check(np.all(types == VTK_LAGRANGE[dim]), "%s: cell types %s" % (where, np.unique(types)))
+        cd = o.GetCellData()
+        for name in ("material", "attribute", "rank", "zone"):
+            a = vtk_to_numpy(cd.GetArray(name)) if cd.GetArray(name) else None
+            if check(a is not None, "%s: no cell array %s" % (where, name)):
+                check(np.array_equal(a, d[name][::nsub]) and a.dtype.kind == d[name].dtype.kind,
+                      "%s: cell array %s differs from the zones' sub-cells" % (where, name))
+        P = vtk_to_numpy(o.GetPoints().GetData())
+        pd = o.GetPointData()
+        size = np.abs(X).max() + 1.0
+        bad_corner = bad_node = 0
+        err_eval = 0.0
+        for c in range(nz):
+            cell = o.GetCell(c)
+            if cell.GetNumberOfPoints() != nn:
+                check(False, "%s: cell %d has %d points" % (where, c, cell.GetNumberOfPoints()))
+                break
+            pc = cell.GetParametricCoords()
+            ids = [cell.GetPointId(v) for v in range(nn)]
+            for v in range(nn):
+                idx = [int(round(pc[3 * v + g] * k)) for g in range(dim)]
+                corner = all(j in (0, k) for j in idx)
+                if corner:  # the zone's corner vertex among the sub-cells' (refine)
+                    h = c * nvz + sum((j // k * refine) * (refine + 1) ** g
+                                      for g, j in enumerate(idx))
+                    bad_corner += not np.array_equal(P[ids[v]], X[h])
+                if refine == k:
+                    h = c * nvz + sum(j * (k + 1) ** g for g, j in enumerate(idx))
+                    ok = np.array_equal(P[ids[v]], X[h])
+                    for name in ("density", "velocity", "specific_internal_energy", "pressure",
+                                 "sound_speed"):
+                        a = pd.GetArray(name)
+                        ok = ok and a is not None and np.array_equal(
+                            np.array(a.GetTuple(ids[v])), np.atleast_1d(d[name][h]))
+                    bad_node += not ok
+            if i == len(sets) - 1:
+                w = [0.0] * nn
+                for hv in range(nvz):
+                    xi = [(hv // (refine + 1) ** g) % (refine + 1) / refine for g in range(dim)]
+                    got = [0.0, 0.0, 0.0]
+                    cell.EvaluateLocation(reference(0), xi + [0.0] * (3 - dim), got, w)
+                    err_eval = max(err_eval, np.abs(np.array(got) - X[c * nvz + hv]).max() / size)
+        check(bad_corner == 0, "%s: %d zone corners differ from /coordinates" % (where, bad_corner))
+        check(bad_node == 0, "%s: %d nodes (points or point arrays) differ from the HDF5 vertices"
+              % (where, bad_node))
+        check(err_eval < 1e-12, "%s: the Lagrange cells at the sub-cell vertices' reference "
+              "points differ from /coordinates by %.3g of the mesh size" % (where, err_eval))
+    print("%s %s [pvd + pvtu]: %d dumps, %dD, k = %d, refine %d, %d zones, EvaluateLocation "
+          "err %.2g, %.2f s" % ("ok   " if len(failures) == nfail else "FAIL ", folder, len(sets),
+                                ref[-1]["_dim"], ref[-1]["_k"], ref[-1]["_refine"],
+                                ref[-1]["_zones"], err_eval, time.time() - t0))
 
 
 def main():

@@ -25,12 +25,16 @@ typedef struct {
 // Kernels 1-6: one thread per point (tpz threads per zone, zpb zones per block) computes J,
 // the velocity gradient, the stress and the dt estimate, and stores S = w |J| sigma J^-T in
 // d.S. The constant data it reads per point are laid out point-fastest (Gt, L2Bt, J0inv),
-// so that a warp's loads are coalesced.
-template <int DIM, int MAXREG>
+// so that a warp's loads are coalesced. ND, NE: the H1 nodes and L2 functions per zone
+// known at compile time (the compiler unrolls the loops over them; the specialisations of
+// ops_zone.cu's QSpecKernel), or 0: read from d at run time. The same operations in the
+// same order either way: the same bits.
+template <int DIM, int MAXREG, int ND = 0, int NE = 0>
 __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   extern __shared__ double sm[];
   const DevData &d = p.d;
-  const int D2 = DIM * DIM, nd = d.nd, ne = d.ne, nqp = d.nqp, rows = d.rows, tpz = p.cfg.tpz;
+  const int D2 = DIM * DIM, nd = ND > 0 ? ND : d.nd, ne = NE > 0 ? NE : d.ne, nqp = d.nqp;
+  const int rows = ND > 0 ? DIM * ND : d.rows, tpz = p.cfg.tpz;
   const int zl = threadIdx.x / tpz, t = threadIdx.x % tpz;
   const int z = blockIdx.x * p.cfg.zpb + zl;
   const bool active = zl < p.cfg.zpb && z < d.nz;
