@@ -43,15 +43,17 @@ int BlastQuadraturePoints1D(int k, int m, int order_quadrature);
 ///     point q = l1 + n l2 + n^2 l3, basis a = a1 + (k+1) a2 + (k+1)^2 a3.
 ///   - Simplices (triangle, tetrahedron; BlastElementTablesCreate): P_k with nodes at the
 ///     equispaced lattice of order k (geom_basis.h) and the Bernstein basis of degree m
-///     (simplex.h), both in lattice order, at the collapsed Gauss rule of simplex.h with
-///     q1d points per collapsed direction. The 1D data (q1d_x, q1d_w, b1d, g1d, l1d) belong
+///     (simplex.h), both in lattice order, at the fully symmetric rule of the quadrature
+///     order (simplex_rules.h: positive weights, interior points, fewest points), or where
+///     none is stored the collapsed Gauss rule of simplex.h with q1d points per collapsed
+///     direction. The 1D data (q1d_x, q1d_w, b1d, g1d, l1d) belong
 ///     to the sum-factorised kernels of tensor zones and are zero; h1_nodes holds the
 ///     lattice coordinates j/k.
 typedef struct {
   int geom;  ///< BlastGeom of the zones (geom.h)
   int dim, k, m;
   int q1d;       ///< quadrature points per (collapsed) direction
-  int nqp;       ///< q1d^dim
+  int nqp;       ///< q1d^dim (simplices: the rule's points)
   int h1_nd;     ///< (k+1)^dim; simplices (k+1)(k+2)/2, (k+1)(k+2)(k+3)/6
   int l2_nd;     ///< (m+1)^dim; simplices likewise with m
   double *qp_w;  ///< [nqp] weights (w1 w2) w3

@@ -1,6 +1,7 @@
 // Finite elements on triangles and tetrahedra (simplex.h): Gauss-Jacobi rules, collapsed
 // quadrature, the Bernstein basis, and the tables of any zone geometry (fe.h).
 #include "simplex.h"
+#include "simplex_rules.h"
 
 #include <math.h>
 #include <string.h>
@@ -181,10 +182,16 @@ int BlastElementTablesCreate(int geom, int k, int m, int order_quadrature,
   const int n = BlastQuadraturePoints1D(k, m, order_quadrature);
   BlastCheck(n >= 1 && n <= BLAST_MAX_Q1D, BLAST_ERR_INPUT,
              "%d quadrature points per direction outside 1..%d", n, BLAST_MAX_Q1D);
+  // The fully symmetric rule of the quadrature order (fewest points), else the collapsed
+  // rule of n points per direction; both have positive weights and interior points.
+  const int qorder = BlastQuadratureOrder(order_quadrature, k, m);
+  int nsym = 0;
+  const double *xsym = NULL, *wsym = NULL;
+  const int sym = BlastSimplexSymmetricRule(geom, qorder, &nsym, &xsym, &wsym);
   BlastTensorTables *t;
   BlastCall(BlastCalloc(1, &t));
   t->geom = geom, t->dim = dim, t->k = k, t->m = m, t->q1d = n;
-  t->nqp = dim == 2 ? n * n : n * n * n;
+  t->nqp = sym ? nsym : dim == 2 ? n * n : n * n * n;
   t->h1_nd = BlastGeomNumNodes(geom, k), t->l2_nd = BlastGeomNumNodes(geom, m);
   for (int j = 0; j <= k; j++) t->h1_nodes[j] = (double)j / k;
   int ierr = BlastMalloc(t->nqp, &t->qp_w);
@@ -192,7 +199,12 @@ int BlastElementTablesCreate(int geom, int k, int m, int order_quadrature,
   if (!ierr) ierr = BlastMalloc(t->nqp * t->h1_nd, &t->h1_B);
   if (!ierr) ierr = BlastMalloc(t->nqp * t->h1_nd * dim, &t->h1_G);
   if (!ierr) ierr = BlastMalloc(t->nqp * t->l2_nd, &t->l2_B);
-  if (!ierr) ierr = BlastSimplexQuadrature(dim, n, t->qp_x, t->qp_w);
+  if (!ierr && sym) {
+    memcpy(t->qp_x, xsym, sizeof(double) * nsym * dim);
+    memcpy(t->qp_w, wsym, sizeof(double) * nsym);
+  } else if (!ierr) {
+    ierr = BlastSimplexQuadrature(dim, n, t->qp_x, t->qp_w);
+  }
   if (ierr) {
     BlastTensorTablesDestroy(&t);
     BlastCall(ierr);
