@@ -8,6 +8,9 @@
 #ifndef BLAST_BOUNDARY_H
 #define BLAST_BOUNDARY_H
 
+#include <math.h>
+#include <stddef.h>
+
 #include "config.h"
 #include "host_device.h"
 #include "space.h"
@@ -35,6 +38,14 @@ typedef struct {
   int nproj;
   int *proj_idx;
   double *proj_normal;
+  /// How the normals of those nodes follow the current positions (BlastWallNodeNormals):
+  /// node i's face records are wall_off[i]..wall_off[i+1) (none on simplex meshes: their
+  /// normals stay those of the initial mesh); record r adds to normal wall_slot[r] / 2,
+  /// negated if wall_slot[r] is odd; its tangent o (o < dim - 1) is the sum over m <
+  /// wall_np of wall_w[q] x[wall_idx[q]], q = (r (dim - 1) + o) wall_np + m (ext dofs).
+  int wall_np;
+  int *wall_off, *wall_slot, *wall_idx;
+  double *wall_w;
   /// Nodes of type = velocity sections (every component fixed, also in ess_idx):
   /// ascending dofs and the index of their section in cfg->boundaries.
   int nvel;
@@ -77,6 +88,76 @@ static inline BLAST_HOST_DEVICE void BlastProjectNode(int dim, const double *nrm
     for (int c = 0; c < dim; c++) s = s + n[c] * v[c];
     for (int c = 0; c < dim; c++) v[c] = v[c] - s * n[c];
   }
+}
+
+/// The wall normals of one projected node from the current positions x (components st
+/// apart, ext dofs): per face record the normal of its tangents at the node (2D: (t_y,
+/// -t_x); 3D: t_0 x t_1), unit, signed outward; summed per normal slot (the grouping of
+/// setup); then orthonormalised in slot order as at setup (a slot whose sum vanishes or
+/// lies in the span of those before it becomes a zero row), an axis within round-off made
+/// that axis exactly. nrm: the node's 9 entries; left as is when it has no records. The
+/// arithmetic of every backend (mass.wall_normals).
+static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r0, int r1,
+                                                          const int *slot, const int *idx,
+                                                          const double *w, const double *x,
+                                                          size_t st, double *nrm) {
+  if (r1 <= r0) return;
+  double acc[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  int nq = 0;
+  for (int r = r0; r < r1; r++) {
+    double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, m[3] = {0, 0, 0};
+    for (int o = 0; o < dim - 1; o++) {
+      const int *ix = idx + ((size_t)r * (dim - 1) + o) * np;
+      const double *wx = w + ((size_t)r * (dim - 1) + o) * np;
+      for (int c = 0; c < dim; c++) {
+        double s = 0.0;
+        for (int q = 0; q < np; q++) s = s + wx[q] * x[c * st + (size_t)ix[q]];
+        t[o][c] = s;
+      }
+    }
+    if (dim == 2) {
+      m[0] = t[0][1], m[1] = -t[0][0];
+    } else if (dim == 3) {
+      m[0] = t[0][1] * t[1][2] - t[0][2] * t[1][1];
+      m[1] = t[0][2] * t[1][0] - t[0][0] * t[1][2];
+      m[2] = t[0][0] * t[1][1] - t[0][1] * t[1][0];
+    }
+    double len = 0.0;
+    for (int c = 0; c < dim; c++) len = len + m[c] * m[c];
+    len = sqrt(len);
+    const int j = slot[r] / 2, neg = slot[r] % 2;
+    if (j + 1 > nq) nq = j + 1;
+    if (!(len > 0.0)) continue;
+    for (int c = 0; c < dim; c++) acc[j][c] = acc[j][c] + (neg ? -m[c] : m[c]) / len;
+  }
+  double q[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int j = 0; j < nq && j < dim; j++) {
+    double u[3] = {0, 0, 0}, len = 0.0;
+    for (int c = 0; c < dim; c++) len = len + acc[j][c] * acc[j][c];
+    len = sqrt(len);
+    if (len == 0.0) continue;
+    for (int c = 0; c < dim; c++) u[c] = acc[j][c] / len;
+    for (int i = 0; i < j; i++) {
+      double s = 0.0;
+      for (int c = 0; c < dim; c++) s = s + q[i][c] * u[c];
+      for (int c = 0; c < dim; c++) u[c] = u[c] - s * q[i][c];
+    }
+    len = 0.0;
+    for (int c = 0; c < dim; c++) len = len + u[c] * u[c];
+    len = sqrt(len);
+    if (len < 1e-6) continue;
+    for (int c = 0; c < dim; c++) q[j][c] = u[c] / len;
+    for (int a = 0; a < dim; a++) {  // an axis within round-off is that axis exactly
+      int ok = fabs(fabs(q[j][a]) - 1.0) <= 1e-12;
+      for (int h = 0; h < dim && ok; h++)
+        if (h != a && fabs(q[j][h]) > 1e-12) ok = 0;
+      if (!ok) continue;
+      for (int c = 0; c < 3; c++) q[j][c] = c == a ? 1.0 : 0.0;
+      break;
+    }
+  }
+  for (int j = 0; j < 3; j++)
+    for (int c = 0; c < 3; c++) nrm[3 * j + c] = q[j][c];
 }
 
 #ifdef __cplusplus

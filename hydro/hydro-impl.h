@@ -63,6 +63,7 @@ struct BlastHydro_private {
   double *rk6_k[8];  // RK6 stage rates (NULL for the other integrators)
   double *rhs;       // momentum rhs: dim*nl rounded values, then dim*nl low parts
   double *cg_r, *cg_z, *cg_d, *cg_q, *cg_b, *cg_x;  // PCG: dim components h1_next apart
+  double *wall_x;  // coupled_cg: the positions at every ext dof (mass.wall_normals), as cg_x
   // time-stepping state
   int qdata_current;
   double dt_est;  // running minimum over the attempt (local)

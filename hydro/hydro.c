@@ -21,7 +21,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
     BlastCall(BlastOdeScratchDestroy(h));
     BlastSourcesDestroy(h, &h->sources);
     double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,   &h->cg_d,
-                       &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
+                       &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity, &h->wall_x};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
     if (h->hbuf_backend) {  // else host memory of the setup, freed below

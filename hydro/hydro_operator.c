@@ -13,8 +13,22 @@ static int BlastHydroSync(BlastHydro h) {
   return h->ops->ctx.sync(h->bctx);
 }
 
+// The wall normals of the coupled PCG from the positions x (an L-vector): its owned
+// entries, the ghosts from their owners (every ext dof: the halo of the PCG's columns).
+static int BlastHydroWallNormals(BlastHydro h, const double *x) {
+  const int dim = h->space->dim;
+  const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
+  const size_t st = (size_t)h->space->h1_next;
+  for (int c = 0; c < dim; c++)
+    BlastCall(h->ops->vec.copy(h->bctx, nown, x + c * nl, h->wall_x + c * st));
+  BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, dim, st, h->wall_x));
+  BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, dim, st, h->wall_x));
+  return h->ops->mass.wall_normals(h->bctx, dim, h->wall_x);
+}
+
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
+  if (h->coupled_cg) BlastCall(BlastHydroWallNormals(h, S));
   const double t0 = BlastWtime();
   BlastQDataResult res;
   if (h->hybrid)
