@@ -183,10 +183,12 @@ typedef struct {
   /// y <- (I - sum_j n_j n_j^T) y at the dofs proj_idx (all ncomp = dim components; the
   /// normals proj_normal): BlastProjectNode (boundary.h) node by node; other dofs untouched.
   int (*project)(void *ctx, int ncomp, double *y);
-  /// The normals of `project` from the current positions x (ncomp = dim components
-  /// h1_next apart, every ext dof filled): BlastWallNodeNormals (boundary.h) node by node
-  /// over the records wall_*; nodes without records keep their normals.
-  int (*wall_normals)(void *ctx, int ncomp, const double *x);
+  /// The normals of `project` from the current positions x and the normal accelerations
+  /// of the moving walls a0 from the velocities v (x, v: ncomp = dim components h1_next
+  /// apart, every ext dof filled; a0 likewise, written at the dofs proj_idx only):
+  /// BlastWallNodeNormals (boundary.h) node by node over the records wall_*; nodes without
+  /// records keep their normals (a0 = 0).
+  int (*wall_normals)(void *ctx, int ncomp, const double *x, const double *v, double *a0);
   /// y_c = a[c] x_c + b[c] y_c on the owned dofs.
   int (*axpby_multi)(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                      const double *b, double *y);

@@ -16,8 +16,8 @@
 typedef struct {
   int64_t gid;
   int face;
-  int z, lf;  // the face as local face lf of mesh zone z
-  int64_t p;  // the node's index on it (BlastSpaceFacetNodeIds)
+  int z, lf;    // the face as local face lf of mesh zone z
+  int64_t p;    // the node's index on it (BlastSpaceFacetNodeIds)
   double n[3];  // the outward normal at the node: the face's, or on a curved face its own
 } FaceDof;
 
@@ -362,7 +362,8 @@ static size_t RecordsOf(const FaceDof *rec, size_t nrec, int64_t gid, size_t *en
 }
 
 // D[a][m] = derivative of the GLL Lagrange polynomial m of order k at GLL node a.
-static void GllDerivatives(int k, const double *x, double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1]) {
+static void GllDerivatives(int k, const double *x,
+                           double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1]) {
   for (int a = 0; a <= k; a++)
     for (int m = 0; m <= k; m++) {
       double v = 0.0;
@@ -425,7 +426,8 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
               int at[2] = {li[0], nt > 1 ? li[1] : 0};
               at[o] = lj[o] * k + q;
               const GidDof key = {ids[at[0] + (int64_t)(K + 1) * at[1]], 0};
-              const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+              const GidDof *hit =
+                  bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
               const size_t e = ((size_t)nr * nt + o) * np + q;
               if (!hit) {
                 ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_ARG,

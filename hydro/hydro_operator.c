@@ -13,17 +13,22 @@ static int BlastHydroSync(BlastHydro h) {
   return h->ops->ctx.sync(h->bctx);
 }
 
-// The wall normals of the coupled PCG from the positions x (an L-vector): its owned
-// entries, the ghosts from their owners (every ext dof: the halo of the PCG's columns).
-static int BlastHydroWallNormals(BlastHydro h, const double *x) {
+// The wall normals of the coupled PCG from the positions of S and the walls' normal
+// accelerations a0 from its velocities (mass.wall_normals): x and v (L-vectors) copied
+// owned entries first, the ghosts from their owners (every ext dof: the halo of the PCG's
+// columns). h->wall_x holds x, v and a0, each dim components h1_next apart.
+static int BlastHydroWallNormals(BlastHydro h, const double *S) {
   const int dim = h->space->dim;
   const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
-  const size_t st = (size_t)h->space->h1_next;
-  for (int c = 0; c < dim; c++)
-    BlastCall(h->ops->vec.copy(h->bctx, nown, x + c * nl, h->wall_x + c * st));
-  BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, dim, st, h->wall_x));
-  BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, dim, st, h->wall_x));
-  return h->ops->mass.wall_normals(h->bctx, dim, h->wall_x);
+  const size_t st = (size_t)h->space->h1_next, blk = (size_t)dim * st;
+  for (int f = 0; f < 2; f++) {
+    for (int c = 0; c < dim; c++)
+      BlastCall(
+          h->ops->vec.copy(h->bctx, nown, S + f * h->nx + c * nl, h->wall_x + f * blk + c * st));
+    BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, dim, st, h->wall_x + f * blk));
+    BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, dim, st, h->wall_x + f * blk));
+  }
+  return h->ops->mass.wall_normals(h->bctx, dim, h->wall_x, h->wall_x + blk, h->wall_x + 2 * blk);
 }
 
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
@@ -127,10 +132,20 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   for (int c = 0; c < dim; c++)
     BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
   if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 1));
-  if (h->coupled_cg)
+  if (h->coupled_cg) {
+    // the walls' normal accelerations a0 (BlastHydroWallNormals) lifted: M a = b with
+    // a = x + a0, x.n = 0 at the wall nodes, so the rhs loses M a0
+    const unsigned all = (1u << dim) - 1u;
+    double *a0 = h->wall_x + 2 * (size_t)dim * st, dots[6];
+    BlastCall(BlastHydroMassMult(h, dim, all, a0, h->cg_q, dots));
+    for (int c = 0; c < dim; c++)
+      BlastCall(h->ops->vec.axpby(h->bctx, nown, -1.0, h->cg_q + c * st, 1.0, h->cg_b + c * st));
     BlastCall(BlastHydroPcgProjected(h, dim, h->cg_b, h->cg_x));
-  else
+    for (int c = 0; c < dim; c++)
+      BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, a0 + c * st, 1.0, h->cg_x + c * st));
+  } else {
     BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
+  }
   if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 0));
   for (int c = 0; c < dim; c++)
     BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));

@@ -160,15 +160,19 @@ int BlastCpuProject(void *ctx, int ncomp, double *y) {
   return 0;
 }
 
-int BlastCpuWallNormals(void *ctx, int ncomp, const double *x) {
+int BlastCpuWallNormals(void *ctx, int ncomp, const double *x, const double *v, double *a0) {
   CpuCtx *c = ctx;
   const BlastHydroData *hd = &c->hd;
   const size_t st = (size_t)hd->h1_next;
   const int np = hd->nproj;
 #pragma omp parallel for schedule(static) if (np > BLAST_OMP_MIN_VEC)
-  for (int i = 0; i < np; i++)
+  for (int i = 0; i < np; i++) {
+    const int l = hd->proj_idx[i];
+    double a[3];
     BlastWallNodeNormals(ncomp, hd->wall_np, hd->wall_off[i], hd->wall_off[i + 1], hd->wall_slot,
-                         hd->wall_idx, hd->wall_w, x, st, c->proj_normal + 9 * (size_t)i);
+                         hd->wall_idx, hd->wall_w, x, v, st, l, c->proj_normal + 9 * (size_t)i, a);
+    for (int cc = 0; cc < ncomp; cc++) a0[cc * st + l] = a[cc];
+  }
   return 0;
 }
 
