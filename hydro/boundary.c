@@ -18,6 +18,7 @@ typedef struct {
   int face;
   int z, lf;    // the face as local face lf of mesh zone z
   int64_t p;    // the node's index on it (BlastSpaceFacetNodeIds)
+  int plane;    // 1: a plane normal to an axis (its normal that axis at every node)
   double n[3];  // the outward normal at the node: the face's, or on a curved face its own
 } FaceDof;
 
@@ -296,7 +297,7 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
   memset(nb, 0, sizeof *nb);
   nb->section = -1;
   double fn[64][3];
-  int nn = 0, rec_of[64];
+  int nn = 0, rec_of[64], planes = 1;
   for (size_t r = 0; r < nrec; r++) {
     const int k = fsec[rec[r].face];
     if (slot) slot[r] = -1;
@@ -308,6 +309,7 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
       if (nb->kind == NODE_FREE) nb->kind = NODE_WALL;
       for (int c = 0; c < 3; c++) fn[nn][c] = rec[r].n[c];
       rec_of[nn++] = (int)r;
+      planes &= rec[r].plane;
     }
   }
   if (nb->kind == NODE_VELOCITY) {
@@ -328,7 +330,9 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
     else
       axes |= 1u << ax;
   }
-  if (nq == dim || all_axes) {
+  // component constraints where the normals are axes of axis planes; a node of a curved or
+  // oblique face whose normal is an axis now is projected (its normal follows the mesh)
+  if (nq == dim || (all_axes && planes)) {
     nb->axes = (unsigned char)(nq == dim ? (1u << dim) - 1u : axes);
     return;
   }
@@ -504,12 +508,17 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
     FaceNormal(mesh, dim, z, lf, &fnorm[3 * (size_t)f]);
     if (cfg->boundaries[fsec[f]].type == BLAST_BOUNDARY_FREE) continue;
     BlastSpaceFacetNodeIds(s, z, lf, ids);
+    const size_t nrec0 = nrec;
     for (int64_t p = 0; p < per_face; p++, nrec++) {
       rec[nrec].gid = ids[p], rec[nrec].face = f;
       rec[nrec].z = z, rec[nrec].lf = lf, rec[nrec].p = p;
       memcpy(rec[nrec].n, &fnorm[3 * (size_t)f], sizeof rec[nrec].n);
       if (BlastMeshCurveOrder(mesh) > 1) CurvedNodeNormal(s, z, lf, p, rec[nrec].n);
     }
+    int plane = AxisOf(dim, rec[nrec0].n) >= 0;
+    for (size_t r = nrec0 + 1; r < nrec && plane; r++)
+      plane = AxisOf(dim, rec[r].n) == AxisOf(dim, rec[nrec0].n);
+    for (size_t r = nrec0; r < nrec; r++) rec[r].plane = plane;
   }
   NodeBc *nodes = NULL;
   if (!ierr) ierr = BlastMalloc((size_t)s->h1_next + 1, &nodes);

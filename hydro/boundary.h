@@ -95,7 +95,8 @@ static inline BLAST_HOST_DEVICE void BlastProjectNode(int dim, const double *nrm
 /// normal of its tangents at the node (2D: (t_y, -t_x); 3D: t_0 x t_1), unit, signed
 /// outward; summed per normal slot (the grouping of setup); then orthonormalised in slot
 /// order as at setup (a slot whose sum vanishes or lies in the span of those before it
-/// becomes a zero row), an axis within round-off made that axis exactly (rate 0). The
+/// becomes a zero row), an axis within round-off made that axis exactly (not its rate: on
+/// a curved wall the normal turns through the axis). The
 /// same expressions differentiated along v give each normal's rate dq_j/dt, and a0 = sum_j
 /// g_j q_j with g_j = -v_l . dq_j/dt: the normal acceleration that keeps v.q_j = 0 on the
 /// moving wall (d(v.q)/dt = a.q + v.dq/dt). nrm: the node's 9 entries, a0: 3. A node
@@ -178,7 +179,7 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
       for (int h = 0; h < dim && ok; h++)
         if (h != a && fabs(q[j][h]) > 1e-12) ok = 0;
       if (!ok) continue;
-      for (int c = 0; c < 3; c++) q[j][c] = c == a ? 1.0 : 0.0, qd[j][c] = 0.0;
+      for (int c = 0; c < 3; c++) q[j][c] = c == a ? 1.0 : 0.0;
       break;
     }
   }
