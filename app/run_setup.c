@@ -11,15 +11,18 @@
 #include "blast_git.h"  // BLAST_GIT, generated at build time (cmake/git_version.cmake)
 #include "blast_mpi.h"
 #include "deck.h"
+#include "meshdist.h"
 #include "meshio.h"
 #include "run.h"
 
-// The serial mesh: read or generated, then refined refine_serial times. Every rank builds
-// it (it is small by construction: parallel refinement makes the large meshes).
-static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
+// The serial mesh: read (by rank 0, sent to the others) or generated, then refined
+// refine_serial times. Every rank holds it (it is small by construction: parallel
+// refinement makes the large meshes). The attributes the deck names get their numbers
+// from the mesh's names.
+static int BuildMesh(MPI_Comm comm, BlastConfig *cfg, BlastMesh *mesh) {
   BlastMesh m0 = NULL;
   if (cfg->mesh_file[0])
-    BlastCall(BlastMeshRead(cfg->mesh_file, &m0));
+    BlastCall(BlastMeshReadShared(comm, cfg->mesh_file, &m0));
   else if (cfg->generator == BLAST_MESH_GEN_BOX_SIMPLEX)
     BlastCall(BlastMeshCreateBoxSimplex(cfg->dim, cfg->elements, cfg->size, &m0));
   else
@@ -31,6 +34,9 @@ static int BuildMesh(const BlastConfig *cfg, BlastMesh *mesh) {
                "(quadrilaterals and hexahedra only)",
                cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex");
   }
+  const int nerr = BlastDeckResolveAttributeNames(cfg, m0);
+  if (nerr) BlastMeshDestroy(&m0);
+  BlastCall(nerr);
   if (cfg->refine_serial > 0) {
     const int ierr = BlastMeshRefine(m0, cfg->refine_serial, mesh);
     BlastMeshDestroy(&m0);
@@ -64,7 +70,7 @@ static int DeckText(const BlastConfig *cfg, char **text) {
 static int SetupMesh(RunPlan *p, RunState *rs) {
   BlastConfig *cfg = p->cfg;
   const double mesh_cpu0 = BlastProcessCpuSeconds();
-  BlastCallAgree(p->comm, 1, BuildMesh(cfg, &rs->mesh));
+  BlastCallAgree(p->comm, 1, BuildMesh(p->comm, cfg, &rs->mesh));
   p->mesh_seconds = MPI_Wtime() - p->wall0;
   p->mesh_cpu = BlastProcessCpuSeconds() - mesh_cpu0, p->mesh_rss = BlastProcessPeakRss();
   cfg->mesh_dim = BlastMeshDim(rs->mesh);  // resolves [fem] assembly = default in the echo

@@ -129,7 +129,10 @@ enum {
   BLAST_MAX_SOURCES = 8,
   BLAST_MAX_BOUNDARIES = 16,
   BLAST_MAX_PROBES = 16,
-  BLAST_MAX_SELECT_ATTRS = 32  ///< attribute numbers of one selector or boundary section
+  BLAST_MAX_SELECT_ATTRS = 32,  ///< attribute numbers of one selector or boundary section
+  /// An attribute's name in a selector or boundary section, with its NUL (the mesh's names,
+  /// BLAST_MESH_NAME_MAX of fem/mesh.h, have the same limit)
+  BLAST_ATTR_NAME_MAX = 64
 };
 
 /// The problem name of a deck that defines its own problem (`[problem] name = custom`).
@@ -167,6 +170,9 @@ typedef struct {
   int attr[BLAST_MAX_SELECT_ATTRS];
   double v[6];
   char where[BLAST_WHERE_MAX];  ///< the select key's line ("" = the section's)
+  /// attributes: the name given for attr[i] ("" = given as a number). A named attribute
+  /// has attr[i] = 0 until the setup resolves it with the mesh's names.
+  char attr_name[BLAST_MAX_SELECT_ATTRS][BLAST_ATTR_NAME_MAX];
 } BlastSelector;
 
 /// [region.NAME]: a material and initial data over the zones its selector holds.
@@ -204,6 +210,9 @@ typedef struct {
   int type;  ///< BlastBoundaryType
   int nattr;
   int attr[BLAST_MAX_SELECT_ATTRS];
+  /// The name given for attr[i] ("" = given as a number); attr[i] = 0 until the setup
+  /// resolves it with the mesh's boundary names.
+  char attr_name[BLAST_MAX_SELECT_ATTRS][BLAST_ATTR_NAME_MAX];
   int nvelocity;  ///< type = velocity: components given
   BlastExprText velocity[3];
   char where[BLAST_WHERE_MAX];

@@ -594,7 +594,8 @@ static int CheckHeader(const BlastCheckpointHeader *got, const BlastCheckpointHe
         got->mesh_geometry == mine->mesh_geometry
             ? "the zones and nodes are numbered differently (zones of the same shapes: "
               "refined in another order, or the same geometry from another mesh source)"
-            : "other vertex coordinates or zone-to-vertex connections",
+            : "other vertex coordinates or zone-to-vertex connections (or other element "
+              "types, curved nodes or attribute names)",
         (unsigned long long)got->mesh_fingerprint, (unsigned long long)mine->mesh_fingerprint,
         got->mesh, mine->mesh);
   return 0;

@@ -229,21 +229,52 @@ static uint64_t DigestBytes(uint64_t h, const void *p, size_t n) {
   return BlastHashMix64(h ^ (uint64_t)n);
 }
 
+// The bytes of n structs of `size` bytes at p with the `cut` bytes at offset `at` of each
+// left out, one after the other into out (the attribute names: the digest covers the
+// resolved numbers, and keeps the value it had before the structs held names).
+static size_t CutBytes(const void *p, int n, size_t size, size_t at, size_t cut,
+                       unsigned char *out) {
+  const unsigned char *b = p;
+  size_t len = 0;
+  for (int i = 0; i < n; i++, b += size) {
+    memcpy(out + len, b, at);
+    len += at;
+    memcpy(out + len, b + at + cut, size - at - cut);
+    len += size - at - cut;
+  }
+  return len;
+}
+
 int BlastCheckpointProblemDigest(const BlastConfig *cfg, uint64_t *digest) {
   BlastConfig *c = NULL;  // a copy with the deck positions blanked (it is large: the heap)
+  unsigned char *buf = NULL;
   BlastCall(BlastMalloc(1, &c));
+  const size_t most =
+      sizeof c->regions > sizeof c->boundaries ? sizeof c->regions : sizeof c->boundaries;
+  const int ierr = BlastMalloc(most, &buf);
+  if (ierr) BlastFree(&c);
+  BlastCall(ierr);
   memcpy(c, cfg, sizeof *c);
   BlastDeckClearWhere(c);
+  const int nr = c->nregions < BLAST_MAX_REGIONS ? c->nregions : BLAST_MAX_REGIONS;
+  const int nb = c->nboundaries < BLAST_MAX_BOUNDARIES ? c->nboundaries : BLAST_MAX_BOUNDARIES;
   uint64_t h = 0x9e3779b97f4a7c15ull;
   h = DigestBytes(h, &c->problem, sizeof c->problem);
   h = DigestBytes(h, &c->ngravity, sizeof c->ngravity);
   h = DigestBytes(h, c->gravity, sizeof c->gravity);
   h = DigestBytes(h, &c->nregions, sizeof c->nregions);
-  h = DigestBytes(h, c->regions, sizeof c->regions[0] * (size_t)c->nregions);
+  h = DigestBytes(h, buf,
+                  CutBytes(c->regions, nr, sizeof c->regions[0],
+                           offsetof(BlastRegionSpec, select) + offsetof(BlastSelector, attr_name),
+                           sizeof c->regions[0].select.attr_name, buf));
   h = DigestBytes(h, &c->nsources, sizeof c->nsources);
   h = DigestBytes(h, c->sources, sizeof c->sources[0] * (size_t)c->nsources);
   h = DigestBytes(h, &c->nboundaries, sizeof c->nboundaries);
-  h = DigestBytes(h, c->boundaries, sizeof c->boundaries[0] * (size_t)c->nboundaries);
+  h = DigestBytes(
+      h, buf,
+      CutBytes(c->boundaries, nb, sizeof c->boundaries[0], offsetof(BlastBoundarySpec, attr_name),
+               sizeof c->boundaries[0].attr_name, buf));
+  BlastFree(&buf);
   BlastFree(&c);
   *digest = h;
   return 0;
@@ -277,6 +308,48 @@ void BlastCheckpointMeshDescription(const BlastConfig *cfg, char *buf, size_t n)
            cfg->refine_parallel);
 }
 
+uint64_t BlastMeshFingerprintExtra(BlastMesh mesh) {
+  if (!mesh || (!BlastMeshHasSimplices(mesh) && BlastMeshCurveOrder(mesh) <= 1 &&
+                BlastMeshNumNames(mesh) == 0))
+    return 0;
+  BlastMeshDesc d;
+  BlastMeshDescribe(mesh, &d);
+  uint64_t h = 0x6d657368ull;  // "mesh"
+  const int nzv = 1 << d.dim, nfv = 1 << (d.dim - 1);
+  for (int z = 0; z < d.nzones; z++) {
+    h = BlastHashMix64(h ^ (uint64_t)BlastMeshZoneGeom(mesh, z));
+    for (int a = 0; a < nzv; a++)
+      h = BlastHashMix64(h ^ (uint64_t)(uint32_t)d.zone_verts[(size_t)z * nzv + a]);
+  }
+  for (int f = 0; f < d.nbdr; f++) {
+    h = BlastHashMix64(h ^ (uint64_t)BlastMeshBdrGeom(mesh, f));
+    for (int a = 0; a < nfv; a++)
+      h = BlastHashMix64(h ^ (uint64_t)(uint32_t)d.bdr_verts[(size_t)f * nfv + a]);
+  }
+  const int p = BlastMeshCurveOrder(mesh);
+  h = BlastHashMix64(h ^ (uint64_t)p);
+  if (p > 1) {
+    const int *zn = BlastMeshZoneNodes(mesh);
+    const double *xn = BlastMeshNodeCoords(mesh);
+    size_t per = 1;
+    for (int g = 0; g < d.dim; g++) per *= (size_t)(p + 1);
+    for (size_t i = 0; i < (size_t)d.nzones * per; i++) {
+      const int a = zn[i];
+      h = BlastHashMix64(h ^ (uint64_t)(uint32_t)a);
+      for (int c = 0; a >= 0 && c < d.dim; c++) h = MixDouble(h, xn[(size_t)a * d.dim + c]);
+    }
+  }
+  // The names as a set (the order they were listed in does not matter).
+  const BlastMeshName *nm = BlastMeshNames(mesh);
+  uint64_t names = 0;
+  for (int i = 0; i < BlastMeshNumNames(mesh); i++) {
+    const uint64_t key = ((uint64_t)(uint32_t)nm[i].dim << 32) ^ (uint64_t)(uint32_t)nm[i].attr;
+    names += MixBytes(BlastHashMix64(key), nm[i].name, strlen(nm[i].name));
+  }
+  h = BlastHashMix64(h ^ names);
+  return h ? h : 1;
+}
+
 // Two sums over the zones, so the same on any partition: `full` hashes each zone's global
 // id, its nodes' global ids and their initial positions (the numbering the file's fields
 // follow); `geom` only each zone's initial node positions (the shape of the mesh).
@@ -300,6 +373,9 @@ static int MeshFingerprint(MPI_Comm comm, BlastHydro h, uint64_t *full, uint64_t
   uint64_t glob[2];
   BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_UINT64_T, MPI_SUM, comm));
   *full = glob[0], *geom = glob[1];
+  // Element types, curved nodes and attribute names: every rank holds the whole mesh.
+  const uint64_t extra = BlastMeshFingerprintExtra(BlastHydroGetMesh(h));
+  if (extra) *full = BlastHashMix64(*full ^ extra), *geom = BlastHashMix64(*geom ^ extra);
   return 0;
 }
 

@@ -51,6 +51,12 @@ typedef struct {
 /// The 64-bit mixer of every checkpoint checksum (splitmix64's finaliser).
 uint64_t BlastHashMix64(uint64_t z);
 
+/// The part of the mesh fingerprint that quadrilateral and hexahedral straight meshes
+/// without attribute names do not have (0 for them, so their fingerprints stay as they
+/// were): each zone's and boundary face's geometry and vertices, the curved nodes (order,
+/// zone nodes and their coordinates) and the attribute names. The same on every rank.
+uint64_t BlastMeshFingerprintExtra(BlastMesh mesh);
+
 /// Fill everything but the time, counters and gpu_fraction from the run: shape, options,
 /// mesh description and fingerprints (collective: the fingerprints are global sums).
 int BlastCheckpointHeaderFill(MPI_Comm comm, BlastHydro h, const BlastConfig *cfg,

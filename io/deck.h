@@ -104,8 +104,11 @@ typedef struct BlastDeckKey {
   const BlastDeckChoice *choices;  ///< ENUM: valid words, terminated by {NULL, 0}
   const char *count_key;           ///< lists: INT key of the same section giving the count
   size_t count_offset;             ///< lists without count_key: where the number given goes
-  const char *conflicts;           ///< space-separated keys of the same section that may not
-                                   ///< be set together with this one
+  /// INT_LIST of attributes: where char[size][BLAST_ATTR_NAME_MAX] names go (0: numbers
+  /// only). A value that does not start like a number is a name; its entry is 0.
+  size_t names_offset;
+  const char *conflicts;  ///< space-separated keys of the same section that may not
+                          ///< be set together with this one
   /// Optional hook run after every key has its value (in table order). Fills in computed
   /// defaults and resolves values that depend on other keys or on the deck's location.
   int (*resolve)(BlastConfig *cfg, const BlastDeckResolveInfo *info);
@@ -190,6 +193,15 @@ void BlastDeckPrintKeys(FILE *out);
 /// the configuration itself, which an echo parses back to byte for byte (the where of a
 /// key is the echo's line, not the deck's).
 void BlastDeckClearWhere(BlastConfig *cfg);
+
+/// Give the attributes that the deck names (region selectors `attributes inlet ...`,
+/// boundary sections' `attributes`) their numbers from the mesh's names
+/// (BlastMeshAttributeOfName: zone names for selectors, boundary names for boundary
+/// sections). The names stay, so the echo writes them as given. An unknown name is
+/// BLAST_ERR_INPUT naming the deck line, the key, the name and the mesh's names of that kind
+/// (with the closest one, if close enough to be a typo).
+typedef struct BlastMesh_private *BlastDeckMesh;
+int BlastDeckResolveAttributeNames(BlastConfig *cfg, BlastDeckMesh mesh);
 
 // ---------------------------------------------------------------------------------------
 // Messages about user text, in the style of the deck's (also used by the command line)

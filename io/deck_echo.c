@@ -38,7 +38,10 @@ static int FormatSelector(const BlastDeckKey *k, const BlastSelector *s, char *b
   for (int i = 0; i < s->n; i++) {
     if (s->kind == BLAST_SELECT_ATTRIBUTES) {
       size_t len = strlen(buf);
-      snprintf(buf + len, n - len, " %d", s->attr[i]);
+      if (s->attr_name[i][0])
+        snprintf(buf + len, n - len, " %.*s", BLAST_ATTR_NAME_MAX - 1, s->attr_name[i]);
+      else
+        snprintf(buf + len, n - len, " %d", s->attr[i]);
     } else {
       BlastCall(AppendReal(k, s->v[i], " ", buf, n));
     }
@@ -84,7 +87,12 @@ int DeckFormatValue(const BlastDeckKey *k, const void *base, char *buf, size_t n
           int v;
           memcpy(&v, field + i * sizeof(int), sizeof v);
           size_t len = strlen(buf);
-          snprintf(buf + len, n - len, "%s%d", i ? " " : "", v);
+          const char *name =
+              k->names_offset ? (const char *)base + k->names_offset + i * BLAST_ATTR_NAME_MAX : "";
+          if (name[0])
+            snprintf(buf + len, n - len, "%s%.*s", i ? " " : "", BLAST_ATTR_NAME_MAX - 1, name);
+          else
+            snprintf(buf + len, n - len, "%s%d", i ? " " : "", v);
           continue;
         }
         double v;

@@ -162,14 +162,25 @@ static int CheckBoundary(BlastDeck d, BlastConfig *cfg, int f, int i) {
     const BlastBoundarySpec *o = Inst(cfg, f, j);
     for (int a = 0; a < b->nattr; a++)
       for (int c = 0; c < o->nattr; c++) {
-        if (b->attr[a] != o->attr[c]) continue;
+        // Names are compared with names here; a name and a number are compared once the
+        // mesh resolves the name (hydro/boundary.c).
+        if (b->attr_name[a][0] || o->attr_name[c][0]) {
+          if (strcmp(b->attr_name[a], o->attr_name[c])) continue;
+        } else if (b->attr[a] != o->attr[c]) {
+          continue;
+        }
         char osection[kSectionLen], owhere[kWhereLen];
         Names(d, cfg, f, j, osection, owhere);
+        char label[BLAST_ATTR_NAME_MAX + 16];
+        if (b->attr_name[a][0])
+          snprintf(label, sizeof label, "'%s'", b->attr_name[a]);
+        else
+          snprintf(label, sizeof label, "%d", b->attr[a]);
         BlastError(BLAST_ERR_INPUT,
-                   "%s: boundary attribute %d is named by two sections: [%s] (attributes at %s) "
+                   "%s: boundary attribute %s is named by two sections: [%s] (attributes at %s) "
                    "and [%s] (attributes at %s); each attribute takes one boundary condition",
-                   KeyWhere(d, f, i, "attributes"), b->attr[a], section,
-                   KeyWhere(d, f, i, "attributes"), osection, KeyWhere(d, f, j, "attributes"));
+                   KeyWhere(d, f, i, "attributes"), label, section, KeyWhere(d, f, i, "attributes"),
+                   osection, KeyWhere(d, f, j, "attributes"));
       }
   }
   return 0;
@@ -290,10 +301,12 @@ static const BlastDeckKey kBoundaryKeys[] = {
      .offset = B(attr),
      .size = BLAST_MAX_SELECT_ATTRS,
      .count_offset = B(nattr),
+     .names_offset = B(attr_name),
      .required = 1,
      .bounds = BLAST_DECK_MIN,
      .min = 1,
-     .help = "the mesh's boundary attributes this section holds (each in one section only)"},
+     .help = "the mesh's boundary attributes this section holds, numbers or names (each in one "
+             "section only)"},
     {.section = "boundary",
      .key = "type",
      .type = BLAST_DECK_ENUM,

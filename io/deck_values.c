@@ -228,7 +228,12 @@ void DeckDescribeExpected(const BlastDeckKey *k, char *buf, size_t n) {
       break;
     case BLAST_DECK_INT_LIST:
     case BLAST_DECK_REAL_LIST:
-      if (DeckIsCounted(k))
+      if (k->names_offset)
+        snprintf(buf, n,
+                 "1 to %zu attributes separated by spaces, each an integer%s%s or the name the "
+                 "mesh gives it",
+                 k->size, sep, range);
+      else if (DeckIsCounted(k))
         snprintf(buf, n, "1 to %zu %s%s%s%s separated by spaces", k->size,
                  k->type == BLAST_DECK_INT_LIST ? "integers" : "finite real numbers",
                  range[0] ? ", each " : "", range, range[0] ? "," : "");
@@ -250,9 +255,9 @@ void DeckDescribeExpected(const BlastDeckKey *k, char *buf, size_t n) {
       break;
     case BLAST_DECK_SELECT:
       snprintf(buf, n,
-               "all | attributes A1 A2 ... (1 to %d integers >= 1) | box (lower corner, upper "
-               "corner: 2, 4 or 6 numbers) | sphere (centre, radius > 0: 2 to 4 numbers) | "
-               "halfspace (normal n, d: 2 to 4 numbers; selects n.x <= d)",
+               "all | attributes A1 A2 ... (1 to %d integers >= 1 or zone attribute names) | box "
+               "(lower corner, upper corner: 2, 4 or 6 numbers) | sphere (centre, radius > 0: 2 "
+               "to 4 numbers) | halfspace (normal n, d: 2 to 4 numbers; selects n.x <= d)",
                BLAST_MAX_SELECT_ATTRS);
       break;
   }
@@ -401,6 +406,35 @@ static int Numbers(const BlastDeckKey *k, const BlastDeckKey *like, const char *
   return 0;
 }
 
+/// One attribute of a list that takes names: a value that starts like a number is a number
+/// (an integer >= 1); any other is the name of one of the mesh's attributes, resolved when
+/// the mesh is read (*attr = 0 until then).
+static int AttrToken(const BlastDeckKey *k, const char *tok, size_t len, const char *where,
+                     const char *expected, int *attr, char *name) {
+  static const BlastDeckKey kAttr = {.type = BLAST_DECK_INT, .bounds = BLAST_DECK_MIN, .min = 1};
+  char t[2 * BLAST_ATTR_NAME_MAX];
+  DeckCopyStripped(t, sizeof t, tok, len);
+  memset(name, 0, BLAST_ATTR_NAME_MAX);
+  *attr = 0;
+  const char c = t[0];
+  if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.') {
+    double v = 0;
+    BlastDeckKey K = kAttr;
+    K.section = k->section;
+    K.key = k->key;
+    BlastCall(ParseNumber(&K, t, where, expected, &v));
+    *attr = (int)v;
+    return 0;
+  }
+  char ex[80];
+  BlastDeckExcerpt(tok, len, ex, sizeof ex);
+  BlastCheck(len < BLAST_ATTR_NAME_MAX, BLAST_ERR_INPUT,
+             "%s: [%s] %s: the attribute name '%s' is too long (%zu characters, at most %d)", where,
+             k->section, k->key, ex, len, BLAST_ATTR_NAME_MAX - 1);
+  memcpy(name, t, strlen(t) + 1);
+  return 0;
+}
+
 const BlastDeckChoice kDeckSelectors[] = {{"all", BLAST_SELECT_ALL},
                                           {"attributes", BLAST_SELECT_ATTRIBUTES},
                                           {"box", BLAST_SELECT_BOX},
@@ -425,7 +459,6 @@ static int ParseSelector(const BlastDeckKey *k, const char *value, const char *w
                         "all, attributes, box, sphere or halfspace, then its numbers", &kind));
   const int nv = n - 1;
   double v[BLAST_MAX_SELECT_ATTRS];
-  static const BlastDeckKey kAttr = {.type = BLAST_DECK_INT, .bounds = BLAST_DECK_MIN, .min = 1};
   static const BlastDeckKey kReal = {.type = BLAST_DECK_REAL};
   BlastSelector s;
   memset(&s, 0, sizeof s);
@@ -438,10 +471,13 @@ static int ParseSelector(const BlastDeckKey *k, const char *value, const char *w
       break;
     case BLAST_SELECT_ATTRIBUTES:
       BlastCheck(nv >= 1 && nv <= BLAST_MAX_SELECT_ATTRS, BLAST_ERR_INPUT,
-                 "%s: [%s] %s = attributes takes 1 to %d zone attributes (integers >= 1), got %d",
+                 "%s: [%s] %s = attributes takes 1 to %d zone attributes (integers >= 1 or "
+                 "names of the mesh's zone attributes), got %d",
                  where, k->section, k->key, BLAST_MAX_SELECT_ATTRS, nv);
-      BlastCall(Numbers(k, &kAttr, tok + 1, len + 1, nv, where, "an integer >= 1", v));
-      for (int i = 0; i < nv; i++) s.attr[i] = (int)v[i];
+      for (int i = 0; i < nv; i++)
+        BlastCall(AttrToken(k, tok[i + 1], len[i + 1], where,
+                            "an integer >= 1 or the name of a zone attribute", &s.attr[i],
+                            s.attr_name[i]));
       break;
     case BLAST_SELECT_BOX:
       BlastCheck(nv == 2 || nv == 4 || nv == 6, BLAST_ERR_INPUT,
@@ -521,6 +557,8 @@ int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, 
     case BLAST_DECK_INT_LIST:
     case BLAST_DECK_REAL_LIST: {
       double v[kMaxListValues];
+      char names[kMaxListValues][BLAST_ATTR_NAME_MAX];
+      memset(names, 0, sizeof names);
       int n = 0;
       BlastCheck(k->size <= kMaxListValues, BLAST_ERR_INTERNAL,
                  "schema error: [%s] %s allows too many values", k->section, k->key);
@@ -533,12 +571,20 @@ int DeckParseValue(const BlastDeckKey *k, const char *value, const char *where, 
         BlastCheck(n < (int)k->size, BLAST_ERR_INPUT,
                    "%s: too many values for [%s] %s (at most %zu): expected %s", where, k->section,
                    k->key, k->size, expected);
+        if (k->names_offset) {
+          int a = 0;
+          BlastCall(AttrToken(k, p, (size_t)(q - p), where, expected, &a, names[n]));
+          v[n++] = a;
+          p = q;
+          continue;
+        }
         char tok[128];
         DeckCopyStripped(tok, sizeof tok, p, (size_t)(q - p));
         BlastCall(ParseNumber(k, tok, where, expected, &v[n]));
         n++;
         p = q;
       }
+      if (k->names_offset) memcpy((char *)base + k->names_offset, names, k->size * sizeof names[0]);
       for (int i = 0; i < (int)k->size; i++) {
         if (k->type == BLAST_DECK_INT_LIST) {
           int iv = i < n ? (int)v[i] : 0;
@@ -602,6 +648,9 @@ int DeckFieldEqual(const BlastDeckKey *k, const void *a, const void *b) {
   const char *fa = (const char *)a + k->offset, *fb = (const char *)b + k->offset;
   if (k->type == BLAST_DECK_STRING) return !strcmp(fa, fb);
   if (DeckIsCounted(k) && DeckListCount(k, a) != DeckListCount(k, b)) return 0;
+  if (k->names_offset && memcmp((const char *)a + k->names_offset,
+                                (const char *)b + k->names_offset, k->size * BLAST_ATTR_NAME_MAX))
+    return 0;
   return !memcmp(fa, fb, DeckFieldBytes(k));
 }
 
@@ -613,6 +662,7 @@ int DeckApplyDefault(const BlastDeckKey *k, void *base) {
     if (k->type == BLAST_DECK_STRING || k->type == BLAST_DECK_EXPR || DeckIsCounted(k))
       memset(field, 0, DeckFieldBytes(k));
     if (DeckIsCounted(k)) memset((char *)base + k->count_offset, 0, sizeof(int));
+    if (k->names_offset) memset((char *)base + k->names_offset, 0, k->size * BLAST_ATTR_NAME_MAX);
     return 0;
   }
   int count = 0;

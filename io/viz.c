@@ -762,6 +762,7 @@ int BlastVizWrite(BlastViz v, int step, double t) {
     ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz, BlastVtkLagrangeType(s->geom),
                               lag->nvz, v->vtk, lag->ncz, own ? &L : &F);
   FreeFields(&F), FreeFields(&L);
+  if (ierr && xdmf && !v->rank) remove(tmp);  // the HDF5 file of a dump whose VTK pieces failed
   BlastCall(ierr);
   // Every rank has closed the files: rank 0 publishes them and the time series.
   const VizEntry e = {number, step, v->dim, v->ncv, t, (long long)nvg, (long long)ncg};

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,15 @@ static int WritePvtu(const char *dir, int number, int npieces, const BlastVtuPie
   return 0;
 }
 
+// Agree on the ranks' own file errors with one message: the lowest failing rank reports
+// (every rank writing its own piece to a full disk fails alike); the others stop with it.
+static int AgreeLowest(MPI_Comm comm, int rank, int ierr) {
+  int mine = ierr ? rank : INT_MAX, low = INT_MAX;
+  BlastCallMPI(MPI_Allreduce(&mine, &low, 1, MPI_INT, MPI_MIN, comm));
+  if (low == INT_MAX) return 0;
+  return BlastAgree(comm, rank == low ? ierr : 0, 0);
+}
+
 int BlastVtuWriteDump(MPI_Comm comm, const char *dir, int number, const BlastVtuPiece *piece) {
   int rank, size;
   BlastCallMPI(MPI_Comm_rank(comm, &rank));
@@ -147,7 +157,8 @@ int BlastVtuWriteDump(MPI_Comm comm, const char *dir, int number, const BlastVtu
   snprintf(tmp, sizeof tmp, "%s/.viz_%06d_p%06d.vtu.tmp", dir, number, rank);
   int ierr = BlastVtuWritePiece(tmp, piece);
   if (!ierr) ierr = Rename(tmp, path);
-  BlastCallAgree(comm, 0, ierr);
+  ierr = AgreeLowest(comm, rank, ierr);
+  if (ierr) return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
   if (!rank) ierr = WritePvtu(dir, number, size, piece);
   for (int r = size; !rank && !ierr; r++) {  // pieces of a replaced dump from more ranks
     snprintf(path, sizeof path, "%s/viz_%06d_p%06d.vtu", dir, number, r);

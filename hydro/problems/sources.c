@@ -111,7 +111,7 @@ static int DepositPoint(BlastHydro h, const BlastSourceSpec *src, const double *
       double X[3] = {0, 0, 0}, eq = 0.0;
       BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
       for (int j = 0; j < ne; j++) eq += psi[j] * t->l2_B[(size_t)q * ne + j];
-      zone_int[z] += wdetJ0[(size_t)z * nqp + q] * BlastProblemRho0(&h->prob, X) * eq;
+      zone_int[z] += wdetJ0[(size_t)z * nqp + q] * BlastHydroInitialDensity(h, z, X) * eq;
     }
   }
   int nall = 0;

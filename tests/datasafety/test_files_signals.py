@@ -415,9 +415,13 @@ def test_fulldisk():
         cases = [(1, "checkpoint", ["checkpoint.steps=1", "checkpoint.keep=1000"]),
                  (2, "checkpoint", ["checkpoint.steps=1", "checkpoint.keep=1000"]),
                  (1, "visualization dump", ["output.viz_steps=3", "checkpoint.steps=1",
-                                            "checkpoint.keep=1"]),
+                                            "checkpoint.keep=1", "output.viz_format=xdmf"]),
                  (2, "visualization dump", ["output.viz_steps=3", "checkpoint.steps=1",
-                                            "checkpoint.keep=1"])]
+                                            "checkpoint.keep=1", "output.viz_format=xdmf"]),
+                 (2, "visualization piece", ["output.viz_steps=3", "checkpoint.steps=1",
+                                             "checkpoint.keep=1", "output.viz_format=vtu"]),
+                 (1, "visualization piece", ["output.viz_steps=3", "checkpoint.steps=1",
+                                             "checkpoint.keep=1", "output.viz_format=both"])]
         for n, what, extra in cases:
             for f in os.listdir(mnt):
                 p = os.path.join(mnt, f)
@@ -436,8 +440,9 @@ def test_fulldisk():
             first = errs[0] if errs else ""
             tag = "full disk in a %s (%d ranks)" % (what, n)
             check(p.returncode == 1, "%s: exit %d (want 1)" % (tag, p.returncode))
-            check(re.search(r"cannot write %s \S+/\.(chk_\d{8}|viz_\d{6})\.h5\.tmp: No space left "
-                            r"on device" % what, first) is not None,
+            check(re.search(r"cannot write (a )?%s \S+/\.(chk_\d{8}\.h5|viz_\d{6}\.h5|"
+                            r"viz_\d{6}_p\d{6}\.vtu)\.tmp: No space left on device" % what,
+                            first) is not None,
                   "%s: the message names the file and the cause: %s" % (tag, first[:260]))
             check(len(errs) == 1, "%s: printed once (%d)" % (tag, len(errs)))
             left = [os.path.join(r_, f) for r_, _, fs in os.walk(out) for f in fs if f.endswith(".tmp")]
@@ -445,7 +450,12 @@ def test_fulldisk():
             after = snapshot(mnt)
             check(all(after.get(k) == v for k, v in before.items()),
                   "%s: the files that existed before are unchanged" % tag)
-            chks = sorted(f for f in os.listdir(os.path.join(out, "checkpoints")) if f.startswith("chk_"))
+            chkdir = os.path.join(out, "checkpoints")
+            chks = sorted(f for f in (os.listdir(chkdir) if os.path.isdir(chkdir) else [])
+                          if f.startswith("chk_"))
+            if not chks and re.search(r"viz_000000(_p\d{6}\.vtu|\.h5)\.tmp", first):
+                check(True, "%s: the first dump failed, before any checkpoint" % tag)
+                continue
             if not check(chks, "%s: the checkpoints written before it are kept (%s)" % (tag, chks)):
                 continue
             # Space freed: the newest checkpoint continues the run to the end.
