@@ -27,13 +27,6 @@ static int BuildMesh(MPI_Comm comm, BlastConfig *cfg, BlastMesh *mesh) {
     BlastCall(BlastMeshCreateBoxSimplex(cfg->dim, cfg->elements, cfg->size, &m0));
   else
     BlastCall(BlastMeshCreateBox(cfg->dim, cfg->elements, cfg->size, &m0));
-  if (BlastMeshHasSimplices(m0)) {
-    BlastMeshDestroy(&m0);
-    BlastError(BLAST_ERR_INPUT,
-               "%s: the mesh has triangles or tetrahedra, which this build does not run yet "
-               "(quadrilaterals and hexahedra only)",
-               cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex");
-  }
   const int nerr = BlastDeckResolveAttributeNames(cfg, m0);
   if (nerr) BlastMeshDestroy(&m0);
   BlastCall(nerr);
@@ -74,6 +67,10 @@ static int SetupMesh(RunPlan *p, RunState *rs) {
   p->mesh_seconds = MPI_Wtime() - p->wall0;
   p->mesh_cpu = BlastProcessCpuSeconds() - mesh_cpu0, p->mesh_rss = BlastProcessPeakRss();
   cfg->mesh_dim = BlastMeshDim(rs->mesh);  // resolves [fem] assembly = default in the echo
+  // Default is full on meshes with triangles or tetrahedra (BlastAssemblyResolveMesh):
+  // resolved here, so that the echo, checkpoints and restarts name the mode the run uses.
+  if (BlastMeshHasSimplices(rs->mesh) && cfg->assembly == BLAST_ASSEMBLY_DEFAULT)
+    cfg->assembly = BLAST_ASSEMBLY_FULL;
   // The assembly mode is the run's, resolved with the mesh's dimension: checked before the
   // solver is built (which may not offer the other mode). Another dimension is refused with
   // its own reason when the checkpoint is read.
@@ -91,6 +88,15 @@ static int SetupSolver(RunPlan *p, RunState *rs) {
                  BlastBackendSelect(p->comm, cfg, &p->ops, p->backend, sizeof p->backend));
   // CPU-only runs use OpenMP on all zones: there is nothing to share them with.
   if (p->ops == &blast_backend_cpu) cfg->balance_mode = BLAST_BALANCE_OFF;
+  // Triangles and tetrahedra run on the CPU backend (full assembly) for now.
+  if (p->ops != &blast_backend_cpu && BlastMeshHasSimplices(rs->mesh))
+    BlastCallAgree(
+        p->comm, 1,
+        BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                        "%s: the mesh has triangles or tetrahedra, which the %s backend "
+                        "does not run yet (use [gpu] backend = cpu)",
+                        cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex",
+                        p->ops->name));
   BlastCallAgree(p->comm, 0, BlastHydroCreate(cfg, rs->mesh, p->comm, p->ops, &rs->h));
   p->fault = BlastFaultParse();
   if (p->fault.rank == p->rank && p->fault.step < 0) BlastCall(BlastFaultInject("setup"));

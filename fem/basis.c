@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "fe.h"
-
+#include "geom_basis.h"
+#include "simplex.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -171,7 +172,7 @@ int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **
              "%d quadrature points per direction outside 1..%d", q1d, BLAST_MAX_Q1D);
   BlastTensorTables *t;
   BlastCall(BlastCalloc(1, &t));
-  t->dim = dim, t->k = k, t->m = m, t->q1d = q1d;
+  t->geom = BlastGeomTensor(dim), t->dim = dim, t->k = k, t->m = m, t->q1d = q1d;
   t->nqp = Pow(q1d, dim), t->h1_nd = Pow(k + 1, dim), t->l2_nd = Pow(m + 1, dim);
   BlastCall(BlastGaussLegendre(q1d, t->q1d_x, t->q1d_w));
   BlastCall(BlastGaussLobatto(k + 1, t->h1_nodes, NULL));
@@ -211,6 +212,10 @@ void BlastTensorTablesDestroy(BlastTensorTables **tables) {
 }
 
 void BlastH1BasisEval(const BlastTensorTables *t, const double *xi, double *val, double *grad) {
+  if (BlastGeomIsSimplex(t->geom)) {
+    BlastGeomLagrange(t->geom, t->k, xi, val, grad);
+    return;
+  }
   const int dim = t->dim, n = t->k + 1;
   double v[3][BLAST_MAX_ORDER + 1], d[3][BLAST_MAX_ORDER + 1];
   for (int g = 0; g < dim; g++) BlastLagrange1D(n, t->h1_nodes, xi[g], v[g], d[g]);
@@ -230,6 +235,10 @@ void BlastH1BasisEval(const BlastTensorTables *t, const double *xi, double *val,
 }
 
 void BlastL2BasisEval(const BlastTensorTables *t, const double *xi, double *val) {
+  if (BlastGeomIsSimplex(t->geom)) {
+    BlastSimplexBernstein(t->dim, t->m, xi, val, NULL);
+    return;
+  }
   const int dim = t->dim, n = t->m + 1;
   double v[3][BLAST_MAX_ORDER + 1];
   for (int g = 0; g < dim; g++) BlastBernstein1D(t->m, xi[g], v[g], NULL);

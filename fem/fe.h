@@ -36,23 +36,31 @@ void BlastBernstein1D(int m, double x, double *b, double *db);
 /// floor(oq/2)+1.
 int BlastQuadraturePoints1D(int k, int m, int order_quadrature);
 
-/// Tensor-product tables for one zone type: kinematic (H1, GLL-nodal Q_k) basis values
-/// and reference gradients, thermodynamic (L2, Bernstein Q_m) basis values, at the tensor
-/// Gauss-Legendre points. Index conventions (x fastest everywhere):
-///   point q = l1 + n l2 + n^2 l3, basis a = a1 + (k+1) a2 + (k+1)^2 a3.
+/// Tables for one zone geometry: kinematic (H1) basis values and reference gradients,
+/// thermodynamic (L2, Bernstein) basis values, at the zone's quadrature points.
+///   - Tensor zones (segment, quadrilateral, hexahedron): GLL-nodal Q_k and Bernstein Q_m
+///     at the tensor Gauss-Legendre points. Index conventions (x fastest everywhere):
+///     point q = l1 + n l2 + n^2 l3, basis a = a1 + (k+1) a2 + (k+1)^2 a3.
+///   - Simplices (triangle, tetrahedron; BlastElementTablesCreate): P_k with nodes at the
+///     equispaced lattice of order k (geom_basis.h) and the Bernstein basis of degree m
+///     (simplex.h), both in lattice order, at the collapsed Gauss rule of simplex.h with
+///     q1d points per collapsed direction. The 1D data (q1d_x, q1d_w, b1d, g1d, l1d) belong
+///     to the sum-factorised kernels of tensor zones and are zero; h1_nodes holds the
+///     lattice coordinates j/k.
 typedef struct {
+  int geom;  ///< BlastGeom of the zones (geom.h)
   int dim, k, m;
-  int q1d;       ///< quadrature points per direction
+  int q1d;       ///< quadrature points per (collapsed) direction
   int nqp;       ///< q1d^dim
-  int h1_nd;     ///< (k+1)^dim
-  int l2_nd;     ///< (m+1)^dim
+  int h1_nd;     ///< (k+1)^dim; simplices (k+1)(k+2)/2, (k+1)(k+2)(k+3)/6
+  int l2_nd;     ///< (m+1)^dim; simplices likewise with m
   double *qp_w;  ///< [nqp] weights (w1 w2) w3
   double *qp_x;  ///< [nqp*dim] reference coordinates
   double *h1_B;  ///< [nqp*h1_nd] phi_a(q)
   double *h1_G;  ///< [(nqp*h1_nd)*dim] d phi_a / d xi_g (q), index (q*h1_nd + a)*dim + g
   double *l2_B;  ///< [nqp*l2_nd] psi_i(q)
   // 1D data
-  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes
+  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes (simplices: j/k)
   double q1d_x[BLAST_MAX_Q1D], q1d_w[BLAST_MAX_Q1D];
   /// 1D tables of the sum-factorised kernels (pa_kernels.h), point-major: T[l*(k+1) + a]
   /// H1 values and derivatives, T[l*(m+1) + i] L2 (Bernstein) values at 1D point l.
@@ -62,12 +70,19 @@ typedef struct {
 
 /// Build tables for dimension `dim`, orders k (1..8), m (0..k) and q1d points.
 int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **tables);
+/// The tables of zones of geometry `geom` (geom.h) for the orders k (1..8), m (0..k) and
+/// the quadrature order BlastQuadratureOrder(order_quadrature, k, m) = q: tensor
+/// geometries get BlastTensorTablesCreate(dim, k, m, q/2 + 1) exactly; triangles and
+/// tetrahedra the collapsed rule with q/2 + 1 points per direction (exact for total
+/// degree q, positive weights, every point inside; simplex.c).
+int BlastElementTablesCreate(int geom, int k, int m, int order_quadrature,
+                             BlastTensorTables **tables);
 void BlastTensorTablesDestroy(BlastTensorTables **tables);
 
-/// Evaluate the tensor H1 basis (values, and reference gradients if grad != NULL) at a
-/// reference point xi.
+/// Evaluate the H1 basis of the tables' geometry (values, and reference gradients
+/// grad[a*dim + g] if grad != NULL) at a reference point xi.
 void BlastH1BasisEval(const BlastTensorTables *t, const double *xi, double *val, double *grad);
-/// Evaluate the tensor Bernstein L2 basis at a reference point xi.
+/// Evaluate the Bernstein L2 basis of the tables' geometry at a reference point xi.
 void BlastL2BasisEval(const BlastTensorTables *t, const double *xi, double *val);
 
 #ifdef __cplusplus

@@ -101,6 +101,13 @@ static inline int BlastAssemblyResolve(int requested, int dim, int k) {
   if (requested != BLAST_ASSEMBLY_DEFAULT) return requested;
   return dim >= 2 ? BLAST_ASSEMBLY_PARTIAL : BLAST_ASSEMBLY_FULL;
 }
+/// The mode on a mesh with (simplices = 1) or without triangles and tetrahedra: default
+/// resolves to full on simplices (the partial path's sum-factorised kernels need tensor
+/// zones; `partial` there is refused by the setup), else as BlastAssemblyResolve.
+static inline int BlastAssemblyResolveMesh(int requested, int dim, int k, int simplices) {
+  if (simplices && requested == BLAST_ASSEMBLY_DEFAULT) return BLAST_ASSEMBLY_FULL;
+  return BlastAssemblyResolve(requested, dim, k);
+}
 
 typedef enum { BLAST_GPU_AUTO = 0, BLAST_GPU_CUDA = 1, BLAST_GPU_CPU = 2 } BlastGpuBackend;
 typedef enum {

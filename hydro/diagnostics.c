@@ -10,6 +10,14 @@
 #include "qpoint.h"
 #include "expr.h"
 
+// Tables of the run's zone geometry with n points per (collapsed) direction: the rule
+// of order 2(n-1) (exact to degree 2n-1).
+static int ErrorTables(BlastHydro h, int n, BlastTensorTables **te) {
+  const BlastSpace *s = h->space;
+  BlastCall(BlastElementTablesCreate(h->tab->geom, s->k, s->m, 2 * (n - 1), te));
+  return 0;
+}
+
 typedef struct {
   const BlastSpace *s;
   const double *x, *v;  // host L-vectors of the current state
@@ -70,7 +78,7 @@ static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
   const int o_err =
       2 * (2 * (km + 1) > h->cfg.order_quadrature ? 2 * (km + 1) : h->cfg.order_quadrature);
   BlastTensorTables *te;
-  BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, o_err / 2 + 1, &te));
+  BlastCall(ErrorTables(h, o_err / 2 + 1, &te));
   BlastSedov sedov;
   BlastCall(BlastSedovCreate(dim, 1.4, h->cfg.blast_energy, 1.0, &sedov));
   double *M, *Minv, *rhs, *rho;
@@ -131,7 +139,7 @@ static int VelocityErrors(BlastHydro h, ZoneEval *ev, BlastExpr *vex, double *li
   const BlastSpace *s = h->space;
   const int dim = s->dim;
   BlastTensorTables *te;
-  BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, s->k + 2, &te));  // order 2k+3
+  BlastCall(ErrorTables(h, s->k + 2, &te));  // order 2k+3
   double loc[2] = {0.0, 0.0}, mx = 0.0;
   for (int z = 0; z < s->nz; z++)
     for (int q = 0; q < te->nqp; q++) {
@@ -213,7 +221,7 @@ int BlastDiagnosticsExactFieldErrors(BlastHydro h, double *rho_l2, double *p_l2)
     BlastCall(BlastExprCompile(ex->pressure.text, ex->pressure.where, "[exact] pressure", &pex));
   const int km = s->k > s->m ? s->k : s->m;
   BlastTensorTables *te;
-  BlastCall(BlastTensorTablesCreate(dim, s->k, s->m, km + 2, &te));  // order 2 max(k,m) + 3
+  BlastCall(ErrorTables(h, km + 2, &te));  // order 2 max(k,m) + 3
   ZoneEval ev = {s, NULL, NULL, NULL, NULL};
   double *x, *e, *M, *Minv, *rhs, *rho;
   BlastCall(BlastMalloc(h->nx, &x));

@@ -1,7 +1,7 @@
 // The initial data of a custom problem (`[problem] name = custom`): the zones' regions and
 // materials, the density and the specific internal energy of the zone's region at the
-// points where the built-in problems evaluate theirs (the Gauss-Legendre points of the L2
-// interpolation, the quadrature points), the velocity of the node's region at the nodes.
+// points where the built-in problems evaluate theirs (the L2 interpolation points of
+// BlastSetupL2Points, the quadrature points), the velocity of the node's region at the nodes.
 // The expressions are evaluated in batches, one region at a time (BlastExprEvalMany).
 #include <limits.h>
 #include <math.h>
@@ -10,14 +10,17 @@
 
 #include "blast_mpi.h"
 #include "hydro_setup.h"
+#include "simplex.h"
 
 // The attribute of zone z (ext zones too).
 static int ZoneAttr(const BlastSpace *s, int z) {
   return BlastMeshZoneAttr(s->mesh)[s->zone_macro[z]];
 }
 
+// The image of the reference centroid (1/2 per coordinate, 1/(d+1) on simplices).
 static void ZoneCentroid(const BlastSpace *s, int z, double *X) {
-  const double xi[3] = {0.5, 0.5, 0.5};
+  double xi[3] = {0.5, 0.5, 0.5};
+  BlastRefCentroid(BlastMeshZoneGeom(s->mesh, s->zone_macro[z]), xi);
   X[0] = X[1] = X[2] = 0.0;
   BlastSetupZonePoint(s, z, xi, X);
 }
@@ -173,12 +176,9 @@ int BlastSetupCustomInitialData(BlastHydro h, const double *Vinv, double *rho0h,
                                 int64_t *bad_gid) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, m = s->m, ne = s->l2_nd, nqp = t->nqp;
-  double gl[BLAST_MAX_Q1D], glw[BLAST_MAX_Q1D],
-      xi[3 * BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER];
-  BlastCall(BlastGaussLegendre(m + 1, gl, glw));
-  for (int l = 0; l < ne; l++)  // the points of BlastSetupInterpolateL2, in its order
-    for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[l * dim + g] = gl[r % (m + 1)];
+  const int ne = s->l2_nd, nqp = t->nqp;
+  double xi[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];
+  BlastCall(BlastSetupL2Points(h, xi));  // the points of BlastSetupInterpolateL2, in its order
   double *rho = NULL, *e = NULL;
   const size_t nv = (size_t)s->nz * (ne > nqp ? ne : nqp) + 1;
   int ierr = BlastMalloc(nv, &rho);

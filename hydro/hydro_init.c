@@ -12,6 +12,7 @@
 #include "hydro_setup.h"
 #include "linalg.h"
 #include "lanes.h"
+#include "simplex.h"
 
 // Where the mesh came from, for messages: "mesh file 'path'" or "the generated box mesh".
 const char *BlastSetupMeshOrigin(BlastHydro h, char *buf, size_t n) {
@@ -37,6 +38,46 @@ const char *BlastSetupZoneName(BlastHydro h, int z, char *buf, size_t n) {
     snprintf(buf, n, "zone %lld (global id; first corner at (%g, %g, %g))",
              (long long)s->zone_gid[z], X[0], X[1], X[2]);
   return buf;
+}
+
+// The geometry of the mesh's zones; a mesh of several and the partial path on simplices
+// are input errors (the same on every rank: every rank holds the mesh).
+int BlastSetupZoneGeometry(BlastHydro h, BlastMesh mesh, int *geom) {
+  const int nz = BlastMeshNumZones(mesh);
+  *geom = nz > 0 ? BlastMeshZoneGeom(mesh, 0) : BlastGeomTensor(BlastMeshDim(mesh));
+  char where[BLAST_PATH_MAX + 64];
+  for (int z = 1; z < nz; z++) {
+    const int g = BlastMeshZoneGeom(mesh, z);
+    if (g == *geom) continue;
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                    "%s: zone 0 is a %s and zone %d a %s: meshes of mixed element types do "
+                    "not run yet (split the quadrilaterals into triangles, or use one type)",
+                    BlastSetupMeshOrigin(h, where, sizeof where), BlastGeomName(*geom), z,
+                    BlastGeomName(g));
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_INPUT;
+  }
+  if (BlastGeomIsSimplex(*geom) && h->cfg.assembly == BLAST_ASSEMBLY_PARTIAL) {
+    BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                    "[fem] assembly = partial: the partial-assembly path runs quadrilaterals and "
+                    "hexahedra only; %s has %s (use full or default)",
+                    BlastSetupMeshOrigin(h, where, sizeof where),
+                    *geom == BLAST_GEOM_TRIANGLE ? "triangles" : "tetrahedra");
+    BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+    return BLAST_ERR_INPUT;
+  }
+  return 0;
+}
+
+double BlastSetupRefVolume(int geom) {
+  switch (geom) {
+    case BLAST_GEOM_TRIANGLE:
+      return 0.5;
+    case BLAST_GEOM_TETRAHEDRON:
+      return 1.0 / 6.0;
+    default:
+      return 1.0;
+  }
 }
 
 // Physical point of reference point xi (fine-zone coordinates) of zone z, initial mesh.
@@ -231,20 +272,39 @@ int BlastSetupCanonicalPositions(BlastHydro h, double *x) {
   return 0;
 }
 
-// Bernstein coefficients of the Q_m interpolant of f at the tensor Gauss-Legendre points
-// (method spec 11.2) for every zone; coef[z*ne + j].
-int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef) {
-  const BlastSpace *s = h->space;
-  const int dim = s->dim, m = s->m, ne = s->l2_nd;
+int BlastSetupL2Points(BlastHydro h, double *xi) {
+  const int dim = h->space->dim, m = h->space->m, ne = h->space->l2_nd;
+  if (BlastGeomIsSimplex(h->tab->geom)) {
+    // The interior points (i + 1)/(m + d + 1) of the lattice of order m + d + 1: an affine
+    // image of the lattice of order m, unisolvent for P_m.
+    for (int l = 0; l < ne; l++) {
+      int i[3] = {0, 0, 0};
+      BlastSimplexLatticePoint(dim, m, l, i);
+      for (int g = 0; g < dim; g++) xi[l * dim + g] = (i[g] + 1.0) / (m + dim + 1);
+    }
+    return 0;
+  }
   double gl[BLAST_MAX_Q1D], glw[BLAST_MAX_Q1D];
   BlastCall(BlastGaussLegendre(m + 1, gl, glw));
+  for (int l = 0; l < ne; l++)
+    for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[l * dim + g] = gl[r % (m + 1)];
+  return 0;
+}
+
+// Bernstein coefficients of the interpolant of f at the interpolation points
+// (BlastSetupL2Points; method spec 11.2) for every zone; coef[z*ne + j].
+int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef) {
+  const BlastSpace *s = h->space;
+  const int dim = s->dim, ne = s->l2_nd;
+  double pts[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];
+  BlastCall(BlastSetupL2Points(h, pts));
   // Zones are independent (per-zone outputs; f is a pure function of the point).
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < s->nz; z++) {
     double vals[BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER];  // ne <= this
     for (int l = 0; l < ne; l++) {
-      double xi[3], X[3];
-      for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[g] = gl[r % (m + 1)];
+      double X[3];
+      const double *xi = &pts[l * dim];
       BlastSetupZonePoint(s, z, xi, X);
       vals[l] = f(&h->prob, X);
     }
@@ -257,15 +317,15 @@ int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction
   return 0;
 }
 
-// Inverse of the Bernstein collocation matrix V_lj = psi_j(g_l) at the GL points.
+// Inverse of the Bernstein collocation matrix V_lj = psi_j(g_l) at the interpolation points.
 int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv) {
-  const int dim = h->space->dim, m = h->space->m, ne = h->space->l2_nd;
-  double gl[BLAST_MAX_Q1D], glw[BLAST_MAX_Q1D], *V;
-  BlastCall(BlastGaussLegendre(m + 1, gl, glw));
+  const int dim = h->space->dim, ne = h->space->l2_nd;
+  double pts[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)], *V;
+  BlastCall(BlastSetupL2Points(h, pts));
   BlastCall(BlastMalloc((size_t)ne * ne, &V));
   for (int l = 0; l < ne; l++) {
-    double xi[3], psi[BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER];
-    for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[g] = gl[r % (m + 1)];
+    double psi[(BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];
+    const double *xi = &pts[l * dim];
     BlastL2BasisEval(h->tab, xi, psi);
     for (int j = 0; j < ne; j++) V[l + ne * j] = fabs(psi[j]) < 1e-12 ? 0.0 : psi[j];
   }
@@ -281,6 +341,7 @@ int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   const BlastSpace *s = h->space;
   const BlastTensorTables *t = h->tab;
   const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp, m = s->m;
+  const int nv = BlastGeomNumVertices(t->geom);  // zone vertices (corners)
   // Closest corner (ties: lowest global vertex id), then agree across ranks.
   // (distance, id) ordered lexicographically: the minimum does not depend on the order in
   // which threads visit the zones.
@@ -292,7 +353,7 @@ int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
     int64_t my_gid = -1;
 #pragma omp for schedule(static)
     for (int z = 0; z < s->nz; z++)
-      for (int corner = 0; corner < (1 << dim); corner++) {
+      for (int corner = 0; corner < nv; corner++) {
         double X[3] = {0, 0, 0}, d2 = 0.0;
         BlastSpaceZoneCorner(s, z, corner, X);
         for (int c = 0; c < dim; c++) d2 += X[c] * X[c];
@@ -327,10 +388,16 @@ int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
 #pragma omp parallel for schedule(static) reduction(+ : ncoef)
   for (int z = 0; z < s->nz; z++) {
     for (int i = 0; i < ne; i++) e[(size_t)z * ne + i] = 0.0;
-    for (int corner = 0; corner < (1 << dim); corner++) {
+    for (int corner = 0; corner < nv; corner++) {
       if (BlastSpaceZoneCornerId(s, z, corner) != best_gid) continue;
-      int j = 0;
-      for (int g = dim - 1; g >= 0; g--) j = j * (m + 1) + (((corner >> g) & 1) ? m : 0);
+      int j = 0;  // the Bernstein function that is 1 at the corner
+      if (BlastGeomIsSimplex(t->geom)) {
+        int i[3] = {0, 0, 0};  // vertex 0: the origin (index 0); vertex g+1: m e_g
+        if (corner) i[corner - 1] = m;
+        j = BlastSimplexLatticeIndex(dim, m, i);
+      } else {
+        for (int g = dim - 1; g >= 0; g--) j = j * (m + 1) + (((corner >> g) & 1) ? m : 0);
+      }
       e[(size_t)z * ne + j] = 1.0;
       ncoef++;
       for (int q = 0; q < nqp; q++)

@@ -17,6 +17,7 @@
 #include "hydro_setup.h"
 #include "problems/sources.h"
 #include "memory_cpu.h"
+#include "simplex.h"
 
 // Sum of double-double pairs across ranks (an MPI reduction operator).
 static void DDSumOp(void *in, void *inout, int *len, MPI_Datatype *type) {
@@ -101,6 +102,7 @@ typedef struct {
   MPI_Comm comm;
   const BlastBackendOps *ops;
   int dim, k, m;  // dimension, kinematic and thermodynamic orders
+  int geom;       // the zones' geometry (BlastGeom; one per mesh)
   int partial;    // BLAST_ASSEMBLY_PARTIAL resolved
   int rebuild;    // BlastHydroRebuild: the reference phases only, the state kept
   // temporaries (host), freed by HydroSetup whichever way the phases end
@@ -138,7 +140,9 @@ static int PhaseCommunicator(Setup *st) {
   BlastCallMPI(MPI_Op_create(DDSumOp, 1, &h->dd_op));
   st->dim = BlastMeshDim(st->mesh), st->k = st->cfg->order_kinematic;
   st->m = st->cfg->order_thermo >= 0 ? st->cfg->order_thermo : st->k - 1;
-  h->hd.assembly = BlastAssemblyResolve(st->cfg->assembly, st->dim, st->k);
+  BlastCall(BlastSetupZoneGeometry(h, st->mesh, &st->geom));
+  h->hd.assembly =
+      BlastAssemblyResolveMesh(st->cfg->assembly, st->dim, st->k, BlastGeomIsSimplex(st->geom));
   st->partial = h->hd.assembly == BLAST_ASSEMBLY_PARTIAL;
   return 0;
 }
@@ -190,8 +194,13 @@ static int PhaseSpaces(Setup *st) {
   const BlastConfig *cfg = st->cfg;
   int ierr = BlastSpaceCreate(st->mesh, h->topo, st->k, st->m, cfg->refine_parallel, h->part,
                               h->rank, &h->space);
-  const int q1d = BlastQuadraturePoints1D(st->k, st->m, cfg->order_quadrature);
-  if (!ierr) ierr = BlastTensorTablesCreate(st->dim, st->k, st->m, q1d, &h->tab);
+  if (!ierr)
+    ierr = BlastElementTablesCreate(st->geom, st->k, st->m, cfg->order_quadrature, &h->tab);
+  if (!ierr && (h->space->h1_nd != h->tab->h1_nd || h->space->l2_nd != h->tab->l2_nd))
+    ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INTERNAL,
+                           "the spaces have %d H1 and %d L2 dofs per zone, the %s tables %d and %d",
+                           h->space->h1_nd, h->space->l2_nd, BlastGeomName(st->geom), h->tab->h1_nd,
+                           h->tab->l2_nd);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   return 0;
 }
@@ -252,9 +261,17 @@ static int PhaseGeometry(Setup *st) {
     st->zone_vol[z] = v;
   }
   BlastCall(BlastSetupOrderedZoneSum(h, st->zone_vol, &h->volume0));
+  // h0 (method spec 10.1): the mean zone size over the zones' reference volumes, so that
+  // a zone's share is (V_z / |ref_z|)^(1/d) whatever its geometry (docs/architecture.md).
+  double scaled = h->volume0;  // sum_z V_z / |ref_z|: the volume itself on tensor zones
+  if (BlastMeshHasSimplices(s->mesh)) {
+    for (int z = 0; z < nz; z++)
+      st->zone_vol[z] /= BlastSetupRefVolume(BlastMeshZoneGeom(s->mesh, s->zone_macro[z]));
+    BlastCall(BlastSetupOrderedZoneSum(h, st->zone_vol, &scaled));
+  }
   const double nzg = (double)s->nz_global;
   const int k = st->k;
-  h->h0 = dim == 1 ? h->volume0 / (nzg * k) : pow(h->volume0 / nzg, 1.0 / dim) / k;
+  h->h0 = dim == 1 ? h->volume0 / (nzg * k) : pow(scaled / nzg, 1.0 / dim) / k;
   if (!(isfinite(h->volume0) && h->volume0 > 0.0 && isfinite(h->h0) && h->h0 > 0.0)) {
     char where[BLAST_PATH_MAX + 64];
     BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
@@ -287,6 +304,7 @@ static int PhaseInitialData(Setup *st) {
 #pragma omp parallel for schedule(static)
     for (int z = 0; z < nz; z++) {
       double xi[3] = {0.5, 0.5, 0.5}, X[3];
+      BlastRefCentroid(h->tab->geom, xi);
       BlastSetupZonePoint(s, z, xi, X);
       h->zone_mat[z] = BlastProblemMaterialAt(&h->prob, X);
     }

@@ -32,6 +32,12 @@ int BlastSetupOrderedZoneSum(BlastHydro h, const double *zone_value, double *sum
 const char *BlastSetupMeshOrigin(BlastHydro h, char *buf, size_t n);
 /// "zone 37 (global id; element 2 of the mesh file, first corner at (0, 0.5, 0))".
 const char *BlastSetupZoneName(BlastHydro h, int z, char *buf, size_t n);
+/// The geometry of the mesh's zones (*geom): one geometry per mesh (mixed meshes are an
+/// input error for now), and simplices run the full-assembly path only ([fem] assembly =
+/// partial on them is an input error). The same on every rank.
+int BlastSetupZoneGeometry(BlastHydro h, BlastMesh mesh, int *geom);
+/// Volume of the reference element: 1 (tensor), 1/2 (triangle), 1/6 (tetrahedron).
+double BlastSetupRefVolume(int geom);
 /// Physical point of reference point xi (fine-zone coordinates) of zone z, initial mesh.
 void BlastSetupZonePoint(const BlastSpace *s, int z, const double *xi, double *x);
 /// J0^{-1} (this rank's zones) and w |J0| (all zones) from the H1 positions x; a bad zone
@@ -40,9 +46,14 @@ int BlastSetupInitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int
 /// Initial positions of all ext dofs, the same bits on every rank (collective: halos).
 int BlastSetupCanonicalPositions(BlastHydro h, double *x);
 typedef double (*BlastPointFunction)(const BlastProblem *p, const double *x);
-/// Bernstein coefficients of the Q_m interpolant of f at the tensor GL points, coef[z*ne+j].
+/// The l2_nd reference points at which the initial L2 data are interpolated, xi[l*dim + g]:
+/// tensor zones the Gauss-Legendre points of m+1 points per direction (x fastest);
+/// simplices the interior lattice points (i + 1)/(m + d + 1), i in the lattice of order m
+/// (lattice order): every point inside, unisolvent for P_m.
+int BlastSetupL2Points(BlastHydro h, double *xi);
+/// Bernstein coefficients of the interpolant of f at those points, coef[z*ne+j].
 int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef);
-/// Inverse of the Bernstein collocation matrix at the GL points.
+/// Inverse of the Bernstein collocation matrix at those points.
 int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv);
 /// Sedov: the blast energy deposited at the vertex closest to the origin (collective).
 int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e);

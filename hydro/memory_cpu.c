@@ -22,6 +22,13 @@ double BlastCpuMemoryEstimate(const BlastCpuMemorySizes *s) {
     dof *= s->k;      // H1 dofs per zone (shared nodes counted once)
     row *= s->k + 2;  // mean mass-matrix row length: (2k+1) at vertices, k+1 inside
   }
+  if (s->simplex) {  // binomial(k+d, d) nodes, binomial(m+d, d) functions, k^d/d! dofs
+    for (int g = 1; g <= d; g++) {
+      nd = nd * (s->k + g) / (s->k + 1) / g;
+      ne = ne * (s->m + g) / (s->m + 1) / g;
+      dof /= g;
+    }
+  }
   dof *= 1.15;  // ghosts and the halo zones' dofs (the rank's surface)
   const double nstate = 2.0 * d * dof + ne;
   // H1/L2 spaces (fem/space.c): zone ids, E->L maps, dof ids, owners, transpose and
@@ -109,7 +116,9 @@ int BlastCpuMemoryCheck(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, c
   sz.zones = zones_rank;
   sz.backend_host = !ops || !strcmp(ops->name, "cpu") || cfg->balance_mode != 0;
   sz.extra_states = cfg->ode_solver == BLAST_ODE_RK6 ? 8 : 0;
-  sz.partial = BlastAssemblyResolve(cfg->assembly, dim, k) == BLAST_ASSEMBLY_PARTIAL;
+  sz.simplex = mesh->nsimplex > 0;
+  sz.partial =
+      BlastAssemblyResolveMesh(cfg->assembly, dim, k, sz.simplex) == BLAST_ASSEMBLY_PARTIAL;
   const double need = BlastCpuMemoryEstimate(&sz) + BLAST_CPU_MEMORY_FIXED;
   BlastMemoryBudget b;
   BlastCall(BlastMemoryBudgetAgree(comm, &b));

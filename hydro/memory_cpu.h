@@ -21,6 +21,7 @@ typedef struct {
   int backend_host;    ///< 1: the backend's state and zone arrays are in host memory (CPU)
   int extra_states;    ///< extra state vectors of the integrator (RK6: 8 stage rates)
   int partial;         ///< partial assembly (no mass matrix, no F_z)
+  int simplex;         ///< triangles or tetrahedra (P_k, P_m: fewer nodes per zone)
 } BlastCpuMemorySizes;
 
 /// @brief Estimated peak host memory of one rank for the setup and the run (bytes):

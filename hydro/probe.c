@@ -8,6 +8,7 @@
 #include "ddsum.h"
 #include "hydro-impl.h"
 #include "qpoint.h"
+#include "simplex.h"
 
 // X = sum_a x_a phi_a and J[c + dim*g] = dX_c/dxi_g of zone z (host L-vector x).
 static void ZoneMap(const BlastSpace *s, const double *x, int z, const double *phi,
@@ -105,7 +106,8 @@ typedef struct {
 } Basis;
 
 // The reference point xi of zone z whose image is p, if there is one in the closed
-// reference element (to a tolerance of 1e-10): 1 and xi, else 0.
+// reference element (to a tolerance of 1e-10; simplices: xi_g >= 0 and sum xi_g <= 1):
+// 1 and xi, else 0. Newton on the zone map from the reference centroid.
 static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *b, double *xi) {
   const BlastSpace *s = h->space;
   const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
@@ -122,7 +124,7 @@ static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *
   }
   for (int c = 0; c < dim; c++)
     if (p[c] < lo[c] - 0.1 * size || p[c] > hi[c] + 0.1 * size) return 0;
-  for (int g = 0; g < dim; g++) xi[g] = 0.5;
+  BlastRefCentroid(h->tab->geom, xi);
   double X[3], J[9], inv[9], step = HUGE_VAL;
   for (int it = 0; it < kNewtonIters && step > 1e-14; it++) {
     BlastH1BasisEval(h->tab, xi, b->phi, b->dphi);
@@ -141,8 +143,7 @@ static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *
   ZoneMap(s, x, z, b->phi, b->dphi, X, J);
   double res = 0.0;
   for (int c = 0; c < dim; c++) res = fmax(res, fabs(p[c] - X[c]));
-  for (int g = 0; g < dim; g++)
-    if (!(xi[g] >= -1e-10 && xi[g] <= 1.0 + 1e-10)) return 0;
+  if (!BlastRefContains(h->tab->geom, xi, 1e-10)) return 0;
   return res <= 1e-10 * (size > 0.0 ? size : 1.0);
 }
 
@@ -153,7 +154,8 @@ static void PointValues(BlastHydro h, const double *x, const double *v, const do
                         const double *xi, Basis *b, double *psi, double *out) {
   const BlastSpace *s = h->space;
   const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl, ne = s->l2_nd;
-  const double centre[3] = {0.5, 0.5, 0.5};
+  double centre[3] = {0.5, 0.5, 0.5};
+  BlastRefCentroid(h->tab->geom, centre);
   double X[3], J[9], X0[3], J0[9], Xc[3], Jc[9];
   BlastH1BasisEval(h->tab, centre, b->phi, b->dphi);
   ZoneMap(s, h->x0_host, z, b->phi, b->dphi, Xc, Jc);

@@ -12,14 +12,15 @@
 #include "hydro_setup.h"
 #include "linalg.h"
 #include "expr.h"
+#include "simplex.h"
 
 enum { kMaxNe = BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER };
 
 int BlastSourceLocate(const BlastSpace *s, int z, const double *p, double *xi) {
-  const int dim = s->dim;
+  const int dim = s->dim, geom = BlastMeshZoneGeom(s->mesh, s->zone_macro[z]);
   double lo[3], hi[3], size = 0.0;
   for (int c = 0; c < dim; c++) lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
-  for (int corner = 0; corner < (1 << dim); corner++) {
+  for (int corner = 0; corner < BlastGeomNumVertices(geom); corner++) {
     double X[3] = {0, 0, 0};
     BlastSpaceZoneCorner(s, z, corner, X);
     for (int c = 0; c < dim; c++) lo[c] = fmin(lo[c], X[c]), hi[c] = fmax(hi[c], X[c]);
@@ -29,10 +30,10 @@ int BlastSourceLocate(const BlastSpace *s, int z, const double *p, double *xi) {
   // Straight-sided zones lie in the box of their corners.
   for (int c = 0; c < dim; c++)
     if (!(p[c] >= lo[c] - tol && p[c] <= hi[c] + tol)) return 0;
-  // Newton on the zone map; the map is multilinear, so central differences of half-width
-  // 1/4 give its Jacobian up to rounding.
+  // Newton on the zone map from the reference centroid; the map is multilinear (affine on
+  // simplices), so central differences of half-width 1/4 give its Jacobian up to rounding.
   double r[3], X[3];
-  for (int g = 0; g < dim; g++) xi[g] = 0.5;
+  BlastRefCentroid(geom, xi);
   for (int it = 0; it < 60; it++) {
     BlastSetupZonePoint(s, z, xi, X);
     double res = 0.0;
@@ -59,10 +60,16 @@ int BlastSourceLocate(const BlastSpace *s, int z, const double *p, double *xi) {
     }
   }
   const double snap = 1e-9;
+  if (!BlastRefContains(geom, xi, snap)) return 0;
   for (int g = 0; g < dim; g++) {
-    if (!(xi[g] >= -snap && xi[g] <= 1.0 + snap)) return 0;
     if (xi[g] <= snap) xi[g] = 0.0;
     if (xi[g] >= 1.0 - snap) xi[g] = 1.0;
+  }
+  if (BlastGeomIsSimplex(geom)) {  // onto the face sum xi = 1 (the xi_g = 1 vertices above)
+    double sum = 0.0;
+    for (int g = 0; g < dim; g++) sum += xi[g];
+    if (sum > 1.0 && sum <= 1.0 + snap)
+      for (int g = 0; g < dim; g++) xi[g] /= sum;
   }
   BlastSetupZonePoint(s, z, xi, X);
   for (int c = 0; c < dim; c++)
