@@ -96,6 +96,8 @@ struct BlastHydro_private {
   } poison;
 };
 
+/// coupled_cg: the positions, velocities and normal accelerations of the walls (wall_x).
+int BlastHydroWallAlloc(BlastHydro h);
 /// f(S) -> k (method spec 9, "Mult"): rates of x, v, e; marks the quadrature data stale.
 int BlastHydroRates(BlastHydro h, const double *S, double *k);
 /// Quadrature data at state S unless current (caching rule, method spec 9.3).

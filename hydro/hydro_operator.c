@@ -31,6 +31,13 @@ static int BlastHydroWallNormals(BlastHydro h, const double *S) {
   return h->ops->mass.wall_normals(h->bctx, dim, h->wall_x, h->wall_x + blk, h->wall_x + 2 * blk);
 }
 
+int BlastHydroWallAlloc(BlastHydro h) {
+  if (!h->coupled_cg) return 0;
+  const size_t n = 3 * (size_t)h->space->dim * h->space->h1_next;
+  BlastCall(h->ops->vec.alloc(h->bctx, n + 1, &h->wall_x));
+  return h->ops->vec.set(h->bctx, n, 0.0, h->wall_x);  // a0: zero but at the wall nodes
+}
+
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
   if (h->coupled_cg) BlastCall(BlastHydroWallNormals(h, S));

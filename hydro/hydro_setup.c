@@ -532,9 +532,7 @@ static int PhaseBuffers(Setup *st) {
   double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q, &h->cg_d, &h->cg_b, &h->cg_x};
   for (size_t i = 0; i < sizeof cg / sizeof *cg && !ierr; i++)
     ierr = ops->vec.alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
-  if (!ierr && h->coupled_cg)
-    ierr = ops->vec.alloc(b, 3 * (size_t)dim * s->h1_next + 1, &h->wall_x);
-  if (!ierr && h->coupled_cg) ierr = ops->vec.set(b, 3 * (size_t)dim * s->h1_next, 0.0, h->wall_x);
+  if (!ierr) ierr = BlastHydroWallAlloc(h);
   if (!ierr) ierr = ops->vec.from_host(b, h->nstate, st->S0, h->S);
   if (!ierr && st->gravity) {
     ierr = ops->vec.alloc(b, (size_t)dim * nown + 1, &h->gravity);
