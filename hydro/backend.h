@@ -92,6 +92,12 @@ typedef struct {
   const int *proj_idx;           ///< [nproj] those dofs, ascending
   const double *proj_normal;     ///< [9 nproj] their orthonormal normals, normal j of dof i
                                  ///< at [9 i + 3 j + c], zero rows past the node's count
+                                 ///< (those of the initial mesh; mass.wall_normals updates them)
+  int wall_np;                   ///< their face records (BlastBoundaryDofs, boundary.h):
+  const int *wall_off;           ///< [nproj+1] records of each node (none: normals fixed)
+  const int *wall_slot;          ///< [nrec] normal slot * 2 + (1: negated)
+  const int *wall_idx;           ///< [nrec*(dim-1)*wall_np] tangent stencil ext dofs
+  const double *wall_w;          ///< [nrec*(dim-1)*wall_np] and weights
   BlastHaloIndex halo[2];        ///< BLAST_HALO_L, BLAST_HALO_COL
   BlastQPointParams qpar;        ///< (h0: reference)
   int tg_source;                 ///< add the 2D Taylor-Green energy source
@@ -177,6 +183,12 @@ typedef struct {
   /// y <- (I - sum_j n_j n_j^T) y at the dofs proj_idx (all ncomp = dim components; the
   /// normals proj_normal): BlastProjectNode (boundary.h) node by node; other dofs untouched.
   int (*project)(void *ctx, int ncomp, double *y);
+  /// The normals of `project` from the current positions x and the normal accelerations
+  /// of the moving walls a0 from the velocities v (x, v: ncomp = dim components h1_next
+  /// apart, every ext dof filled; a0 likewise, written at the dofs proj_idx only):
+  /// BlastWallNodeNormals (boundary.h) node by node over the records wall_*; nodes without
+  /// records keep their normals (a0 = 0).
+  int (*wall_normals)(void *ctx, int ncomp, const double *x, const double *v, double *a0);
   /// y_c = a[c] x_c + b[c] y_c on the owned dofs.
   int (*axpby_multi)(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                      const double *b, double *y);
@@ -266,8 +278,9 @@ typedef struct BlastBackendOps {
   X(vec, alloc) X(vec, free) X(vec, host_alloc) X(vec, host_free) X(vec, to_host)              \
   X(vec, from_host) X(vec, copy) X(vec, set) X(vec, axpby) X(vec, waxpby) X(vec, dot)          \
   X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)            \
-  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, project) X(mass, axpby_multi)  \
-  X(mass, dot_multi) X(mass, mult_dot) X(mass, cg_update) X(mass, cg_advance)                  \
+  X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, project)                      \
+  X(mass, wall_normals) X(mass, axpby_multi) X(mass, dot_multi) X(mass, mult_dot)              \
+  X(mass, cg_update) X(mass, cg_advance)                                                       \
   X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                             \
   X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \
   X(split, energy_rate) X(split, host_zones)

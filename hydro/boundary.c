@@ -16,6 +16,9 @@
 typedef struct {
   int64_t gid;
   int face;
+  int z, lf;    // the face as local face lf of mesh zone z
+  int64_t p;    // the node's index on it (BlastSpaceFacetNodeIds)
+  int plane;    // 1: a plane normal to an axis (its normal that axis at every node)
   double n[3];  // the outward normal at the node: the face's, or on a curved face its own
 } FaceDof;
 
@@ -167,20 +170,32 @@ static void FaceNormal(BlastMesh mesh, int dim, int z, int lf, double *n) {
   for (int c = 0; c < dim; c++) n[c] = len > 0.0 ? sgn * n[c] / len : 0.0;
 }
 
-// The outward unit normal of curved face lf of mesh zone z at its node p (the order of
-// BlastSpaceFacetNodeIds), oriented as the face's chord normal n (replaced).
-static void CurvedNodeNormal(const BlastSpace *s, int z, int lf, int64_t p, double *n) {
+// The position of node p (the order of BlastSpaceFacetNodeIds) on tensor face lf of a
+// mesh zone: per face axis o its lattice index i[o] (order N k), the
+// fine segment j[o] holding it (the last for the end node) and the face axes other[].
+static int FaceNodeLattice(const BlastSpace *s, int lf, int64_t p, int *i, int *j, int *other) {
   const int dim = s->dim, k = s->k, N = s->N, K = N * k, g = lf / 2;
-  int other[2] = {0, 0}, no = 0;
+  int no = 0;
   for (int h = 0; h < dim; h++)
     if (h != g) other[no++] = h;
-  double xi[3], J[9], m[3] = {0, 0, 0};
-  xi[g] = lf % 2;
   for (int o = 0; o < no; o++, p /= K + 1) {
-    const int i = (int)(p % (K + 1)), j = i / k < N ? i / k : N - 1;
-    xi[other[o]] = (j + s->gll[i - j * k]) / N;
+    i[o] = (int)(p % (K + 1));
+    j[o] = i[o] / k < N ? i[o] / k : N - 1;
   }
+  return no;
+}
+
+// The normal of the tangents of tensor face lf of mesh zone z at its node p under the
+// mesh's map (not unit, orientation of the face frame): 2D (t_y, -t_x), 3D t_0 x t_1.
+static void NodeTangentNormal(const BlastSpace *s, int z, int lf, int64_t p, double *m) {
+  const int dim = s->dim, k = s->k, N = s->N;
+  int i[2], j[2], other[2] = {0, 0};
+  const int no = FaceNodeLattice(s, lf, p, i, j, other);
+  double xi[3], J[9];
+  xi[lf / 2] = lf % 2;
+  for (int o = 0; o < no; o++) xi[other[o]] = (j[o] + s->gll[i[o] - j[o] * k]) / N;
   BlastMeshZoneJacobian(s->mesh, z, xi, J);
+  m[0] = m[1] = m[2] = 0.0;
   if (dim == 2) {
     m[0] = J[1 * 2 + other[0]], m[1] = -J[0 * 2 + other[0]];
   } else if (dim == 3) {
@@ -188,9 +203,16 @@ static void CurvedNodeNormal(const BlastSpace *s, int z, int lf, int64_t p, doub
     const double b[3] = {J[other[1]], J[3 + other[1]], J[6 + other[1]]};
     m[0] = a[1] * b[2] - a[2] * b[1], m[1] = a[2] * b[0] - a[0] * b[2];
     m[2] = a[0] * b[1] - a[1] * b[0];
-  } else {
-    return;
   }
+}
+
+// The outward unit normal of curved face lf of mesh zone z at its node p (the order of
+// BlastSpaceFacetNodeIds), oriented as the face's chord normal n (replaced).
+static void CurvedNodeNormal(const BlastSpace *s, int z, int lf, int64_t p, double *n) {
+  const int dim = s->dim;
+  if (dim < 2) return;
+  double m[3];
+  NodeTangentNormal(s, z, lf, p, m);
   double len = 0.0, dot = 0.0;
   for (int c = 0; c < dim; c++) len += m[c] * m[c], dot += m[c] * n[c];
   len = sqrt(len);
@@ -210,13 +232,15 @@ static int AxisOf(int dim, const double *n) {
 }
 
 // The wall normals of one node (its faces' normals, in face order): grouped by angle,
-// orthonormalised into q[0..*nq). Returns the count.
-static int NodeNormals(int dim, int nn, const double (*fn)[3], double q[3][3]) {
+// orthonormalised into q[0..*nq). Returns the count. slot (optional): per face normal
+// the index of the q it went into, -1 for none.
+static int NodeNormals(int dim, int nn, const double (*fn)[3], double q[3][3], int *slot) {
   const double cos_sharp = cos(BLAST_WALL_SHARP_ANGLE_DEG * acos(-1.0) / 180.0);
   double grp[16][3], first[16][3];
-  int ng = 0;
+  int ng = 0, group[64], kept[16];
   for (int i = 0; i < nn; i++) {
     int k = 0;
+    group[i] = -1;
     for (; k < ng; k++) {
       double d = 0.0;
       for (int c = 0; c < dim; c++) d += first[k][c] * fn[i][c];
@@ -227,9 +251,11 @@ static int NodeNormals(int dim, int nn, const double (*fn)[3], double q[3][3]) {
       for (int c = 0; c < 3; c++) grp[ng][c] = 0.0, first[ng][c] = fn[i][c];
       ng++;
     }
+    group[i] = k;
     for (int c = 0; c < dim; c++) grp[k][c] += fn[i][c];
   }
   int nq = 0;
+  for (int k = 0; k < ng; k++) kept[k] = -1;
   for (int k = 0; k < ng && nq < dim; k++) {
     double u[3] = {0, 0, 0}, len = 0.0;
     for (int c = 0; c < dim; c++) len += grp[k][c] * grp[k][c];
@@ -250,8 +276,9 @@ static int NodeNormals(int dim, int nn, const double (*fn)[3], double q[3][3]) {
     const int ax = AxisOf(dim, q[nq]);
     if (ax >= 0)
       for (int c = 0; c < 3; c++) q[nq][c] = c == ax ? 1.0 : 0.0;
-    nq++;
+    kept[k] = nq++;
   }
+  for (int i = 0; slot && i < nn; i++) slot[i] = group[i] >= 0 ? kept[group[i]] : -1;
   return nq;
 }
 
@@ -264,14 +291,16 @@ typedef struct {
   double q[3][3];
 } NodeBc;
 
+// slot (optional): per record the wall normal it adds to (NodeNormals), -1 for none.
 static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, size_t nrec,
-                         const int *fsec, NodeBc *nb) {
+                         const int *fsec, NodeBc *nb, int *slot) {
   memset(nb, 0, sizeof *nb);
   nb->section = -1;
   double fn[64][3];
-  int nn = 0;
+  int nn = 0, rec_of[64], planes = 1;
   for (size_t r = 0; r < nrec; r++) {
     const int k = fsec[rec[r].face];
+    if (slot) slot[r] = -1;
     const int type = cfg->nboundaries ? cfg->boundaries[k].type : BLAST_BOUNDARY_WALL;
     if (type == BLAST_BOUNDARY_VELOCITY) {
       if (nb->kind != NODE_VELOCITY || k < nb->section) nb->section = k;
@@ -279,7 +308,8 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
     } else if (type == BLAST_BOUNDARY_WALL && nn < 64) {
       if (nb->kind == NODE_FREE) nb->kind = NODE_WALL;
       for (int c = 0; c < 3; c++) fn[nn][c] = rec[r].n[c];
-      nn++;
+      rec_of[nn++] = (int)r;
+      planes &= rec[r].plane;
     }
   }
   if (nb->kind == NODE_VELOCITY) {
@@ -288,7 +318,9 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
   }
   if (nb->kind != NODE_WALL) return;
   double q[3][3] = {{0}};
-  const int nq = NodeNormals(dim, nn, (const double(*)[3])fn, q);
+  int fslot[64];
+  const int nq = NodeNormals(dim, nn, (const double(*)[3])fn, q, fslot);
+  for (int i = 0; slot && i < nn; i++) slot[rec_of[i]] = fslot[i];
   int all_axes = 1;
   unsigned axes = 0;
   for (int j = 0; j < nq; j++) {
@@ -298,12 +330,132 @@ static void ClassifyNode(const BlastConfig *cfg, int dim, const FaceDof *rec, si
     else
       axes |= 1u << ax;
   }
-  if (nq == dim || all_axes) {
+  // component constraints where the normals are axes of axis planes; a node of a curved or
+  // oblique face whose normal is an axis now is projected (its normal follows the mesh)
+  if (nq == dim || (all_axes && planes)) {
     nb->axes = (unsigned char)(nq == dim ? (1u << dim) - 1u : axes);
     return;
   }
   nb->nq = (signed char)nq;
   memcpy(nb->q, q, sizeof q);
+}
+
+typedef struct {
+  int64_t gid;
+  int l;
+} GidDof;
+
+static int CompareGidDof(const void *pa, const void *pb) {
+  const GidDof *a = pa, *b = pb;
+  return (a->gid > b->gid) - (a->gid < b->gid);
+}
+
+// The first record of global id gid in rec (sorted by CompareFaceDof), and its end.
+static size_t RecordsOf(const FaceDof *rec, size_t nrec, int64_t gid, size_t *end) {
+  size_t lo = 0, hi = nrec;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (rec[mid].gid < gid)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *end = lo;
+  while (*end < nrec && rec[*end].gid == gid) (*end)++;
+  return lo;
+}
+
+// D[a][m] = derivative of the GLL Lagrange polynomial m of order k at GLL node a.
+static void GllDerivatives(int k, const double *x,
+                           double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1]) {
+  for (int a = 0; a <= k; a++)
+    for (int m = 0; m <= k; m++) {
+      double v = 0.0;
+      if (a == m) {
+        for (int l = 0; l <= k; l++)
+          if (l != a) v += 1.0 / (x[a] - x[l]);
+      } else {
+        double num = 1.0, den = 1.0;
+        for (int l = 0; l <= k; l++) {
+          if (l != m) den *= x[m] - x[l];
+          if (l != m && l != a) num *= x[a] - x[l];
+        }
+        v = num / den;
+      }
+      D[a][m] = v;
+    }
+}
+
+// The face records of the owned projected nodes (b->wall_*, boundary.h), on tensor
+// meshes: per record its slot and sign (the normal of the mesh's tangents at the node
+// against its setup normal) and the tangent stencils along the face axes, each on the
+// fine segment holding the node (FaceNodeLattice), over ext dofs. nown: owned dofs.
+static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceDof *rec,
+                        size_t nrec, const int *fsec, int nown, BlastBoundaryDofs *b) {
+  const int dim = s->dim, k = s->k, K = s->N * k, np = k + 1, nt = dim - 1;
+  b->wall_np = np;
+  BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
+  if (dim < 2 || BlastGeomIsSimplex(s->geom) || b->nproj == 0) return 0;
+  double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1];
+  GllDerivatives(k, s->gll, D);
+  GidDof *map = NULL;
+  int64_t *ids = NULL;
+  int slot[256], nr = 0, ierr = BlastMalloc((size_t)s->h1_next + 1, &map);
+  if (!ierr) ierr = BlastMalloc((size_t)BlastSpaceFacetNumNodes(s), &ids);
+  for (int l = 0; l < s->h1_next && !ierr; l++) map[l].gid = s->h1_gid[l], map[l].l = l;
+  if (!ierr) qsort(map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+  for (int pass = 0; pass < 2 && !ierr; pass++) {
+    nr = 0;
+    for (int i = 0; i < b->nproj && !ierr; i++) {
+      const int l = b->proj_idx[i];
+      if (pass == 0) b->wall_off[i] = nr;
+      if (l >= nown) continue;
+      size_t end, lo = RecordsOf(rec, nrec, s->h1_gid[l], &end);
+      if (end - lo > 256) end = lo + 256;
+      NodeBc nb;
+      ClassifyNode(cfg, dim, rec + lo, end - lo, fsec, &nb, slot);
+      for (size_t r = lo; r < end && !ierr; r++) {
+        if (slot[r - lo] < 0) continue;
+        if (pass == 1) {
+          const FaceDof *fr = &rec[r];
+          double m[3], dot = 0.0;
+          NodeTangentNormal(s, fr->z, fr->lf, fr->p, m);
+          for (int c = 0; c < dim; c++) dot += m[c] * fr->n[c];
+          b->wall_slot[nr] = 2 * slot[r - lo] + (dot < 0.0);
+          int li[2], lj[2], other[2];
+          FaceNodeLattice(s, fr->lf, fr->p, li, lj, other);
+          BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
+          for (int o = 0; o < nt && !ierr; o++)
+            for (int q = 0; q < np; q++) {
+              int at[2] = {li[0], nt > 1 ? li[1] : 0};
+              at[o] = lj[o] * k + q;
+              const GidDof key = {ids[at[0] + (int64_t)(K + 1) * at[1]], 0};
+              const GidDof *hit =
+                  bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+              const size_t e = ((size_t)nr * nt + o) * np + q;
+              if (!hit) {
+                ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_ARG,
+                                       "wall node %lld: face node %lld is not a local dof",
+                                       (long long)s->h1_gid[l], (long long)key.gid);
+                break;
+              }
+              b->wall_idx[e] = hit->l;
+              b->wall_w[e] = D[li[o] - lj[o] * k][q];
+            }
+        }
+        nr++;
+      }
+    }
+    if (pass == 0) {
+      b->wall_off[b->nproj] = nr;
+      if (!ierr) ierr = BlastMalloc((size_t)nr + 1, &b->wall_slot);
+      if (!ierr) ierr = BlastMalloc((size_t)nr * nt * np + 1, &b->wall_idx);
+      if (!ierr) ierr = BlastMalloc((size_t)nr * nt * np + 1, &b->wall_w);
+    }
+  }
+  BlastFree(&map);
+  BlastFree(&ids);
+  return ierr;
 }
 
 int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundaryDofs *b) {
@@ -356,11 +508,17 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
     FaceNormal(mesh, dim, z, lf, &fnorm[3 * (size_t)f]);
     if (cfg->boundaries[fsec[f]].type == BLAST_BOUNDARY_FREE) continue;
     BlastSpaceFacetNodeIds(s, z, lf, ids);
+    const size_t nrec0 = nrec;
     for (int64_t p = 0; p < per_face; p++, nrec++) {
       rec[nrec].gid = ids[p], rec[nrec].face = f;
+      rec[nrec].z = z, rec[nrec].lf = lf, rec[nrec].p = p;
       memcpy(rec[nrec].n, &fnorm[3 * (size_t)f], sizeof rec[nrec].n);
       if (BlastMeshCurveOrder(mesh) > 1) CurvedNodeNormal(s, z, lf, p, rec[nrec].n);
     }
+    int plane = AxisOf(dim, rec[nrec0].n) >= 0;
+    for (size_t r = nrec0 + 1; r < nrec && plane; r++)
+      plane = AxisOf(dim, rec[r].n) == AxisOf(dim, rec[nrec0].n);
+    for (size_t r = nrec0; r < nrec; r++) rec[r].plane = plane;
   }
   NodeBc *nodes = NULL;
   if (!ierr) ierr = BlastMalloc((size_t)s->h1_next + 1, &nodes);
@@ -379,7 +537,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
       }
       size_t end = lo;
       while (end < nrec && rec[end].gid == s->h1_gid[l]) end++;
-      ClassifyNode(cfg, dim, rec + lo, end - lo, fsec, &nodes[l]);
+      ClassifyNode(cfg, dim, rec + lo, end - lo, fsec, &nodes[l], NULL);
     }
   }
   // The lists, ascending.
@@ -414,6 +572,7 @@ int BlastBoundaryBuild(const BlastConfig *cfg, const BlastSpace *s, BlastBoundar
     }
   }
   BlastFree(&nodes);
+  if (!ierr) ierr = WallStencils(cfg, s, rec, nrec, fsec, s->h1_nown, b);
   BlastFree(&rec);
   BlastFree(&ids);
   BlastFree(&fnorm);
@@ -453,6 +612,10 @@ void BlastBoundaryFree(BlastBoundaryDofs *b) {
   BlastFree(&b->proj_normal);
   BlastFree(&b->vel_idx);
   BlastFree(&b->vel_section);
+  BlastFree(&b->wall_off);
+  BlastFree(&b->wall_slot);
+  BlastFree(&b->wall_idx);
+  BlastFree(&b->wall_w);
   BlastFree(&b->host_a);
   for (int k = 0; k < BLAST_MAX_BOUNDARIES; k++)
     for (int c = 0; c < 3; c++) BlastExprDestroy(&b->vel_expr[k][c]);

@@ -8,6 +8,9 @@
 #ifndef BLAST_BOUNDARY_H
 #define BLAST_BOUNDARY_H
 
+#include <math.h>
+#include <stddef.h>
+
 #include "config.h"
 #include "host_device.h"
 #include "space.h"
@@ -35,6 +38,14 @@ typedef struct {
   int nproj;
   int *proj_idx;
   double *proj_normal;
+  /// How the normals of those nodes follow the current positions (BlastWallNodeNormals):
+  /// node i's face records are wall_off[i]..wall_off[i+1) (none on simplex meshes: their
+  /// normals stay those of the initial mesh); record r adds to normal wall_slot[r] / 2,
+  /// negated if wall_slot[r] is odd; its tangent o (o < dim - 1) is the sum over m <
+  /// wall_np of wall_w[q] x[wall_idx[q]], q = (r (dim - 1) + o) wall_np + m (ext dofs).
+  int wall_np;
+  int *wall_off, *wall_slot, *wall_idx;
+  double *wall_w;
   /// Nodes of type = velocity sections (every component fixed, also in ess_idx):
   /// ascending dofs and the index of their section in cfg->boundaries.
   int nvel;
@@ -76,6 +87,107 @@ static inline BLAST_HOST_DEVICE void BlastProjectNode(int dim, const double *nrm
     double s = 0.0;
     for (int c = 0; c < dim; c++) s = s + n[c] * v[c];
     for (int c = 0; c < dim; c++) v[c] = v[c] - s * n[c];
+  }
+}
+
+/// The wall normals of one projected node (ext dof l) from the current positions x and
+/// their rates from the velocities v (components st apart, ext dofs): per face record the
+/// normal of its tangents at the node (2D: (t_y, -t_x); 3D: t_0 x t_1), unit, signed
+/// outward; summed per normal slot (the grouping of setup); then orthonormalised in slot
+/// order as at setup (a slot whose sum vanishes or lies in the span of those before it
+/// becomes a zero row), an axis within round-off made that axis exactly (not its rate: on
+/// a curved wall the normal turns through the axis). The
+/// same expressions differentiated along v give each normal's rate dq_j/dt, and a0 = sum_j
+/// g_j q_j with g_j = -v_l . dq_j/dt: the normal acceleration that keeps v.q_j = 0 on the
+/// moving wall (d(v.q)/dt = a.q + v.dq/dt). nrm: the node's 9 entries, a0: 3. A node
+/// without records keeps nrm, a0 = 0. The arithmetic of every backend (mass.wall_normals).
+static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r0, int r1,
+                                                          const int *slot, const int *idx,
+                                                          const double *w, const double *x,
+                                                          const double *v, size_t st, int l,
+                                                          double *nrm, double *a0) {
+  a0[0] = a0[1] = a0[2] = 0.0;
+  if (r1 <= r0) return;
+  double acc[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+         accd[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  int nq = 0;
+  for (int r = r0; r < r1; r++) {
+    double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, td[2][3] = {{0, 0, 0}, {0, 0, 0}};
+    double m[3] = {0, 0, 0}, md[3] = {0, 0, 0};
+    for (int o = 0; o < dim - 1; o++) {
+      const int *ix = idx + ((size_t)r * (dim - 1) + o) * np;
+      const double *wx = w + ((size_t)r * (dim - 1) + o) * np;
+      for (int c = 0; c < dim; c++) {
+        double s = 0.0, sd = 0.0;
+        for (int q = 0; q < np; q++) {
+          s = s + wx[q] * x[c * st + (size_t)ix[q]];
+          sd = sd + wx[q] * v[c * st + (size_t)ix[q]];
+        }
+        t[o][c] = s, td[o][c] = sd;
+      }
+    }
+    if (dim == 2) {
+      m[0] = t[0][1], m[1] = -t[0][0];
+      md[0] = td[0][1], md[1] = -td[0][0];
+    } else if (dim == 3) {
+      for (int c = 0; c < 3; c++) {
+        const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+        m[c] = t[0][c1] * t[1][c2] - t[0][c2] * t[1][c1];
+        md[c] = (td[0][c1] * t[1][c2] - td[0][c2] * t[1][c1]) +
+                (t[0][c1] * td[1][c2] - t[0][c2] * td[1][c1]);
+      }
+    }
+    double len = 0.0;
+    for (int c = 0; c < dim; c++) len = len + m[c] * m[c];
+    len = sqrt(len);
+    const int j = slot[r] / 2, neg = slot[r] % 2;
+    if (j + 1 > nq) nq = j + 1;
+    if (!(len > 0.0)) continue;
+    double u[3] = {0, 0, 0}, du = 0.0;
+    for (int c = 0; c < dim; c++) u[c] = m[c] / len, du = du + md[c] * u[c];
+    for (int c = 0; c < dim; c++) {
+      const double ud = (md[c] - du * u[c]) / len;
+      acc[j][c] = acc[j][c] + (neg ? -m[c] : m[c]) / len;
+      accd[j][c] = accd[j][c] + (neg ? -ud : ud);
+    }
+  }
+  double q[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, qd[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int j = 0; j < nq && j < dim; j++) {
+    double u[3] = {0, 0, 0}, ud[3] = {0, 0, 0}, len = 0.0, du = 0.0;
+    for (int c = 0; c < dim; c++) len = len + acc[j][c] * acc[j][c];
+    len = sqrt(len);
+    if (len == 0.0) continue;
+    for (int c = 0; c < dim; c++) u[c] = acc[j][c] / len, du = du + accd[j][c] * u[c];
+    for (int c = 0; c < dim; c++) ud[c] = (accd[j][c] - du * u[c]) / len;
+    for (int i = 0; i < j; i++) {
+      double s = 0.0, sd = 0.0;
+      for (int c = 0; c < dim; c++)
+        s = s + q[i][c] * u[c], sd = sd + qd[i][c] * u[c] + q[i][c] * ud[c];
+      for (int c = 0; c < dim; c++) {
+        u[c] = u[c] - s * q[i][c];
+        ud[c] = ud[c] - sd * q[i][c] - s * qd[i][c];
+      }
+    }
+    len = 0.0, du = 0.0;
+    for (int c = 0; c < dim; c++) len = len + u[c] * u[c];
+    len = sqrt(len);
+    if (len < 1e-6) continue;
+    for (int c = 0; c < dim; c++) q[j][c] = u[c] / len, du = du + ud[c] * q[j][c];
+    for (int c = 0; c < dim; c++) qd[j][c] = (ud[c] - du * q[j][c]) / len;
+    for (int a = 0; a < dim; a++) {  // an axis within round-off is that axis exactly
+      int ok = fabs(fabs(q[j][a]) - 1.0) <= 1e-12;
+      for (int h = 0; h < dim && ok; h++)
+        if (h != a && fabs(q[j][h]) > 1e-12) ok = 0;
+      if (!ok) continue;
+      for (int c = 0; c < 3; c++) q[j][c] = c == a ? 1.0 : 0.0;
+      break;
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    double g = 0.0;
+    for (int c = 0; c < dim; c++) g = g - v[c * st + (size_t)l] * qd[j][c];
+    for (int c = 0; c < dim; c++) a0[c] = a0[c] + g * q[j][c];
+    for (int c = 0; c < 3; c++) nrm[3 * j + c] = q[j][c];
   }
 }
 

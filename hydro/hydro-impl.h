@@ -63,6 +63,7 @@ struct BlastHydro_private {
   double *rk6_k[8];  // RK6 stage rates (NULL for the other integrators)
   double *rhs;       // momentum rhs: dim*nl rounded values, then dim*nl low parts
   double *cg_r, *cg_z, *cg_d, *cg_q, *cg_b, *cg_x;  // PCG: dim components h1_next apart
+  double *wall_x;  // coupled_cg: the positions at every ext dof (mass.wall_normals), as cg_x
   // time-stepping state
   int qdata_current;
   double dt_est;  // running minimum over the attempt (local)
@@ -95,6 +96,8 @@ struct BlastHydro_private {
   } poison;
 };
 
+/// coupled_cg: the positions, velocities and normal accelerations of the walls (wall_x).
+int BlastHydroWallAlloc(BlastHydro h);
 /// f(S) -> k (method spec 9, "Mult"): rates of x, v, e; marks the quadrature data stale.
 int BlastHydroRates(BlastHydro h, const double *S, double *k);
 /// Quadrature data at state S unless current (caching rule, method spec 9.3).

@@ -20,8 +20,8 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   if (h->bctx) {
     BlastCall(BlastOdeScratchDestroy(h));
     BlastSourcesDestroy(h, &h->sources);
-    double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,   &h->cg_d,
-                       &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity};
+    double **vecs[] = {&h->S,    &h->rhs,  &h->cg_r, &h->cg_z,    &h->cg_d,
+                       &h->cg_q, &h->cg_b, &h->cg_x, &h->gravity, &h->wall_x};
     for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
       if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
     if (h->hbuf_backend) {  // else host memory of the setup, freed below

@@ -13,8 +13,34 @@ static int BlastHydroSync(BlastHydro h) {
   return h->ops->ctx.sync(h->bctx);
 }
 
+// The wall normals of the coupled PCG from the positions of S and the walls' normal
+// accelerations a0 from its velocities (mass.wall_normals): x and v (L-vectors) copied
+// owned entries first, the ghosts from their owners (every ext dof: the halo of the PCG's
+// columns). h->wall_x holds x, v and a0, each dim components h1_next apart.
+static int BlastHydroWallNormals(BlastHydro h, const double *S) {
+  const int dim = h->space->dim;
+  const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
+  const size_t st = (size_t)h->space->h1_next, blk = (size_t)dim * st;
+  for (int f = 0; f < 2; f++) {
+    for (int c = 0; c < dim; c++)
+      BlastCall(
+          h->ops->vec.copy(h->bctx, nown, S + f * h->nx + c * nl, h->wall_x + f * blk + c * st));
+    BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, dim, st, h->wall_x + f * blk));
+    BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, dim, st, h->wall_x + f * blk));
+  }
+  return h->ops->mass.wall_normals(h->bctx, dim, h->wall_x, h->wall_x + blk, h->wall_x + 2 * blk);
+}
+
+int BlastHydroWallAlloc(BlastHydro h) {
+  if (!h->coupled_cg) return 0;
+  const size_t n = 3 * (size_t)h->space->dim * h->space->h1_next;
+  BlastCall(h->ops->vec.alloc(h->bctx, n + 1, &h->wall_x));
+  return h->ops->vec.set(h->bctx, n, 0.0, h->wall_x);  // a0: zero but at the wall nodes
+}
+
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
+  if (h->coupled_cg) BlastCall(BlastHydroWallNormals(h, S));
   const double t0 = BlastWtime();
   BlastQDataResult res;
   if (h->hybrid)
@@ -113,10 +139,20 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   for (int c = 0; c < dim; c++)
     BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
   if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 1));
-  if (h->coupled_cg)
+  if (h->coupled_cg) {
+    // the walls' normal accelerations a0 (BlastHydroWallNormals) lifted: M a = b with
+    // a = x + a0, x.n = 0 at the wall nodes, so the rhs loses M a0
+    const unsigned all = (1u << dim) - 1u;
+    double *a0 = h->wall_x + 2 * (size_t)dim * st, dots[6];
+    BlastCall(BlastHydroMassMult(h, dim, all, a0, h->cg_q, dots));
+    for (int c = 0; c < dim; c++)
+      BlastCall(h->ops->vec.axpby(h->bctx, nown, -1.0, h->cg_q + c * st, 1.0, h->cg_b + c * st));
     BlastCall(BlastHydroPcgProjected(h, dim, h->cg_b, h->cg_x));
-  else
+    for (int c = 0; c < dim; c++)
+      BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, a0 + c * st, 1.0, h->cg_x + c * st));
+  } else {
     BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
+  }
   if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 0));
   for (int c = 0; c < dim; c++)
     BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));

@@ -461,6 +461,8 @@ static int PhaseBackendData(Setup *st) {
   hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;
   hd->ess_off = h->ess_off, hd->ess_idx = h->ess_idx;
   hd->nproj = h->bc.nproj, hd->proj_idx = h->bc.proj_idx, hd->proj_normal = h->bc.proj_normal;
+  hd->wall_np = h->bc.wall_np, hd->wall_off = h->bc.wall_off, hd->wall_slot = h->bc.wall_slot;
+  hd->wall_idx = h->bc.wall_idx, hd->wall_w = h->bc.wall_w;
   for (int w = 0; w < 2; w++) {
     hd->halo[w].nsend = BlastHaloSendCount(h->halo[w]);
     hd->halo[w].nrecv = BlastHaloRecvCount(h->halo[w]);
@@ -530,6 +532,7 @@ static int PhaseBuffers(Setup *st) {
   double **cg[] = {&h->cg_r, &h->cg_z, &h->cg_q, &h->cg_d, &h->cg_b, &h->cg_x};
   for (size_t i = 0; i < sizeof cg / sizeof *cg && !ierr; i++)
     ierr = ops->vec.alloc(b, (size_t)dim * s->h1_next + 1, cg[i]);
+  if (!ierr) ierr = BlastHydroWallAlloc(h);
   if (!ierr) ierr = ops->vec.from_host(b, h->nstate, st->S0, h->S);
   if (!ierr && st->gravity) {
     ierr = ops->vec.alloc(b, (size_t)dim * nown + 1, &h->gravity);

@@ -25,6 +25,7 @@ static int CpuDestroy(void **ctx) {
   if (c->mode) c->mode->destroy(&c->md);
   BlastFree(&c->partial);
   BlastFree(&c->ws);
+  BlastFree(&c->proj_normal);
   BlastFree(ctx);
   return 0;
 }
@@ -44,6 +45,9 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     ierr = BlastCalloc((size_t)hd->nz * hd->l2_nd, &c->st.tg);
   }
   if (!ierr) ierr = BlastMalloc(c->ws_size * c->nthreads, &c->ws);
+  if (!ierr) ierr = BlastMalloc(9 * (size_t)hd->nproj + 1, &c->proj_normal);
+  if (!ierr && hd->nproj)
+    memcpy(c->proj_normal, hd->proj_normal, 9 * (size_t)hd->nproj * sizeof(double));
   if (!ierr) ierr = CpuRebuild(c, hd);
   if (ierr) {
     void *p = c;
@@ -51,7 +55,8 @@ static int CpuCreate(const BlastHydroData *hd, void **ctx) {
     return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
   }
   const double tg = hd->tg_source ? (double)hd->nz * hd->l2_nd : 0.0;
-  c->bytes = (size_t)(((double)c->ws_size * c->nthreads + tg + c->mode->store_doubles(hd)) *
+  c->bytes = (size_t)(((double)c->ws_size * c->nthreads + tg + c->mode->store_doubles(hd) +
+                       9.0 * hd->nproj) *
                       sizeof(double));
   *ctx = c;
   return 0;
@@ -114,6 +119,7 @@ const BlastBackendOps blast_backend_cpu = {
             .jacobi = BlastCpuJacobi,
             .zero_essential = BlastCpuZeroEssential,
             .project = BlastCpuProject,
+            .wall_normals = BlastCpuWallNormals,
             .axpby_multi = BlastCpuAxpbyMulti,
             .dot_multi = BlastCpuDotMulti,
             .mult_dot = BlastCpuMassMultDot,

@@ -103,7 +103,8 @@ const CpuMode *BlastCpuModeOf(const BlastHydroData *hd);
 // The context of a run.
 typedef struct {
   BlastHydroData hd;
-  int rows;  // dim * h1_nd: rows of a zone force matrix
+  double *proj_normal;  // [9 nproj] the wall normals of mass.project (mass.wall_normals)
+  int rows;             // dim * h1_nd: rows of a zone force matrix
   const CpuMode *mode;
   void *md;         // the mode's data
   CpuZoneStore st;  // the mode's per-zone results of this rank's zones
@@ -155,6 +156,7 @@ int BlastCpuMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double
 int BlastCpuJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
 int BlastCpuZeroEssential(void *ctx, int ncomp, unsigned mask, double *y);
 int BlastCpuProject(void *ctx, int ncomp, double *y);
+int BlastCpuWallNormals(void *ctx, int ncomp, const double *x, const double *v, double *a0);
 int BlastCpuAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                        const double *b, double *y);
 int BlastCpuDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,

@@ -149,13 +149,29 @@ int BlastCpuProject(void *ctx, int ncomp, double *y) {
   const size_t st = (size_t)c->hd.h1_next;
   const int np = c->hd.nproj;
   const int *idx = c->hd.proj_idx;
-  const double *nrm = c->hd.proj_normal;
+  const double *nrm = c->proj_normal;
 #pragma omp parallel for schedule(static) if (np > BLAST_OMP_MIN_VEC)
   for (int i = 0; i < np; i++) {
     double v[3] = {0, 0, 0};
     for (int cc = 0; cc < ncomp; cc++) v[cc] = y[cc * st + idx[i]];
     BlastProjectNode(ncomp, nrm + 9 * (size_t)i, v);
     for (int cc = 0; cc < ncomp; cc++) y[cc * st + idx[i]] = v[cc];
+  }
+  return 0;
+}
+
+int BlastCpuWallNormals(void *ctx, int ncomp, const double *x, const double *v, double *a0) {
+  CpuCtx *c = ctx;
+  const BlastHydroData *hd = &c->hd;
+  const size_t st = (size_t)hd->h1_next;
+  const int np = hd->nproj;
+#pragma omp parallel for schedule(static) if (np > BLAST_OMP_MIN_VEC)
+  for (int i = 0; i < np; i++) {
+    const int l = hd->proj_idx[i];
+    double a[3];
+    BlastWallNodeNormals(ncomp, hd->wall_np, hd->wall_off[i], hd->wall_off[i + 1], hd->wall_slot,
+                         hd->wall_idx, hd->wall_w, x, v, st, l, c->proj_normal + 9 * (size_t)i, a);
+    for (int cc = 0; cc < ncomp; cc++) a0[cc * st + l] = a[cc];
   }
   return 0;
 }

@@ -30,6 +30,7 @@ const BlastBackendOps blast_backend_cuda = {
              .jacobi = BlastCudaJacobi,
              .zero_essential = BlastCudaZeroEssential,
              .project = BlastCudaProject,
+             .wall_normals = BlastCudaWallNormals,
              .axpby_multi = BlastCudaAxpbyMulti,
              .dot_multi = BlastCudaDotMulti,
              .mult_dot = BlastCudaMassMultDot,

@@ -261,6 +261,9 @@ typedef struct CudaCtx {
   int nproj;               // wall projection nodes (ops_project.cu)
   int *proj_idx;
   double *proj_normal;
+  int wall_np;  // their face records (mass.wall_normals, ops_project.cu)
+  int *wall_off, *wall_slot, *wall_idx;
+  double *wall_w;
   int ess_n[4];
   DevHalo halo[2];
   double *dbuf;  // device halo staging

@@ -45,6 +45,8 @@ int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const doubl
 int BlastCudaJacobi(void *ctx, int ncomp, unsigned mask, const double *r, double *z);
 int BlastCudaZeroEssential(void *ctx, int ncomp, unsigned mask, double *y);
 int BlastCudaProject(void *ctx, int ncomp, double *y);  // ops_project.cu
+int BlastCudaWallNormals(void *ctx, int ncomp, const double *x, const double *v,
+                         double *a0);  // ops_project.cu
 int BlastCudaAxpbyMulti(void *ctx, int ncomp, unsigned mask, const double *a, const double *x,
                         const double *b, double *y);
 int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const double *x, const double *y,

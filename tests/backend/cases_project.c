@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "blast.h"
+#include "boundary.h"
 #include "conformance.h"
 
 // The normals of node i: nq of them (zero rows after), orthonormalised here.
@@ -104,5 +105,99 @@ void CaseMassProject(Env *E) {
     HostFree(&y), HostFree(&out), HostFree(&ref);
     BlastFree(&idx);
     BlastFree(&nrm);
+  }
+}
+
+// Case of mass.wall_normals (the normals of mass.project from the current positions, and
+// the walls' normal accelerations): on each problem's sizes, every third owned dof a wall
+// node with 0 to 3 face records (random slots below dim - 1, signs, 3-point tangent
+// stencils over ext dofs), random positions and velocities. Observed through a0 and
+// mass.project of a random y. CPU part: against BlastWallNodeNormals and BlastProjectNode
+// evaluated here (a node without records keeps the normals it was created with), the
+// normals orthonormal; GPU part: the CPU backend's bits.
+static void RunWallNormals(Env *E, const BlastBackendOps *B, const BlastHydroData *hd, int dim,
+                           const double *x, const double *v, const double *y, double *out) {
+  const size_t n = 3 * (size_t)hd->h1_next;
+  Bk b = {B, NULL};
+  CK(E, B->ctx.create(hd, &b.ctx));
+  double *dx = Up(E, b, n, x), *dv = Up(E, b, n, v), *da = Up(E, b, n, y), *dy = Up(E, b, n, y);
+  CK(E, B->mass.wall_normals(b.ctx, dim, dx, dv, da));
+  CK(E, B->mass.project(b.ctx, dim, dy));
+  Down(E, b, n, da, out);
+  Down(E, b, n, dy, out + n);
+  Drop(E, b, &dx), Drop(E, b, &dv), Drop(E, b, &da), Drop(E, b, &dy);
+  CK(E, B->ctx.destroy(&b.ctx));
+}
+
+void CaseMassWallNormals(Env *E) {
+  for (int p = 0; p < E->np; p++) {
+    const Problem *P = &E->P[p];
+    BlastHydroData hd = P->hd;
+    const int dim = hd.dim, nown = hd.h1_nown, nst = 3, nt = dim > 1 ? dim - 1 : 1;
+    const size_t st = (size_t)hd.h1_next, n = 3 * st;
+    const int cap = nown / 3 + 1;
+    int *idx = NULL, *off = NULL, *slot = NULL, *widx = NULL;
+    double *nrm = NULL, *w = NULL;
+    if (BlastMalloc(cap, &idx) || BlastMalloc(9 * (size_t)cap, &nrm) ||
+        BlastMalloc(cap + 1, &off) || BlastMalloc(3 * (size_t)cap, &slot) ||
+        BlastMalloc(3 * (size_t)cap * nt * nst, &widx) ||
+        BlastMalloc(3 * (size_t)cap * nt * nst, &w))
+      Fatal(E, "BlastMalloc", BLAST_ERR_MEM);
+    Rng r = RngSeed(950 + (unsigned long long)p);
+    int np = 0, nr = 0;
+    for (int i = 1; i < nown; i += 3, np++) {
+      idx[np] = i, off[np] = nr;
+      MakeNormals(&r, dim, np, nrm + 9 * (size_t)np);
+      const int nrec = dim < 2 ? 0 : np % 4;
+      for (int k = 0; k < nrec; k++, nr++) {
+        slot[nr] = 2 * ((np + k) % (dim - 1)) + RandInt(&r, 2);
+        for (int e = 0; e < nt * nst; e++) {
+          widx[(size_t)nr * nt * nst + e] = RandInt(&r, (int)st);
+          w[(size_t)nr * nt * nst + e] = RandU(&r) - 0.5;
+        }
+      }
+    }
+    off[np] = nr;
+    hd.nproj = np, hd.proj_idx = idx, hd.proj_normal = nrm;
+    hd.wall_np = nst, hd.wall_off = off, hd.wall_slot = slot, hd.wall_idx = widx, hd.wall_w = w;
+    double *x = HostNew(n), *v = HostNew(n), *y = HostNew(n), *out = HostNew(2 * n),
+           *ref = HostNew(2 * n);
+    FillU(&r, x, n);
+    FillU(&r, v, n);
+    FillMixed(&r, y, n);
+    RunWallNormals(E, E->B, &hd, dim, x, v, y, out);
+    char what[160];
+    if (E->gpu) {
+      RunWallNormals(E, &blast_backend_cpu, &hd, dim, x, v, y, ref);
+      snprintf(what, sizeof what, "%s: %d nodes, %d records, = CPU", P->label, np, nr);
+      Report(E, what, CompareBits(out, ref, 2 * n));
+    } else {
+      memcpy(ref, y, n * sizeof(double));
+      memcpy(ref + n, y, n * sizeof(double));
+      double worst = 0.0;
+      for (int k = 0; k < np; k++) {
+        double q[9], a[3], u[3] = {0, 0, 0};
+        memcpy(q, nrm + 9 * (size_t)k, sizeof q);
+        BlastWallNodeNormals(dim, nst, off[k], off[k + 1], slot, widx, w, x, v, st, idx[k], q, a);
+        for (int c = 0; c < dim; c++) ref[c * st + idx[k]] = a[c], u[c] = y[c * st + idx[k]];
+        BlastProjectNode(dim, q, u);
+        for (int c = 0; c < dim; c++) ref[n + c * st + idx[k]] = u[c];
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j <= i; j++) {
+            double s = 0.0, l2 = 0.0;
+            for (int c = 0; c < 3; c++)
+              s += q[3 * i + c] * q[3 * j + c], l2 += q[3 * i + c] * q[3 * i + c];
+            const double want = i == j ? (l2 > 0.5 ? 1.0 : 0.0) : 0.0;
+            worst = fmax(worst, fabs(s - want));
+          }
+      }
+      snprintf(what, sizeof what, "%s: %d nodes, %d records, the expressions", P->label, np, nr);
+      Report(E, what, CompareBits(out, ref, 2 * n));
+      snprintf(what, sizeof what, "%s: normals orthonormal to %.1e <= 1e-13", P->label, worst);
+      ReportOk(E, what, worst <= 1e-13, worst <= 1e-13 ? NULL : "not orthonormal");
+    }
+    HostFree(&x), HostFree(&v), HostFree(&y), HostFree(&out), HostFree(&ref);
+    BlastFree(&idx), BlastFree(&nrm), BlastFree(&off), BlastFree(&slot), BlastFree(&widx);
+    BlastFree(&w);
   }
 }

@@ -87,7 +87,8 @@ void CaseZoneEnergies(Env *E);
 void CaseMassMult(Env *E);
 void CaseMassJacobi(Env *E);
 void CaseMassZeroEssential(Env *E);
-void CaseMassProject(Env *E);  // cases_project.c
+void CaseMassProject(Env *E);      // cases_project.c
+void CaseMassWallNormals(Env *E);  // cases_project.c
 void CaseMassAxpbyMulti(Env *E);
 void CaseMassDotMulti(Env *E);
 void CaseMassMultDot(Env *E);

@@ -62,6 +62,7 @@ static const struct {
     {"mass.jacobi", CaseMassJacobi},
     {"mass.zero_essential", CaseMassZeroEssential},
     {"mass.project", CaseMassProject},
+    {"mass.wall_normals", CaseMassWallNormals},
     {"mass.axpby_multi", CaseMassAxpbyMulti},
     {"mass.dot_multi", CaseMassDotMulti},
     {"mass.mult_dot", CaseMassMultDot},

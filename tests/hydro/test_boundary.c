@@ -375,10 +375,61 @@ static int QuarterAnnulus(int nr, int nt, BlastMesh *mesh) {
   return ierr;
 }
 
+// The unit normal at arc vertex l of the quarter annulus in the current positions x: per
+// adjacent face (the nodes on the initial chord from l to the next vertex at angle th +-
+// dth, radius rad) the derivative of the face's H1 field at l along the chord (the
+// Lagrange polynomials of the nodes' chord parameters), turned by 90 degrees; the two
+// unit normals (oriented alike) summed, normalised. 0: a face's nodes not all local.
+static int CurrentArcNormal(const double *x0, const double *x, size_t nl, size_t l, double rad,
+                            double th, double dth, double *n) {
+  n[0] = n[1] = 0.0;
+  for (int side = -1; side <= 1; side += 2) {
+    const double tb = th + side * dth;
+    const double A[2] = {x0[l], x0[nl + l]}, B[2] = {rad * cos(tb), rad * sin(tb)};
+    double sp[16];
+    size_t id[16];
+    int m = 0;
+    for (size_t q = 0; q < nl && m < 16; q++) {
+      const double dx = x0[q] - A[0], dy = x0[nl + q] - A[1];
+      const double ex = B[0] - A[0], ey = B[1] - A[1], len2 = ex * ex + ey * ey;
+      const double sq = (dx * ex + dy * ey) / len2;
+      if (sq < -1e-12 || sq > 1 + 1e-12 || fabs(dx * ey - dy * ex) > 1e-12 * len2) continue;
+      sp[m] = sq, id[m++] = q;
+    }
+    if (m < 2) return 0;
+    double t[2] = {0, 0};
+    int a = 0;
+    for (int i = 0; i < m; i++)
+      if (sp[i] < sp[a]) a = i;
+    for (int i = 0; i < m; i++) {  // L_i'(s_a)
+      double d = 0.0;
+      if (i == a) {
+        for (int j = 0; j < m; j++)
+          if (j != a) d += 1.0 / (sp[a] - sp[j]);
+      } else {
+        double num = 1.0, den = 1.0;
+        for (int j = 0; j < m; j++) {
+          if (j != i) den *= sp[i] - sp[j];
+          if (j != i && j != a) num *= sp[a] - sp[j];
+        }
+        d = num / den;
+      }
+      t[0] += d * x[id[i]], t[1] += d * x[nl + id[i]];
+    }
+    const double len = sqrt(t[0] * t[0] + t[1] * t[1]);
+    n[0] += side * t[1] / len, n[1] -= side * t[0] / len;
+  }
+  const double len = sqrt(n[0] * n[0] + n[1] * n[1]);
+  n[0] /= len, n[1] /= len;
+  return 1;
+}
+
 // Curved walls of straight faces (the sharp-angle rule): Taylor-Green's vortex in a quarter
 // annulus with walls all round. At the arcs' vertices the two faces differ by 90/nt < 30
 // degrees: one smooth wall, whose averaged normal is the radial direction there (by
-// symmetry): v.r = 0 to round-off from the start and after the steps; the four corners
+// symmetry): v.r = 0 to round-off from the start; after the steps the nodes have slid and
+// the normals follow the current faces (of the H1 positions): v.n = 0 for n the current
+// averaged normal (CurrentArcNormal), to the time integration's error; the four corners
 // (arc meets side at 90 degrees) are fixed.
 static void CaseCurvedWall(void) {
   BlastConfig cfg;
@@ -411,17 +462,22 @@ static void CaseCurvedWall(void) {
         continue;
       }
       arc += l < (size_t)r.h->space->h1_nown;
-      vr = fmax(vr, fabs((r.v[l] * X + r.v[nl + l] * Y) / rad));
+      double nrm[2] = {X / rad, Y / rad};
+      if (pass && !CurrentArcNormal(x0, r.x, nl, l, fabs(rad - 1.0) <= 1e-14 ? 1.0 : 0.5,
+                                    atan2(Y, X), acos(-1.0) / 2 / 8, nrm))
+        continue;  // a face of another rank's
+      vr = fmax(vr, fabs(r.v[l] * nrm[0] + r.v[nl + l] * nrm[1]));
     }
     MPI_Allreduce(MPI_IN_PLACE, &arc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &corners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &vr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &vmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    TEST_ASSERT(arc == 2 * 7 && corners == 4 && vr <= 1e-14 * vmax,
-                "curved wall (%s): %d arc vertices, %d corners, max |v.r| = %.3e of max |v| %.3e",
+    const double tol = pass ? 1e-5 : 1e-14;  // after: 1.0e-6 seen
+    TEST_ASSERT(arc == 2 * 7 && corners == 4 && vr <= tol * vmax,
+                "curved wall (%s): %d arc vertices, %d corners, max |v.n| = %.3e of max |v| %.3e",
                 pass ? "after the steps" : "initial", arc, corners, vr, vmax);
     printf(
-        "PASS curved wall (%s): |v.r| / max |v| = %.1e at the %d arc vertices, %d corners "
+        "PASS curved wall (%s): |v.n| / max |v| = %.1e at the %d arc vertices, %d corners "
         "fixed\n",
         pass ? "after 5 steps" : "initial", vr / vmax, arc, corners);
   }

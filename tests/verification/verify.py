@@ -271,14 +271,27 @@ def cmd_rotation(args):
     each refinement level: the velocity and pressure L2 errors of the final state against
     the exact steady state. Checks: every run ends; the straight disc's velocity error
     decreases with refinement; the curved disc's is below --curved-below at every level
-    and below --ratio times the straight one's."""
+    and below --ratio times the straight one's; with --min-rate, its rates over the levels
+    are at least that. --exact-meshes: level L is not the shipped mesh refined L times
+    (whose curved faces stay the level-0 quadratic arcs) but the same disc written with
+    2^(L+1) x 2^(L+1) zones per patch by tools/make_meshes.py, its nodes on the circle."""
     errs = {}
+    if args.exact_meshes:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                        "tools"))
+        import make_meshes
+        os.makedirs(args.work, exist_ok=True)
     for kind in ("curved", "straight"):
         mesh = os.path.join(args.inputs, "meshes", "disc_%s_quad.mesh" % kind)
         for lev in args.levels:
+            refine = lev
+            if args.exact_meshes:
+                mesh = os.path.abspath(os.path.join(args.work, "disc_%s_L%d.mesh" % (kind, lev)))
+                make_meshes.write_curved_disc(mesh, kind == "curved", 2 ** (lev + 1))
+                refine = 0
             run = Run(args, resolve_deck(args, args.deck),
                       os.path.join(args.work, "%s_L%d" % (kind, lev)),
-                      ["mesh.file=" + mesh, "mesh.refine_serial=%d" % lev,
+                      ["mesh.file=" + mesh, "mesh.refine_serial=%d" % refine,
                        "time.t_final=%.17g" % args.t_final, "fem.order_kinematic=%d" % args.k,
                        "fem.order_thermo=%d" % (args.k - 1),
                        "output.print_every=%d" % QUIET] + args.set)
@@ -299,6 +312,13 @@ def cmd_rotation(args):
         a, b = errs["straight", lv[i - 1]][0], errs["straight", lv[i]][0]
         check(b < a, "straight disc: velocity error level %d -> %d: %.4e -> %.4e decreases"
               % (lv[i - 1], lv[i], a, b))
+    for i in range(1, len(lv)):
+        if args.min_rate is None:
+            break
+        a, b = errs["curved", lv[i - 1]][0], errs["curved", lv[i]][0]
+        rate = math.log(a / b) / math.log(2.0) / (lv[i] - lv[i - 1])
+        check(rate >= args.min_rate, "curved disc: velocity error rate level %d -> %d: %.3f >= %g"
+              % (lv[i - 1], lv[i], rate, args.min_rate))
     for lev in lv:
         c, st = errs["curved", lev][0], errs["straight", lev][0]
         check(c <= args.curved_below and c <= args.ratio * st,
@@ -543,6 +563,10 @@ def main():
                    help="bound on the curved disc's velocity L2 error at every level")
     p.add_argument("--ratio", type=float, default=0.2,
                    help="curved error <= RATIO x straight error at every level")
+    p.add_argument("--min-rate", type=float,
+                   help="the curved disc's velocity error rate between levels at least this")
+    p.add_argument("--exact-meshes", action="store_true",
+                   help="level L: the disc written with 2^(L+1) zones per patch side, not refined")
     p.add_argument("deck")
     p.add_argument("set", nargs="*")
     p = sub.add_parser("table")
