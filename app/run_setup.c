@@ -88,15 +88,6 @@ static int SetupSolver(RunPlan *p, RunState *rs) {
                  BlastBackendSelect(p->comm, cfg, &p->ops, p->backend, sizeof p->backend));
   // CPU-only runs use OpenMP on all zones: there is nothing to share them with.
   if (p->ops == &blast_backend_cpu) cfg->balance_mode = BLAST_BALANCE_OFF;
-  // Triangles and tetrahedra run on the CPU backend (full assembly) for now.
-  if (p->ops != &blast_backend_cpu && BlastMeshHasSimplices(rs->mesh))
-    BlastCallAgree(
-        p->comm, 1,
-        BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                        "%s: the mesh has triangles or tetrahedra, which the %s backend "
-                        "does not run yet (use [gpu] backend = cpu)",
-                        cfg->mesh_file[0] ? cfg->mesh_file : "[mesh] generator = box_simplex",
-                        p->ops->name));
   BlastCallAgree(p->comm, 0, BlastHydroCreate(cfg, rs->mesh, p->comm, p->ops, &rs->h));
   p->fault = BlastFaultParse();
   if (p->fault.rank == p->rank && p->fault.step < 0) BlastCall(BlastFaultInject("setup"));
