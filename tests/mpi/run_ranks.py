@@ -4,6 +4,9 @@
   run_ranks.py independence BLAST MPIEXEC OUTDIR DECK RANKS... -- [key=value ...]
       Runs DECK on each rank count; step count and dt must be identical and |e| within
       1e-12 relative of the 1-rank run.
+  run_ranks.py independence-bits BLAST MPIEXEC OUTDIR DECK RANKS... -- [key=value ...]
+      The same, and every rank count gives the 1-rank run's bits: steps, attempts, dt, |e|
+      and the internal, kinetic and total energies of summary.json equal as doubles.
   run_ranks.py expect-fail BLAST MPIEXEC OUTDIR NRANKS CODE REGEX DECK [key=value ...]
       The run must end (no hang) with exit code CODE (or any non-zero if CODE is 'nonzero')
       and stderr matching REGEX. The environment may carry BLAST_FAULT_INJECT.
@@ -16,7 +19,9 @@ def mpirun(mpiexec, n, args, timeout=300):
                OMP_NUM_THREADS="1")
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
-def independence(blast, mpiexec, outdir, deck, rest):
+BITS_KEYS = ("dt", "e_norm", "energy_internal", "energy_kinetic", "energy_total")
+
+def independence(blast, mpiexec, outdir, deck, rest, bits=False):
     ranks, overrides = [], []
     for a in rest:
         if a == "--":
@@ -41,6 +46,11 @@ def independence(blast, mpiexec, outdir, deck, rest):
         line = "%-3s ranks: steps %d attempts %d dt %.15e |e| %.16e rel diff %.2e" % (
             n, r["steps"], r["step_attempts"], r["dt"], r["e_norm"], rel)
         bad = r["steps"] != ref["steps"] or r["step_attempts"] != ref["step_attempts"] or not same_dt or rel > 1e-12
+        if bits:
+            differ = [k for k in BITS_KEYS if r[k].hex() != ref[k].hex()]
+            if differ:
+                line += "   bits differ: %s" % " ".join("%s %s vs %s" % (k, r[k].hex(), ref[k].hex()) for k in differ)
+                bad = True
         # timings over ranks: 0 <= min <= max per phase; the CG's waits are part of the CG
         # (of each rank's, so the largest wait is at most the largest CG time), none on 1 rank
         t = r["timing"]
@@ -74,8 +84,9 @@ def expect_fail(blast, mpiexec, outdir, n, code, regex, deck, overrides):
 
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode == "independence":
-        independence(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+    if mode in ("independence", "independence-bits"):
+        independence(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:],
+                     bits=mode == "independence-bits")
     elif mode == "expect-fail":
         expect_fail(*sys.argv[2:9], sys.argv[9:])
     else:
