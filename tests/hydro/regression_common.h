@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "hydro.h"
+#include "linalg.h"
 #include "mesh.h"
+#include "space.h"
 
 /// The reference's defaults (method spec 15.2): k=2, m=1, RK4, cfl 0.5, t_final 0.6; the
 /// default assembly mode.
@@ -49,6 +51,31 @@ static inline int LogStep(void *user, const BlastStepInfo *info) {
   }
   log->nsteps = info->step;
   return 0;
+}
+
+/// Volume and centroid of zone z from the L-vector positions x (component stride nl).
+static inline double RegressionZoneVolume(const BlastSpace *s, const BlastTensorTables *t,
+                                          const double *x, int z, double *c) {
+  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
+  double vol = 0.0;
+  c[0] = c[1] = c[2] = 0.0;
+  for (int q = 0; q < t->nqp; q++) {
+    double J[9] = {0}, X[3] = {0, 0, 0};
+    for (int a = 0; a < nd; a++) {
+      const int l = s->h1_edof[(size_t)z * nd + a];
+      for (int i = 0; i < dim; i++) {
+        const double xa = x[(size_t)i * nl + l];
+        X[i] += xa * t->h1_B[(size_t)q * nd + a];
+        for (int g = 0; g < dim; g++)
+          J[i + dim * g] += xa * t->h1_G[((size_t)q * nd + a) * dim + g];
+      }
+    }
+    const double w = t->qp_w[q] * BlastMatDet(dim, J);
+    vol += w;
+    for (int i = 0; i < dim; i++) c[i] += w * X[i];
+  }
+  for (int i = 0; i < dim; i++) c[i] /= vol;
+  return vol;
 }
 
 #endif

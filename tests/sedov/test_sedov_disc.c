@@ -27,31 +27,6 @@
 
 enum { kBins = 50 };
 
-// Volume and centroid of zone z from the L-vector positions x (component stride nl).
-static double ZoneVolume(const BlastSpace *s, const BlastTensorTables *t, const double *x, int z,
-                         double *c) {
-  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
-  double vol = 0.0;
-  c[0] = c[1] = c[2] = 0.0;
-  for (int q = 0; q < t->nqp; q++) {
-    double J[9] = {0}, X[3] = {0, 0, 0};
-    for (int a = 0; a < nd; a++) {
-      const int l = s->h1_edof[(size_t)z * nd + a];
-      for (int i = 0; i < dim; i++) {
-        const double xa = x[(size_t)i * nl + l];
-        X[i] += xa * t->h1_B[(size_t)q * nd + a];
-        for (int g = 0; g < dim; g++)
-          J[i + dim * g] += xa * t->h1_G[((size_t)q * nd + a) * dim + g];
-      }
-    }
-    const double w = t->qp_w[q] * BlastMatDet(dim, J);
-    vol += w;
-    for (int i = 0; i < dim; i++) c[i] += w * X[i];
-  }
-  for (int i = 0; i < dim; i++) c[i] /= vol;
-  return vol;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   if (argc < 2) {
@@ -105,7 +80,8 @@ int main(int argc, char **argv) {
     double bins[2 * kBins] = {0}, all[2 * kBins];
     for (int z = 0; z < s->nz; z++) {
       double c[3], c0[3];
-      const double rho = ZoneVolume(s, tab, x0, z, c0) / ZoneVolume(s, tab, x, z, c);
+      const double rho =
+          RegressionZoneVolume(s, tab, x0, z, c0) / RegressionZoneVolume(s, tab, x, z, c);
       const int b = (int)(sqrt(c[0] * c[0] + c[1] * c[1]) / (1.0 / kBins));
       if (b < kBins) bins[b] += rho, bins[kBins + b] += 1.0;
     }
