@@ -431,6 +431,11 @@ static int AttrToken(const BlastDeckKey *k, const char *tok, size_t len, const c
   BlastCheck(len < BLAST_ATTR_NAME_MAX, BLAST_ERR_INPUT,
              "%s: [%s] %s: the attribute name '%s' is too long (%zu characters, at most %d)", where,
              k->section, k->key, ex, len, BLAST_ATTR_NAME_MAX - 1);
+  // A name is printable text: the echo writes it back as it was read.
+  for (const char *q = t; *q; q++)
+    BlastCheck((unsigned char)*q >= 0x20 && *q != 0x7f, BLAST_ERR_INPUT,
+               "%s: [%s] %s: the attribute name '%s' contains a control character", where,
+               k->section, k->key, ex);
   memcpy(name, t, strlen(t) + 1);
   return 0;
 }

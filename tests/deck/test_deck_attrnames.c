@@ -182,6 +182,24 @@ int main(void) {
                 "a long name: %d (%s)", ierr, BlastErrorMessage());
     BlastErrorClear();
   }
+  // A name with a control character: refused with the line (the echo could not write it).
+  {
+    const char *texts[] = {CU "[boundary.a]\nattributes = 1 \001\ntype = wall\n", CU
+                           "[region.r]\nmaterial = gas\nselect = attributes a\177b\n"
+                           "density = 1\npressure = 1\n"};
+    for (int i = 0; i < 2; i++) {
+      BlastDeck d = NULL;
+      TEST_CALL(BlastDeckCreate("t.ini", "", &d));
+      int ierr = BlastDeckReadText(d, texts[i]);
+      if (!ierr) ierr = BlastDeckResolve(d, back);
+      BlastDeckDestroy(&d);
+      TEST_ASSERT(ierr == BLAST_ERR_INPUT &&
+                      strstr(BlastErrorMessage(), i ? "t.ini:8:" : "t.ini:7:") &&
+                      strstr(BlastErrorMessage(), "control character"),
+                  "a control character in a name (%d): %d (%s)", i, ierr, BlastErrorMessage());
+      BlastErrorClear();
+    }
+  }
   // Refinement keeps the names (the setup resolves them before; the fingerprint after).
   {
     BlastMesh r = NULL;
