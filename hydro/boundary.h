@@ -39,10 +39,13 @@ typedef struct {
   int *proj_idx;
   double *proj_normal;
   /// How the normals of those nodes follow the current positions (BlastWallNodeNormals):
-  /// node i's face records are wall_off[i]..wall_off[i+1) (none on simplex meshes: their
-  /// normals stay those of the initial mesh); record r adds to normal wall_slot[r] / 2,
-  /// negated if wall_slot[r] is odd; its tangent o (o < dim - 1) is the sum over m <
-  /// wall_np of wall_w[q] x[wall_idx[q]], q = (r (dim - 1) + o) wall_np + m (ext dofs).
+  /// node i's face records are wall_off[i]..wall_off[i+1); record r adds to normal
+  /// wall_slot[r] / 2, negated if wall_slot[r] is odd; its tangent o (o < dim - 1) is the
+  /// sum over m < wall_np of wall_w[q] x[wall_idx[q]], q = (r (dim - 1) + o) wall_np + m
+  /// (ext dofs): on tensor faces the derivative of the GLL interpolant along face axis o
+  /// on the fine segment holding the node (wall_np = k + 1), on simplex faces that of the
+  /// equispaced interpolant of order k on a fine face holding it, along its local axis o
+  /// (wall_np = k + 1 on edges, (k + 1)(k + 2) / 2 on triangles).
   int wall_np;
   int *wall_off, *wall_slot, *wall_idx;
   double *wall_w;
