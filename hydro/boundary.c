@@ -201,32 +201,25 @@ static int64_t SimplexFaceIndex(int dim, int K, const int *P) {
   return (int64_t)P[1] * (K + 1) - (int64_t)P[1] * (P[1] - 1) / 2 + P[0];
 }
 
-// The reference tangents of simplex face lf (the face frame: its vertices, the zone's
-// other than lf ascending, c0 the origin): dir[o] = vertex c_{o+1} - vertex c0.
-static void SimplexFaceFrame(int dim, int lf, double dir[2][3]) {
-  int c[3], n = 0;
-  for (int v = 0; v <= dim; v++)
-    if (v != lf) c[n++] = v;
-  for (int o = 0; o < dim - 1; o++)
-    for (int g = 0; g < 3; g++) dir[o][g] = (c[o + 1] == g + 1) - (c[0] == g + 1);
-}
-
 // The normal of the tangents of face lf of mesh zone z at its node p under the mesh's map
 // (not unit, orientation of the face frame): 2D (t_y, -t_x), 3D t_0 x t_1.
 static void NodeTangentNormal(const BlastSpace *s, int z, int lf, int64_t p, double *m) {
   const int dim = s->dim, k = s->k, N = s->N;
   double xi[3] = {0, 0, 0}, J[9], t[2][3] = {{0, 0, 0}, {0, 0, 0}};
   if (BlastGeomIsSimplex(BlastMeshZoneGeom(s->mesh, z))) {
-    int P[2], i[3] = {0, 0, 0};
-    double dir[2][3];
+    // the face frame: its vertices c[] (the zone's other than lf, ascending), tangent o
+    // from vertex c0 to vertex c_{o+1} (vertex v > 0 at reference axis v - 1)
+    int P[2], i[3] = {0, 0, 0}, c[3], n = 0;
     SimplexFaceLattice(dim, N * k, p, P);
     BlastSimplexFacetPoint(dim, lf, N * k, P, i);
     for (int g = 0; g < dim; g++) xi[g] = (double)i[g] / (N * k);
-    SimplexFaceFrame(dim, lf, dir);
+    for (int v = 0; v <= dim; v++)
+      if (v != lf) c[n++] = v;
     BlastMeshZoneJacobian(s->mesh, z, xi, J);
     for (int o = 0; o < dim - 1; o++)
-      for (int c = 0; c < dim; c++)
-        for (int g = 0; g < dim; g++) t[o][c] += J[c * dim + g] * dir[o][g];
+      for (int x = 0; x < dim; x++)
+        t[o][x] =
+            (c[o + 1] ? J[x * dim + c[o + 1] - 1] : 0.0) - (c[0] ? J[x * dim + c[0] - 1] : 0.0);
   } else {
     int i[2], j[2], other[2] = {0, 0};
     const int no = FaceNodeLattice(s, lf, p, i, j, other);
@@ -425,6 +418,17 @@ static void GllDerivatives(int k, const double *x,
     }
 }
 
+// The face lattice index P (order N k) of node a (lattice order k) of the fine face with
+// vertices V (lattice of order N, fd entries each).
+static void ChildFacePoint(int fd, int k, const int *V, int a, int *P) {
+  int j[3] = {0, 0, 0};
+  BlastSimplexLatticePoint(fd, k, a, j);
+  for (int g = 0; g < fd; g++) {
+    P[g] = k * V[g];
+    for (int h = 0; h < fd; h++) P[g] += j[h] * (V[(h + 1) * fd + g] - V[g]);
+  }
+}
+
 // Simplex faces: per face node p (BlastSpaceFacetNodeIds order) a fine face holding it,
 // child fc[p] of the face's lattice subdivision of order N (BlastSimplexChildren, d - 1),
 // and its local node fj[p] (lattice order of order k); the first child found. verts: the
@@ -438,12 +442,8 @@ static void SimplexFaceChildren(const BlastSpace *s, const int *verts, int *fc, 
   for (int64_t c = 0; c < nchild; c++) {
     const int *V = &verts[c * (fd + 1) * fd];
     for (int a = 0; a < nn; a++) {
-      int j[3] = {0, 0, 0}, P[2] = {0, 0};
-      BlastSimplexLatticePoint(fd, k, a, j);
-      for (int g = 0; g < fd; g++) {
-        P[g] = k * V[g];
-        for (int h = 0; h < fd; h++) P[g] += j[h] * (V[(h + 1) * fd + g] - V[g]);
-      }
+      int P[2] = {0, 0};
+      ChildFacePoint(fd, k, V, a, P);
       const int64_t idx = SimplexFaceIndex(s->dim, K, P);
       if (fc[idx] < 0) fc[idx] = (int)c, fj[idx] = a;
     }
@@ -465,12 +465,8 @@ static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *ver
   BlastGeomLagrange(BlastGeomSimplex(fd), k, eta, NULL, dphi);
   BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
   for (int a = 0; a < np; a++) {
-    int j[3] = {0, 0, 0}, P[2] = {0, 0};
-    BlastSimplexLatticePoint(fd, k, a, j);
-    for (int g = 0; g < fd; g++) {
-      P[g] = k * V[g];
-      for (int h = 0; h < fd; h++) P[g] += j[h] * (V[(h + 1) * fd + g] - V[g]);
-    }
+    int P[2] = {0, 0};
+    ChildFacePoint(fd, k, V, a, P);
     const GidDof key = {ids[SimplexFaceIndex(s->dim, K, P)], 0};
     const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
     BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
@@ -482,6 +478,45 @@ static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *ver
   return 0;
 }
 
+// The tangent stencil of the triangle edge record fr (raw, boundary.h): over the fine
+// edges of its face that hold its node (one, or two at a fine vertex inside the face),
+// w_b = the integral of phi_a phi_b' over the edge (Gauss-Legendre, k + 1 points: exact),
+// phi_a the node's basis function there; the np = 2 k + 2 entries at e0, unused ones 0.
+static int SimplexEdgeStencil(const BlastSpace *s, const FaceDof *fr, const GidDof *map,
+                              int64_t *ids, int np, size_t e0, BlastBoundaryDofs *b) {
+  const int k = s->k, N = s->N, P = (int)fr->p;
+  int seg[2], nseg = 0;
+  if (P % k)
+    seg[nseg++] = P / k;
+  else {
+    if (P / k > 0) seg[nseg++] = P / k - 1;
+    if (P / k < N) seg[nseg++] = P / k;
+  }
+  double xg[BLAST_MAX_ORDER + 1], wg[BLAST_MAX_ORDER + 1];
+  BlastCall(BlastGaussLegendre(k + 1, xg, wg));
+  BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
+  int first = -1;
+  for (int e = 0; e < np; e++) b->wall_w[e0 + e] = 0.0, b->wall_idx[e0 + e] = -1;
+  for (int i = 0; i < nseg; i++) {
+    const int jn = P - seg[i] * k;
+    for (int q = 0; q <= k; q++) {
+      double phi[BLAST_MAX_ORDER + 1], dphi[BLAST_MAX_ORDER + 1];
+      BlastGeomLagrange(BLAST_GEOM_SEGMENT, k, &xg[q], phi, dphi);
+      for (int c = 0; c <= k; c++) b->wall_w[e0 + i * (k + 1) + c] += wg[q] * phi[jn] * dphi[c];
+    }
+    for (int c = 0; c <= k; c++) {
+      const GidDof key = {ids[seg[i] * k + c], 0};
+      const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+      BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
+      b->wall_idx[e0 + i * (k + 1) + c] = hit->l;
+      if (first < 0) first = hit->l;
+    }
+  }
+  for (int e = 0; e < np; e++)
+    if (b->wall_idx[e0 + e] < 0) b->wall_idx[e0 + e] = first;
+  return 0;
+}
+
 // The face records of the owned projected nodes (b->wall_*, boundary.h), on tensor
 // meshes: per record its slot and sign (the normal of the mesh's tangents at the node
 // against its setup normal) and the tangent stencils along the face axes, each on the
@@ -490,7 +525,9 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
                         size_t nrec, const int *fsec, int nown, BlastBoundaryDofs *b) {
   const int dim = s->dim, k = s->k, K = s->N * k, nt = dim - 1;
   const int simplex = BlastGeomIsSimplex(s->geom);
-  const int np = simplex && dim == 3 ? BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k) : k + 1;
+  const int np = !simplex   ? k + 1
+                 : dim == 2 ? 2 * k + 2
+                            : BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
   b->wall_np = np;
   BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
   if (dim < 2 || b->nproj == 0) return 0;
@@ -502,9 +539,8 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
   const int64_t nfn = BlastSpaceFacetNumNodes(s);
   int slot[256], nr = 0, ierr = BlastMalloc((size_t)s->h1_next + 1, &map);
   if (!ierr) ierr = BlastMalloc((size_t)nfn, &ids);
-  if (!ierr && simplex) {
-    const size_t nchild = dim == 2 ? (size_t)s->N : (size_t)s->N * s->N;
-    ierr = BlastMalloc(nchild * dim * (dim - 1), &verts);
+  if (!ierr && simplex && dim == 3) {
+    ierr = BlastMalloc((size_t)s->N * s->N * dim * (dim - 1), &verts);
     if (!ierr) ierr = BlastMalloc((size_t)nfn, &fc);
     if (!ierr) ierr = BlastMalloc((size_t)nfn, &fj);
     if (!ierr) BlastSimplexChildren(dim - 1, s->N, verts);
@@ -529,9 +565,11 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
           double m[3], dot = 0.0;
           NodeTangentNormal(s, fr->z, fr->lf, fr->p, m);
           for (int c = 0; c < dim; c++) dot += m[c] * fr->n[c];
-          b->wall_slot[nr] = 2 * slot[r - lo] + (dot < 0.0);
+          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * (simplex && dim == 2) + (dot < 0.0);
           if (simplex) {
-            ierr = SimplexStencil(s, fr, verts, fc, fj, map, ids, np, (size_t)nr * nt * np, b);
+            const size_t e0 = (size_t)nr * nt * np;
+            ierr = dim == 2 ? SimplexEdgeStencil(s, fr, map, ids, np, e0, b)
+                            : SimplexStencil(s, fr, verts, fc, fj, map, ids, np, e0, b);
             nr++;
             continue;
           }

@@ -151,7 +151,7 @@ void CaseMassWallNormals(Env *E) {
       MakeNormals(&r, dim, np, nrm + 9 * (size_t)np);
       const int nrec = dim < 2 ? 0 : np % 4;
       for (int k = 0; k < nrec; k++, nr++) {
-        slot[nr] = 2 * ((np + k) % (dim - 1)) + RandInt(&r, 2);
+        slot[nr] = 4 * ((np + k) % (dim - 1)) + RandInt(&r, 4);  // unit or raw, signs
         for (int e = 0; e < nt * nst; e++) {
           widx[(size_t)nr * nt * nst + e] = RandInt(&r, (int)st);
           w[(size_t)nr * nt * nst + e] = RandU(&r) - 0.5;
