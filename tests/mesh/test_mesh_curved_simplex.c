@@ -3,7 +3,8 @@
 // map at a point of the fine lattice, one node per point, the refined maps reproduce the
 // map, the volume its closed-form integral); quadratic Gmsh meshes of a disc and a ball
 // (every refined node on the coarse zone's map, the volume kept; the disc's volume
-// converging to pi at the rate of quadratic boundary arcs, h^4, over three mesh sizes).
+// converging to pi at the rate of quadratic boundary arcs, h^4, over three mesh sizes);
+// MFEM triangles with nodes of order 3 and 4 (io/meshio_nodes.c).
 // Usage: test_mesh_curved_simplex GMSH_DIR (the .msh files of gmsh_meshes.cmake)
 #include <math.h>
 #ifndef M_PI
@@ -293,6 +294,114 @@ static void CheckGmsh(const char *dir) {
   }
 }
 
+// The cubic map of the MFEM files below: (u + a v^3, v + b u^2 v).
+static void Cubic(const double *u, double *x) {
+  x[0] = u[0] + kA * u[1] * u[1] * u[1], x[1] = u[1] + kB * u[0] * u[0] * u[1];
+}
+
+// An MFEM file of the unit square's 2 x 2 cells split into 8 triangles with nodes of
+// order p (H1_2D_Pp at Gauss-Lobatto points, or H1@U_2D_Pp equispaced) at Cubic of
+// MFEM's node points, numbered as MFEM numbers them: the vertices, each edge's p - 1 dofs
+// (edges by first appearance, the element's edges (0,1) (1,2) (2,0)) from its
+// lower-numbered vertex, then each element's interior dofs (row i1 outer, i0 inner) at
+// (c[i0], c[i1]) / (c[i0] + c[i1] + c[p - i0 - i1]) of its reference triangle. The zone
+// maps then reproduce Cubic (degree 3 <= p).
+static int MfemTriangles(int p, int uniform, char *buf, size_t len) {
+  double c[5];
+  for (int i = 0; i <= p; i++) c[i] = (double)i / p;
+  if (!uniform && p == 3) c[1] = 0.5 - 0.5 / sqrt(5.0), c[2] = 0.5 + 0.5 / sqrt(5.0);
+  if (!uniform && p == 4) c[1] = 0.5 - 0.5 * sqrt(3.0 / 7.0), c[3] = 0.5 + 0.5 * sqrt(3.0 / 7.0);
+  int E[8][3], edges[32][2], ne = 0;
+  for (int cell = 0; cell < 4; cell++) {
+    const int i = cell % 2, j = cell / 2, v = i + 3 * j;
+    const int t0[3] = {v, v + 1, v + 4}, t1[3] = {v, v + 4, v + 3};
+    memcpy(E[2 * cell], t0, sizeof t0), memcpy(E[2 * cell + 1], t1, sizeof t1);
+  }
+  size_t n = (size_t)snprintf(buf, len, "MFEM mesh v1.0\ndimension\n2\nelements\n8\n");
+  for (int e = 0; e < 8; e++)
+    n += (size_t)snprintf(buf + n, len - n, "1 2 %d %d %d\n", E[e][0], E[e][1], E[e][2]);
+  n += (size_t)snprintf(buf + n, len - n, "boundary\n8\n");
+  const int B[8][2] = {{0, 1}, {1, 2}, {2, 5}, {5, 8}, {8, 7}, {7, 6}, {6, 3}, {3, 0}};
+  for (int f = 0; f < 8; f++)
+    n += (size_t)snprintf(buf + n, len - n, "1 1 %d %d\n", B[f][0], B[f][1]);
+  n += (size_t)snprintf(buf + n, len - n,
+                        "vertices\n9\nnodes\nFiniteElementSpace\nFiniteElementCollection: "
+                        "H1%s_2D_P%d\nVDim: 2\nOrdering: 1\n",
+                        uniform ? "@U" : "", p);
+  double U[9][2];
+  for (int v = 0; v < 9; v++) U[v][0] = 0.5 * (v % 3), U[v][1] = 0.5 * (v / 3);
+  for (int v = 0; v < 9; v++) {
+    double x[2];
+    Cubic(U[v], x);
+    n += (size_t)snprintf(buf + n, len - n, "%.17g %.17g\n", x[0], x[1]);
+  }
+  for (int e = 0; e < 8; e++)
+    for (int k = 0; k < 3; k++) {
+      const int a = E[e][k], b = E[e][(k + 1) % 3], lo = a < b ? a : b, hi = a < b ? b : a;
+      int seen = 0;
+      for (int m = 0; m < ne; m++) seen |= edges[m][0] == lo && edges[m][1] == hi;
+      if (seen) continue;
+      edges[ne][0] = lo, edges[ne++][1] = hi;
+      for (int t = 1; t < p; t++) {
+        double u[2], x[2];
+        for (int g = 0; g < 2; g++) u[g] = U[lo][g] + c[t] * (U[hi][g] - U[lo][g]);
+        Cubic(u, x);
+        n += (size_t)snprintf(buf + n, len - n, "%.17g %.17g\n", x[0], x[1]);
+      }
+    }
+  for (int e = 0; e < 8; e++)
+    for (int i1 = 1; i1 < p; i1++)
+      for (int i0 = 1; i0 + i1 < p; i0++) {
+        const double w = c[i0] + c[i1] + c[p - i0 - i1], r0 = c[i0] / w, r1 = c[i1] / w;
+        double u[2], x[2];
+        for (int g = 0; g < 2; g++)
+          u[g] = U[E[e][0]][g] + r0 * (U[E[e][1]][g] - U[E[e][0]][g]) +
+                 r1 * (U[E[e][2]][g] - U[E[e][0]][g]);
+        Cubic(u, x);
+        n += (size_t)snprintf(buf + n, len - n, "%.17g %.17g\n", x[0], x[1]);
+      }
+  return (int)n;
+}
+
+// MFEM triangles of order 3 and 4 (Gauss-Lobatto and equispaced nodes): the maps are the
+// cubic map of the straight zones' affine maps, at random points.
+static void CheckMfemTriangles(void) {
+  static char buf[16384];
+  for (int p = 3; p <= 4; p++)
+    for (int uniform = 0; uniform <= 1; uniform++) {
+      const int len = MfemTriangles(p, uniform, buf, sizeof buf);
+      BlastMesh m = NULL;
+      TEST_CALL(BlastMeshReadBuffer("triangles.mesh", buf, (size_t)len, &m));
+      if (!m) continue;
+      TEST_ASSERT(BlastMeshCurveOrder(m) == p, "MFEM triangles P%d: order %d", p,
+                  BlastMeshCurveOrder(m));
+      const double *V = BlastMeshCoords(m);
+      const int *zv = BlastMeshZoneVerts(m);
+      unsigned s = 9;
+      double worst = 0.0;
+      for (int z = 0; z < BlastMeshNumZones(m); z++) {
+        double uc[3][2];
+        for (int a = 0; a < 3; a++) {  // the vertices' preimages: grid points of 1/2
+          const double *x = &V[zv[z * 4 + a] * 2];
+          uc[a][1] = round(2.0 * x[1]) / 2.0, uc[a][0] = round(2.0 * x[0]) / 2.0;
+        }
+        for (int q = 0; q < 6; q++) {
+          double xi[2] = {Rand01(&s) / 2, Rand01(&s) / 2}, u[2], x[2], y[2];
+          for (int g = 0; g < 2; g++)
+            u[g] = uc[0][g] + xi[0] * (uc[1][g] - uc[0][g]) + xi[1] * (uc[2][g] - uc[0][g]);
+          BlastMeshZoneMap(m, z, xi, x);
+          Cubic(u, y);
+          for (int g = 0; g < 2; g++) worst = fmax(worst, fabs(x[g] - y[g]));
+        }
+      }
+      TEST_ASSERT(worst < 1e-13, "MFEM triangles P%d%s: maps off the cubic map by %.2e", p,
+                  uniform ? " (equispaced)" : "", worst);
+      printf("MFEM triangles P%d%s: maps on the cubic map to %.1e\n", p,
+             uniform ? " (equispaced)" : "", worst);
+      BlastMeshDestroy(&m);
+    }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: test_mesh_curved_simplex GMSH_DIR\n");
@@ -322,5 +431,6 @@ int main(int argc, char **argv) {
       BlastMeshDestroy(&m);
     }
   CheckGmsh(argv[1]);
+  CheckMfemTriangles();
   return BlastTestFinish("test_mesh_curved_simplex");
 }
