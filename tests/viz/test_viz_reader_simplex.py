@@ -12,8 +12,11 @@ Runs blast_gpu (in WORK), a dump every 2 steps:
   tet_p1_r2   sedov_tet.ini, 2x2x2 box zones (48 tetrahedra), P1-P0, 2 ranks
   tet_p2_r1   P2-P1, 1 rank, viz_refine = 3
   disc_quad   rotation_disc.ini: inputs/meshes/disc_curved_quad.mesh (20 quadratic quads)
-  disc_tri    with --gmsh: the unit disc of quadratic Gmsh triangles (inputs/meshes/disc.geo
-              without recombination, order 2), 2 ranks
+  disc_tri    with --gmsh: the unit disc of quadratic Gmsh triangles (tests/mesh/geo/
+              disc_tri.geo, -order 2: 86 triangles, rim of 20 edges), 2 ranks
+  cyl_hex     with --gmsh: Sedov on the quarter cylinder r <= 1, 0 <= z <= 1/2 of quadratic
+              Gmsh hexahedra (tests/mesh/geo/quarter_cylinder_hex.geo, -order 2: 144
+              hexahedra, the quarter circle in 8 edges), walls, 2 ranks
 Each series is first checked as test_viz_reader.py checks any series (check_series: XDMF
 through vtkXdmf3Reader and vtkXdmfReader, the .pvd / .pvtu against the HDF5 dumps, with
 the simplex node and sub-cell orders), then through ParaView's own time-series reader
@@ -29,12 +32,14 @@ vtkPVDReader (the reader ParaView opens blast.pvd with):
     dump to 1e-12, and the mass (density integrated) is 1 at t = 0 to 1e-12 and within
     2e-2 of it later (VTK integrates the nodal interpolant of the density, a rational
     function of the reference point: 0.9 % off on 4x4 box triangles at t = 0.1);
-  * curved discs at t = 0: the cells' area integrated by VTK after vtkTessellatorFilter
-    (ParaView's Tessellate: it subdivides the Lagrange cells with their own maps) equals
-    the area of the quadratic disc, N/2 sin(2 pi/N) + N (4/3) sin(pi/N)(1 - cos(pi/N)) for
-    N rim edges with nodes on the circle (a parabola through the ends and midpoint of an arc
-    bounds 4/3 of their triangle), to 2e-4 (5 levels of subdivision: 8e-5 off), and is closer to pi than the straight polygon's
-    N/2 sin(2 pi/N) by a factor 50 or more; the mass is that area (density 1) to 2e-4 too.
+  * curved meshes at t = 0: the cells' area (volume) integrated by VTK after
+    vtkTessellatorFilter (ParaView's Tessellate: it subdivides the Lagrange cells with
+    their own maps; 5 levels in 2D, 2 in 3D) equals that of the quadratic rim, for N rim
+    edges of angle t with nodes on the circle N/2 sin t + N (4/3) sin(t/2)(1 - cos(t/2))
+    (a parabola through the ends and midpoint of an arc bounds 4/3 of their triangle;
+    times the height 1/2 for the quarter cylinder), to 2e-4 (found: 8e-5, 1.3e-5, 3.9e-5),
+    and is 20 times or more closer to the circle's than the straight rim's N/2 sin t; the
+    mass is that measure (density 1) to 2e-4 too.
 """
 import argparse
 import glob
@@ -74,17 +79,23 @@ def make_runs(args):
             ("tet_p2_r1", 1, "box", tet + ["output.viz_refine=3"]),
             ("disc_quad", 1, "disc", disc)]
     if args.gmsh:
-        geo = os.path.join(args.work, "disc_tri.geo")
-        msh = os.path.join(args.work, "disc_tri.msh")
-        with open(os.path.join(args.inputs, "meshes", "disc.geo")) as f:
-            text = f.read()
-        with open(geo, "w") as f:
-            f.write(text.replace("h = 0.1;", "h = 0.35;").replace("RecombineAll = 1", "RecombineAll = 0")
-                    .replace("ElementOrder = 1", "ElementOrder = 2"))
-        p = tvr.run([args.gmsh, "-2", geo, "-format", "msh41", "-o", msh])
-        if check(p.returncode == 0, "gmsh: exit %d" % p.returncode):
-            runs.append(("disc_tri", 2, "disc", disc[:2] + ["mesh.file=" + msh,
+        geo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mesh", "geo")
+        tri = os.path.join(args.work, "disc_tri.msh")
+        cyl = os.path.join(args.work, "quarter_cylinder_hex.msh")
+        p = tvr.run([args.gmsh, "-2", "-order", "2", os.path.join(geo, "disc_tri.geo"), "-format",
+                     "msh41", "-o", tri])
+        if check(p.returncode == 0, "gmsh disc_tri.geo: exit %d" % p.returncode):
+            runs.append(("disc_tri", 2, "disc", disc[:2] + ["mesh.file=" + tri,
                                                             "boundary.rim.attributes=rim"]))
+        p = tvr.run([args.gmsh, "-3", "-order", "2", os.path.join(geo, "quarter_cylinder_hex.geo"),
+                     "-format", "msh41", "-o", cyl])
+        deck = os.path.join(args.work, "quarter_cylinder_hex.ini")
+        with open(deck, "w") as f:
+            f.write("[problem]\nname = sedov\n\n[mesh]\nfile = quarter_cylinder_hex.msh\n\n"
+                    "[time]\nt_final = 0.01\n\n[boundary.walls]\n"
+                    "attributes = bottom top symmetry outer\ntype = wall\n")
+        if check(p.returncode == 0, "gmsh quarter_cylinder_hex.geo: exit %d" % p.returncode):
+            runs.append(("cyl_hex", 2, "cyl", [deck]))
     out = []
     for name, ranks, kind, extra in runs:
         d = os.path.join(args.work, name)
@@ -117,6 +128,35 @@ def integrate(grid, subdivisions=0):
     g = ia.GetOutput()
     measure = g.GetCellData().GetArray("Volume") or g.GetCellData().GetArray("Area")
     return measure.GetTuple1(0), g.GetPointData().GetArray("density").GetTuple1(0)
+
+
+def check_curved(name, kind, where, o, notes):
+    """The quadratic disc (kind disc) or quarter cylinder of height 1/2 (cyl) at t = 0: the
+    measure VTK integrates after tessellation against the exact one of the quadratic rim."""
+    P = vtk_to_numpy(o.GetPoints().GetData())
+    on = np.abs(np.hypot(P[:, 0], P[:, 1]) - 1) < 1e-12
+    if kind == "cyl":
+        on &= np.abs(P[:, 2]) < 1e-12
+    nrim = len(np.unique(np.round(P[on], 9), axis=0))  # corners and edge midpoints
+    # a closed rim of N edges has 2N nodes, the quarter arc 2N + 1
+    nedge, arc, height = (nrim // 2, 2 * math.pi, 1.0) if kind == "disc" else (
+        (nrim - 1) // 2, math.pi / 2, 0.5)
+    check(nedge >= 8 and nrim == 2 * nedge + (kind == "cyl"), "%s: %d rim nodes" % (where, nrim))
+    th = arc / nedge
+    straight = height * nedge * 0.5 * math.sin(th)
+    exact = straight + height * nedge * 4 / 3 * math.sin(th / 2) * (1 - math.cos(th / 2))
+    true = height * arc / 2  # the circle's
+    plain = integrate(o)[0]
+    meas, mass = integrate(o, 5 if kind == "disc" else 2)
+    check(abs(meas - exact) < 2e-4 and abs(mass - exact) < 2e-4,
+          "%s: VTK's measure %.12g and mass %.12g, the quadratic rim's %.12g" %
+          (where, meas, mass, exact))
+    check(abs(meas - true) * 20 < abs(straight - true),
+          "%s: VTK's measure %.12g is not 20 times closer to the circle's %.12g than the "
+          "straight rim's %.12g" % (where, meas, true, straight))
+    notes.append("%d rim edges: measure (tessellated) %.9f, quadratic rim %.9f, circle's - "
+                 "measure %.2g, straight rim %.6f (off %.2g), untessellated %.6f" %
+                 (nedge, meas, exact, true - meas, straight, true - straight, plain))
 
 
 def check_pvd(name, ranks, kind, folder):
@@ -180,25 +220,7 @@ def check_pvd(name, ranks, kind, folder):
             if i in (0, len(ref) - 1):
                 notes.append("t = %g: volume - 1 = %.2g, mass - 1 = %.2g" % (t, vol - 1, mass - 1))
         elif i == 0:
-            P = vtk_to_numpy(o.GetPoints().GetData())
-            rim = P[np.abs(np.hypot(P[:, 0], P[:, 1]) - 1) < 1e-12]
-            nrim = len(np.unique(np.round(rim, 9), axis=0))  # corners and edge midpoints
-            nedge = nrim // 2
-            check(nrim == 2 * nedge and nedge >= 8, "%s: %d rim nodes" % (where, nrim))
-            straight = nedge / 2 * math.sin(2 * math.pi / nedge)
-            exact = straight + nedge * 4 / 3 * math.sin(math.pi / nedge) * (
-                1 - math.cos(math.pi / nedge))
-            plain = integrate(o)[0]
-            area, mass = integrate(o, 5)
-            check(abs(area - exact) < 2e-4 and abs(mass - exact) < 2e-4,
-                  "%s: VTK's area %.12g and mass %.12g, the quadratic disc's %.12g" %
-                  (where, area, mass, exact))
-            check(abs(area - math.pi) * 50 < abs(straight - math.pi),
-                  "%s: VTK's area %.12g is not 50 times closer to pi than the straight "
-                  "polygon's %.12g" % (where, area, straight))
-            notes.append("%d rim edges: area (tessellated) %.9f, quadratic disc %.9f, pi - "
-                         "area %.2g, straight polygon %.6f, untessellated %.6f" %
-                         (nedge, area, exact, math.pi - area, straight, plain))
+            check_curved(name, kind, where, o, notes)
     for n in notes:
         print("      %s: %s" % (name, n))
     print("%s %s [vtkPVDReader]: %d time steps, %d zones, %d ranks, %.2f s" %
