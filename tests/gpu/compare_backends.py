@@ -8,7 +8,8 @@ Runs DECK with the overrides on N ranks (default 1) twice in WORK, with gpu.back
 and gpu.backend=cuda, each to the end of its max_steps. Their summary.json must agree bit
 for bit (the file prints 17 significant digits, so equal parsed doubles are equal bits) in
 steps, step_attempts, steps_repeated, t, dt, e_norm, energy_internal, energy_kinetic,
-energy_total, cg_iterations and zones, and name the backend each ran on. The final
+energy_total, cg_iterations and zones, and name the backend each ran on ("cpu", "cuda on
+<GPU> ..."). The final
 checkpoints' state (x, v, e; at_end) must be equal byte for byte where h5py imports (the
 states are then printed as checked; without h5py only summary.json is compared, and the
 line says so). Standard library otherwise. Exit status 0 when the two runs agree.
@@ -68,8 +69,11 @@ def main():
         print("compare_backends: FAIL (a run failed)")
         return 1
     bad = []
-    if [rc.get("backend"), rg.get("backend")] != want:
-        bad.append("backends %r and %r (want %s)" % (rc.get("backend"), rg.get("backend"), want))
+    # summary.json's backend: "cpu", "cuda on <GPU> (sm_XY, N GiB), ..." (app/backend_select.c)
+    names = [str(rc.get("backend")), str(rg.get("backend"))]
+    if not (names[0].split(" ")[0] == want[0] and names[1].split(" ")[0] == want[1]):
+        bad.append("backends %r and %r (want %s)" % (names[0], names[1], want))
+    print("      backends         %s | %s" % tuple(names))
     for k in FIELDS:
         if rc.get(k) != rg.get(k) or k not in rc:
             bad.append("%s: cpu %r, cuda %r" % (k, rc.get(k), rg.get(k)))

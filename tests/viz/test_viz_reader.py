@@ -36,6 +36,12 @@ Lagrange cell evaluated (EvaluateLocation) at the reference point of every sub-c
 i/refine equals /coordinates there to 1e-12 of the mesh size: the cell is the curved zone.
 If ParaView's Python (paraview.simple) is there, OpenDataFile(blast.pvd) has the same
 time steps.
+
+Triangles and tetrahedra (/topology with dim + 1 columns) get the same checks: XDMF
+Triangle / Tetrahedron cells (VTK_TRIANGLE 5, VTK_TETRA 10), Lagrange cells of type 69 / 71
+with the (k+1)(k+2)/2 or (k+1)(k+2)(k+3)/6 lattice nodes, the HDF5 vertices of a zone in
+lattice order (fem/geom.h) matched through VTK's parametric coordinates.
+test_viz_reader_simplex.py runs them.
 """
 import argparse
 import glob
