@@ -429,51 +429,50 @@ static void ChildFacePoint(int fd, int k, const int *V, int a, int *P) {
   }
 }
 
-// Simplex faces: per face node p (BlastSpaceFacetNodeIds order) a fine face holding it,
-// child fc[p] of the face's lattice subdivision of order N (BlastSimplexChildren, d - 1),
-// and its local node fj[p] (lattice order of order k); the first child found. verts: the
-// children's vertices. Every face of a simplex zone is divided alike by the zone's
-// children (the regular lattice triangulation, whatever the face's frame).
-static void SimplexFaceChildren(const BlastSpace *s, const int *verts, int *fc, int *fj) {
-  const int fd = s->dim - 1, k = s->k, K = s->N * k,
-            nn = BlastGeomNumNodes(BlastGeomSimplex(fd), k);
-  const int64_t nf = BlastSpaceFacetNumNodes(s), nchild = fd == 1 ? s->N : (int64_t)s->N * s->N;
-  for (int64_t p = 0; p < nf; p++) fc[p] = -1;
-  for (int64_t c = 0; c < nchild; c++) {
-    const int *V = &verts[c * (fd + 1) * fd];
+// The pair stencil of the tetrahedron face record fr (raw, boundary.h): over every fine
+// face of its face that holds its node (the lattice subdivision of order N, children
+// positive as the face frame), the pairs (b < c) of the fine face's nodes other than the
+// node, A[a][(b, c)] (BlastWallTrianglePairs, a the node's local index): first entries b at
+// e0, second entries c and zero weights at e0 + np, unused entries the node with weight 0.
+static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *verts, const double *A,
+                          const GidDof *map, int64_t *ids, int np, size_t e0,
+                          BlastBoundaryDofs *b) {
+  const int k = s->k, K = s->N * k, nn = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
+  const int npair = nn * (nn - 1) / 2, nchild = s->N * s->N;
+  int e = 0, self = -1, l[15];
+  BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
+  for (int c = 0; c < nchild; c++) {
+    const int *V = &verts[(size_t)c * 6];
+    int64_t id[15];
+    int at = -1;
     for (int a = 0; a < nn; a++) {
       int P[2] = {0, 0};
-      ChildFacePoint(fd, k, V, a, P);
-      const int64_t idx = SimplexFaceIndex(s->dim, K, P);
-      if (fc[idx] < 0) fc[idx] = (int)c, fj[idx] = a;
+      ChildFacePoint(2, k, V, a, P);
+      id[a] = SimplexFaceIndex(3, K, P);
+      if (id[a] == fr->p) at = a;
     }
+    if (at < 0) continue;
+    for (int a = 0; a < nn; a++) {
+      const GidDof key = {ids[id[a]], 0};
+      const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+      BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
+      l[a] = hit->l;
+    }
+    self = l[at];
+    for (int p = 0, q = 0; p < nn; p++)
+      for (int r = p + 1; r < nn; r++, q++) {
+        if (p == at || r == at) continue;
+        BlastCheck(e < np, BLAST_ERR_ARG, "wall face node %lld: more fine faces than 6",
+                   (long long)ids[fr->p]);
+        b->wall_idx[e0 + e] = l[p], b->wall_idx[e0 + np + e] = l[r];
+        b->wall_w[e0 + e] = A[at * npair + q], b->wall_w[e0 + np + e] = 0.0;
+        e++;
+      }
   }
-}
-
-// The tangent stencils of the simplex face record fr (its nt = d - 1 tangents along the
-// local axes of the fine face holding its node, the equispaced Lagrange basis of order k
-// differentiated there), written at e0 = record * nt * np; map: ext dofs by global id.
-static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *verts, const int *fc,
-                          const int *fj, const GidDof *map, int64_t *ids, int np, size_t e0,
-                          BlastBoundaryDofs *b) {
-  const int fd = s->dim - 1, k = s->k, K = s->N * k, c = fc[fr->p];
-  const int *V = &verts[(size_t)c * (fd + 1) * fd];
-  int j0[3] = {0, 0, 0};
-  double eta[3] = {0, 0, 0}, dphi[(BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 2)];
-  BlastSimplexLatticePoint(fd, k, fj[fr->p], j0);
-  for (int g = 0; g < fd; g++) eta[g] = (double)j0[g] / k;
-  BlastGeomLagrange(BlastGeomSimplex(fd), k, eta, NULL, dphi);
-  BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
-  for (int a = 0; a < np; a++) {
-    int P[2] = {0, 0};
-    ChildFacePoint(fd, k, V, a, P);
-    const GidDof key = {ids[SimplexFaceIndex(s->dim, K, P)], 0};
-    const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
-    BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
-    for (int o = 0; o < fd; o++) {
-      b->wall_idx[e0 + (size_t)o * np + a] = hit->l;
-      b->wall_w[e0 + (size_t)o * np + a] = dphi[a * fd + o];
-    }
+  BlastCheck(self >= 0, BLAST_ERR_ARG, "wall face node %lld: in no fine face", (long long)fr->p);
+  for (; e < np; e++) {
+    b->wall_idx[e0 + e] = b->wall_idx[e0 + np + e] = self;
+    b->wall_w[e0 + e] = b->wall_w[e0 + np + e] = 0.0;
   }
   return 0;
 }
@@ -525,9 +524,10 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
                         size_t nrec, const int *fsec, int nown, BlastBoundaryDofs *b) {
   const int dim = s->dim, k = s->k, K = s->N * k, nt = dim - 1;
   const int simplex = BlastGeomIsSimplex(s->geom);
+  const int nn = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
   const int np = !simplex   ? k + 1
                  : dim == 2 ? 2 * k + 2
-                            : BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
+                            : (s->N > 1 ? 6 : 1) * (nn - 1) * (nn - 2) / 2;
   b->wall_np = np;
   BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
   if (dim < 2 || b->nproj == 0) return 0;
@@ -535,16 +535,16 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
   GllDerivatives(k, s->gll, D);
   GidDof *map = NULL;
   int64_t *ids = NULL;
-  int *verts = NULL, *fc = NULL, *fj = NULL;
+  int *verts = NULL;
+  double *A = NULL;
   const int64_t nfn = BlastSpaceFacetNumNodes(s);
   int slot[256], nr = 0, ierr = BlastMalloc((size_t)s->h1_next + 1, &map);
   if (!ierr) ierr = BlastMalloc((size_t)nfn, &ids);
   if (!ierr && simplex && dim == 3) {
     ierr = BlastMalloc((size_t)s->N * s->N * dim * (dim - 1), &verts);
-    if (!ierr) ierr = BlastMalloc((size_t)nfn, &fc);
-    if (!ierr) ierr = BlastMalloc((size_t)nfn, &fj);
+    if (!ierr) ierr = BlastMalloc((size_t)nn * (nn - 1) / 2 * nn, &A);
     if (!ierr) BlastSimplexChildren(dim - 1, s->N, verts);
-    if (!ierr) SimplexFaceChildren(s, verts, fc, fj);
+    if (!ierr) ierr = BlastWallTrianglePairs(k, A);
   }
   for (int l = 0; l < s->h1_next && !ierr; l++) map[l].gid = s->h1_gid[l], map[l].l = l;
   if (!ierr) qsort(map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
@@ -565,11 +565,11 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
           double m[3], dot = 0.0;
           NodeTangentNormal(s, fr->z, fr->lf, fr->p, m);
           for (int c = 0; c < dim; c++) dot += m[c] * fr->n[c];
-          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * (simplex && dim == 2) + (dot < 0.0);
+          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * simplex + (dot < 0.0);
           if (simplex) {
             const size_t e0 = (size_t)nr * nt * np;
             ierr = dim == 2 ? SimplexEdgeStencil(s, fr, map, ids, np, e0, b)
-                            : SimplexStencil(s, fr, verts, fc, fj, map, ids, np, e0, b);
+                            : SimplexStencil(s, fr, verts, A, map, ids, np, e0, b);
             nr++;
             continue;
           }
@@ -607,8 +607,7 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
   BlastFree(&map);
   BlastFree(&ids);
   BlastFree(&verts);
-  BlastFree(&fc);
-  BlastFree(&fj);
+  BlastFree(&A);
   return ierr;
 }
 

@@ -49,9 +49,15 @@ typedef struct {
   /// interpolant of order k over the fine edges of the face that hold the node
   /// (wall_np = 2 k + 2, unused entries weight 0), so that the node's normal is the
   /// weighted normal, the integral of phi_a n over its faces (the consistent normal: a gas
-  /// at rest at constant pressure stays at rest by a curved wall). Tetrahedron faces:
-  /// the derivatives of the equispaced interpolant on a fine face holding the node, along
-  /// its local axes (wall_np = (k + 1)(k + 2) / 2).
+  /// at rest at constant pressure stays at rest by a curved wall). Tetrahedron faces
+  /// (raw in 3D: a pair record): the weighted normal too, the integral of phi_a t_s x t_t
+  /// over the fine faces of the face that hold the node, which is quadratic in the face's
+  /// nodes: m = sum over m < wall_np of wall_w[q] (x_b - x_l) x (x_c - x_l), q = 2 r
+  /// wall_np + m, b = wall_idx[q], c = wall_idx[q + wall_np] (wall_w there 0, unused),
+  /// l the node: per fine face the pairs b < c of its nodes other than the node, weights
+  /// from BlastWallTrianglePairs; wall_np = F (n - 1)(n - 2) / 2, n = (k + 1)(k + 2) / 2
+  /// the face's nodes, F = 6 fine faces with parallel refinement (N > 1), else 1; unused
+  /// entries are the node itself with weight 0.
   int wall_np;
   int *wall_off, *wall_slot, *wall_idx;
   double *wall_w;
@@ -88,6 +94,13 @@ void BlastBoundaryAccel(const BlastBoundaryDofs *b, int k, double t, double *a);
 /// prescribed components set, wall normals' parts removed.
 void BlastBoundaryApplyInitial(const BlastBoundaryDofs *b, int nl, double *v);
 
+/// The consistent-normal table of a triangular face of order k (1..4), equispaced
+/// lattice nodes (n of them): A[a n (n - 1) / 2 + q] = the integral over the reference
+/// triangle (s, t) of phi_a (dphi_b/ds dphi_c/dt - dphi_c/ds dphi_b/dt), pair q = (b < c)
+/// in lexicographic order: the integral of phi_a t_s x t_t of a face is then the sum over
+/// pairs of A x_b x x_c (and unchanged when every x moves by one vector).
+int BlastWallTrianglePairs(int k, double *A);
+
 /// v <- (I - sum_j n_j n_j^T) v at one node: its `dim` normal rows nrm[3 j + c] (zero rows
 /// allowed), orthonormal, removed one after the other. The arithmetic of every backend.
 static inline BLAST_HOST_DEVICE void BlastProjectNode(int dim, const double *nrm, double *v) {
@@ -101,13 +114,13 @@ static inline BLAST_HOST_DEVICE void BlastProjectNode(int dim, const double *nrm
 
 /// The wall normals of one projected node (ext dof l) from the current positions x and
 /// their rates from the velocities v (components st apart, ext dofs): per face record the
-/// normal of its tangents at the node (2D: (t_y, -t_x); 3D: t_0 x t_1), unit (or as it is,
-/// raw records), signed outward; summed per normal slot (the grouping of setup); then
-/// orthonormalised in slot order as at setup (a slot whose sum vanishes or lies in the
-/// span of those before it becomes a zero row), an axis within round-off made that axis
-/// exactly (not its rate: on a curved wall the normal turns through the axis). The same
-/// expressions differentiated along v give each normal's rate dq_j/dt, and a0 = sum_j
-/// g_j q_j with g_j = -v_l . dq_j/dt: the normal acceleration that keeps v.q_j = 0 on the
+/// normal of its tangents at the node (2D: (t_y, -t_x); 3D: t_0 x t_1; 3D raw records: the
+/// sum of their pairs' weighted cross products), unit (or as it is, raw records), signed outward;
+/// summed per normal slot (the grouping of setup); then orthonormalised in slot order as at setup
+/// (a slot whose sum vanishes or lies in the span of those before it becomes a zero row), an axis
+/// within round-off made that axis exactly (not its rate: on a curved wall the normal turns through
+/// the axis). The same expressions differentiated along v give each normal's rate dq_j/dt, and a0 =
+/// sum_j g_j q_j with g_j = -v_l . dq_j/dt: the normal acceleration that keeps v.q_j = 0 on the
 /// moving wall (d(v.q)/dt = a.q + v.dq/dt). nrm: the node's 9 entries, a0: 3. A node
 /// without records keeps nrm, a0 = 0. The arithmetic of every backend (mass.wall_normals).
 static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r0, int r1,
@@ -123,7 +136,26 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
   for (int r = r0; r < r1; r++) {
     double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, td[2][3] = {{0, 0, 0}, {0, 0, 0}};
     double m[3] = {0, 0, 0}, md[3] = {0, 0, 0};
-    for (int o = 0; o < dim - 1; o++) {
+    const int j = slot[r] / 4, raw = (slot[r] / 2) % 2, neg = slot[r] % 2;
+    const int pairs = dim == 3 && raw;  // the weighted normal of a tetrahedron face
+    for (int q = 0; pairs && q < np; q++) {
+      const size_t e = (size_t)r * 2 * np + q;
+      const size_t ib = (size_t)idx[e], ic = (size_t)idx[e + np];
+      double db[3], dc[3], vb[3], vc[3];
+      for (int c = 0; c < 3; c++) {
+        db[c] = x[c * st + ib] - x[c * st + (size_t)l],
+        dc[c] = x[c * st + ic] - x[c * st + (size_t)l];
+        vb[c] = v[c * st + ib] - v[c * st + (size_t)l],
+        vc[c] = v[c * st + ic] - v[c * st + (size_t)l];
+      }
+      for (int c = 0; c < 3; c++) {
+        const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+        m[c] = m[c] + w[e] * (db[c1] * dc[c2] - db[c2] * dc[c1]);
+        md[c] = md[c] +
+                w[e] * ((vb[c1] * dc[c2] - vb[c2] * dc[c1]) + (db[c1] * vc[c2] - db[c2] * vc[c1]));
+      }
+    }
+    for (int o = 0; o < dim - 1 && !pairs; o++) {
       const int *ix = idx + ((size_t)r * (dim - 1) + o) * np;
       const double *wx = w + ((size_t)r * (dim - 1) + o) * np;
       for (int c = 0; c < dim; c++) {
@@ -138,7 +170,7 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
     if (dim == 2) {
       m[0] = t[0][1], m[1] = -t[0][0];
       md[0] = td[0][1], md[1] = -td[0][0];
-    } else if (dim == 3) {
+    } else if (dim == 3 && !pairs) {
       for (int c = 0; c < 3; c++) {
         const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
         m[c] = t[0][c1] * t[1][c2] - t[0][c2] * t[1][c1];
@@ -149,7 +181,6 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
     double len = 0.0;
     for (int c = 0; c < dim; c++) len = len + m[c] * m[c];
     len = sqrt(len);
-    const int j = slot[r] / 4, raw = (slot[r] / 2) % 2, neg = slot[r] % 2;
     if (j + 1 > nq) nq = j + 1;
     if (!(len > 0.0)) continue;
     if (raw) {  // a weighted normal, summed as it is

@@ -1,0 +1,27 @@
+/// @file boundary_tet.c
+/// @brief The consistent-normal table of triangular wall faces (BlastWallTrianglePairs).
+#include "blast.h"
+#include "boundary.h"
+#include "fe.h"
+#include "geom_basis.h"
+
+// Collapsed Gauss rule (s = u, t = (1 - u) v, Jacobian 1 - u) of 3 k / 2 + 1 points a
+// direction: exact for the integrand's degree 3 k - 2 (3 k - 1 in u with the Jacobian).
+int BlastWallTrianglePairs(int k, double *A) {
+  const int nn = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k), npair = nn * (nn - 1) / 2;
+  const int ng = 3 * k / 2 + 1;
+  double xg[BLAST_MAX_Q1D], wg[BLAST_MAX_Q1D], phi[15], dphi[30];
+  BlastCall(BlastGaussLegendre(ng, xg, wg));
+  for (int e = 0; e < nn * npair; e++) A[e] = 0.0;
+  for (int i = 0; i < ng; i++)
+    for (int j = 0; j < ng; j++) {
+      const double xi[2] = {xg[i], (1.0 - xg[i]) * xg[j]}, wt = wg[i] * wg[j] * (1.0 - xg[i]);
+      BlastGeomLagrange(BLAST_GEOM_TRIANGLE, k, xi, phi, dphi);
+      for (int a = 0; a < nn; a++)
+        for (int b = 0, q = 0; b < nn; b++)
+          for (int c = b + 1; c < nn; c++, q++)
+            A[a * npair + q] +=
+                wt * phi[a] * (dphi[2 * b] * dphi[2 * c + 1] - dphi[2 * c] * dphi[2 * b + 1]);
+    }
+  return 0;
+}
