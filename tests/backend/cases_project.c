@@ -110,8 +110,9 @@ void CaseMassProject(Env *E) {
 
 // Case of mass.wall_normals (the normals of mass.project from the current positions, and
 // the walls' normal accelerations): on each problem's sizes, every third owned dof a wall
-// node with 0 to 3 face records (random slots below dim - 1, signs, tangent stencils of
-// 3 points, or of 10 as on triangular faces at k = 3, over ext dofs), random positions
+// node with 0 to 3 face records (random slots below dim - 1, signs, unit or raw, tangent
+// stencils of 3 points, or of 10 as on triangular faces at k = 3, over ext dofs; raw
+// records in 3D are pair records, the same entries read as pairs), random positions
 // and velocities. Observed through a0 and mass.project of a random y. CPU part: against
 // BlastWallNodeNormals and BlastProjectNode evaluated here (a node without records keeps
 // the normals it was created with), the normals orthonormal; GPU part: the CPU backend's
@@ -130,7 +131,87 @@ static void RunWallNormals(Env *E, const BlastBackendOps *B, const BlastHydroDat
   CK(E, B->ctx.destroy(&b.ctx));
 }
 
+// The pair records of tetrahedron faces (raw records in 3D, boundary.h), CPU part.
+// (1) BlastWallTrianglePairs(k) on the flat reference face x_b = (s_b, t_b, 0): the z
+// component of sum A x_b x x_c is the integral of phi_a over the triangle, exact values
+// (Newton-Cotes: k = 1: 1/6; k = 2: vertices 0, edges 1/6; k = 3: 1/60, 3/80, interior
+// 9/40; k = 4: 0, edge nodes 2/45, edge midpoints -1/90, interior 4/45). (2) A record
+// of a tilted flat face of order 2 (x = O + s e1 + t e2) at its edge node 1, the
+// velocity a rigid rotation v = w x x: the normal is (e1 x e2) / |e1 x e2| and a0 =
+// -(v_l . (w x q)) q (the normal turns with the body), to 1e-14.
+static void WallPairsFlat(Env *E) {
+  static const int lat[6][2] = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {0, 2}};  // order 2
+  double A[15 * 105], worst = 0.0;
+  for (int k = 1; k <= 4; k++) {
+    const int nn = (k + 1) * (k + 2) / 2, npair = nn * (nn - 1) / 2;
+    int ij[15][2], n = 0;
+    for (int j = 0; j <= k; j++)
+      for (int i = 0; i + j <= k; i++) ij[n][0] = i, ij[n][1] = j, n++;
+    CK(E, BlastWallTrianglePairs(k, A));
+    for (int a = 0; a < nn; a++) {
+      const int i = ij[a][0], j = ij[a][1], l = k - i - j;
+      const int zeros = (i == 0) + (j == 0) + (l == 0);
+      double want = 0.0;
+      if (k == 1) want = 1.0 / 6;
+      if (k == 2) want = zeros == 2 ? 0.0 : 1.0 / 6;
+      if (k == 3) want = zeros == 2 ? 1.0 / 60 : zeros == 1 ? 3.0 / 80 : 9.0 / 40;
+      if (k == 4)
+        want = zeros == 2                     ? 0.0
+               : zeros == 0                   ? 4.0 / 45
+               : (i == 2 || j == 2 || l == 2) ? -1.0 / 90
+                                              : 2.0 / 45;
+      double z = 0.0;
+      for (int b = 0, q = 0; b < nn; b++)
+        for (int c = b + 1; c < nn; c++, q++)
+          z += A[a * npair + q] * ((double)ij[b][0] * ij[c][1] - (double)ij[b][1] * ij[c][0]) /
+               (k * k);
+      worst = fmax(worst, fabs(z - want));
+    }
+  }
+  char what[160];
+  snprintf(what, sizeof what, "pair tables k = 1..4: flat face integrals of phi_a to %.1e", worst);
+  ReportOk(E, what, worst <= 1e-15, worst <= 1e-15 ? NULL : "not the integrals");
+  // (2) the tilted flat quadratic face, node 1 (an edge node), rigid rotation
+  const double O[3] = {0.3, -0.2, 0.7}, e1[3] = {0.9, 0.2, -0.4}, e2[3] = {0.1, 1.1, 0.5},
+               om[3] = {0.4, -0.7, 1.3};
+  const int nn = 6, at = 1, np = 10;
+  double x[18], v[18], w[40], nrm[9] = {0}, a0[3];
+  int idx[40], slot[1] = {2}, e = 0;
+  CK(E, BlastWallTrianglePairs(2, A));
+  for (int b = 0; b < nn; b++) {
+    const double s = lat[b][0] / 2.0, t = lat[b][1] / 2.0;
+    for (int c = 0; c < 3; c++) x[c * nn + b] = O[c] + s * e1[c] + t * e2[c];
+  }
+  for (int b = 0; b < nn; b++)
+    for (int c = 0; c < 3; c++) {
+      const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+      v[c * nn + b] = om[c1] * x[c2 * nn + b] - om[c2] * x[c1 * nn + b];
+    }
+  for (int b = 0, q = 0; b < nn; b++)
+    for (int c = b + 1; c < nn; c++, q++) {
+      if (b == at || c == at) continue;
+      idx[e] = b, idx[np + e] = c, w[e] = A[at * 15 + q] /* 15 pairs */, w[np + e] = 0.0;
+      e++;
+    }
+  BlastWallNodeNormals(3, np, 0, 1, slot, idx, w, x, v, (size_t)nn, at, nrm, a0);
+  double n[3], len = 0.0, g = 0.0, err = 0.0;
+  for (int c = 0; c < 3; c++) {
+    const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+    n[c] = e1[c1] * e2[c2] - e1[c2] * e2[c1], len += n[c] * n[c];
+  }
+  for (int c = 0; c < 3; c++) n[c] /= sqrt(len);
+  for (int c = 0; c < 3; c++) {
+    const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+    g -= v[c * nn + at] * (om[c1] * n[c2] - om[c2] * n[c1]);
+  }
+  for (int c = 0; c < 3; c++) err = fmax(err, fmax(fabs(nrm[c] - n[c]), fabs(a0[c] - g * n[c])));
+  for (int c = 3; c < 9; c++) err = fmax(err, fabs(nrm[c]));
+  snprintf(what, sizeof what, "tilted flat P2 face, rigid rotation: normal and a0 to %.1e", err);
+  ReportOk(E, what, err <= 1e-14, err <= 1e-14 ? NULL : "not the plane's normal");
+}
+
 void CaseMassWallNormals(Env *E) {
+  if (!E->gpu) WallPairsFlat(E);
   for (int p = 0; p < E->np; p++) {
     const Problem *P = &E->P[p];
     BlastHydroData hd = P->hd;
