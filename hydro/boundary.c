@@ -433,7 +433,8 @@ static void ChildFacePoint(int fd, int k, const int *V, int a, int *P) {
 // face of its face that holds its node (the lattice subdivision of order N, children
 // positive as the face frame), the pairs (b < c) of the fine face's nodes other than the
 // node, A[a][(b, c)] (BlastWallTrianglePairs, a the node's local index): first entries b at
-// e0, second entries c and zero weights at e0 + np, unused entries the node with weight 0.
+// e0, second entries c at e0 + np with the first fine face's BlastWallTriangleNodePairs
+// (0 on the others), unused entries the node with weights 0.
 static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *verts, const double *A,
                           const GidDof *map, int64_t *ids, int np, size_t e0,
                           BlastBoundaryDofs *b) {
@@ -458,6 +459,9 @@ static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *ver
       BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
       l[a] = hit->l;
     }
+    double G[105];
+    BlastWallTriangleNodePairs(k, at, G);
+    const int first = self < 0;  // the tangents at the node: the first fine face
     self = l[at];
     for (int p = 0, q = 0; p < nn; p++)
       for (int r = p + 1; r < nn; r++, q++) {
@@ -465,15 +469,13 @@ static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *ver
         BlastCheck(e < np, BLAST_ERR_ARG, "wall face node %lld: more fine faces than 6",
                    (long long)ids[fr->p]);
         b->wall_idx[e0 + e] = l[p], b->wall_idx[e0 + np + e] = l[r];
-        b->wall_w[e0 + e] = A[at * npair + q], b->wall_w[e0 + np + e] = 0.0;
+        b->wall_w[e0 + e] = A[at * npair + q], b->wall_w[e0 + np + e] = first ? G[q] : 0.0;
         e++;
       }
   }
   BlastCheck(self >= 0, BLAST_ERR_ARG, "wall face node %lld: in no fine face", (long long)fr->p);
-  for (; e < np; e++) {
-    b->wall_idx[e0 + e] = b->wall_idx[e0 + np + e] = self;
-    b->wall_w[e0 + e] = b->wall_w[e0 + np + e] = 0.0;
-  }
+  for (int f = e; f < np; f++) b->wall_idx[e0 + f] = b->wall_idx[e0 + np + f] = self;
+  for (; e < np; e++) b->wall_w[e0 + e] = b->wall_w[e0 + np + e] = 0.0;
   return 0;
 }
 

@@ -25,6 +25,12 @@ struct BlastExpr_private;  // base/expr.h's BlastExpr
 /// walls, each constrained; closer ones belong to one smooth wall (their average).
 #define BLAST_WALL_SHARP_ANGLE_DEG 30.0
 
+/// A tetrahedron face node whose weighted normal is below this fraction of the sum of its
+/// faces' |t_0 x t_1| at the node (round-off: at a vertex of flat quadratic or quartic
+/// faces the integral of phi_a vanishes) takes the sum of those faces' unit normals at the
+/// node instead (BlastWallNodeNormals).
+#define BLAST_WALL_WEIGHTED_MIN 1e-6
+
 /// The velocity constraints of a rank's H1 dofs (ext numbering until BlastBoundaryKeepOwned).
 typedef struct {
   int dim;
@@ -53,11 +59,14 @@ typedef struct {
   /// (raw in 3D: a pair record): the weighted normal too, the integral of phi_a t_s x t_t
   /// over the fine faces of the face that hold the node, which is quadratic in the face's
   /// nodes: m = sum over m < wall_np of wall_w[q] (x_b - x_l) x (x_c - x_l), q = 2 r
-  /// wall_np + m, b = wall_idx[q], c = wall_idx[q + wall_np] (wall_w there 0, unused),
-  /// l the node: per fine face the pairs b < c of its nodes other than the node, weights
-  /// from BlastWallTrianglePairs; wall_np = F (n - 1)(n - 2) / 2, n = (k + 1)(k + 2) / 2
-  /// the face's nodes, F = 6 fine faces with parallel refinement (N > 1), else 1; unused
-  /// entries are the node itself with weight 0.
+  /// wall_np + m, b = wall_idx[q], c = wall_idx[q + wall_np], l the node: per fine face
+  /// the pairs b < c of its nodes other than the node, weights from
+  /// BlastWallTrianglePairs; wall_np = F (n - 1)(n - 2) / 2, n = (k + 1)(k + 2) / 2 the
+  /// face's nodes, F = 6 fine faces with parallel refinement (N > 1), else 1; unused
+  /// entries are the node itself with weight 0. The second weights wall_w[q + wall_np]
+  /// give the same way the normal t_0 x t_1 at the node of the first fine face holding it
+  /// (the equispaced interpolant's derivatives along its axes), whose unit sum replaces
+  /// the weighted normal where that is round-off (BLAST_WALL_WEIGHTED_MIN).
   int wall_np;
   int *wall_off, *wall_slot, *wall_idx;
   double *wall_w;
@@ -100,6 +109,9 @@ void BlastBoundaryApplyInitial(const BlastBoundaryDofs *b, int nl, double *v);
 /// in lexicographic order: the integral of phi_a t_s x t_t of a face is then the sum over
 /// pairs of A x_b x x_c (and unchanged when every x moves by one vector).
 int BlastWallTrianglePairs(int k, double *A);
+/// The same form of the face's t_s x t_t at its node a: G[q] = dphi_b/ds dphi_c/dt -
+/// dphi_c/ds dphi_b/dt at node a, pair q = (b < c) as above.
+int BlastWallTriangleNodePairs(int k, int a, double *G);
 
 /// v <- (I - sum_j n_j n_j^T) v at one node: its `dim` normal rows nrm[3 j + c] (zero rows
 /// allowed), orthonormal, removed one after the other. The arithmetic of every backend.
@@ -132,12 +144,16 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
   if (r1 <= r0) return;
   double acc[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
          accd[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  // pair records: the unit normals at the node (their second weights), summed per slot
+  double accu[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+         accud[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, sc[3] = {0, 0, 0};
   int nq = 0;
   for (int r = r0; r < r1; r++) {
     double t[2][3] = {{0, 0, 0}, {0, 0, 0}}, td[2][3] = {{0, 0, 0}, {0, 0, 0}};
     double m[3] = {0, 0, 0}, md[3] = {0, 0, 0};
     const int j = slot[r] / 4, raw = (slot[r] / 2) % 2, neg = slot[r] % 2;
     const int pairs = dim == 3 && raw;  // the weighted normal of a tetrahedron face
+    double g[3] = {0, 0, 0}, gd[3] = {0, 0, 0};
     for (int q = 0; pairs && q < np; q++) {
       const size_t e = (size_t)r * 2 * np + q;
       const size_t ib = (size_t)idx[e], ic = (size_t)idx[e + np];
@@ -150,9 +166,25 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
       }
       for (int c = 0; c < 3; c++) {
         const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-        m[c] = m[c] + w[e] * (db[c1] * dc[c2] - db[c2] * dc[c1]);
-        md[c] = md[c] +
-                w[e] * ((vb[c1] * dc[c2] - vb[c2] * dc[c1]) + (db[c1] * vc[c2] - db[c2] * vc[c1]));
+        const double cr = db[c1] * dc[c2] - db[c2] * dc[c1],
+                     crd =
+                         (vb[c1] * dc[c2] - vb[c2] * dc[c1]) + (db[c1] * vc[c2] - db[c2] * vc[c1]);
+        m[c] = m[c] + w[e] * cr, md[c] = md[c] + w[e] * crd;
+        g[c] = g[c] + w[e + np] * cr, gd[c] = gd[c] + w[e + np] * crd;
+      }
+    }
+    if (pairs) {  // the unit normal at the node, per slot
+      double gl = 0.0, du = 0.0, u[3];
+      for (int c = 0; c < 3; c++) gl = gl + g[c] * g[c];
+      gl = sqrt(gl);
+      if (gl > 0.0) {
+        for (int c = 0; c < 3; c++) u[c] = g[c] / gl, du = du + gd[c] * u[c];
+        for (int c = 0; c < 3; c++) {
+          const double ud = (gd[c] - du * u[c]) / gl;
+          accu[j][c] = accu[j][c] + (neg ? -u[c] : u[c]);
+          accud[j][c] = accud[j][c] + (neg ? -ud : ud);
+        }
+        sc[j] = sc[j] + gl;
       }
     }
     for (int o = 0; o < dim - 1 && !pairs; o++) {
@@ -197,6 +229,13 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
       acc[j][c] = acc[j][c] + (neg ? -m[c] : m[c]) / len;
       accd[j][c] = accd[j][c] + (neg ? -ud : ud);
     }
+  }
+  for (int j = 0; j < 3; j++) {  // a weighted normal of round-off: the unit one
+    if (!(sc[j] > 0.0)) continue;
+    double la = 0.0;
+    for (int c = 0; c < 3; c++) la = la + acc[j][c] * acc[j][c];
+    if (sqrt(la) > BLAST_WALL_WEIGHTED_MIN * sc[j]) continue;
+    for (int c = 0; c < 3; c++) acc[j][c] = accu[j][c], accd[j][c] = accud[j][c];
   }
   double q[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, qd[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
   for (int j = 0; j < nq && j < dim; j++) {

@@ -4,6 +4,7 @@
 #include "boundary.h"
 #include "fe.h"
 #include "geom_basis.h"
+#include "simplex.h"
 
 // Collapsed Gauss rule (s = u, t = (1 - u) v, Jacobian 1 - u) of 3 k / 2 + 1 points a
 // direction: exact for the integrand's degree 3 k - 2 (3 k - 1 in u with the Jacobian).
@@ -23,5 +24,18 @@ int BlastWallTrianglePairs(int k, double *A) {
             A[a * npair + q] +=
                 wt * phi[a] * (dphi[2 * b] * dphi[2 * c + 1] - dphi[2 * c] * dphi[2 * b + 1]);
     }
+  return 0;
+}
+
+int BlastWallTriangleNodePairs(int k, int a, double *G) {
+  const int nn = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
+  int j[3] = {0, 0, 0};
+  double dphi[30], eta[2];
+  BlastSimplexLatticePoint(2, k, a, j);
+  eta[0] = (double)j[0] / k, eta[1] = (double)j[1] / k;
+  BlastGeomLagrange(BLAST_GEOM_TRIANGLE, k, eta, NULL, dphi);
+  for (int b = 0, q = 0; b < nn; b++)
+    for (int c = b + 1; c < nn; c++, q++)
+      G[q] = dphi[2 * b] * dphi[2 * c + 1] - dphi[2 * c] * dphi[2 * b + 1];
   return 0;
 }

@@ -136,9 +136,10 @@ static void RunWallNormals(Env *E, const BlastBackendOps *B, const BlastHydroDat
 // component of sum A x_b x x_c is the integral of phi_a over the triangle, exact values
 // (Newton-Cotes: k = 1: 1/6; k = 2: vertices 0, edges 1/6; k = 3: 1/60, 3/80, interior
 // 9/40; k = 4: 0, edge nodes 2/45, edge midpoints -1/90, interior 4/45). (2) A record
-// of a tilted flat face of order 2 (x = O + s e1 + t e2) at its edge node 1, the
-// velocity a rigid rotation v = w x x: the normal is (e1 x e2) / |e1 x e2| and a0 =
-// -(v_l . (w x q)) q (the normal turns with the body), to 1e-14.
+// of a tilted flat face of order 2 (x = O + s e1 + t e2) at its edge node 1 and at its
+// vertex 0 (whose weighted normal vanishes), the velocity a rigid rotation v = w x x:
+// the normal is (e1 x e2) / |e1 x e2| and a0 = -(v_l . (w x q)) q (the normal turns with
+// the body), to 1e-14.
 static void WallPairsFlat(Env *E) {
   static const int lat[6][2] = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {0, 2}};  // order 2
   double A[15 * 105], worst = 0.0;
@@ -171,12 +172,13 @@ static void WallPairsFlat(Env *E) {
   char what[160];
   snprintf(what, sizeof what, "pair tables k = 1..4: flat face integrals of phi_a to %.1e", worst);
   ReportOk(E, what, worst <= 1e-15, worst <= 1e-15 ? NULL : "not the integrals");
-  // (2) the tilted flat quadratic face, node 1 (an edge node), rigid rotation
+  // (2) the tilted flat quadratic face, node 1 (an edge node) and node 0 (a vertex: the
+  // weighted normal vanishes, the unit normal at the node of the second weights is used)
   const double O[3] = {0.3, -0.2, 0.7}, e1[3] = {0.9, 0.2, -0.4}, e2[3] = {0.1, 1.1, 0.5},
                om[3] = {0.4, -0.7, 1.3};
-  const int nn = 6, at = 1, np = 10;
-  double x[18], v[18], w[40], nrm[9] = {0}, a0[3];
-  int idx[40], slot[1] = {2}, e = 0;
+  const int nn = 6, np = 10;
+  double x[18], v[18], w[40], G[15], n[3], len = 0.0;
+  int idx[40], slot[1] = {2};
   CK(E, BlastWallTrianglePairs(2, A));
   for (int b = 0; b < nn; b++) {
     const double s = lat[b][0] / 2.0, t = lat[b][1] / 2.0;
@@ -187,27 +189,32 @@ static void WallPairsFlat(Env *E) {
       const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
       v[c * nn + b] = om[c1] * x[c2 * nn + b] - om[c2] * x[c1 * nn + b];
     }
-  for (int b = 0, q = 0; b < nn; b++)
-    for (int c = b + 1; c < nn; c++, q++) {
-      if (b == at || c == at) continue;
-      idx[e] = b, idx[np + e] = c, w[e] = A[at * 15 + q] /* 15 pairs */, w[np + e] = 0.0;
-      e++;
-    }
-  BlastWallNodeNormals(3, np, 0, 1, slot, idx, w, x, v, (size_t)nn, at, nrm, a0);
-  double n[3], len = 0.0, g = 0.0, err = 0.0;
   for (int c = 0; c < 3; c++) {
     const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
     n[c] = e1[c1] * e2[c2] - e1[c2] * e2[c1], len += n[c] * n[c];
   }
   for (int c = 0; c < 3; c++) n[c] /= sqrt(len);
-  for (int c = 0; c < 3; c++) {
-    const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-    g -= v[c * nn + at] * (om[c1] * n[c2] - om[c2] * n[c1]);
+  for (int at = 1; at >= 0; at--) {
+    double nrm[9] = {0}, a0[3], g = 0.0, err = 0.0;
+    int e = 0;
+    CK(E, BlastWallTriangleNodePairs(2, at, G));
+    for (int b = 0, q = 0; b < nn; b++)
+      for (int c = b + 1; c < nn; c++, q++) {
+        if (b == at || c == at) continue;
+        idx[e] = b, idx[np + e] = c, w[e] = A[at * 15 + q] /* 15 pairs */, w[np + e] = G[q];
+        e++;
+      }
+    BlastWallNodeNormals(3, np, 0, 1, slot, idx, w, x, v, (size_t)nn, at, nrm, a0);
+    for (int c = 0; c < 3; c++) {
+      const int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+      g -= v[c * nn + at] * (om[c1] * n[c2] - om[c2] * n[c1]);
+    }
+    for (int c = 0; c < 3; c++) err = fmax(err, fmax(fabs(nrm[c] - n[c]), fabs(a0[c] - g * n[c])));
+    for (int c = 3; c < 9; c++) err = fmax(err, fabs(nrm[c]));
+    snprintf(what, sizeof what, "tilted flat P2 face, rigid rotation, %s node: normal, a0 to %.1e",
+             at ? "edge" : "vertex", err);
+    ReportOk(E, what, err <= 1e-14, err <= 1e-14 ? NULL : "not the plane's normal");
   }
-  for (int c = 0; c < 3; c++) err = fmax(err, fmax(fabs(nrm[c] - n[c]), fabs(a0[c] - g * n[c])));
-  for (int c = 3; c < 9; c++) err = fmax(err, fabs(nrm[c]));
-  snprintf(what, sizeof what, "tilted flat P2 face, rigid rotation: normal and a0 to %.1e", err);
-  ReportOk(E, what, err <= 1e-14, err <= 1e-14 ? NULL : "not the plane's normal");
 }
 
 void CaseMassWallNormals(Env *E) {
