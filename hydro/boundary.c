@@ -395,7 +395,7 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
   const int dim = s->dim, k = s->k, K = s->N * k, np = k + 1, nt = dim - 1;
   b->wall_np = np;
   BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
-  if (dim < 2 || BlastGeomIsSimplex(s->geom) || b->nproj == 0) return 0;
+  if (dim < 2 || BlastGeomIsSimplex(s->geom) || s->mixed || b->nproj == 0) return 0;
   double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1];
   GllDerivatives(k, s->gll, D);
   GidDof *map = NULL;
