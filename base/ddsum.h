@@ -42,4 +42,18 @@ BLAST_HOST_DEVICE static inline void BlastDDNormalize(BlastDD *acc) {
   acc->hi = s;
 }
 
+/// The per-zone internal and kinetic energies ie[z * stride_i], ke[z * stride_k] summed in
+/// double-double: dd = {ie hi, ie lo, ke hi, ke lo} (normalised).
+BLAST_HOST_DEVICE static inline void BlastEnergySums(int nz, const double *ie, int stride_i,
+                                                     const double *ke, int stride_k, double dd[4]) {
+  BlastDD si = {0.0, 0.0}, sk = {0.0, 0.0};
+  for (int z = 0; z < nz; z++) {
+    BlastDDAdd(&si, ie[(long)z * stride_i]);
+    BlastDDAdd(&sk, ke[(long)z * stride_k]);
+  }
+  BlastDDNormalize(&si);
+  BlastDDNormalize(&sk);
+  dd[0] = si.hi, dd[1] = si.lo, dd[2] = sk.hi, dd[3] = sk.lo;
+}
+
 #endif  // BLAST_DDSUM_H

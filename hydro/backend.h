@@ -165,8 +165,10 @@ typedef struct {
   int (*momentum_rhs)(void *ctx, double *rhs);
   /// de = M_E^{-1} (F^T v (+ Taylor-Green source)), zone by zone (E1).
   int (*energy_rate)(void *ctx, const double *v, double *de);
-  /// Local internal and kinetic energy (method spec 13.2).
-  int (*energies)(void *ctx, const double *v, const double *e, double *ie, double *ke);
+  /// Local internal and kinetic energy (method spec 13.2) as double-double pairs summed
+  /// over this rank's zones: dd = {ie, ie's low part, ke, ke's low part} (ddsum.h), so
+  /// that the global sums do not depend on the partition.
+  int (*energies)(void *ctx, const double *v, const double *e, double dd[4]);
 } BlastZoneOps;
 
 /// The momentum mass operator and the PCG vectors, all velocity components in lockstep

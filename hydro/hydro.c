@@ -69,15 +69,26 @@ int BlastHydroENorm(BlastHydro h, double *e_norm) {
   return 0;
 }
 
+int BlastHydroEnergies(BlastHydro h, double *ie, double *ke) {
+  double loc[4], glob[4];
+  BlastCall(h->ops->zone.energies(h->bctx, h->S + h->nx, h->S + 2 * h->nx, loc));
+  if (h->nranks > 1) {
+    BlastCallMPI(MPI_Allreduce(loc, glob, 2, h->dd_type, h->dd_op, h->comm));
+  } else {
+    for (int i = 0; i < 4; i++) glob[i] = loc[i];
+  }
+  *ie = glob[0] + glob[1];
+  *ke = glob[2] + glob[3];
+  return 0;
+}
+
 int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke) {
-  const double *S = h->S;
-  double loc[2], glob[2];
+  double gi, gk;
   BlastCall(BlastHydroENorm(h, e_norm));
-  BlastCall(h->ops->zone.energies(h->bctx, S + h->nx, S + 2 * h->nx, &loc[0], &loc[1]));
-  BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
-  if (ie) *ie = glob[0];
-  if (ke) *ke = glob[1];
-  h->norms_attempts = h->attempts, h->norms_ie = glob[0], h->norms_ke = glob[1];
+  BlastCall(BlastHydroEnergies(h, &gi, &gk));
+  if (ie) *ie = gi;
+  if (ke) *ke = gk;
+  h->norms_attempts = h->attempts, h->norms_ie = gi, h->norms_ke = gk;
   return 0;
 }
 

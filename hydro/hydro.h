@@ -106,6 +106,10 @@ const BlastHydroTimers *BlastHydroGetTimers(BlastHydro h);
 void BlastHydroGetProgress(BlastHydro h, double *t, double *dt, int *steps, int *attempts);
 /// Global |e| of the current state (method spec 13.1). Collective.
 int BlastHydroENorm(BlastHydro h, double *e_norm);
+/// Global internal and kinetic energy of the current state: per-zone sums carried in
+/// double-double across zones and ranks and rounded once, so the same bits on any number
+/// of ranks and on every backend. Collective.
+int BlastHydroEnergies(BlastHydro h, double *ie, double *ke);
 /// Global |e|, internal, kinetic energy of the current state. Collective.
 int BlastHydroNorms(BlastHydro h, double *e_norm, double *ie, double *ke);
 /// Initial dt (method spec 10.1) and the total energy at t = 0.

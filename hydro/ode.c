@@ -412,10 +412,9 @@ static int CheckEnergy(BlastHydro h, double t, double dt, int last) {
   if (summed) {
     energy = h->norms_ie + h->norms_ke;
   } else {
-    double loc[2], glob[2];
-    BlastCall(h->ops->zone.energies(h->bctx, h->S + h->nx, h->S + 2 * h->nx, &loc[0], &loc[1]));
-    BlastCallMPI(MPI_Allreduce(loc, glob, 2, MPI_DOUBLE, MPI_SUM, h->comm));
-    energy = glob[0] + glob[1];
+    double ie, ke;
+    BlastCall(BlastHydroEnergies(h, &ie, &ke));
+    energy = ie + ke;
   }
   const double rel = (energy - h->energy0) / fabs(h->energy0);
   if (!(fabs(rel) > tol)) return 0;  // a NaN is the non-finite checks' to report

@@ -106,25 +106,36 @@ typedef struct {
   double *phi, *dphi;
 } Basis;
 
+// The box that may hold zone z: its nodes' bounding box widened by a tenth of its largest
+// side `size` (a curved zone's edges may bulge past its nodes). No point outside it is in
+// the zone.
+static void ZoneBox(const BlastSpace *s, const double *x, int z, double *lo, double *hi,
+                    double *size_out) {
+  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
+  double size = 0.0;
+  for (int c = 0; c < dim; c++) {
+    lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
+    for (int a = 0; a < nd; a++) {
+      const double xa = x[(size_t)c * nl + s->h1_edof[(size_t)z * nd + a]];
+      lo[c] = xa < lo[c] ? xa : lo[c], hi[c] = xa > hi[c] ? xa : hi[c];  // fmin, fmax: NaN skipped
+    }
+    const double side = hi[c] - lo[c];
+    size = side > size ? side : size;
+  }
+  for (int c = 0; c < dim; c++) lo[c] -= 0.1 * size, hi[c] += 0.1 * size;
+  *size_out = size;
+}
+
 // The reference point xi of zone z whose image is p, if there is one in the closed
 // reference element (to a tolerance of 1e-10; simplices: xi_g >= 0 and sum xi_g <= 1):
 // 1 and xi, else 0. Newton on the zone map from the reference centroid.
 static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *b, double *xi) {
   const BlastSpace *s = h->space;
-  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl;
-  // Bounding box of the zone's nodes, widened by a tenth (a curved zone's edges may bulge
-  // past its nodes).
-  double lo[3], hi[3], size = 0.0;
-  for (int c = 0; c < dim; c++) {
-    lo[c] = HUGE_VAL, hi[c] = -HUGE_VAL;
-    for (int a = 0; a < nd; a++) {
-      const double xa = x[(size_t)c * nl + s->h1_edof[(size_t)z * nd + a]];
-      lo[c] = fmin(lo[c], xa), hi[c] = fmax(hi[c], xa);
-    }
-    size = fmax(size, hi[c] - lo[c]);
-  }
+  const int dim = s->dim;
+  double lo[3], hi[3], size;
+  ZoneBox(s, x, z, lo, hi, &size);
   for (int c = 0; c < dim; c++)
-    if (p[c] < lo[c] - 0.1 * size || p[c] > hi[c] + 0.1 * size) return 0;
+    if (p[c] < lo[c] || p[c] > hi[c]) return 0;
   BlastRefCentroid(BlastHydroZoneTab(h, z)->geom, xi);
   double X[3], J[9], inv[9], step = HUGE_VAL;
   for (int it = 0; it < kNewtonIters && step > 1e-14; it++) {
@@ -146,6 +157,125 @@ static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *
   for (int c = 0; c < dim; c++) res = fmax(res, fabs(p[c] - X[c]));
   if (!BlastRefContains(BlastHydroZoneTab(h, z)->geom, xi, 1e-10)) return 0;
   return res <= 1e-10 * (size > 0.0 ? size : 1.0);
+}
+
+// The rank's zones binned on a uniform grid by the boxes that may hold them (ZoneBox), so
+// that a point is looked for only among the zones of its bin: one pass over the zones per
+// call, then O(zones per bin) per point rather than O(zones). Each bin lists its zones in
+// ascending local number; a zone whose box is not finite is in `all`, checked for every
+// point. A point is in a zone only if it is in the zone's box, hence in a bin the box
+// overlaps: the zones found are those of a scan of every zone.
+typedef struct {
+  int dim, nb[3], nall;
+  double lo[3], w[3], inv_w[3];
+  int *start, *list, *all;  // bin b: list[start[b] .. start[b+1])
+} ZoneGrid;
+
+// The bin along axis c of coordinate t (clamped to the grid; NaN: 0). Non-decreasing in t.
+static int GridBin(const ZoneGrid *g, int c, double t) {
+  const double f = (t - g->lo[c]) * g->inv_w[c];  // monotone in t; (int) is floor for f > 0
+  if (!(f > 0.0)) return 0;
+  return f >= g->nb[c] - 1 ? g->nb[c] - 1 : (int)f;
+}
+
+// The bins b0..b1 (per axis) that the box lo[dim], hi[dim] overlaps; returns their number.
+static size_t GridRange(const ZoneGrid *g, const double *box, int *b0, int *b1) {
+  size_t n = 1;
+  b0[1] = b0[2] = b1[1] = b1[2] = 0;
+  for (int c = 0; c < g->dim; c++) {
+    b0[c] = GridBin(g, c, box[c]), b1[c] = GridBin(g, c, box[g->dim + c]);
+    n *= (size_t)(b1[c] - b0[c] + 1);
+  }
+  return n;
+}
+
+// Counts zone z in every bin its box overlaps (list NULL), or puts it at count[b] there.
+static void GridAdd(const ZoneGrid *g, const double *box, int *count, int *list, int z) {
+  int b0[3], b1[3];
+  GridRange(g, box, b0, b1);
+  for (int k = b0[2]; k <= b1[2]; k++)
+    for (int j = b0[1]; j <= b1[1]; j++)
+      for (int i = b0[0]; i <= b1[0]; i++) {
+        const int b = i + g->nb[0] * (j + g->nb[1] * k);
+        if (list) list[count[b]] = z;
+        count[b]++;
+      }
+}
+
+static void GridFree(ZoneGrid *g) {
+  BlastFree(&g->start), BlastFree(&g->list), BlastFree(&g->all);
+}
+
+static int GridCreate(const BlastSpace *s, const double *x, ZoneGrid *g) {
+  const int dim = s->dim, nz = s->nz;
+  double *box = NULL, glo[3] = {0, 0, 0}, ghi[3] = {0, 0, 0}, size;
+  int *count = NULL, nfin = 0;
+  *g = (ZoneGrid){.dim = dim, .nb = {1, 1, 1}, .w = {1, 1, 1}, .inv_w = {1, 1, 1}};
+  BlastCall(BlastMalloc((size_t)2 * dim * (nz > 0 ? nz : 1), &box));
+  BlastCall(BlastMalloc(nz > 0 ? nz : 1, &g->all));
+  for (int c = 0; c < dim; c++) glo[c] = HUGE_VAL, ghi[c] = -HUGE_VAL;
+  for (int z = 0; z < nz; z++) {
+    double *bz = &box[(size_t)2 * dim * z];
+    ZoneBox(s, x, z, bz, bz + dim, &size);
+    int finite = 1;
+    for (int c = 0; c < 2 * dim; c++) finite = finite && isfinite(bz[c]);
+    if (!finite) {
+      g->all[g->nall++] = z, bz[0] = NAN;  // NaN: not binned
+      continue;
+    }
+    nfin++;
+    for (int c = 0; c < dim; c++) glo[c] = fmin(glo[c], bz[c]), ghi[c] = fmax(ghi[c], bz[dim + c]);
+  }
+  // About one bin per zone, cubic in the domain's box (at most 4 per zone); coarser while
+  // the zones' boxes would put more than 8 entries per zone in the bins' lists (sheared or
+  // graded zones), which also bounds the work of the counting pass.
+  double vol = 1.0;
+  for (int c = 0; c < dim; c++) g->lo[c] = nfin ? glo[c] : 0.0, vol *= nfin ? ghi[c] - glo[c] : 0.0;
+  const double side = vol > 0.0 ? pow(vol / nfin, 1.0 / dim) : 0.0;
+  for (int c = 0; c < dim; c++)
+    if (side > 0.0) g->nb[c] = (int)fmin(fmax(ceil((ghi[c] - glo[c]) / side), 1.0), 1 << 20);
+  for (;;) {
+    int cmax = 0;
+    double nbins = 1.0;
+    for (int c = 0; c < dim; c++) {
+      nbins *= g->nb[c];
+      if (g->nb[c] > g->nb[cmax]) cmax = c;
+    }
+    if (nbins <= 4.0 * nfin + 64.0) break;
+    g->nb[cmax] = (g->nb[cmax] + 1) / 2;
+  }
+  const size_t limit = (size_t)8 * nfin + 64;
+  size_t total;
+  for (;;) {
+    size_t nbins = 1;
+    for (int c = 0; c < dim; c++) {
+      g->w[c] = side > 0.0 ? (ghi[c] - glo[c]) / g->nb[c] : 1.0, g->inv_w[c] = 1.0 / g->w[c];
+      nbins *= (size_t)g->nb[c];
+    }
+    BlastFree(&count);
+    BlastCall(BlastCalloc(nbins + 1, &count));
+    total = 0;
+    for (int z = 0; z < nz && total <= limit; z++) {
+      const double *bz = &box[(size_t)2 * dim * z];
+      int b0[3], b1[3];
+      if (isnan(bz[0])) continue;
+      total += GridRange(g, bz, b0, b1);
+      if (total <= limit) GridAdd(g, bz, count, NULL, z);
+    }
+    if (total <= limit || nbins == 1) {  // one bin: every zone once, within the limit
+      BlastCall(BlastMalloc(nbins + 1, &g->start));
+      g->start[0] = 0;
+      for (size_t b = 0; b < nbins; b++)
+        g->start[b + 1] = g->start[b] + count[b], count[b] = g->start[b];
+      break;
+    }
+    for (int c = 0; c < dim; c++) g->nb[c] = (g->nb[c] + 1) / 2;
+  }
+  BlastCall(BlastMalloc(total > 0 ? total : 1, &g->list));
+  for (int z = 0; z < nz; z++)  // ascending z: each bin's list is sorted
+    if (!isnan(box[(size_t)2 * dim * z])) GridAdd(g, &box[(size_t)2 * dim * z], count, g->list, z);
+  BlastFree(&box), BlastFree(&count);
+  return 0;
 }
 
 // The solution at reference point xi of zone z. Density as the dumps have it: rho0 at the
@@ -199,16 +329,26 @@ int BlastHydroProbe(BlastHydro h, const double *x, const double *v, const double
   BlastCall(BlastMalloc(n, &gid));
   BlastCall(BlastMalloc(n, &ggid));
   BlastCall(BlastMalloc(n, &zone));
-  // Each point's zone here: the smallest global id among the zones that hold it.
+  // Each point's zone here: the smallest global id among the zones that hold it, looked
+  // for among the zones of its bin and those of no bin.
+  ZoneGrid grid;
+  BlastCall(GridCreate(s, x, &grid));
   for (int i = 0; i < n; i++) {
     gid[i] = INT64_MAX, zone[i] = -1;
-    double r[3];
-    for (int z = 0; z < s->nz; z++)
-      if (s->zone_gid[z] < gid[i] && Locate(h, x, z, &points[3 * i], &b, r)) {
+    const double *p = &points[3 * i];
+    int bin = 0;  // a point outside the grid: an edge bin, whose zones do not hold it
+    for (int c = dim - 1; c >= 0; c--) bin = bin * grid.nb[c] + GridBin(&grid, c, p[c]);
+    const int nbin = grid.start[bin + 1] - grid.start[bin];
+    for (int k = 0; k < nbin + grid.nall; k++) {
+      const int z = k < nbin ? grid.list[grid.start[bin] + k] : grid.all[k - nbin];
+      double r[3];
+      if (s->zone_gid[z] < gid[i] && Locate(h, x, z, p, &b, r)) {
         gid[i] = s->zone_gid[z], zone[i] = z;
         for (int g = 0; g < dim; g++) xi[3 * i + g] = r[g];
       }
+    }
   }
+  GridFree(&grid);
   BlastCallMPI(MPI_Allreduce(gid, ggid, n, MPI_INT64_T, MPI_MIN, h->comm));
   if (values) {
     // The rank that holds the zone answers; the others add zeros (x + 0 = x).

@@ -391,7 +391,8 @@ int BlastCheckpointHeaderFill(MPI_Comm comm, BlastHydro h, const BlastConfig *cf
   hd->dim = shape.dim, hd->order_kinematic = shape.k, hd->order_thermo = shape.m;
   hd->quadrature_points = shape.nqp, hd->l2_nd = s->l2_nd;
   snprintf(hd->assembly, sizeof hd->assembly, "%s",
-           BlastCheckpointAssemblyName(BlastAssemblyResolve(cfg->assembly, shape.dim, shape.k)));
+           BlastCheckpointAssemblyName(BlastAssemblyResolveMesh(
+               cfg->assembly, shape.dim, shape.k, BlastMeshHasSimplices(s->mesh))));
   hd->zones_global = (long long)s->nz_global, hd->h1_global = (long long)s->h1_nglobal;
   BlastCall(MeshFingerprint(comm, h, &hd->mesh_fingerprint, &hd->mesh_geometry));
   BlastCheckpointMeshDescription(cfg, hd->mesh, sizeof hd->mesh);

@@ -135,7 +135,7 @@ int BlastCpuQDataForce(void *ctx, const double *x, const double *v, const double
                        BlastQDataResult *res);
 int BlastCpuMomentumRhs(void *ctx, double *rhs);
 int BlastCpuEnergyRate(void *ctx, const double *v, double *de);
-int BlastCpuEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke);
+int BlastCpuEnergies(void *ctx, const double *v, const double *e, double dd[4]);
 int BlastCpuSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v, const double *e,
                             double *host_x, double *host_v, double *host_e);
 int BlastCpuSplitQDataEnd(void *ctx, BlastQDataResult *res, double *seconds, int *tuning);

@@ -134,7 +134,7 @@ int BlastCpuEnergyRate(void *ctx, const double *v, double *de) {
   return 0;
 }
 
-int BlastCpuEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke) {
+int BlastCpuEnergies(void *ctx, const double *v, const double *e, double dd[4]) {
   CpuCtx *c = ctx;
   const BlastHydroData *hd = &c->hd;
   const int nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp, nl = hd->h1_nl, dim = hd->dim;
@@ -161,9 +161,7 @@ int BlastCpuEnergies(void *ctx, const double *v, const double *e, double *ie, do
     }
     zone_ie[z] = si, zone_ke[z] = sk;
   }
-  double si = 0.0, sk = 0.0;
-  for (int z = 0; z < hd->nz; z++) si += zone_ie[z], sk += zone_ke[z];
-  *ie = si, *ke = sk;
+  BlastEnergySums(hd->nz, zone_ie, 1, zone_ke, 1, dd);
   BlastFree(&zone_ie);
   BlastFree(&zone_ke);
   return 0;

@@ -38,7 +38,7 @@ int BlastCudaQDataForce(void *ctx, const double *x, const double *v, const doubl
                         BlastQDataResult *res);
 int BlastCudaMomentumRhs(void *ctx, double *rhs);
 int BlastCudaEnergyRate(void *ctx, const double *v, double *de);
-int BlastCudaEnergies(void *ctx, const double *v, const double *e, double *ie, double *ke);
+int BlastCudaEnergies(void *ctx, const double *v, const double *e, double dd[4]);
 
 // mass (ops_mass.cu)
 int BlastCudaMassMult(void *ctx, int rows, int ncomp, unsigned mask, const double *x, double *y);

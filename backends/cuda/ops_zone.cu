@@ -240,8 +240,7 @@ extern "C" int BlastCudaEnergyRate(void *ctx, const double *v, double *de) {
   return 0;
 }
 
-extern "C" int BlastCudaEnergies(void *ctx, const double *v, const double *e, double *ie,
-                                 double *ke) {
+extern "C" int BlastCudaEnergies(void *ctx, const double *v, const double *e, double dd[4]) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int nz = c->dd.nz;
   k_energies<<<GridFor(nz), 256, 0, c->stream>>>(c->dd, v, e, c->energy_zone);
@@ -249,8 +248,6 @@ extern "C" int BlastCudaEnergies(void *ctx, const double *v, const double *e, do
   BlastCallCuda(cudaMemcpyAsync(c->energy_host, c->energy_zone, 2 * (size_t)nz * sizeof(double),
                                 cudaMemcpyDeviceToHost, c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));
-  double si = 0.0, sk = 0.0;
-  for (int z = 0; z < nz; z++) si += c->energy_host[2 * z], sk += c->energy_host[2 * z + 1];
-  *ie = si, *ke = sk;
+  BlastEnergySums(nz, c->energy_host, 2, c->energy_host + 1, 2, dd);
   return 0;
 }

@@ -37,7 +37,9 @@ void ZoneRun(Env *E, Bk b, const Problem *P, const double *x, const double *v, c
   CK(E, b.o->zone.qdata_force(b.ctx, dx, dv, de, &o->res));
   CK(E, b.o->zone.momentum_rhs(b.ctx, rhs));
   CK(E, b.o->zone.energy_rate(b.ctx, dv, rate));
-  CK(E, b.o->zone.energies(b.ctx, dv, de, &o->ie, &o->ke));
+  double dd[4];
+  CK(E, b.o->zone.energies(b.ctx, dv, de, dd));
+  o->ie = dd[0] + dd[1], o->ke = dd[2] + dd[3];
   o->rhs = HostNew(2 * nx), o->de = HostNew(ne);
   Down(E, b, 2 * nx, rhs, o->rhs);
   Down(E, b, ne, rate, o->de);
@@ -136,13 +138,13 @@ static void RefDe(Env *E, int p, const double *x, const double *v, const double 
   BlastCpuZonesDestroy(&cz);
 }
 
-// IE = sum_z sum_q rho0|J0|w e(q), KE = sum_z sum_q 0.5 rho0|J0|w |v(q)|^2, zone sums in
-// zone order.
+// IE = sum_z sum_q rho0|J0|w e(q), KE = sum_z sum_q 0.5 rho0|J0|w |v(q)|^2: the zone sums
+// in quadrature order, the sum over zones carried in double-double and rounded once.
 static void RefEnergies(Env *E, int p, const double *x, const double *v, const double *e,
                         const ZoneOut *out, ZoneOut *ref) {
   const BlastHydroData *hd = &E->P[p].hd;
   const int nd = hd->h1_nd, ne = hd->l2_nd, nqp = hd->nqp;
-  double ie = 0.0, ke = 0.0;
+  BlastDD ie = {0.0, 0.0}, ke = {0.0, 0.0};
   for (int z = 0; z < hd->nz; z++) {
     double si = 0.0, sk = 0.0;
     for (int q = 0; q < nqp; q++) {
@@ -159,9 +161,10 @@ static void RefEnergies(Env *E, int p, const double *x, const double *v, const d
       si += R0 * eq;
       sk += 0.5 * R0 * v2;
     }
-    ie += si, ke += sk;
+    BlastDDAdd(&ie, si);
+    BlastDDAdd(&ke, sk);
   }
-  ref->ie = ie, ref->ke = ke;
+  ref->ie = ie.hi + ie.lo, ref->ke = ke.hi + ke.lo;
 }
 
 // The expectations on the result itself: a smooth state constrains dt (finite, > 0) and

@@ -16,6 +16,7 @@ or from hand derivations stated next to the check; never from earlier runs.
                             CG limit: exit code, message
   rotation   DECK           steady rigid rotation on the curved disc and its straight twin
                             over --levels of refinement: errors against the exact state
+                            (shipped meshes refined, --exact-meshes, or --gmsh GMSH)
   table      DIR...         markdown table of finished published runs (for the docs)
 
 Common options: --blast EXE, --inputs DIR (the shipped decks), --work DIR, and
@@ -265,22 +266,42 @@ def cmd_converge(args):
                                          errs[i], rate))
 
 
+def rotation_gmsh(args, path, curved, n):
+    """The O-grid disc of --geo with n x n zones per block, made by gmsh: order 2 (its rim
+    nodes on the circle) or order 1 (the straight-sided twin)."""
+    cmd = [args.gmsh, "-2", "-order", "2" if curved else "1", "-setnumber", "N", str(n),
+           args.geo, "-format", "msh41", "-o", path]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return check(p.returncode == 0 and os.path.exists(path), "gmsh made %s (exit code %d)%s"
+                 % (os.path.basename(path), p.returncode,
+                    "" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+
+
 def cmd_rotation(args):
     """Rigid rotation (tests/verification/decks/rotation_disc.ini) on the quadratic curved
     disc and its straight-sided twin (same vertices, nodes interpolated linearly), at
     each refinement level: the velocity and pressure L2 errors of the final state against
-    the exact steady state. Checks: every run ends; the straight disc's velocity error
-    decreases with refinement; the curved disc's is below --curved-below at every level
-    and below --ratio times the straight one's; with --min-rate, its rates over the levels
-    are at least that. --exact-meshes: level L is not the shipped mesh refined L times
-    (whose curved faces stay the level-0 quadratic arcs) but the same disc written with
-    2^(L+1) x 2^(L+1) zones per patch by tools/make_meshes.py, its nodes on the circle."""
-    errs = {}
+    the exact steady state, printed as a table with the rates. Checks: every run ends; the
+    straight disc's velocity error decreases with refinement; the curved disc's is below
+    --curved-below at every level and below --ratio times the straight one's; with
+    --min-rate, its rates over the levels are at least that. The meshes of level L:
+    default, the shipped inputs/meshes/disc_{curved,straight}_quad.mesh refined L times
+    (whose curved faces stay the level-0 quadratic arcs); --exact-meshes, the same disc
+    written with 2^(L+1) x 2^(L+1) zones per patch by tools/make_meshes.py, its nodes on
+    the circle; --gmsh GMSH, the O-grid disc of --geo meshed by gmsh with N = 2^(L+1)
+    zones per block side (order 2 and order 1), read as .msh files, the rim selected by
+    its physical name "rim"."""
+    errs, walls = {}, {}
+    if args.exact_meshes and args.gmsh:
+        sys.exit("verify.py rotation: --exact-meshes and --gmsh exclude each other")
     if args.exact_meshes:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                         "tools"))
         import make_meshes
+    if args.exact_meshes or args.gmsh:
         os.makedirs(args.work, exist_ok=True)
+    extra = ["boundary.rim.attributes=rim"] if args.gmsh else []
     for kind in ("curved", "straight"):
         mesh = os.path.join(args.inputs, "meshes", "disc_%s_quad.mesh" % kind)
         for lev in args.levels:
@@ -289,25 +310,45 @@ def cmd_rotation(args):
                 mesh = os.path.abspath(os.path.join(args.work, "disc_%s_L%d.mesh" % (kind, lev)))
                 make_meshes.write_curved_disc(mesh, kind == "curved", 2 ** (lev + 1))
                 refine = 0
+            elif args.gmsh:
+                mesh = os.path.abspath(os.path.join(args.work, "disc_%s_L%d.msh" % (kind, lev)))
+                if not rotation_gmsh(args, mesh, kind == "curved", 2 ** (lev + 1)):
+                    return
+                refine = 0
             run = Run(args, resolve_deck(args, args.deck),
                       os.path.join(args.work, "%s_L%d" % (kind, lev)),
                       ["mesh.file=" + mesh, "mesh.refine_serial=%d" % refine,
                        "time.t_final=%.17g" % args.t_final, "fem.order_kinematic=%d" % args.k,
                        "fem.order_thermo=%d" % (args.k - 1),
-                       "output.print_every=%d" % QUIET] + args.set)
+                       "output.print_every=%d" % QUIET] + extra + args.set)
             if not run.ok():
                 return
             ev, ep = run.summary["velocity_error_l2"], run.summary["pressure_error_l2"]
             errs[kind, lev] = (ev, ep)
+            walls[kind, lev] = run.wall
+            check(run.summary["zones"] == 20 * 4 ** lev, "%s level %d: %d zones (expected %d)"
+                  % (kind, lev, run.summary["zones"], 20 * 4 ** lev))
             print("info  %-8s level %d (%4d zones): velocity L2 error %.4e, pressure L2 error "
                   "%.4e, steps %d, wall %.1f s" % (kind, lev, 20 * 4 ** lev, ev, ep,
                                                    run.summary["steps"], run.wall))
     lv = args.levels
-    for kind in ("curved", "straight"):
-        for i in range(1, len(lv)):
-            a, b = errs[kind, lv[i - 1]][0], errs[kind, lv[i]][0]
-            print("info  %s: velocity error rate level %d -> %d: %.3f"
-                  % (kind, lv[i - 1], lv[i], math.log(a / b) / math.log(2.0)))
+
+    def rate(kind, i, q=0):
+        if i == 0:
+            return ""
+        a, b = errs[kind, lv[i - 1]][q], errs[kind, lv[i]][q]
+        return "%.2f" % (math.log(a / b) / math.log(2.0) / (lv[i] - lv[i - 1]))
+
+    print("info  Q%d-Q%d, t = %g: L2 errors against the exact steady state (rate: per halving "
+          "of h)" % (args.k, args.k - 1, args.t_final))
+    print("info  | level (zones) | curved: velocity | rate | pressure | rate | s "
+          "| straight: velocity | rate | pressure | rate | s | curved / straight |")
+    for i, lev in enumerate(lv):
+        c, st = errs["curved", lev], errs["straight", lev]
+        print("info  | %d (%d) | %.3e | %s | %.3e | %s | %.1f | %.3e | %s | %.3e | %s | %.1f | %.2g |"
+              % (lev, 20 * 4 ** lev, c[0], rate("curved", i), c[1], rate("curved", i, 1),
+                 walls["curved", lev], st[0], rate("straight", i), st[1],
+                 rate("straight", i, 1), walls["straight", lev], c[0] / st[0]))
     for i in range(1, len(lv)):
         a, b = errs["straight", lv[i - 1]][0], errs["straight", lv[i]][0]
         check(b < a, "straight disc: velocity error level %d -> %d: %.4e -> %.4e decreases"
@@ -315,10 +356,9 @@ def cmd_rotation(args):
     for i in range(1, len(lv)):
         if args.min_rate is None:
             break
-        a, b = errs["curved", lv[i - 1]][0], errs["curved", lv[i]][0]
-        rate = math.log(a / b) / math.log(2.0) / (lv[i] - lv[i - 1])
-        check(rate >= args.min_rate, "curved disc: velocity error rate level %d -> %d: %.3f >= %g"
-              % (lv[i - 1], lv[i], rate, args.min_rate))
+        r = float(rate("curved", i))
+        check(r >= args.min_rate, "curved disc: velocity error rate level %d -> %d: %.3f >= %g"
+              % (lv[i - 1], lv[i], r, args.min_rate))
     for lev in lv:
         c, st = errs["curved", lev][0], errs["straight", lev][0]
         check(c <= args.curved_below and c <= args.ratio * st,
@@ -567,6 +607,10 @@ def main():
                    help="the curved disc's velocity error rate between levels at least this")
     p.add_argument("--exact-meshes", action="store_true",
                    help="level L: the disc written with 2^(L+1) zones per patch side, not refined")
+    p.add_argument("--gmsh", metavar="GMSH",
+                   help="level L: the disc of --geo meshed by this gmsh with N = 2^(L+1)")
+    p.add_argument("--geo", default=os.path.join(HERE, "..", "mesh", "geo", "disc_quad_ogrid.geo"),
+                   help="the .geo of --gmsh (parameter N: zones per block side)")
     p.add_argument("deck")
     p.add_argument("set", nargs="*")
     p = sub.add_parser("table")

@@ -36,6 +36,12 @@ Lagrange cell evaluated (EvaluateLocation) at the reference point of every sub-c
 i/refine equals /coordinates there to 1e-12 of the mesh size: the cell is the curved zone.
 If ParaView's Python (paraview.simple) is there, OpenDataFile(blast.pvd) has the same
 time steps.
+
+Triangles and tetrahedra (/topology with dim + 1 columns) get the same checks: XDMF
+Triangle / Tetrahedron cells (VTK_TRIANGLE 5, VTK_TETRA 10), Lagrange cells of type 69 / 71
+with the (k+1)(k+2)/2 or (k+1)(k+2)(k+3)/6 lattice nodes, the HDF5 vertices of a zone in
+lattice order (fem/geom.h) matched through VTK's parametric coordinates.
+test_viz_reader_simplex.py runs them.
 """
 import argparse
 import glob
@@ -58,6 +64,8 @@ READERS = (("Xdmf3", vtkXdmf3Reader), ("Xdmf2", vtkXdmfReader))
 # VTK cell types: an XDMF Polyline of 2 nodes reads as VTK_POLY_LINE (4) of 2 points.
 VTK_CELL = {1: 4, 2: 9, 3: 12}  # VTK_POLY_LINE, VTK_QUAD, VTK_HEXAHEDRON
 VTK_LAGRANGE = {1: 68, 2: 70, 3: 72}  # VTK_LAGRANGE_CURVE, _QUADRILATERAL, _HEXAHEDRON
+VTK_SIMPLEX = {2: 5, 3: 10}  # triangles, tetrahedra: VTK_TRIANGLE, VTK_TETRA
+VTK_LAGRANGE_SIMPLEX = {2: 69, 3: 71}  # VTK_LAGRANGE_TRIANGLE, _TETRAHEDRON
 failures = []
 
 
@@ -101,6 +109,18 @@ def make_runs(args):
 def describe(v):
     return "first %r last %r min %r max %r" % (v.flat[0].item(), v.flat[-1].item(),
                                                v.min().item(), v.max().item())
+
+
+def lattice(dim, p, simplex):
+    """The integer points of a zone's lattice of order p in blast_gpu's order (fem/geom.h:
+    x fastest; a simplex's points have sum <= p), and each point's index."""
+    pts = []
+    for c in range(p + 1 if dim > 2 else 1):
+        for b in range(p + 1 if dim > 1 else 1):
+            for a in range(p + 1):
+                if not simplex or a + b + c <= p:
+                    pts.append((a, b, c)[:dim])
+    return pts, {q: n for n, q in enumerate(pts)}
 
 
 def compare_array(where, name, arr, ref):
@@ -170,8 +190,9 @@ def check_series(folder):
             P = vtk_to_numpy(o.GetPoints().GetData())
             check(np.array_equal(P, X), "%s: points differ from /coordinates" % where)
             types = vtk_to_numpy(o.GetCellTypesArray())
-            check(np.all(types == VTK_CELL[dim]), "%s: cell types %s in %dD" %
-                  (where, np.unique(types), dim))
+            want = VTK_SIMPLEX[dim] if dim > 1 and T.shape[1] == dim + 1 else VTK_CELL[dim]
+            check(np.all(types == want), "%s: cell types %s in %dD, want %d" %
+                  (where, np.unique(types), dim, want))
             cells = o.GetCells()
             conn = vtk_to_numpy(cells.GetConnectivityArray())
             offs = vtk_to_numpy(cells.GetOffsetsArray())
@@ -232,14 +253,18 @@ def check_vtu(folder, ref, dumps):
         r.Update()
         o = r.GetOutput()
         dim, k, refine, nz = d["_dim"], d["_k"], d["_refine"], d["_zones"]
-        nn, nsub, nvz = (k + 1) ** dim, refine ** dim, (refine + 1) ** dim
+        simplex = dim > 1 and d["topology"].shape[1] == dim + 1
+        nodes, _ = lattice(dim, k, simplex)
+        subv, subidx = lattice(dim, refine, simplex)
+        nn, nsub, nvz = len(nodes), refine ** dim, len(subv)
         X = d["coordinates"]
         if not check(o.GetNumberOfCells() == nz and o.GetNumberOfPoints() == nz * nn,
                      "%s: %d cells, %d points; want %d zones of %d nodes" %
                      (where, o.GetNumberOfCells(), o.GetNumberOfPoints(), nz, nn)):
             continue
         types = vtk_to_numpy(o.GetCellTypesArray())
-        check(np.all(types == VTK_LAGRANGE[dim]), "%s: cell types %s" % (where, np.unique(types)))
+        want = (VTK_LAGRANGE_SIMPLEX if simplex else VTK_LAGRANGE)[dim]
+        check(np.all(types == want), "%s: cell types %s, want %d" % (where, np.unique(types), want))
         cd = o.GetCellData()
         for name in ("material", "attribute", "rank", "zone"):
             a = vtk_to_numpy(cd.GetArray(name)) if cd.GetArray(name) else None
@@ -259,14 +284,16 @@ def check_vtu(folder, ref, dumps):
             pc = cell.GetParametricCoords()
             ids = [cell.GetPointId(v) for v in range(nn)]
             for v in range(nn):
-                idx = [int(round(pc[3 * v + g] * k)) for g in range(dim)]
-                corner = all(j in (0, k) for j in idx)
+                idx = tuple(int(round(pc[3 * v + g] * k)) for g in range(dim))
+                if simplex:
+                    corner = sum(idx) in (0, k) and sum(j > 0 for j in idx) <= 1
+                else:
+                    corner = all(j in (0, k) for j in idx)
                 if corner:  # the zone's corner vertex among the sub-cells' (refine)
-                    h = c * nvz + sum((j // k * refine) * (refine + 1) ** g
-                                      for g, j in enumerate(idx))
+                    h = c * nvz + subidx[tuple(j // k * refine for j in idx)]
                     bad_corner += not np.array_equal(P[ids[v]], X[h])
                 if refine == k:
-                    h = c * nvz + sum(j * (k + 1) ** g for g, j in enumerate(idx))
+                    h = c * nvz + subidx[idx]
                     ok = np.array_equal(P[ids[v]], X[h])
                     for name in ("density", "velocity", "specific_internal_energy", "pressure",
                                  "sound_speed"):
@@ -276,8 +303,8 @@ def check_vtu(folder, ref, dumps):
                     bad_node += not ok
             if i == len(sets) - 1:
                 w = [0.0] * nn
-                for hv in range(nvz):
-                    xi = [(hv // (refine + 1) ** g) % (refine + 1) / refine for g in range(dim)]
+                for hv, q in enumerate(subv):
+                    xi = [j / refine for j in q]
                     got = [0.0, 0.0, 0.0]
                     cell.EvaluateLocation(reference(0), xi + [0.0] * (3 - dim), got, w)
                     err_eval = max(err_eval, np.abs(np.array(got) - X[c * nvz + hv]).max() / size)

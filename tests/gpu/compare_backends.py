@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""One blast_gpu case run with [gpu] backend = cpu and = cuda: the same bits.
+
+    compare_backends.py --blast EXE --mpiexec MPIEXEC --work DIR [--ranks N]
+                        DECK [KEY=VALUE ...]
+
+Runs DECK with the overrides on N ranks (default 1) twice in WORK, with gpu.backend=cpu
+and gpu.backend=cuda, each to the end of its max_steps. Their summary.json must agree bit
+for bit (the file prints 17 significant digits, so equal parsed doubles are equal bits) in
+steps, step_attempts, steps_repeated, t, dt, e_norm, energy_internal, energy_kinetic,
+energy_total, cg_iterations and zones, and name the backend each ran on ("cpu", "cuda on
+<GPU> ..."). The final
+checkpoints' state (x, v, e; at_end) must be equal byte for byte where h5py imports (the
+states are then printed as checked; without h5py only summary.json is compared, and the
+line says so). Standard library otherwise. Exit status 0 when the two runs agree.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+FIELDS = ("steps", "step_attempts", "steps_repeated", "t", "dt", "e_norm", "energy_internal",
+          "energy_kinetic", "energy_total", "cg_iterations", "zones")
+
+
+def run(args, n, backend):
+    out = os.path.join(args.work, "%d_%s" % (n, backend))
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = [args.mpiexec, "-n", str(args.ranks), "--oversubscribe", "--bind-to", "none",
+           args.blast, args.deck] + args.overrides + [
+        "gpu.backend=" + backend, "output.dir=" + out, "output.overwrite=true",
+        "output.print_every=100000", "output.viz_steps=0", "checkpoint.at_end=true"]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=540)
+    print("run:  %s\n      exit %d, %.1f s" % (" ".join(cmd), p.returncode, time.time() - t0))
+    if p.returncode != 0:
+        print(p.stdout[-3000:], p.stderr[-3000:])
+        return None
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
+def states(summary):
+    """The x, v, e datasets of the run's final checkpoint (None without h5py)."""
+    try:
+        import h5py
+    except ImportError:
+        return None
+    with h5py.File(summary["checkpoint"], "r") as f:
+        return {k: f[k][...].tobytes() for k in ("x", "v", "e")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--blast", required=True)
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--ranks", type=int, default=1)
+    ap.add_argument("--backends", default="cpu,cuda", help=argparse.SUPPRESS)  # cpu,cpu: a dry run
+    ap.add_argument("deck")
+    ap.add_argument("overrides", nargs="*")
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    want = args.backends.split(",")
+    rc, rg = run(args, 0, want[0]), run(args, 1, want[1])
+    if rc is None or rg is None:
+        print("compare_backends: FAIL (a run failed)")
+        return 1
+    bad = []
+    # summary.json's backend: "cpu", "cuda on <GPU> (sm_XY, N GiB), ..." (app/backend_select.c)
+    names = [str(rc.get("backend")), str(rg.get("backend"))]
+    if not (names[0].split(" ")[0] == want[0] and names[1].split(" ")[0] == want[1]):
+        bad.append("backends %r and %r (want %s)" % (names[0], names[1], want))
+    print("      backends         %s | %s" % tuple(names))
+    for k in FIELDS:
+        if rc.get(k) != rg.get(k) or k not in rc:
+            bad.append("%s: cpu %r, cuda %r" % (k, rc.get(k), rg.get(k)))
+        print("      %-16s %s %-24r %s %r" % (k, want[0], rc.get(k), want[1], rg.get(k)))
+    sc, sg = states(rc), states(rg)
+    if sc is None:
+        note = "summary.json only (no h5py: the checkpoints' states were not compared)"
+    else:
+        note = "summary.json and the final state (x, v, e: %d bytes)" % sum(map(len, sc.values()))
+        bad += ["checkpoint state %s differs" % k for k in sc if sc[k] != sg[k]]
+    for b in bad:
+        print("FAIL  " + b)
+    print("compare_backends: %s: %s" % ("FAIL (%d)" % len(bad) if bad else "PASS, bitwise", note))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
