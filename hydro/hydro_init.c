@@ -288,8 +288,7 @@ int BlastSetupCanonicalPositions(BlastHydro h, double *x) {
   return 0;
 }
 
-// The points of geometry t->geom, ne of them (padding: point 0 again).
-static int L2PointsOf(const BlastTensorTables *t, int ne, double *xi) {
+int BlastSetupL2PointsOf(const BlastTensorTables *t, int ne, double *xi) {
   const int dim = t->dim, m = t->m, nr = BlastGeomNumNodes(t->geom, m);
   for (int l = nr; l < ne; l++)
     for (int g = 0; g < dim; g++) xi[l * dim + g] = 0.0;
@@ -311,7 +310,7 @@ static int L2PointsOf(const BlastTensorTables *t, int ne, double *xi) {
 }
 
 int BlastSetupL2Points(BlastHydro h, double *xi) {
-  return L2PointsOf(h->tab, h->space->l2_nd, xi);
+  return BlastSetupL2PointsOf(h->tab, h->space->l2_nd, xi);
 }
 
 // Bernstein coefficients of the interpolant of f at the interpolation points
@@ -321,8 +320,8 @@ int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction
   const int dim = s->dim, ne = s->l2_nd;
   enum { kPts = 3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) };
   double pts[2][kPts];  // per slot (mixed meshes: quadrilaterals, triangles)
-  BlastCall(L2PointsOf(h->zone_slot ? h->tabs[0] : h->tab, ne, pts[0]));
-  if (h->zone_slot) BlastCall(L2PointsOf(h->tabs[1], ne, pts[1]));
+  BlastCall(BlastSetupL2PointsOf(h->zone_slot ? h->tabs[0] : h->tab, ne, pts[0]));
+  if (h->zone_slot) BlastCall(BlastSetupL2PointsOf(h->tabs[1], ne, pts[1]));
     // Zones are independent (per-zone outputs; f is a pure function of the point).
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < s->nz; z++) {
@@ -349,7 +348,7 @@ int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction
 static int CollocationInverseOf(const BlastTensorTables *t, int dim, int ne, double *Vinv) {
   const int nr = BlastGeomNumNodes(t->geom, t->m);
   double pts[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)], *V;
-  BlastCall(L2PointsOf(t, ne, pts));
+  BlastCall(BlastSetupL2PointsOf(t, ne, pts));
   BlastCall(BlastMalloc((size_t)ne * ne, &V));
   for (int l = 0; l < ne; l++) {
     double psi[(BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];

@@ -51,6 +51,8 @@ typedef double (*BlastPointFunction)(const BlastProblem *p, const double *x);
 /// simplices the interior lattice points (i + 1)/(m + d + 1), i in the lattice of order m
 /// (lattice order): every point inside, unisolvent for P_m.
 int BlastSetupL2Points(BlastHydro h, double *xi);
+/// The same points for the geometry of tables t, ne of them (padding: point 0 again).
+int BlastSetupL2PointsOf(const BlastTensorTables *t, int ne, double *xi);
 /// Bernstein coefficients of the interpolant of f at those points, coef[z*ne+j].
 int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef);
 /// Inverse of the Bernstein collocation matrix at those points (mixed meshes: one per slot,
