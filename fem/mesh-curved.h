@@ -16,9 +16,11 @@ void BlastMeshCurvedMap(BlastMesh mesh, int z, int geom, const double *xi, doubl
 int BlastMeshCheckCurvedZone(BlastMesh mesh, int z, int nq, const double *x1);
 /// The total volume, exact for maps of order p.
 double BlastMeshCurvedVolume(BlastMesh mesh);
-/// The refined nodes of a curved tensor mesh (K children per direction): nodes[] on the
-/// parent's lattice of order K p, zn[child*(p+1)^dim + a] their ids.
+/// The refined nodes of a curved mesh (K children per direction): nodes[] on the parent's
+/// lattice of order K p, zn[child*(p+1)^dim + a] their ids (-1 past a simplex's nodes);
+/// simplex_children: the lattice subdivision of order K (BlastSimplexChildren), NULL on
+/// tensor meshes.
 int BlastMeshRefineCurvedNodes(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
-                               double *nodes, int *zn);
+                               const int *simplex_children, double *nodes, int *zn);
 
 #endif  // BLAST_MESH_CURVED_H

@@ -594,10 +594,6 @@ static int RefineFill(BlastMesh mesh, const BlastTopology *t, int K, int64_t nch
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
   BlastCheck(levels >= 0 && levels <= 12, BLAST_ERR_INPUT, "refinement levels %d outside 0..12",
              levels);
-  BlastCheck(mesh->curve_order <= 1 || !mesh->nsimplex, BLAST_ERR_INPUT,
-             "refinement ([mesh] refine_serial = %d) of a curved mesh (order %d) with "
-             "triangles or tetrahedra is not supported: refine the mesh in the mesh generator",
-             levels, mesh->curve_order);
   const int dim = mesh->dim, nc = 1 << dim, nf = 1 << (dim - 1), K = 1 << levels;
   int64_t nchild = 1;
   for (int g = 0; g < dim; g++) nchild *= K;  // at most 2^36
@@ -669,7 +665,7 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
                              levels, p, (long long)nn64, INT32_MAX);
     if (!ierr) ierr = BlastMalloc((size_t)nn64 * dim, &nodes);
     if (!ierr) ierr = BlastMalloc((size_t)nz * nn, &zn);
-    if (!ierr) ierr = BlastMeshRefineCurvedNodes(mesh, t, K, nchild, nodes, zn);
+    if (!ierr) ierr = BlastMeshRefineCurvedNodes(mesh, t, K, nchild, sc.zone, nodes, zn);
   }
   if (!ierr && p <= 1) {  // zg, bg: NULL for tensor meshes
     const BlastMeshDesc d = {.dim = dim,
@@ -692,7 +688,7 @@ int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined) {
     BlastMeshDescribe(mesh, &d);
     d.nverts = (int)nv64, d.coords = coords, d.nzones = nz, d.zone_verts = zv, d.zone_attr = za;
     d.nbdr = nb, d.bdr_verts = bv, d.bdr_attr = ba;
-    d.zone_geom = NULL, d.bdr_geom = NULL;  // tensor meshes only
+    d.zone_geom = zg, d.bdr_geom = bg;  // NULL for tensor meshes
     d.nnodes = (int)nn64, d.node_coords = nodes, d.zone_nodes = zn;
     ierr = BlastMeshCreateFrom(&d, refined);
   }

@@ -129,10 +129,11 @@ double BlastMeshZoneJacobian(BlastMesh mesh, int z, const double *xi, double *J)
 /// (BlastSimplexChildren: triangles into K^2, tetrahedra into K^3, each child positive and
 /// of volume parent/K^dim, the result conforming), boundary faces likewise with their
 /// attributes, zone attributes and attribute names inherited. Deterministic: the same
-/// bits on every rank. Returns a new mesh. A curved tensor mesh is refined in reference
-/// space: the children's nodes of order p are the parent's map at the points of its
-/// lattice of order K p (each point computed once, so shared nodes are one node); curved
-/// meshes with simplices are refused.
+/// bits on every rank. Returns a new mesh. A curved mesh is refined in reference space:
+/// the children's nodes of order p are the parent's map at the points of its lattice of
+/// order K p (each point computed once, so shared nodes are one node, the same bits in
+/// every zone that holds them); a simplex child's nodes are those of its own lattice of
+/// order p in that lattice (the parent's map composed with the child's affine map).
 int BlastMeshRefine(BlastMesh mesh, int levels, BlastMesh *refined);
 
 /// Check that every zone's vertices are within BLAST_MAX_COORDINATE and its

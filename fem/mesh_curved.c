@@ -8,6 +8,7 @@
 #include "geom.h"
 #include "geom_basis.h"
 #include "mesh-curved.h"
+#include "simplex.h"
 
 static double Det(int dim, const double *J) {
   if (dim == 1) return J[0];
@@ -131,31 +132,67 @@ double BlastMeshCurvedVolume(BlastMesh mesh) {
   return vol;
 }
 
-// Curved geometry of the refined mesh (tensor zones): the nodes of order p of the
-// children are the points of the parent's lattice of order K p, each computed once from
-// the parent's map (a point shared by zones: the last zone's value, the same for every
-// child that uses it), so the refined geometry is continuous.
+// The points of zone z's lattice of order Kp, each from the zone's map at i / Kp, stored
+// at its lattice id (a point shared by zones: the last zone's value).
+static int CurvedLatticePoints(BlastMesh mesh, const BlastTopology *t, int z, int Kp,
+                               double *nodes) {
+  const int dim = mesh->dim, geom = mesh->zone_geom[z];
+  const int64_t npts = BlastGeomNumNodes(geom, Kp);
+  for (int64_t q = 0; q < npts; q++) {
+    int i[3] = {0, 0, 0};
+    double xi[3] = {0.0, 0.0, 0.0};
+    if (BlastGeomIsSimplex(geom)) {
+      BlastSimplexLatticePoint(dim, Kp, (int)q, i);
+    } else {
+      int64_t r = q;
+      for (int g = 0; g < dim; g++) i[g] = (int)(r % (Kp + 1)), r /= Kp + 1;
+    }
+    for (int g = 0; g < dim; g++) xi[g] = (double)i[g] / Kp;
+    const int64_t id = BlastLatticeId(t, mesh->zone_verts, z, Kp, i);
+    BlastMeshCurvedMap(mesh, z, geom, xi, &nodes[id * dim], NULL);
+    for (int c = 0; c < dim; c++)
+      BlastCheck(isfinite(nodes[id * dim + c]), BLAST_ERR_INPUT,
+                 "zone %d: coordinates too large or not finite: refinement gives the curved "
+                 "zone's point of reference coordinates (%g, %g, %g) the non-finite "
+                 "coordinate %g; scale the mesh",
+                 z, xi[0], xi[1], xi[2], nodes[id * dim + c]);
+  }
+  return 0;
+}
+
+// Curved geometry of the refined mesh: the nodes of order p of the children are the
+// points of the parent's lattice of order K p, each computed once from the parent's map
+// (a point shared by zones: the last zone's value, the same for every child that uses
+// it), so the refined geometry is continuous. A simplex child with vertices V_0..V_d
+// (lattice of order K) has its node j (lattice order p) at p V_0 + sum_h j_h (V_{h+1} -
+// V_0) of the parent's lattice of order K p: the parent's map composed with the child's
+// affine map, which the child's nodes of order p interpolate exactly.
 int BlastMeshRefineCurvedNodes(BlastMesh mesh, const BlastTopology *t, int K, int64_t nchild,
-                               double *nodes, int *zn) {
+                               const int *simplex_children, double *nodes, int *zn) {
   const int dim = mesh->dim, p = mesh->curve_order, Kp = K * p;
   const int nn = BlastGeomNumNodes(BlastGeomTensor(dim), p);
-  int64_t npts = 1;
-  for (int g = 0; g < dim; g++) npts *= Kp + 1;
   for (int z = 0; z < mesh->nzones; z++) {
-    for (int64_t q = 0; q < npts; q++) {
-      int i[3] = {0, 0, 0};
-      double xi[3] = {0.0, 0.0, 0.0};
-      int64_t r = q;
-      for (int g = 0; g < dim; g++)
-        i[g] = (int)(r % (Kp + 1)), r /= Kp + 1, xi[g] = (double)i[g] / Kp;
-      const int64_t id = BlastLatticeId(t, mesh->zone_verts, z, Kp, i);
-      BlastMeshCurvedMap(mesh, z, mesh->zone_geom[z], xi, &nodes[id * dim], NULL);
-      for (int c = 0; c < dim; c++)
-        BlastCheck(isfinite(nodes[id * dim + c]), BLAST_ERR_INPUT,
-                   "zone %d: coordinates too large or not finite: refinement gives the curved "
-                   "zone's point of reference coordinates (%g, %g, %g) the non-finite "
-                   "coordinate %g; scale the mesh",
-                   z, xi[0], xi[1], xi[2], nodes[id * dim + c]);
+    BlastCall(CurvedLatticePoints(mesh, t, z, Kp, nodes));
+    if (BlastGeomIsSimplex(mesh->zone_geom[z])) {
+      const int ns = BlastGeomNumNodes(mesh->zone_geom[z], p);
+      for (int64_t c = 0; c < nchild; c++) {
+        const int *V = &simplex_children[c * (dim + 1) * dim];
+        const int64_t child = (int64_t)z * nchild + c;
+        for (int a = 0; a < nn; a++) {
+          int j[3] = {0, 0, 0}, i[3] = {0, 0, 0};
+          if (a >= ns) {
+            zn[child * nn + a] = -1;
+            continue;
+          }
+          BlastSimplexLatticePoint(dim, p, a, j);
+          for (int g = 0; g < dim; g++) {
+            i[g] = p * V[g];
+            for (int h = 0; h < dim; h++) i[g] += j[h] * (V[(h + 1) * dim + g] - V[g]);
+          }
+          zn[child * nn + a] = (int)BlastLatticeId(t, mesh->zone_verts, z, Kp, i);
+        }
+      }
+      continue;
     }
     for (int64_t c = 0; c < nchild; c++) {
       int ci[3] = {0, 0, 0};

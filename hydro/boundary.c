@@ -12,6 +12,8 @@
 
 #include "blast.h"
 #include "expr.h"
+#include "geom_basis.h"
+#include "simplex.h"
 
 typedef struct {
   int64_t gid;
@@ -185,24 +187,54 @@ static int FaceNodeLattice(const BlastSpace *s, int lf, int64_t p, int *i, int *
   return no;
 }
 
-// The normal of the tangents of tensor face lf of mesh zone z at its node p under the
-// mesh's map (not unit, orientation of the face frame): 2D (t_y, -t_x), 3D t_0 x t_1.
+// The lattice index P (order K = N k, dim - 1 entries) of node p of a simplex face in the
+// face's own frame (the order of BlastSpaceFacetNodeIds: P[1] outer, P[0] inner).
+static void SimplexFaceLattice(int dim, int K, int64_t p, int *P) {
+  P[0] = (int)p, P[1] = 0;
+  if (dim < 3) return;
+  while (P[0] > K - P[1]) P[0] -= K - P[1] + 1, P[1]++;
+}
+
+// The position (BlastSpaceFacetNodeIds order) of face lattice index P (order K).
+static int64_t SimplexFaceIndex(int dim, int K, const int *P) {
+  if (dim < 3) return P[0];
+  return (int64_t)P[1] * (K + 1) - (int64_t)P[1] * (P[1] - 1) / 2 + P[0];
+}
+
+// The normal of the tangents of face lf of mesh zone z at its node p under the mesh's map
+// (not unit, orientation of the face frame): 2D (t_y, -t_x), 3D t_0 x t_1.
 static void NodeTangentNormal(const BlastSpace *s, int z, int lf, int64_t p, double *m) {
   const int dim = s->dim, k = s->k, N = s->N;
-  int i[2], j[2], other[2] = {0, 0};
-  const int no = FaceNodeLattice(s, lf, p, i, j, other);
-  double xi[3], J[9];
-  xi[lf / 2] = lf % 2;
-  for (int o = 0; o < no; o++) xi[other[o]] = (j[o] + s->gll[i[o] - j[o] * k]) / N;
-  BlastMeshZoneJacobian(s->mesh, z, xi, J);
+  double xi[3] = {0, 0, 0}, J[9], t[2][3] = {{0, 0, 0}, {0, 0, 0}};
+  if (BlastGeomIsSimplex(BlastMeshZoneGeom(s->mesh, z))) {
+    // the face frame: its vertices c[] (the zone's other than lf, ascending), tangent o
+    // from vertex c0 to vertex c_{o+1} (vertex v > 0 at reference axis v - 1)
+    int P[2], i[3] = {0, 0, 0}, c[3], n = 0;
+    SimplexFaceLattice(dim, N * k, p, P);
+    BlastSimplexFacetPoint(dim, lf, N * k, P, i);
+    for (int g = 0; g < dim; g++) xi[g] = (double)i[g] / (N * k);
+    for (int v = 0; v <= dim; v++)
+      if (v != lf) c[n++] = v;
+    BlastMeshZoneJacobian(s->mesh, z, xi, J);
+    for (int o = 0; o < dim - 1; o++)
+      for (int x = 0; x < dim; x++)
+        t[o][x] =
+            (c[o + 1] ? J[x * dim + c[o + 1] - 1] : 0.0) - (c[0] ? J[x * dim + c[0] - 1] : 0.0);
+  } else {
+    int i[2], j[2], other[2] = {0, 0};
+    const int no = FaceNodeLattice(s, lf, p, i, j, other);
+    xi[lf / 2] = lf % 2;
+    for (int o = 0; o < no; o++) xi[other[o]] = (j[o] + s->gll[i[o] - j[o] * k]) / N;
+    BlastMeshZoneJacobian(s->mesh, z, xi, J);
+    for (int o = 0; o < no; o++)
+      for (int c = 0; c < dim; c++) t[o][c] = J[c * dim + other[o]];
+  }
   m[0] = m[1] = m[2] = 0.0;
   if (dim == 2) {
-    m[0] = J[1 * 2 + other[0]], m[1] = -J[0 * 2 + other[0]];
+    m[0] = t[0][1], m[1] = -t[0][0];
   } else if (dim == 3) {
-    const double a[3] = {J[other[0]], J[3 + other[0]], J[6 + other[0]]};
-    const double b[3] = {J[other[1]], J[3 + other[1]], J[6 + other[1]]};
-    m[0] = a[1] * b[2] - a[2] * b[1], m[1] = a[2] * b[0] - a[0] * b[2];
-    m[2] = a[0] * b[1] - a[1] * b[0];
+    m[0] = t[0][1] * t[1][2] - t[0][2] * t[1][1], m[1] = t[0][2] * t[1][0] - t[0][0] * t[1][2];
+    m[2] = t[0][0] * t[1][1] - t[0][1] * t[1][0];
   }
 }
 
@@ -386,22 +418,134 @@ static void GllDerivatives(int k, const double *x,
     }
 }
 
+// The face lattice index P (order N k) of node a (lattice order k) of the fine face with
+// vertices V (lattice of order N, fd entries each).
+static void ChildFacePoint(int fd, int k, const int *V, int a, int *P) {
+  int j[3] = {0, 0, 0};
+  BlastSimplexLatticePoint(fd, k, a, j);
+  for (int g = 0; g < fd; g++) {
+    P[g] = k * V[g];
+    for (int h = 0; h < fd; h++) P[g] += j[h] * (V[(h + 1) * fd + g] - V[g]);
+  }
+}
+
+// Simplex faces: per face node p (BlastSpaceFacetNodeIds order) a fine face holding it,
+// child fc[p] of the face's lattice subdivision of order N (BlastSimplexChildren, d - 1),
+// and its local node fj[p] (lattice order of order k); the first child found. verts: the
+// children's vertices. Every face of a simplex zone is divided alike by the zone's
+// children (the regular lattice triangulation, whatever the face's frame).
+static void SimplexFaceChildren(const BlastSpace *s, const int *verts, int *fc, int *fj) {
+  const int fd = s->dim - 1, k = s->k, K = s->N * k,
+            nn = BlastGeomNumNodes(BlastGeomSimplex(fd), k);
+  const int64_t nf = BlastSpaceFacetNumNodes(s), nchild = fd == 1 ? s->N : (int64_t)s->N * s->N;
+  for (int64_t p = 0; p < nf; p++) fc[p] = -1;
+  for (int64_t c = 0; c < nchild; c++) {
+    const int *V = &verts[c * (fd + 1) * fd];
+    for (int a = 0; a < nn; a++) {
+      int P[2] = {0, 0};
+      ChildFacePoint(fd, k, V, a, P);
+      const int64_t idx = SimplexFaceIndex(s->dim, K, P);
+      if (fc[idx] < 0) fc[idx] = (int)c, fj[idx] = a;
+    }
+  }
+}
+
+// The tangent stencils of the simplex face record fr (its nt = d - 1 tangents along the
+// local axes of the fine face holding its node, the equispaced Lagrange basis of order k
+// differentiated there), written at e0 = record * nt * np; map: ext dofs by global id.
+static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *verts, const int *fc,
+                          const int *fj, const GidDof *map, int64_t *ids, int np, size_t e0,
+                          BlastBoundaryDofs *b) {
+  const int fd = s->dim - 1, k = s->k, K = s->N * k, c = fc[fr->p];
+  const int *V = &verts[(size_t)c * (fd + 1) * fd];
+  int j0[3] = {0, 0, 0};
+  double eta[3] = {0, 0, 0}, dphi[(BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 2)];
+  BlastSimplexLatticePoint(fd, k, fj[fr->p], j0);
+  for (int g = 0; g < fd; g++) eta[g] = (double)j0[g] / k;
+  BlastGeomLagrange(BlastGeomSimplex(fd), k, eta, NULL, dphi);
+  BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
+  for (int a = 0; a < np; a++) {
+    int P[2] = {0, 0};
+    ChildFacePoint(fd, k, V, a, P);
+    const GidDof key = {ids[SimplexFaceIndex(s->dim, K, P)], 0};
+    const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+    BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
+    for (int o = 0; o < fd; o++) {
+      b->wall_idx[e0 + (size_t)o * np + a] = hit->l;
+      b->wall_w[e0 + (size_t)o * np + a] = dphi[a * fd + o];
+    }
+  }
+  return 0;
+}
+
+// The tangent stencil of the triangle edge record fr (raw, boundary.h): over the fine
+// edges of its face that hold its node (one, or two at a fine vertex inside the face),
+// w_b = the integral of phi_a phi_b' over the edge (Gauss-Legendre, k + 1 points: exact),
+// phi_a the node's basis function there; the np = 2 k + 2 entries at e0, unused ones 0.
+static int SimplexEdgeStencil(const BlastSpace *s, const FaceDof *fr, const GidDof *map,
+                              int64_t *ids, int np, size_t e0, BlastBoundaryDofs *b) {
+  const int k = s->k, N = s->N, P = (int)fr->p;
+  int seg[2], nseg = 0;
+  if (P % k)
+    seg[nseg++] = P / k;
+  else {
+    if (P / k > 0) seg[nseg++] = P / k - 1;
+    if (P / k < N) seg[nseg++] = P / k;
+  }
+  double xg[BLAST_MAX_ORDER + 1], wg[BLAST_MAX_ORDER + 1];
+  BlastCall(BlastGaussLegendre(k + 1, xg, wg));
+  BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
+  int first = -1;
+  for (int e = 0; e < np; e++) b->wall_w[e0 + e] = 0.0, b->wall_idx[e0 + e] = -1;
+  for (int i = 0; i < nseg; i++) {
+    const int jn = P - seg[i] * k;
+    for (int q = 0; q <= k; q++) {
+      double phi[BLAST_MAX_ORDER + 1], dphi[BLAST_MAX_ORDER + 1];
+      BlastGeomLagrange(BLAST_GEOM_SEGMENT, k, &xg[q], phi, dphi);
+      for (int c = 0; c <= k; c++) b->wall_w[e0 + i * (k + 1) + c] += wg[q] * phi[jn] * dphi[c];
+    }
+    for (int c = 0; c <= k; c++) {
+      const GidDof key = {ids[seg[i] * k + c], 0};
+      const GidDof *hit = bsearch(&key, map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
+      BlastCheck(hit, BLAST_ERR_ARG, "wall face node %lld is not a local dof", (long long)key.gid);
+      b->wall_idx[e0 + i * (k + 1) + c] = hit->l;
+      if (first < 0) first = hit->l;
+    }
+  }
+  for (int e = 0; e < np; e++)
+    if (b->wall_idx[e0 + e] < 0) b->wall_idx[e0 + e] = first;
+  return 0;
+}
+
 // The face records of the owned projected nodes (b->wall_*, boundary.h), on tensor
 // meshes: per record its slot and sign (the normal of the mesh's tangents at the node
 // against its setup normal) and the tangent stencils along the face axes, each on the
 // fine segment holding the node (FaceNodeLattice), over ext dofs. nown: owned dofs.
 static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceDof *rec,
                         size_t nrec, const int *fsec, int nown, BlastBoundaryDofs *b) {
-  const int dim = s->dim, k = s->k, K = s->N * k, np = k + 1, nt = dim - 1;
+  const int dim = s->dim, k = s->k, K = s->N * k, nt = dim - 1;
+  const int simplex = BlastGeomIsSimplex(s->geom);
+  const int np = !simplex   ? k + 1
+                 : dim == 2 ? 2 * k + 2
+                            : BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
   b->wall_np = np;
   BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
-  if (dim < 2 || BlastGeomIsSimplex(s->geom) || s->mixed || b->nproj == 0) return 0;
+  if (dim < 2 || s->mixed || b->nproj == 0) return 0;  // mixed meshes: the normals stay fixed
   double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1];
   GllDerivatives(k, s->gll, D);
   GidDof *map = NULL;
   int64_t *ids = NULL;
+  int *verts = NULL, *fc = NULL, *fj = NULL;
+  const int64_t nfn = BlastSpaceFacetNumNodes(s);
   int slot[256], nr = 0, ierr = BlastMalloc((size_t)s->h1_next + 1, &map);
-  if (!ierr) ierr = BlastMalloc((size_t)BlastSpaceFacetNumNodes(s), &ids);
+  if (!ierr) ierr = BlastMalloc((size_t)nfn, &ids);
+  if (!ierr && simplex && dim == 3) {
+    ierr = BlastMalloc((size_t)s->N * s->N * dim * (dim - 1), &verts);
+    if (!ierr) ierr = BlastMalloc((size_t)nfn, &fc);
+    if (!ierr) ierr = BlastMalloc((size_t)nfn, &fj);
+    if (!ierr) BlastSimplexChildren(dim - 1, s->N, verts);
+    if (!ierr) SimplexFaceChildren(s, verts, fc, fj);
+  }
   for (int l = 0; l < s->h1_next && !ierr; l++) map[l].gid = s->h1_gid[l], map[l].l = l;
   if (!ierr) qsort(map, (size_t)s->h1_next, sizeof *map, CompareGidDof);
   for (int pass = 0; pass < 2 && !ierr; pass++) {
@@ -421,7 +565,14 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
           double m[3], dot = 0.0;
           NodeTangentNormal(s, fr->z, fr->lf, fr->p, m);
           for (int c = 0; c < dim; c++) dot += m[c] * fr->n[c];
-          b->wall_slot[nr] = 2 * slot[r - lo] + (dot < 0.0);
+          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * (simplex && dim == 2) + (dot < 0.0);
+          if (simplex) {
+            const size_t e0 = (size_t)nr * nt * np;
+            ierr = dim == 2 ? SimplexEdgeStencil(s, fr, map, ids, np, e0, b)
+                            : SimplexStencil(s, fr, verts, fc, fj, map, ids, np, e0, b);
+            nr++;
+            continue;
+          }
           int li[2], lj[2], other[2];
           FaceNodeLattice(s, fr->lf, fr->p, li, lj, other);
           BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
@@ -455,6 +606,9 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
   }
   BlastFree(&map);
   BlastFree(&ids);
+  BlastFree(&verts);
+  BlastFree(&fc);
+  BlastFree(&fj);
   return ierr;
 }
 

@@ -39,10 +39,19 @@ typedef struct {
   int *proj_idx;
   double *proj_normal;
   /// How the normals of those nodes follow the current positions (BlastWallNodeNormals):
-  /// node i's face records are wall_off[i]..wall_off[i+1) (none on simplex meshes: their
-  /// normals stay those of the initial mesh); record r adds to normal wall_slot[r] / 2,
-  /// negated if wall_slot[r] is odd; its tangent o (o < dim - 1) is the sum over m <
-  /// wall_np of wall_w[q] x[wall_idx[q]], q = (r (dim - 1) + o) wall_np + m (ext dofs).
+  /// node i's face records are wall_off[i]..wall_off[i+1); record r adds to normal
+  /// wall_slot[r] / 4, negated if wall_slot[r] is odd, its unit normal or, if bit 1 of
+  /// wall_slot[r] is set, its normal as it is (raw); its tangent o (o < dim - 1) is the
+  /// sum over m < wall_np of wall_w[q] x[wall_idx[q]], q = (r (dim - 1) + o) wall_np + m
+  /// (ext dofs). Tensor faces: the derivative of the GLL interpolant along face axis o
+  /// on the fine segment holding the node (wall_np = k + 1). Triangle edges (raw): the
+  /// integral of the node's basis function times the derivative of the equispaced
+  /// interpolant of order k over the fine edges of the face that hold the node
+  /// (wall_np = 2 k + 2, unused entries weight 0), so that the node's normal is the
+  /// weighted normal, the integral of phi_a n over its faces (the consistent normal: a gas
+  /// at rest at constant pressure stays at rest by a curved wall). Tetrahedron faces:
+  /// the derivatives of the equispaced interpolant on a fine face holding the node, along
+  /// its local axes (wall_np = (k + 1)(k + 2) / 2).
   int wall_np;
   int *wall_off, *wall_slot, *wall_idx;
   double *wall_w;
@@ -92,12 +101,12 @@ static inline BLAST_HOST_DEVICE void BlastProjectNode(int dim, const double *nrm
 
 /// The wall normals of one projected node (ext dof l) from the current positions x and
 /// their rates from the velocities v (components st apart, ext dofs): per face record the
-/// normal of its tangents at the node (2D: (t_y, -t_x); 3D: t_0 x t_1), unit, signed
-/// outward; summed per normal slot (the grouping of setup); then orthonormalised in slot
-/// order as at setup (a slot whose sum vanishes or lies in the span of those before it
-/// becomes a zero row), an axis within round-off made that axis exactly (not its rate: on
-/// a curved wall the normal turns through the axis). The
-/// same expressions differentiated along v give each normal's rate dq_j/dt, and a0 = sum_j
+/// normal of its tangents at the node (2D: (t_y, -t_x); 3D: t_0 x t_1), unit (or as it is,
+/// raw records), signed outward; summed per normal slot (the grouping of setup); then
+/// orthonormalised in slot order as at setup (a slot whose sum vanishes or lies in the
+/// span of those before it becomes a zero row), an axis within round-off made that axis
+/// exactly (not its rate: on a curved wall the normal turns through the axis). The same
+/// expressions differentiated along v give each normal's rate dq_j/dt, and a0 = sum_j
 /// g_j q_j with g_j = -v_l . dq_j/dt: the normal acceleration that keeps v.q_j = 0 on the
 /// moving wall (d(v.q)/dt = a.q + v.dq/dt). nrm: the node's 9 entries, a0: 3. A node
 /// without records keeps nrm, a0 = 0. The arithmetic of every backend (mass.wall_normals).
@@ -140,9 +149,16 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
     double len = 0.0;
     for (int c = 0; c < dim; c++) len = len + m[c] * m[c];
     len = sqrt(len);
-    const int j = slot[r] / 2, neg = slot[r] % 2;
+    const int j = slot[r] / 4, raw = (slot[r] / 2) % 2, neg = slot[r] % 2;
     if (j + 1 > nq) nq = j + 1;
     if (!(len > 0.0)) continue;
+    if (raw) {  // a weighted normal, summed as it is
+      for (int c = 0; c < dim; c++) {
+        acc[j][c] = acc[j][c] + (neg ? -m[c] : m[c]);
+        accd[j][c] = accd[j][c] + (neg ? -md[c] : md[c]);
+      }
+      continue;
+    }
     double u[3] = {0, 0, 0}, du = 0.0;
     for (int c = 0; c < dim; c++) u[c] = m[c] / len, du = du + md[c] * u[c];
     for (int c = 0; c < dim; c++) {

@@ -21,6 +21,7 @@ static int BlastHydroWallNormals(BlastHydro h, const double *S) {
   const int dim = h->space->dim;
   const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
   const size_t st = (size_t)h->space->h1_next, blk = (size_t)dim * st;
+  const double cg_wait = h->timers.cg_wait;  // these halo waits are not the CG's
   for (int f = 0; f < 2; f++) {
     for (int c = 0; c < dim; c++)
       BlastCall(
@@ -28,6 +29,7 @@ static int BlastHydroWallNormals(BlastHydro h, const double *S) {
     BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_COL, dim, st, h->wall_x + f * blk));
     BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_COL, dim, st, h->wall_x + f * blk));
   }
+  h->timers.cg_wait = cg_wait;
   return h->ops->mass.wall_normals(h->bctx, dim, h->wall_x, h->wall_x + blk, h->wall_x + 2 * blk);
 }
 

@@ -7,7 +7,7 @@
 /// (BlastMeshCurveOrder): MFEM's dofs (Gauss-Lobatto points, or uniform ones for H1@U_,
 /// in MFEM's vertex/edge/face/interior order) are converted to blast_gpu's nodes in
 /// lattice order (geom.h) by evaluating each zone's map at the lattice points; curved
-/// quadrilaterals and hexahedra of orders 2..4, curved triangles and tetrahedra of order 2.
+/// quadrilaterals, hexahedra and triangles of orders 2..4, curved tetrahedra of order 2.
 /// Vertex order: MFEM lists quads counter-clockwise and hexes bottom-ccw then top-ccw;
 /// blast_gpu meshes are lexicographic (see mesh.h). The reader and the writer convert.
 #ifndef BLAST_MESHIO_H

@@ -18,6 +18,7 @@
 #include "blast.h"
 #include "geom.h"
 #include "geom_basis.h"
+#include "linalg.h"
 #include "memory.h"
 
 int BlastMfemCollection(const char *name, int dim, int *p, int *uniform, char *why, size_t len) {
@@ -144,11 +145,11 @@ int BlastMfemNodeDofs(int dim, int nverts, int nzones, const int *zv, const unsi
   *bad_zone = -1;
   for (int z = 0; z < nzones; z++) {
     const int g = zgeom ? zgeom[z] : BlastGeomTensor(dim);
-    if ((BlastGeomIsSimplex(g) && p > 2) || dim == 1) {
+    if ((g == BLAST_GEOM_TETRAHEDRON && p > 2) || dim == 1) {
       *bad_zone = z;
       BlastError(BLAST_ERR_INPUT,
-                 "curved %s of order %d: blast_gpu reads curved simplices of order 2 and "
-                 "curved quadrilaterals and hexahedra of orders 2..%d",
+                 "curved %s of order %d: blast_gpu reads curved tetrahedra of order 2 and "
+                 "curved triangles, quadrilaterals and hexahedra of orders 2..%d",
                  BlastGeomName(g), p, BLAST_MAX_CURVE_ORDER);
     }
   }
@@ -201,10 +202,15 @@ int BlastMfemNodeDofs(int dim, int nverts, int nzones, const int *zv, const unsi
           if (b[k]) s[ns++] = k;
         if (ns == 1) {
           dof = V[s[0]];
-        } else {  // ns == 2: on the edge s[0] s[1], b[s[1]] steps from V[s[0]]
+        } else if (ns == 2) {  // on the edge s[0] s[1], b[s[1]] steps from V[s[0]]
           int v[2] = {V[s[0]], V[s[1]]}, t = b[s[1]];
           const int slot = TableFind(&edges, v, 0);
           dof = edge0 + edges.val[slot] * q + (v[0] < v[1] ? t : p - t) - 1;
+        } else {  // a triangle's interior: MFEM's order, i[1] outer, i[0] inner
+          int64_t k = i[0] - 1;
+          for (int j = 1; j < i[1]; j++) k += p - 1 - j;
+          dof = next + k;
+          interior++;
         }
       } else {
         int fixed = 0, freed[3], nfree = 0;
@@ -282,11 +288,38 @@ void BlastMfemNodesToLattice(int dim, int nzones, const unsigned char *zone_geom
       L[i][j] = l;
     }
   const int exact = uniform || p <= 2;  // the dofs sit at the lattice points
+  // Triangles of order p >= 3 at Gauss-Lobatto points: MFEM's node of lattice index
+  // (i0, i1, i2 = p - i0 - i1) at (x[i0], x[i1]) / (x[i0] + x[i1] + x[i2]); the values at
+  // the lattice points are Tinv times the dof values, T[m][a] = the equispaced Lagrange
+  // function a at MFEM's node m (column-major).
+  enum { kTriMax = (BLAST_MAX_CURVE_ORDER + 1) * (BLAST_MAX_CURVE_ORDER + 2) / 2 };
+  double T[kTriMax * kTriMax], Tinv[kTriMax * kTriMax], work[2 * kTriMax * kTriMax];
+  int piv[kTriMax], tri_ok = 0;
+  const int ntri = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, p);
+  if (!exact && dim == 2) {
+    for (int m = 0; m < ntri; m++) {
+      double xi[2], phi[kTriMax];
+      BlastGeomNode(BLAST_GEOM_TRIANGLE, p, m, xi);
+      const int i0 = (int)lround(xi[0] * p), i1 = (int)lround(xi[1] * p);
+      const double w = x[i0] + x[i1] + x[p - i0 - i1];
+      xi[0] = x[i0] / w, xi[1] = x[i1] / w;
+      BlastGeomLagrange(BLAST_GEOM_TRIANGLE, p, xi, phi, NULL);
+      for (int a = 0; a < ntri; a++) T[a * ntri + m] = phi[a];
+    }
+    tri_ok = !BlastDenseInverseWork(ntri, T, Tinv, work, piv);
+  }
   for (int z = 0; z < nzones; z++) {
     const int g = zone_geom ? zone_geom[z] : BlastGeomTensor(dim), nn = BlastGeomNumNodes(g, p);
     const int *D = &zone_dofs[(size_t)z * stride];
     for (int a = 0; a < nn; a++) {
       double *X = &node_coords[(size_t)D[a] * dim];
+      if (!exact && g == BLAST_GEOM_TRIANGLE && tri_ok && a != 0 && a != p && a != ntri - 1) {
+        double acc[2] = {0.0, 0.0};
+        for (int m = 0; m < ntri; m++)
+          for (int c = 0; c < 2; c++) acc[c] += Tinv[m * ntri + a] * values[(size_t)D[m] * 2 + c];
+        memcpy(X, acc, sizeof acc);
+        continue;
+      }
       if (exact || BlastGeomIsSimplex(g)) {
         memcpy(X, &values[(size_t)D[a] * dim], sizeof(double) * dim);
         continue;

@@ -110,11 +110,12 @@ void CaseMassProject(Env *E) {
 
 // Case of mass.wall_normals (the normals of mass.project from the current positions, and
 // the walls' normal accelerations): on each problem's sizes, every third owned dof a wall
-// node with 0 to 3 face records (random slots below dim - 1, signs, 3-point tangent
-// stencils over ext dofs), random positions and velocities. Observed through a0 and
-// mass.project of a random y. CPU part: against BlastWallNodeNormals and BlastProjectNode
-// evaluated here (a node without records keeps the normals it was created with), the
-// normals orthonormal; GPU part: the CPU backend's bits.
+// node with 0 to 3 face records (random slots below dim - 1, signs, tangent stencils of
+// 3 points, or of 10 as on triangular faces at k = 3, over ext dofs), random positions
+// and velocities. Observed through a0 and mass.project of a random y. CPU part: against
+// BlastWallNodeNormals and BlastProjectNode evaluated here (a node without records keeps
+// the normals it was created with), the normals orthonormal; GPU part: the CPU backend's
+// bits.
 static void RunWallNormals(Env *E, const BlastBackendOps *B, const BlastHydroData *hd, int dim,
                            const double *x, const double *v, const double *y, double *out) {
   const size_t n = 3 * (size_t)hd->h1_next;
@@ -133,7 +134,7 @@ void CaseMassWallNormals(Env *E) {
   for (int p = 0; p < E->np; p++) {
     const Problem *P = &E->P[p];
     BlastHydroData hd = P->hd;
-    const int dim = hd.dim, nown = hd.h1_nown, nst = 3, nt = dim > 1 ? dim - 1 : 1;
+    const int dim = hd.dim, nown = hd.h1_nown, nst = p % 2 ? 10 : 3, nt = dim > 1 ? dim - 1 : 1;
     const size_t st = (size_t)hd.h1_next, n = 3 * st;
     const int cap = nown / 3 + 1;
     int *idx = NULL, *off = NULL, *slot = NULL, *widx = NULL;
@@ -150,7 +151,7 @@ void CaseMassWallNormals(Env *E) {
       MakeNormals(&r, dim, np, nrm + 9 * (size_t)np);
       const int nrec = dim < 2 ? 0 : np % 4;
       for (int k = 0; k < nrec; k++, nr++) {
-        slot[nr] = 2 * ((np + k) % (dim - 1)) + RandInt(&r, 2);
+        slot[nr] = 4 * ((np + k) % (dim - 1)) + RandInt(&r, 4);  // unit or raw, signs
         for (int e = 0; e < nt * nst; e++) {
           widx[(size_t)nr * nt * nst + e] = RandInt(&r, (int)st);
           w[(size_t)nr * nt * nst + e] = RandU(&r) - 0.5;

@@ -26,6 +26,12 @@ foreach(p 1 2 3 4)
   gmsh_run(box_tet_p${p} box_tet 3 -order ${p} -format msh22)
   gmsh_run(box_hex_p${p} box_hex 3 -order ${p} -format msh41)
 endforeach()
+# Curved simplices: the quadratic disc at two finer sizes, its straight twin (the same
+# vertices), a quadratic ball of tetrahedra.
+gmsh_run(disc_tri_o2_h1 disc_tri 2 -order 2 -setnumber lc 0.175 -format msh41)
+gmsh_run(disc_tri_o2_h2 disc_tri 2 -order 2 -setnumber lc 0.0875 -format msh41)
+gmsh_run(disc_tri_o1 disc_tri 2 -order 1 -format msh41)
+gmsh_run(ball_tet_o2 ball_tet 3 -order 2 -format msh41)
 gmsh_run(square_cw square_cw 2 -format msh41)
 gmsh_run(mixed_square_serendipity mixed_square 2 -order 2 -format msh41
          -setnumber Mesh.SecondOrderIncomplete 1)
