@@ -200,10 +200,62 @@ int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **
   return 0;
 }
 
+int BlastElementTablesPad(const BlastTensorTables *t, int nqp, int h1_nd, int l2_nd,
+                          BlastTensorTables **tables) {
+  BlastCheck(nqp >= t->nqp && h1_nd >= t->h1_nd && l2_nd >= t->l2_nd, BLAST_ERR_ARG,
+             "padding %d points, %d and %d dofs below %d, %d and %d", nqp, h1_nd, l2_nd, t->nqp,
+             t->h1_nd, t->l2_nd);
+  const int dim = t->dim, nr = t->nqp, ndr = t->h1_nd, ner = t->l2_nd;
+  BlastTensorTables *p;
+  BlastCall(BlastMalloc(1, &p));
+  *p = *t;
+  p->nqp = nqp, p->h1_nd = h1_nd, p->l2_nd = l2_nd;
+  p->qp_w = p->qp_x = p->h1_B = p->h1_G = p->l2_B = p->qp_wk = NULL;
+  int ierr = BlastMalloc(nqp, &p->qp_w);
+  if (!ierr) ierr = BlastMalloc(nqp, &p->qp_wk);
+  if (!ierr) ierr = BlastMalloc((size_t)nqp * dim, &p->qp_x);
+  if (!ierr) ierr = BlastMalloc((size_t)nqp * h1_nd, &p->h1_B);
+  if (!ierr) ierr = BlastMalloc((size_t)nqp * h1_nd * dim, &p->h1_G);
+  if (!ierr) ierr = BlastMalloc((size_t)nqp * l2_nd, &p->l2_B);
+  if (ierr) {
+    BlastTensorTablesDestroy(&p);
+    BlastCall(ierr);
+  }
+  for (int q = 0; q < nqp; q++) {
+    const int real = q < nr, r = real ? q : 0;  // a padded point repeats point 0
+    p->qp_w[q] = real ? t->qp_w[q] : 0.0;
+    p->qp_wk[q] = t->qp_w[r];
+    for (int g = 0; g < dim; g++) p->qp_x[q * dim + g] = t->qp_x[r * dim + g];
+    for (int a = 0; a < h1_nd; a++) {
+      p->h1_B[(size_t)q * h1_nd + a] = real && a < ndr ? t->h1_B[(size_t)q * ndr + a] : 0.0;
+      for (int g = 0; g < dim; g++)
+        p->h1_G[((size_t)q * h1_nd + a) * dim + g] =
+            a < ndr ? t->h1_G[((size_t)r * ndr + a) * dim + g] : 0.0;
+    }
+    for (int j = 0; j < l2_nd; j++)
+      p->l2_B[(size_t)q * l2_nd + j] = real && j < ner ? t->l2_B[(size_t)q * ner + j] : 0.0;
+  }
+  *tables = p;
+  return 0;
+}
+
+int BlastTensorTablesEquispaced(BlastTensorTables *t) {
+  BlastCheck(!BlastGeomIsSimplex(t->geom) && !t->qp_wk, BLAST_ERR_ARG,
+             "equispaced nodes: tensor tables before padding only");
+  const int k = t->k, dim = t->dim;
+  for (int j = 0; j <= k; j++) t->h1_nodes[j] = (double)j / k;
+  for (int l = 0; l < t->q1d; l++)
+    BlastLagrange1D(k + 1, t->h1_nodes, t->q1d_x[l], &t->b1d[l * (k + 1)], &t->g1d[l * (k + 1)]);
+  for (int q = 0; q < t->nqp; q++)
+    BlastH1BasisEval(t, &t->qp_x[q * dim], &t->h1_B[q * t->h1_nd], &t->h1_G[q * t->h1_nd * dim]);
+  return 0;
+}
+
 void BlastTensorTablesDestroy(BlastTensorTables **tables) {
   if (!tables || !*tables) return;
   BlastTensorTables *t = *tables;
   BlastFree(&t->qp_w);
+  BlastFree(&t->qp_wk);
   BlastFree(&t->qp_x);
   BlastFree(&t->h1_B);
   BlastFree(&t->h1_G);
@@ -212,14 +264,19 @@ void BlastTensorTablesDestroy(BlastTensorTables **tables) {
 }
 
 void BlastH1BasisEval(const BlastTensorTables *t, const double *xi, double *val, double *grad) {
+  const int dim = t->dim, n = t->k + 1, nr = BlastGeomNumNodes(t->geom, t->k);
+  for (int a = nr; a < t->h1_nd; a++) {  // padding (mixed meshes): zero functions
+    if (val) val[a] = 0.0;
+    if (grad)
+      for (int g = 0; g < dim; g++) grad[a * dim + g] = 0.0;
+  }
   if (BlastGeomIsSimplex(t->geom)) {
     BlastGeomLagrange(t->geom, t->k, xi, val, grad);
     return;
   }
-  const int dim = t->dim, n = t->k + 1;
   double v[3][BLAST_MAX_ORDER + 1], d[3][BLAST_MAX_ORDER + 1];
   for (int g = 0; g < dim; g++) BlastLagrange1D(n, t->h1_nodes, xi[g], v[g], d[g]);
-  for (int a = 0; a < t->h1_nd; a++) {
+  for (int a = 0; a < nr; a++) {
     int ai[3] = {a % n, (a / n) % n, a / (n * n)};
     double prod = 1.0;
     for (int g = 0; g < dim; g++) prod *= v[g][ai[g]];
@@ -235,14 +292,15 @@ void BlastH1BasisEval(const BlastTensorTables *t, const double *xi, double *val,
 }
 
 void BlastL2BasisEval(const BlastTensorTables *t, const double *xi, double *val) {
+  const int dim = t->dim, n = t->m + 1, nr = BlastGeomNumNodes(t->geom, t->m);
+  for (int i = nr; i < t->l2_nd; i++) val[i] = 0.0;  // padding (mixed meshes)
   if (BlastGeomIsSimplex(t->geom)) {
     BlastSimplexBernstein(t->dim, t->m, xi, val, NULL);
     return;
   }
-  const int dim = t->dim, n = t->m + 1;
   double v[3][BLAST_MAX_ORDER + 1];
   for (int g = 0; g < dim; g++) BlastBernstein1D(t->m, xi[g], v[g], NULL);
-  for (int i = 0; i < t->l2_nd; i++) {
+  for (int i = 0; i < nr; i++) {
     int ii[3] = {i % n, (i / n) % n, i / (n * n)};
     double prod = 1.0;
     for (int g = 0; g < dim; g++) prod *= v[g][ii[g]];

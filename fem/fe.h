@@ -61,8 +61,11 @@ typedef struct {
   double *h1_B;  ///< [nqp*h1_nd] phi_a(q)
   double *h1_G;  ///< [(nqp*h1_nd)*dim] d phi_a / d xi_g (q), index (q*h1_nd + a)*dim + g
   double *l2_B;  ///< [nqp*l2_nd] psi_i(q)
+  /// Padded tables only (BlastElementTablesPad; NULL otherwise): the weights the point
+  /// kernel divides by, [nqp], a padded point's those of point 0 (qp_w is 0 there).
+  double *qp_wk;
   // 1D data
-  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes (simplices: j/k)
+  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes (simplices, mixed meshes: j/k)
   double q1d_x[BLAST_MAX_Q1D], q1d_w[BLAST_MAX_Q1D];
   /// 1D tables of the sum-factorised kernels (pa_kernels.h), point-major: T[l*(k+1) + a]
   /// H1 values and derivatives, T[l*(m+1) + i] L2 (Bernstein) values at 1D point l.
@@ -79,6 +82,17 @@ int BlastTensorTablesCreate(int dim, int k, int m, int q1d, BlastTensorTables **
 /// degree q, positive weights, every point inside; simplex.c).
 int BlastElementTablesCreate(int geom, int k, int m, int order_quadrature,
                              BlastTensorTables **tables);
+/// The tables t padded to nqp points, h1_nd and l2_nd dofs (each at least t's), for the
+/// zones of a mesh that mixes geometries (space.h): a padded dof has zero basis values and
+/// gradients; a padded point repeats point 0's coordinates and gradients with weight 0
+/// (kernel weight qp_wk: point 0's) and zero H1 and L2 values, so that it adds nothing to
+/// any integral while the point kernel sees point 0 again (finite density and time step).
+int BlastElementTablesPad(const BlastTensorTables *t, int nqp, int h1_nd, int l2_nd,
+                          BlastTensorTables **tables);
+/// Tensor tables t (not padded) with the H1 nodes at the equispaced points j/k instead of
+/// Gauss-Lobatto's: the quadrilaterals of a mesh that mixes them with triangles, whose
+/// shared edges' nodes must be the triangles' (equal for k <= 2).
+int BlastTensorTablesEquispaced(BlastTensorTables *t);
 void BlastTensorTablesDestroy(BlastTensorTables **tables);
 
 /// Evaluate the H1 basis of the tables' geometry (values, and reference gradients

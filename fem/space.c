@@ -110,7 +110,9 @@ static void SimplexChildPoint(const BlastSpace *s, int child, const int *j, int 
 
 // Global lattice id (order K = N k) of node a of child `child` of mesh zone `macro`.
 static int64_t NodeGid(const BlastSpace *s, int macro, int child, int a) {
-  if (s->simplex_child) {
+  const int geom = s->mesh->zone_geom[macro];
+  if (a >= BlastGeomNumNodes(geom, s->k)) a = 0;  // padding of a mixed mesh's smaller zones
+  if (BlastGeomIsSimplex(geom)) {
     int i[3];
     SimplexChildPoint(s, child, &s->node_lattice[a * s->dim], i);
     return BlastLatticeId(s->topo, s->mesh->zone_verts, macro, s->N * s->k, i);
@@ -199,7 +201,8 @@ static int SimplexTables(BlastSpace *s, int nchild) {
   const int dim = s->dim, k = s->k;
   BlastCall(BlastMalloc((size_t)nchild * (dim + 1) * dim, &s->simplex_child));
   BlastSimplexChildren(dim, s->N, s->simplex_child);
-  BlastCall(BlastMalloc((size_t)s->h1_nd * dim, &s->node_lattice));
+  BlastCall(
+      BlastMalloc((size_t)BlastGeomNumNodes(BlastGeomSimplex(dim), k) * dim, &s->node_lattice));
   int a = 0;
   for (int i2 = 0; i2 <= (dim == 3 ? k : 0); i2++)
     for (int i1 = 0; i1 + i2 <= k; i1++)
@@ -217,16 +220,23 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   BlastCheck(m >= 0 && m < BLAST_MAX_ORDER, BLAST_ERR_INPUT, "thermodynamic order %d outside 0..%d",
              m, BLAST_MAX_ORDER - 1);
   BlastCheck(rp >= 0 && rp <= 12, BLAST_ERR_INPUT, "parallel refinement %d outside 0..12", rp);
-  const int geom = mesh->zone_geom[0];
-  for (int Z = 1; Z < mesh->nzones; Z++)
-    BlastCheck(mesh->zone_geom[Z] == geom, BLAST_ERR_INPUT,
-               "the mesh mixes %ss (zone 0) and %ss (zone %d): finite element spaces on meshes "
-               "of mixed zone types are not supported yet; use a mesh of one zone type",
-               BlastGeomName(geom), BlastGeomName(mesh->zone_geom[Z]), Z);
+  // One zone type, or a 2D mix of triangles and quadrilaterals: every zone padded to the
+  // quadrilateral's sizes (space.h).
+  int geom = mesh->zone_geom[0], mixed = 0;
+  for (int Z = 1; Z < mesh->nzones; Z++) {
+    if (mesh->zone_geom[Z] == geom) continue;
+    const int a = mesh->zone_geom[Z] < geom ? mesh->zone_geom[Z] : geom;
+    const int b = mesh->zone_geom[Z] < geom ? geom : mesh->zone_geom[Z];
+    BlastCheck(a == BLAST_GEOM_TRIANGLE && b == BLAST_GEOM_SQUARE, BLAST_ERR_INPUT,
+               "the mesh mixes %ss (zone 0) and %ss (zone %d): only triangles and "
+               "quadrilaterals may be mixed",
+               BlastGeomName(mesh->zone_geom[0]), BlastGeomName(mesh->zone_geom[Z]), Z);
+    geom = BLAST_GEOM_SQUARE, mixed = 1;
+  }
   BlastSpace *s;
   BlastCall(BlastCalloc(1, &s));
   s->dim = mesh->dim, s->k = k, s->m = m, s->rp = rp, s->N = 1 << rp, s->rank = rank;
-  s->mesh = mesh, s->topo = topo, s->geom = geom;
+  s->mesh = mesh, s->topo = topo, s->geom = geom, s->mixed = mixed;
   const int dim = s->dim;
   s->h1_nd = BlastGeomNumNodes(geom, k), s->l2_nd = BlastGeomNumNodes(geom, m);
   const int nd = s->h1_nd;
@@ -249,8 +259,13 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
                rp, k, nmacro, (double)nmacro * pow(2.0, (double)rp * dim), nd, INT32_MAX);
   }
   const int nchild = (int)nchild64;
-  BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
-  if (BlastGeomIsSimplex(geom)) BlastCall(SimplexTables(s, nchild));
+  // The quadrilaterals of a mesh mixed with triangles take the triangles' equispaced edge
+  // nodes (Gauss-Lobatto's differ from k = 3 on: the traces on shared edges would differ).
+  if (s->mixed)
+    for (int j = 0; j <= k; j++) s->gll[j] = (double)j / k;
+  else
+    BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
+  if (BlastMeshHasSimplices(mesh)) BlastCall(SimplexTables(s, nchild));
   s->nz = (int)nz64;
   s->nz_global = nzg64;
   s->h1_nglobal = BlastLatticeSize(topo, s->N * k);
@@ -451,9 +466,17 @@ void BlastSpaceDestroy(BlastSpace **space) {
   BlastFree(space);
 }
 
+int BlastSpaceZoneGeom(const BlastSpace *s, int z) {
+  return s->mesh->zone_geom[s->zone_macro[z]];
+}
+
+int BlastSpaceZoneNumNodes(const BlastSpace *s, int z, int p) {
+  return BlastGeomNumNodes(BlastSpaceZoneGeom(s, z), p);
+}
+
 void BlastSpaceZoneRefToMacro(const BlastSpace *s, int z, const double *xi, double *xi_macro) {
   int child = s->zone_child[z];
-  if (s->simplex_child) {
+  if (BlastGeomIsSimplex(BlastSpaceZoneGeom(s, z))) {
     const int *V0 = ChildVertex(s, child, 0);
     for (int g = 0; g < s->dim; g++) {
       double x = V0[g];
@@ -472,7 +495,8 @@ void BlastSpaceZoneRefToMacro(const BlastSpace *s, int z, const double *xi, doub
 void BlastSpaceNodeRef(const BlastSpace *s, int z, int a, double *xi) {
   const int n = s->k + 1;
   double local[3];
-  if (s->simplex_child) {
+  if (a >= BlastSpaceZoneNumNodes(s, z, s->k)) a = 0;  // padding (mixed meshes)
+  if (BlastGeomIsSimplex(BlastSpaceZoneGeom(s, z))) {
     for (int g = 0; g < s->dim; g++) local[g] = (double)s->node_lattice[a * s->dim + g] / s->k;
   } else {
     for (int g = 0; g < s->dim; g++, a /= n) local[g] = s->gll[a % n];
@@ -482,14 +506,15 @@ void BlastSpaceNodeRef(const BlastSpace *s, int z, int a, double *xi) {
 
 void BlastSpaceZoneCorner(const BlastSpace *s, int z, int corner, double *x) {
   double xi[3], xm[3];
-  for (int g = 0; g < s->dim; g++) xi[g] = s->simplex_child ? (corner == g + 1) : (corner >> g) & 1;
+  const int simplex = BlastGeomIsSimplex(BlastSpaceZoneGeom(s, z));
+  for (int g = 0; g < s->dim; g++) xi[g] = simplex ? (corner == g + 1) : (corner >> g) & 1;
   BlastSpaceZoneRefToMacro(s, z, xi, xm);
   BlastMeshZoneMap(s->mesh, s->zone_macro[z], xm, x);
 }
 
 int64_t BlastSpaceZoneCornerId(const BlastSpace *s, int z, int corner) {
   int i[3], child = s->zone_child[z];
-  if (s->simplex_child) {
+  if (BlastGeomIsSimplex(BlastSpaceZoneGeom(s, z))) {
     const int *V = ChildVertex(s, child, corner);
     for (int g = 0; g < s->dim; g++) i[g] = V[g] * s->k;
   } else {

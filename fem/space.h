@@ -4,7 +4,10 @@
 /// structure of a domain decomposition. Quadrilaterals and hexahedra: GLL-nodal Q_k and
 /// Bernstein Q_m; triangles and tetrahedra: P_k with nodes at the equispaced lattice of
 /// order k (node a = the a-th point in the lattice order of geom.h) and Bernstein P_m.
-/// A space needs one zone type: meshes that mix triangles and quadrilaterals are refused.
+/// A 2D mesh may mix triangles and quadrilaterals ("mixed"): every zone then has the
+/// quadrilateral's sizes h1_nd = (k+1)^2 and l2_nd = (m+1)^2; a triangle zone's nodes past
+/// its own BlastGeomNumNodes(TRIANGLE, k) are padding that repeats its node 0 (their
+/// h1_edof entries are node 0's dof; the element tables give them zero basis functions).
 ///
 /// Zones are "fine" zones: zone z of the space is child `zone_child[z]` of mesh zone
 /// `zone_macro[z]` refined N = 2^rp times in every direction (rp = parallel refinement
@@ -41,7 +44,8 @@ extern "C" {
 
 typedef struct {
   int dim, k, m, rp, N, rank;
-  int geom;                   ///< BlastGeom of every zone (spaces need one zone type)
+  int geom;                   ///< BlastGeom of every zone; mixed: BLAST_GEOM_SQUARE
+  int mixed;                  ///< 1: triangles and quadrilaterals (BlastSpaceZoneGeom)
   BlastMesh mesh;             ///< the (serially refined) mesh, not owned
   const BlastTopology *topo;  ///< its topology, not owned
   int nz;                     ///< zones of this rank
@@ -51,6 +55,7 @@ typedef struct {
   int64_t *zone_gid;          ///< [nz_ext] global zone id zone_macro*N^dim + zone_child
   int64_t nz_global;          ///< zones of all ranks
   int h1_nd, l2_nd;           ///< dofs per zone: BlastGeomNumNodes(geom, k), (geom, m)
+                              ///< (mixed: the quadrilateral's, padded)
   int h1_nown, h1_nl, h1_next;
   int64_t h1_nglobal;               ///< scalar H1 dofs of the whole mesh
   int *h1_edof;                     ///< [nz_ext*h1_nd] local dof of each zone node
@@ -60,7 +65,7 @@ typedef struct {
                                     ///< ascending (deterministic assembly of zone contributions)
   int *mass_toff, *mass_tidx;       ///< owned dofs: E-indices over all zones incl. halo zones,
                                     ///< in ascending global zone id (rank-independent order)
-  double gll[BLAST_MAX_ORDER + 1];  ///< 1D GLL nodes of order k
+  double gll[BLAST_MAX_ORDER + 1];  ///< 1D nodes of order k: GLL (mixed meshes: j/k)
   int *simplex_child;  ///< simplices: [N^dim*(dim+1)*dim] children (BlastSimplexChildren, order N)
   int *node_lattice;   ///< simplices: [h1_nd*dim] lattice index (order k) of each node
 } BlastSpace;
@@ -71,7 +76,10 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
                      const int *part, int rank, BlastSpace **space);
 void BlastSpaceDestroy(BlastSpace **space);
 
-/// Reference coordinates (in the mesh zone) of node a of zone z.
+/// The geometry of zone z (its mesh zone's) and its own number of nodes of order p.
+int BlastSpaceZoneGeom(const BlastSpace *s, int z);
+int BlastSpaceZoneNumNodes(const BlastSpace *s, int z, int p);
+/// Reference coordinates (in the mesh zone) of node a of zone z (padding: node 0's).
 void BlastSpaceNodeRef(const BlastSpace *s, int z, int a, double *xi);
 /// Map a reference point of zone z (in [0,1]^dim of the fine zone) to its mesh zone.
 void BlastSpaceZoneRefToMacro(const BlastSpace *s, int z, const double *xi, double *xi_macro);

@@ -78,6 +78,11 @@ typedef struct {
   const int *h1_toff, *h1_tidx;      ///< transpose of h1_edof (deterministic assembly)
   const double *qp_w;                ///< [nqp] quadrature weights
   const double *h1_B, *h1_G, *l2_B;  ///< basis tables at quadrature points (fe.h)
+  /// Meshes of triangles and quadrilaterals (space.h; NULL otherwise): the slot of each
+  /// zone [nz] (0 quadrilateral, 1 triangle); the four tables above then hold both slots'
+  /// padded tables (BlastElementTablesPad, qp_w the kernel weights qp_wk), slot sl's at
+  /// sl nqp, sl nqp h1_nd, sl nqp h1_nd dim, sl nqp l2_nd.
+  const unsigned char *zone_slot;
   const double *qp_R0;               ///< [nz*nqp] rho0 |J0| w (reference)
   const int *zone_mat;               ///< [nz] material of each zone, into mats (reference)
   const BlastMaterial *mats;         ///< [nmat] the materials (eos.h)

@@ -397,27 +397,6 @@ static size_t RecordsOf(const FaceDof *rec, size_t nrec, int64_t gid, size_t *en
   return lo;
 }
 
-// D[a][m] = derivative of the GLL Lagrange polynomial m of order k at GLL node a.
-static void GllDerivatives(int k, const double *x,
-                           double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1]) {
-  for (int a = 0; a <= k; a++)
-    for (int m = 0; m <= k; m++) {
-      double v = 0.0;
-      if (a == m) {
-        for (int l = 0; l <= k; l++)
-          if (l != a) v += 1.0 / (x[a] - x[l]);
-      } else {
-        double num = 1.0, den = 1.0;
-        for (int l = 0; l <= k; l++) {
-          if (l != m) den *= x[m] - x[l];
-          if (l != m && l != a) num *= x[a] - x[l];
-        }
-        v = num / den;
-      }
-      D[a][m] = v;
-    }
-}
-
 // The face lattice index P (order N k) of node a (lattice order k) of the fine face with
 // vertices V (lattice of order N, fd entries each).
 static void ChildFacePoint(int fd, int k, const int *V, int a, int *P) {
@@ -429,18 +408,35 @@ static void ChildFacePoint(int fd, int k, const int *V, int a, int *P) {
   }
 }
 
+// Whether face lf of zone z is a plane: the normals of the mesh's map at its nodes parallel.
+static int FaceFlat(const BlastSpace *s, int z, int lf) {
+  double m0[3], m[3];
+  NodeTangentNormal(s, z, lf, 0, m0);
+  for (int64_t p = 1; p < BlastSpaceFacetNumNodes(s); p++) {
+    double x2 = 0.0, n0 = 0.0, n1 = 0.0;
+    NodeTangentNormal(s, z, lf, p, m);
+    for (int c = 0; c < 3; c++) {
+      const double x = m0[(c + 1) % 3] * m[(c + 2) % 3] - m0[(c + 2) % 3] * m[(c + 1) % 3];
+      x2 += x * x, n0 += m0[c] * m0[c], n1 += m[c] * m[c];
+    }
+    if (x2 > 1e-24 * n0 * n1) return 0;
+  }
+  return 1;
+}
+
 // The pair stencil of the tetrahedron face record fr (raw, boundary.h): over every fine
 // face of its face that holds its node (the lattice subdivision of order N, children
 // positive as the face frame), the pairs (b < c) of the fine face's nodes other than the
 // node, A[a][(b, c)] (BlastWallTrianglePairs, a the node's local index): first entries b at
 // e0, second entries c at e0 + np with the first fine face's BlastWallTriangleNodePairs
-// (0 on the others), unused entries the node with weights 0.
+// (0 on the others), unused entries the node with weights 0. At a vertex of a flat face
+// of even order the weights A are 0 (exactly so: the integral of phi_a vanishes there).
 static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *verts, const double *A,
                           const GidDof *map, int64_t *ids, int np, size_t e0,
                           BlastBoundaryDofs *b) {
   const int k = s->k, K = s->N * k, nn = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
   const int npair = nn * (nn - 1) / 2, nchild = s->N * s->N;
-  int e = 0, self = -1, l[15];
+  int e = 0, self = -1, l[15], flat = -1;
   BlastSpaceFacetNodeIds(s, fr->z, fr->lf, ids);
   for (int c = 0; c < nchild; c++) {
     const int *V = &verts[(size_t)c * 6];
@@ -462,6 +458,8 @@ static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *ver
     double G[105];
     BlastWallTriangleNodePairs(k, at, G);
     const int first = self < 0;  // the tangents at the node: the first fine face
+    if (k % 2 == 0 && (at == 0 || at == k || at == nn - 1) && flat < 0)
+      flat = FaceFlat(s, fr->z, fr->lf);
     self = l[at];
     for (int p = 0, q = 0; p < nn; p++)
       for (int r = p + 1; r < nn; r++, q++) {
@@ -469,7 +467,8 @@ static int SimplexStencil(const BlastSpace *s, const FaceDof *fr, const int *ver
         BlastCheck(e < np, BLAST_ERR_ARG, "wall face node %lld: more fine faces than 6",
                    (long long)ids[fr->p]);
         b->wall_idx[e0 + e] = l[p], b->wall_idx[e0 + np + e] = l[r];
-        b->wall_w[e0 + e] = A[at * npair + q], b->wall_w[e0 + np + e] = first ? G[q] : 0.0;
+        b->wall_w[e0 + e] = flat == 1 ? 0.0 : A[at * npair + q];
+        b->wall_w[e0 + np + e] = first ? G[q] : 0.0;
         e++;
       }
   }
@@ -525,8 +524,7 @@ static int SimplexEdgeStencil(const BlastSpace *s, const FaceDof *fr, const GidD
 static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceDof *rec,
                         size_t nrec, const int *fsec, int nown, BlastBoundaryDofs *b) {
   const int dim = s->dim, k = s->k, K = s->N * k, nt = dim - 1;
-  const int simplex = BlastGeomIsSimplex(s->geom);
-  const int nn = BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
+  const int simplex = BlastGeomIsSimplex(s->geom) || s->mixed, nn = (k + 1) * (k + 2) / 2;
   const int np = !simplex   ? k + 1
                  : dim == 2 ? 2 * k + 2
                             : (s->N > 1 ? 6 : 1) * (nn - 1) * (nn - 2) / 2;
@@ -534,7 +532,7 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
   BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
   if (dim < 2 || b->nproj == 0) return 0;
   double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1];
-  GllDerivatives(k, s->gll, D);
+  BlastWallGllDerivatives(k, s->gll, D);
   GidDof *map = NULL;
   int64_t *ids = NULL;
   int *verts = NULL;
@@ -567,8 +565,11 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
           double m[3], dot = 0.0;
           NodeTangentNormal(s, fr->z, fr->lf, fr->p, m);
           for (int c = 0; c < dim; c++) dot += m[c] * fr->n[c];
-          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * simplex + (dot < 0.0);
-          if (simplex) {
+          // Simplex faces and a mixed mesh's quad edges: the consistent normal (raw).
+          const int zsimplex = BlastGeomIsSimplex(BlastMeshZoneGeom(s->mesh, fr->z));
+          const int consistent = zsimplex || (dim == 2 && s->mixed);
+          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * consistent + (dot < 0.0);
+          if (consistent) {
             const size_t e0 = (size_t)nr * nt * np;
             ierr = dim == 2 ? SimplexEdgeStencil(s, fr, map, ids, np, e0, b)
                             : SimplexStencil(s, fr, verts, A, map, ids, np, e0, b);

@@ -25,12 +25,6 @@ struct BlastExpr_private;  // base/expr.h's BlastExpr
 /// walls, each constrained; closer ones belong to one smooth wall (their average).
 #define BLAST_WALL_SHARP_ANGLE_DEG 30.0
 
-/// A tetrahedron face node whose weighted normal is below this fraction of the sum of its
-/// faces' |t_0 x t_1| at the node (round-off: at a vertex of flat quadratic or quartic
-/// faces the integral of phi_a vanishes) takes the sum of those faces' unit normals at the
-/// node instead (BlastWallNodeNormals).
-#define BLAST_WALL_WEIGHTED_MIN 1e-6
-
 /// The velocity constraints of a rank's H1 dofs (ext numbering until BlastBoundaryKeepOwned).
 typedef struct {
   int dim;
@@ -66,7 +60,8 @@ typedef struct {
   /// entries are the node itself with weight 0. The second weights wall_w[q + wall_np]
   /// give the same way the normal t_0 x t_1 at the node of the first fine face holding it
   /// (the equispaced interpolant's derivatives along its axes), whose unit sum replaces
-  /// the weighted normal where that is round-off (BLAST_WALL_WEIGHTED_MIN).
+  /// the weighted normal where that is exactly 0: at a vertex of flat faces of even
+  /// order, where the integral of phi_a vanishes, setup writes the first weights 0.
   int wall_np;
   int *wall_off, *wall_slot, *wall_idx;
   double *wall_w;
@@ -112,6 +107,9 @@ int BlastWallTrianglePairs(int k, double *A);
 /// The same form of the face's t_s x t_t at its node a: G[q] = dphi_b/ds dphi_c/dt -
 /// dphi_c/ds dphi_b/dt at node a, pair q = (b < c) as above.
 int BlastWallTriangleNodePairs(int k, int a, double *G);
+/// D[a][m] = the derivative of the Lagrange polynomial m through the k + 1 points x at x_a.
+void BlastWallGllDerivatives(int k, const double *x,
+                             double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1]);
 
 /// v <- (I - sum_j n_j n_j^T) v at one node: its `dim` normal rows nrm[3 j + c] (zero rows
 /// allowed), orthonormal, removed one after the other. The arithmetic of every backend.
@@ -230,11 +228,11 @@ static inline BLAST_HOST_DEVICE void BlastWallNodeNormals(int dim, int np, int r
       accd[j][c] = accd[j][c] + (neg ? -ud : ud);
     }
   }
-  for (int j = 0; j < 3; j++) {  // a weighted normal of round-off: the unit one
+  for (int j = 0; j < 3; j++) {  // no weighted normal: the unit one
     if (!(sc[j] > 0.0)) continue;
     double la = 0.0;
     for (int c = 0; c < 3; c++) la = la + acc[j][c] * acc[j][c];
-    if (sqrt(la) > BLAST_WALL_WEIGHTED_MIN * sc[j]) continue;
+    if (la > 0.0) continue;
     for (int c = 0; c < 3; c++) acc[j][c] = accu[j][c], accd[j][c] = accud[j][c];
   }
   double q[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, qd[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};

@@ -1,5 +1,6 @@
 /// @file boundary_tet.c
-/// @brief The consistent-normal table of triangular wall faces (BlastWallTrianglePairs).
+/// @brief Tables of the wall stencils (boundary.h): the consistent-normal pairs of
+/// triangular faces (BlastWallTrianglePairs) and GLL derivatives.
 #include "blast.h"
 #include "boundary.h"
 #include "fe.h"
@@ -38,4 +39,25 @@ int BlastWallTriangleNodePairs(int k, int a, double *G) {
     for (int c = b + 1; c < nn; c++, q++)
       G[q] = dphi[2 * b] * dphi[2 * c + 1] - dphi[2 * c] * dphi[2 * b + 1];
   return 0;
+}
+
+// D[a][m] = derivative of the GLL Lagrange polynomial m of order k at GLL node a.
+void BlastWallGllDerivatives(int k, const double *x,
+                             double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1]) {
+  for (int a = 0; a <= k; a++)
+    for (int m = 0; m <= k; m++) {
+      double v = 0.0;
+      if (a == m) {
+        for (int l = 0; l <= k; l++)
+          if (l != a) v += 1.0 / (x[a] - x[l]);
+      } else {
+        double num = 1.0, den = 1.0;
+        for (int l = 0; l <= k; l++) {
+          if (l != m) den *= x[m] - x[l];
+          if (l != m && l != a) num *= x[a] - x[l];
+        }
+        v = num / den;
+      }
+      D[a][m] = v;
+    }
 }

@@ -11,11 +11,35 @@
 #include "expr.h"
 
 // Tables of the run's zone geometry with n points per (collapsed) direction: the rule
-// of order 2(n-1) (exact to degree 2n-1).
+// of order 2(n-1) (exact to degree 2n-1). Mixed meshes: te[slot], padded to the space's
+// dofs (BlastElementTablesPad); otherwise te[1] = NULL.
 static int ErrorTables(BlastHydro h, int n, BlastTensorTables **te) {
   const BlastSpace *s = h->space;
-  BlastCall(BlastElementTablesCreate(h->tab->geom, s->k, s->m, 2 * (n - 1), te));
+  te[0] = te[1] = NULL;
+  if (!h->zone_slot) {
+    BlastCall(BlastElementTablesCreate(h->tab->geom, s->k, s->m, 2 * (n - 1), &te[0]));
+    return 0;
+  }
+  const int geoms[2] = {BLAST_GEOM_SQUARE, BLAST_GEOM_TRIANGLE};
+  for (int sl = 0; sl < 2; sl++) {
+    BlastTensorTables *raw = NULL;
+    int ierr = BlastElementTablesCreate(geoms[sl], s->k, s->m, 2 * (n - 1), &raw);
+    if (!ierr && sl == 0) ierr = BlastTensorTablesEquispaced(raw);
+    if (!ierr) ierr = BlastElementTablesPad(raw, raw->nqp, s->h1_nd, s->l2_nd, &te[sl]);
+    BlastTensorTablesDestroy(&raw);
+    if (ierr) BlastTensorTablesDestroy(&te[0]);
+    BlastCall(ierr);
+  }
   return 0;
+}
+
+static const BlastTensorTables *ZoneErrorTables(BlastHydro h, BlastTensorTables **te, int z) {
+  return h->zone_slot ? te[h->zone_slot[z]] : te[0];
+}
+
+static void ErrorTablesDestroy(BlastTensorTables **te) {
+  BlastTensorTablesDestroy(&te[0]);
+  BlastTensorTablesDestroy(&te[1]);
 }
 
 typedef struct {
@@ -49,7 +73,7 @@ static double Evaluate(ZoneEval *ev, const BlastTensorTables *t, int z, const do
 // M rho = sum_q R0 psi; M, Minv ne*ne and rhs ne of work, rho ne.
 static int ProjectDensity(BlastHydro h, ZoneEval *ev, int z, double *M, double *Minv, double *rhs,
                           double *rho) {
-  const BlastTensorTables *t = h->tab;
+  const BlastTensorTables *t = BlastHydroZoneTab(h, z);
   const int dim = h->space->dim, ne = h->space->l2_nd, nqp = t->nqp;
   for (int i = 0; i < ne * ne; i++) M[i] = 0.0;
   for (int i = 0; i < ne; i++) rhs[i] = 0.0;
@@ -62,6 +86,7 @@ static int ProjectDensity(BlastHydro h, ZoneEval *ev, int z, double *M, double *
       for (int i = 0; i < ne; i++) M[i + ne * j] += wdet * psi[i] * psi[j];
     }
   }
+  for (int i = BlastGeomNumNodes(t->geom, t->m); i < ne; i++) M[i + ne * i] = 1.0;  // padding
   BlastCall(BlastDenseInverse(ne, M, Minv));
   for (int i = 0; i < ne; i++) {
     double sum = 0.0;
@@ -77,8 +102,8 @@ static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
   const int km = s->k > s->m ? s->k : s->m;
   const int o_err =
       2 * (2 * (km + 1) > h->cfg.order_quadrature ? 2 * (km + 1) : h->cfg.order_quadrature);
-  BlastTensorTables *te;
-  BlastCall(ErrorTables(h, o_err / 2 + 1, &te));
+  BlastTensorTables *te[2];
+  BlastCall(ErrorTables(h, o_err / 2 + 1, te));
   BlastSedov sedov;
   BlastCall(BlastSedovCreate(dim, 1.4, h->cfg.blast_energy, 1.0, &sedov));
   double *M, *Minv, *rhs, *rho;
@@ -90,15 +115,16 @@ static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
          hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
   for (int z = 0; z < s->nz; z++) {
     BlastCall(ProjectDensity(h, ev, z, M, Minv, rhs, rho));
-    for (int q = 0; q < te->nqp; q++) {
+    const BlastTensorTables *tz = ZoneErrorTables(h, te, z);
+    for (int q = 0; q < tz->nqp; q++) {
       double X[3], r2 = 0.0, rho_ex, rh = 0.0;
-      const double wdet = te->qp_w[q] * Evaluate(ev, te, z, &te->qp_x[(size_t)q * dim], X, NULL);
+      const double wdet = tz->qp_w[q] * Evaluate(ev, tz, z, &tz->qp_x[(size_t)q * dim], X, NULL);
       for (int c = 0; c < dim; c++) {
         r2 += X[c] * X[c];
         lo[c] = fmin(lo[c], X[c]), hi[c] = fmax(hi[c], X[c]);
       }
       BlastCall(BlastSedovEval(sedov, h->t, sqrt(r2), &rho_ex, NULL, NULL));
-      for (int j = 0; j < ne; j++) rh += rho[j] * te->l2_B[(size_t)q * ne + j];
+      for (int j = 0; j < ne; j++) rh += rho[j] * tz->l2_B[(size_t)q * ne + j];
       local += wdet * (rho_ex - rh) * (rho_ex - rh);
     }
   }
@@ -114,7 +140,7 @@ static int SedovDensityError(BlastHydro h, ZoneEval *ev, double *err) {
   BlastFree(&rhs);
   BlastFree(&rho);
   BlastCall(BlastSedovDestroy(&sedov));
-  BlastTensorTablesDestroy(&te);
+  ErrorTablesDestroy(te);
   BlastCheck(r_shock <= width, BLAST_ERR_INPUT,
              "Sedov exact error: the shock radius %.4g at t = %.4g exceeds the domain width %.4g; "
              "the exact solution does not apply (shorten t_final or enlarge the mesh)",
@@ -138,13 +164,14 @@ static int VelocityErrors(BlastHydro h, ZoneEval *ev, BlastExpr *vex, double *li
                           double *l2) {
   const BlastSpace *s = h->space;
   const int dim = s->dim;
-  BlastTensorTables *te;
-  BlastCall(ErrorTables(h, s->k + 2, &te));  // order 2k+3
+  BlastTensorTables *te[2];
+  BlastCall(ErrorTables(h, s->k + 2, te));  // order 2k+3
   double loc[2] = {0.0, 0.0}, mx = 0.0;
   for (int z = 0; z < s->nz; z++)
-    for (int q = 0; q < te->nqp; q++) {
+    for (int q = 0; q < ZoneErrorTables(h, te, z)->nqp; q++) {
+      const BlastTensorTables *tz = ZoneErrorTables(h, te, z);
       double X[3], V[3], V0[3], e2 = 0.0;
-      const double wdet = te->qp_w[q] * Evaluate(ev, te, z, &te->qp_x[(size_t)q * dim], X, V);
+      const double wdet = tz->qp_w[q] * Evaluate(ev, tz, z, &tz->qp_x[(size_t)q * dim], X, V);
       ExactVelocity(h, vex, X, V0);
       for (int c = 0; c < dim; c++) e2 += (V[c] - V0[c]) * (V[c] - V0[c]);
       const double e = sqrt(e2);
@@ -157,7 +184,7 @@ static int VelocityErrors(BlastHydro h, ZoneEval *ev, BlastExpr *vex, double *li
   BlastCallMPI(MPI_Allreduce(&mx, linf, 1, MPI_DOUBLE, MPI_MAX, h->comm));
   *l1 = glob[0];
   *l2 = sqrt(glob[1]);
-  BlastTensorTablesDestroy(&te);
+  ErrorTablesDestroy(te);
   return 0;
 }
 
@@ -220,8 +247,8 @@ int BlastDiagnosticsExactFieldErrors(BlastHydro h, double *rho_l2, double *p_l2)
   if (want_p)
     BlastCall(BlastExprCompile(ex->pressure.text, ex->pressure.where, "[exact] pressure", &pex));
   const int km = s->k > s->m ? s->k : s->m;
-  BlastTensorTables *te;
-  BlastCall(ErrorTables(h, km + 2, &te));  // order 2 max(k,m) + 3
+  BlastTensorTables *te[2];
+  BlastCall(ErrorTables(h, km + 2, te));  // order 2 max(k,m) + 3
   ZoneEval ev = {s, NULL, NULL, NULL, NULL};
   double *x, *e, *M, *Minv, *rhs, *rho;
   BlastCall(BlastMalloc(h->nx, &x));
@@ -238,12 +265,13 @@ int BlastDiagnosticsExactFieldErrors(BlastHydro h, double *rho_l2, double *p_l2)
   for (int z = 0; z < s->nz; z++) {
     BlastCall(ProjectDensity(h, &ev, z, M, Minv, rhs, rho));
     const BlastMaterial *mat = &h->mats[h->zone_mat[z]];
-    for (int q = 0; q < te->nqp; q++) {
+    const BlastTensorTables *tz = ZoneErrorTables(h, te, z);
+    for (int q = 0; q < tz->nqp; q++) {
       double X[3], rh = 0.0, eh = 0.0;
-      const double wdet = te->qp_w[q] * Evaluate(&ev, te, z, &te->qp_x[(size_t)q * dim], X, NULL);
+      const double wdet = tz->qp_w[q] * Evaluate(&ev, tz, z, &tz->qp_x[(size_t)q * dim], X, NULL);
       for (int j = 0; j < ne; j++) {
-        rh += rho[j] * te->l2_B[(size_t)q * ne + j];
-        eh += e[(size_t)z * ne + j] * te->l2_B[(size_t)q * ne + j];
+        rh += rho[j] * tz->l2_B[(size_t)q * ne + j];
+        eh += e[(size_t)z * ne + j] * tz->l2_B[(size_t)q * ne + j];
       }
       if (rex) {
         const double d = rh - BlastExprEval(rex, dim, X, h->t);
@@ -263,7 +291,7 @@ int BlastDiagnosticsExactFieldErrors(BlastHydro h, double *rho_l2, double *p_l2)
   if (pex) *p_l2 = sqrt(glob[1]);
   BlastExprDestroy(&rex);
   BlastExprDestroy(&pex);
-  BlastTensorTablesDestroy(&te);
+  ErrorTablesDestroy(te);
   BlastFree(&x);
   BlastFree(&e);
   BlastFree(&ev.phi);

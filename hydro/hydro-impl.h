@@ -23,7 +23,13 @@ struct BlastHydro_private {
   BlastMesh mesh;  // not owned
   BlastTopology *topo;
   BlastSpace *space;
-  BlastTensorTables *tab;
+  BlastTensorTables *tab;  // the zones' tables (mixed meshes: == tabs[0])
+  // Mixed meshes (space->mixed): the padded tables of each slot (0 quadrilaterals, 1
+  // triangles), the slot of each zone [nz_ext], the slots' tables concatenated for the
+  // backend (hd); all NULL otherwise.
+  BlastTensorTables *tabs[2];
+  unsigned char *zone_slot;
+  double *mix_qp_w, *mix_h1_B, *mix_h1_G, *mix_l2_B;
   const BlastBackendOps *ops;
   void *bctx;
   BlastHybrid hybrid;  // CPU+GPU sharing of the zone work, or NULL
@@ -114,5 +120,14 @@ int BlastOdeScratchDestroy(BlastHydro h);
 /// Global minimum of the running estimate; reports tangled zones.
 int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est);
 double BlastWtime(void);
+
+/// Frees the mixed-mesh tables and slots (hydro_mixed.c); h->tab stays.
+void BlastMixedDestroy(BlastHydro h);
+
+// The element tables of zone z (its geometry's, padded on mixed meshes).
+static inline const BlastTensorTables *BlastHydroZoneTab(const struct BlastHydro_private *h,
+                                                         int z) {
+  return h->zone_slot ? h->tabs[h->zone_slot[z]] : h->tab;
+}
 
 #endif  // BLAST_HYDRO_IMPL_H

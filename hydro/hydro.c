@@ -54,6 +54,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->ess_off);
   BlastFree(&h->ess_idx);
   BlastBoundaryFree(&h->bc);
+  BlastMixedDestroy(h);
   BlastTensorTablesDestroy(&h->tab);
   BlastSpaceDestroy(&h->space);
   BlastTopologyDestroy(&h->topo);
@@ -173,6 +174,10 @@ const double *BlastHydroGetInitialPositions(BlastHydro h) {
 }
 const BlastTensorTables *BlastHydroGetTables(BlastHydro h) {
   return h->tab;
+}
+
+const BlastTensorTables *BlastHydroGetZoneTables(BlastHydro h, int z) {
+  return BlastHydroZoneTab(h, z);
 }
 const BlastProblem *BlastHydroGetProblem(BlastHydro h) {
   return &h->prob;

@@ -171,6 +171,9 @@ const BlastSpace *BlastHydroGetSpace(BlastHydro h);
 const double *BlastHydroGetInitialPositions(BlastHydro h);
 /// Basis tables of the spaces (fe.h: BlastH1BasisEval, BlastL2BasisEval at any point).
 const BlastTensorTables *BlastHydroGetTables(BlastHydro h);
+/// The tables of zone z: those of its geometry (a mesh of triangles and quadrilaterals:
+/// padded to the space's sizes, BlastElementTablesPad); BlastHydroGetTables otherwise.
+const BlastTensorTables *BlastHydroGetZoneTables(BlastHydro h, int z);
 /// The problem (rho0, gamma, e0 as functions of the initial position).
 const BlastProblem *BlastHydroGetProblem(BlastHydro h);
 /// The initial density at the initial position X in zone z of this rank: the problem's

@@ -82,9 +82,15 @@ int BlastSetupCustomRegions(BlastHydro h) {
   return 0;
 }
 
+// The reference points of zone z: xi, or on a mixed mesh's triangles xi1 (if not NULL).
+static const double *ZonePoints(BlastHydro h, int z, const double *xi, const double *xi1) {
+  return xi1 && h->zone_slot && h->zone_slot[z] ? xi1 : xi;
+}
+
 // rho and e (e may be NULL) of each zone's region at the npz reference points xi of every
-// zone in [0, nzones): rho[z*npz + k].
-static int ZoneValues(BlastHydro h, int nzones, int npz, const double *xi, double *rho, double *e) {
+// zone in [0, nzones) (ZonePoints): rho[z*npz + k].
+static int ZoneValues(BlastHydro h, int nzones, int npz, const double *xi, const double *xi1,
+                      double *rho, double *e) {
   const BlastSpace *s = h->space;
   const int dim = s->dim, nreg = BlastProblemNumRegions(&h->prob);
   size_t cnt[BLAST_MAX_REGIONS] = {0}, nmax = 1;
@@ -105,7 +111,7 @@ static int ZoneValues(BlastHydro h, int nzones, int npz, const double *xi, doubl
     for (int i = 0; i < nzr; i++)
       for (int k = 0; k < npz; k++) {
         double Y[3] = {0, 0, 0};
-        BlastSetupZonePoint(s, zs[i], &xi[(size_t)k * dim], Y);
+        BlastSetupZonePoint(s, zs[i], &ZonePoints(h, zs[i], xi, xi1)[(size_t)k * dim], Y);
         for (int c = 0; c < dim; c++) X[((size_t)i * npz + k) * dim + c] = Y[c];
       }
     ierr = BlastProblemRegionRhoE(&h->prob, r, (size_t)nzr * npz, X, vr, e ? ve : NULL);
@@ -134,8 +140,8 @@ static int Defect(const BlastMaterial *m, double r, int e, double v) {
 
 // The first zone (lowest index) whose data at its npz points have a defect: an input error
 // naming the point and the key; *key = its global id.
-static int CheckValues(BlastHydro h, int npz, const double *xi, const double *rho, const double *e,
-                       const char *points, int64_t *key) {
+static int CheckValues(BlastHydro h, int npz, const double *xi, const double *xi1,
+                       const double *rho, const double *e, const char *points, int64_t *key) {
   const BlastSpace *s = h->space;
   int bad = INT_MAX;
 #pragma omp parallel for schedule(static) reduction(min : bad)
@@ -151,7 +157,7 @@ static int CheckValues(BlastHydro h, int npz, const double *xi, const double *rh
     const int what = Defect(m, r, e != NULL, v);
     if (!what) continue;
     double X[3] = {0, 0, 0};
-    BlastSetupZonePoint(s, bad, &xi[(size_t)k * s->dim], X);
+    BlastSetupZonePoint(s, bad, &ZonePoints(h, bad, xi, xi1)[(size_t)k * s->dim], X);
     char zone[256], keytext[BLAST_WHERE_MAX + 2 * BLAST_NAME_MAX + 64];
     BlastProblemRegionKey(&h->prob, h->zone_region[bad], what > 1, keytext, sizeof keytext);
     BlastSetupZoneName(h, bad, zone, sizeof zone);
@@ -175,28 +181,32 @@ static int CheckValues(BlastHydro h, int npz, const double *xi, const double *rh
 int BlastSetupCustomInitialData(BlastHydro h, const double *Vinv, double *rho0h, double *e0,
                                 int64_t *bad_gid) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
+  const BlastTensorTables *t = h->tab, *t1 = h->zone_slot ? h->tabs[1] : NULL;
   const int ne = s->l2_nd, nqp = t->nqp;
-  double xi[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];
-  BlastCall(BlastSetupL2Points(h, xi));  // the points of BlastSetupInterpolateL2, in its order
+  enum { kPts = 3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) };
+  double xi[kPts], xi1[kPts];  // the points of BlastSetupInterpolateL2, in its order
+  BlastCall(BlastSetupL2Points(h, xi));
+  if (t1) BlastCall(BlastSetupL2PointsOf(t1, ne, xi1));
+  const double *q1 = t1 ? t1->qp_x : NULL, *l1 = t1 ? xi1 : NULL;  // mixed: the triangles
   double *rho = NULL, *e = NULL;
   const size_t nv = (size_t)s->nz * (ne > nqp ? ne : nqp) + 1;
   int ierr = BlastMalloc(nv, &rho);
   if (!ierr && e0) ierr = BlastMalloc(nv, &e);
   // At the quadrature points (the points the built-in problems' check uses).
-  if (!ierr) ierr = ZoneValues(h, s->nz, nqp, t->qp_x, rho, e);
-  if (!ierr) ierr = CheckValues(h, nqp, t->qp_x, rho, e, "a quadrature point", bad_gid);
-  // At the interpolation points: the Bernstein coefficients.
-  if (!ierr) ierr = ZoneValues(h, s->nz, ne, xi, rho, e);
-  if (!ierr) ierr = CheckValues(h, ne, xi, rho, e, "an interpolation point", bad_gid);
+  if (!ierr) ierr = ZoneValues(h, s->nz, nqp, t->qp_x, q1, rho, e);
+  if (!ierr) ierr = CheckValues(h, nqp, t->qp_x, q1, rho, e, "a quadrature point", bad_gid);
+  // At the interpolation points: the Bernstein coefficients (Vinv: one matrix per slot).
+  if (!ierr) ierr = ZoneValues(h, s->nz, ne, xi, l1, rho, e);
+  if (!ierr) ierr = CheckValues(h, ne, xi, l1, rho, e, "an interpolation point", bad_gid);
   for (int pass = 0; pass < (e0 ? 2 : 1) && !ierr; pass++) {
     const double *vals = pass ? e : rho;
     double *coef = pass ? e0 : rho0h;
 #pragma omp parallel for schedule(static)
     for (int z = 0; z < s->nz; z++)
       for (int i = 0; i < ne; i++) {
+        const double *Vz = Vinv + (size_t)(h->zone_slot ? h->zone_slot[z] : 0) * ne * ne;
         double sum = 0.0;
-        for (int l = 0; l < ne; l++) sum += Vinv[i + ne * l] * vals[(size_t)z * ne + l];
+        for (int l = 0; l < ne; l++) sum += Vz[i + ne * l] * vals[(size_t)z * ne + l];
         coef[(size_t)z * ne + i] = sum;
       }
   }
@@ -209,7 +219,8 @@ int BlastSetupCustomQpDensity(BlastHydro h, double **rho_qp) {
   const BlastSpace *s = h->space;
   const int nqp = h->tab->nqp;
   BlastCall(BlastMalloc((size_t)s->nz_ext * nqp + 1, rho_qp));
-  BlastCall(ZoneValues(h, s->nz_ext, nqp, h->tab->qp_x, *rho_qp, NULL));
+  BlastCall(ZoneValues(h, s->nz_ext, nqp, h->tab->qp_x, h->zone_slot ? h->tabs[1]->qp_x : NULL,
+                       *rho_qp, NULL));
   return 0;
 }
 

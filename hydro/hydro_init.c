@@ -40,18 +40,26 @@ const char *BlastSetupZoneName(BlastHydro h, int z, char *buf, size_t n) {
   return buf;
 }
 
-// The geometry of the mesh's zones; a mesh of several and the partial path on simplices
-// are input errors (the same on every rank: every rank holds the mesh).
+// The geometry of the mesh's zones (a 2D mix of triangles and quadrilaterals: triangle,
+// the full path's geometry); other mixes and the partial path on simplices are input
+// errors (the same on every rank: every rank holds the mesh).
 int BlastSetupZoneGeometry(BlastHydro h, BlastMesh mesh, int *geom) {
   const int nz = BlastMeshNumZones(mesh);
   *geom = nz > 0 ? BlastMeshZoneGeom(mesh, 0) : BlastGeomTensor(BlastMeshDim(mesh));
   char where[BLAST_PATH_MAX + 64];
+  const int first = *geom;
   for (int z = 1; z < nz; z++) {
     const int g = BlastMeshZoneGeom(mesh, z);
-    if (g == *geom) continue;
+    if (g == first) continue;
+    if ((g == BLAST_GEOM_TRIANGLE && first == BLAST_GEOM_SQUARE) ||
+        (g == BLAST_GEOM_SQUARE && first == BLAST_GEOM_TRIANGLE)) {
+      *geom = BLAST_GEOM_TRIANGLE;  // mixed: padded zones (space.h), the full path
+      continue;
+    }
+    *geom = first;
     BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                    "%s: zone 0 is a %s and zone %d a %s: meshes of mixed element types do "
-                    "not run yet (split the quadrilaterals into triangles, or use one type)",
+                    "%s: zone 0 is a %s and zone %d a %s: only triangles and quadrilaterals "
+                    "may be mixed (use one element type)",
                     BlastSetupMeshOrigin(h, where, sizeof where), BlastGeomName(*geom), z,
                     BlastGeomName(g));
     BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
@@ -158,22 +166,26 @@ __attribute__((always_inline)) static inline void ZoneGeometry(
 // is an input error naming it; *bad_gid is its global id (the key for BlastSetupAgree).
 int BlastSetupInitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, nd = s->h1_nd, nqp = t->nqp, next = s->h1_next, d2 = dim * dim;
-  const int nqb = (nqp + 3) / 4;
+  const int dim = s->dim, nd = s->h1_nd, nqp = h->tab->nqp, next = s->h1_next, d2 = dim * dim;
+  const int nqb = (nqp + 3) / 4, nslot = h->zone_slot ? 2 : 1;
+  const size_t gts = (size_t)nqb * nd * dim;  // one slot's table
   *bad_gid = kNoZone;
-  // The gradient table by blocks of four points: Gt[(qb nd + a) dim + g], lane l = q - 4 qb.
+  // The gradient table by blocks of four points: Gt[(qb nd + a) dim + g], lane l = q - 4 qb
+  // (mixed meshes: one per slot).
   double *Graw;  // 32-byte aligned for the vector loads
-  BlastCall(BlastMalloc((size_t)nqb * nd * dim * 4 + 4, &Graw));
+  BlastCall(BlastMalloc(gts * nslot * 4 + 4, &Graw));
   BlastV4 *Gt = (BlastV4 *)(void *)(Graw + (4 - ((uintptr_t)Graw / sizeof(double)) % 4) % 4);
-  for (int qb = 0; qb < nqb; qb++)
-    for (int a = 0; a < nd; a++)
-      for (int g = 0; g < dim; g++) {
-        BlastV4 v = {0.0, 0.0, 0.0, 0.0};
-        for (int l = 0; l < 4 && 4 * qb + l < nqp; l++)
-          v[l] = t->h1_G[((size_t)(4 * qb + l) * nd + a) * dim + g];
-        Gt[((size_t)qb * nd + a) * dim + g] = v;
-      }
+  for (int sl = 0; sl < nslot; sl++) {
+    const BlastTensorTables *t = h->zone_slot ? h->tabs[sl] : h->tab;
+    for (int qb = 0; qb < nqb; qb++)
+      for (int a = 0; a < nd; a++)
+        for (int g = 0; g < dim; g++) {
+          BlastV4 v = {0.0, 0.0, 0.0, 0.0};
+          for (int l = 0; l < 4 && 4 * qb + l < nqp; l++)
+            v[l] = t->h1_G[((size_t)(4 * qb + l) * nd + a) * dim + g];
+          Gt[sl * gts + ((size_t)qb * nd + a) * dim + g] = v;
+        }
+  }
   // Zones are independent and write disjoint outputs; the lowest bad zone (a min over
   // zone indices, whatever the threads) is reported, as by a serial loop.
   int bad_zone = INT_MAX;
@@ -185,13 +197,16 @@ int BlastSetupInitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int
       for (int a = 0; a < nd; a++) xz[c * nd + a] = x[(size_t)c * next + dof[a]];
     double *Jinv = z < s->nz && h->qp_J0inv ? &h->qp_J0inv[(size_t)z * nqp * d2] : NULL;
     double *wz = &wdetJ0[(size_t)z * nqp];
+    const int sl = h->zone_slot ? h->zone_slot[z] : 0;
+    const BlastV4 *Gz = Gt + sl * gts;
+    const double *w = BlastHydroZoneTab(h, z)->qp_w;
     BadPoint bad;
     if (dim == 3)
-      ZoneGeometry(3, nd, nqp, xz, Gt, t->qp_w, z < s->nz, wz, Jinv, &bad);
+      ZoneGeometry(3, nd, nqp, xz, Gz, w, z < s->nz, wz, Jinv, &bad);
     else if (dim == 2)
-      ZoneGeometry(2, nd, nqp, xz, Gt, t->qp_w, z < s->nz, wz, Jinv, &bad);
+      ZoneGeometry(2, nd, nqp, xz, Gz, w, z < s->nz, wz, Jinv, &bad);
     else
-      ZoneGeometry(1, nd, nqp, xz, Gt, t->qp_w, z < s->nz, wz, Jinv, &bad);
+      ZoneGeometry(1, nd, nqp, xz, Gz, w, z < s->nz, wz, Jinv, &bad);
     if (bad.kind && z < bad_zone) bad_zone = z;
   }
   if (bad_zone == INT_MAX) {
@@ -207,7 +222,8 @@ int BlastSetupInitialGeometry(BlastHydro h, const double *x, double *wdetJ0, int
     for (int c = 0; c < dim; c++)
       for (int a = 0; a < nd; a++)
         xz[c * nd + a] = x[(size_t)c * next + s->h1_edof[(size_t)z * nd + a]];
-    ZoneGeometry(dim, nd, nqp, xz, Gt, t->qp_w, 1, wz, NULL, &bad);
+    ZoneGeometry(dim, nd, nqp, xz, Gt + (h->zone_slot ? h->zone_slot[z] : 0) * gts,
+                 BlastHydroZoneTab(h, z)->qp_w, 1, wz, NULL, &bad);
   }
   BlastFree(&wz);
   BlastFree(&Graw);
@@ -272,12 +288,14 @@ int BlastSetupCanonicalPositions(BlastHydro h, double *x) {
   return 0;
 }
 
-int BlastSetupL2Points(BlastHydro h, double *xi) {
-  const int dim = h->space->dim, m = h->space->m, ne = h->space->l2_nd;
-  if (BlastGeomIsSimplex(h->tab->geom)) {
+int BlastSetupL2PointsOf(const BlastTensorTables *t, int ne, double *xi) {
+  const int dim = t->dim, m = t->m, nr = BlastGeomNumNodes(t->geom, m);
+  for (int l = nr; l < ne; l++)
+    for (int g = 0; g < dim; g++) xi[l * dim + g] = 0.0;
+  if (BlastGeomIsSimplex(t->geom)) {
     // The interior points (i + 1)/(m + d + 1) of the lattice of order m + d + 1: an affine
     // image of the lattice of order m, unisolvent for P_m.
-    for (int l = 0; l < ne; l++) {
+    for (int l = 0; l < nr; l++) {
       int i[3] = {0, 0, 0};
       BlastSimplexLatticePoint(dim, m, l, i);
       for (int g = 0; g < dim; g++) xi[l * dim + g] = (i[g] + 1.0) / (m + dim + 1);
@@ -286,9 +304,13 @@ int BlastSetupL2Points(BlastHydro h, double *xi) {
   }
   double gl[BLAST_MAX_Q1D], glw[BLAST_MAX_Q1D];
   BlastCall(BlastGaussLegendre(m + 1, gl, glw));
-  for (int l = 0; l < ne; l++)
+  for (int l = 0; l < nr; l++)
     for (int g = 0, r = l; g < dim; g++, r /= m + 1) xi[l * dim + g] = gl[r % (m + 1)];
   return 0;
+}
+
+int BlastSetupL2Points(BlastHydro h, double *xi) {
+  return BlastSetupL2PointsOf(h->tab, h->space->l2_nd, xi);
 }
 
 // Bernstein coefficients of the interpolant of f at the interpolation points
@@ -296,42 +318,60 @@ int BlastSetupL2Points(BlastHydro h, double *xi) {
 int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef) {
   const BlastSpace *s = h->space;
   const int dim = s->dim, ne = s->l2_nd;
-  double pts[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];
-  BlastCall(BlastSetupL2Points(h, pts));
-  // Zones are independent (per-zone outputs; f is a pure function of the point).
+  enum { kPts = 3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) };
+  double pts[2][kPts];  // per slot (mixed meshes: quadrilaterals, triangles)
+  BlastCall(BlastSetupL2PointsOf(h->zone_slot ? h->tabs[0] : h->tab, ne, pts[0]));
+  if (h->zone_slot) BlastCall(BlastSetupL2PointsOf(h->tabs[1], ne, pts[1]));
+    // Zones are independent (per-zone outputs; f is a pure function of the point).
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < s->nz; z++) {
     double vals[BLAST_MAX_ORDER * BLAST_MAX_ORDER * BLAST_MAX_ORDER];  // ne <= this
+    const int sl = h->zone_slot ? h->zone_slot[z] : 0;
+    const double *Vz = Vinv + (size_t)sl * ne * ne;
     for (int l = 0; l < ne; l++) {
       double X[3];
-      const double *xi = &pts[l * dim];
+      const double *xi = &pts[sl][l * dim];
       BlastSetupZonePoint(s, z, xi, X);
       vals[l] = f(&h->prob, X);
     }
     for (int i = 0; i < ne; i++) {
       double sum = 0.0;
-      for (int l = 0; l < ne; l++) sum += Vinv[i + ne * l] * vals[l];
+      for (int l = 0; l < ne; l++) sum += Vz[i + ne * l] * vals[l];
       coef[(size_t)z * ne + i] = sum;
     }
   }
   return 0;
 }
 
-// Inverse of the Bernstein collocation matrix V_lj = psi_j(g_l) at the interpolation points.
-int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv) {
-  const int dim = h->space->dim, ne = h->space->l2_nd;
+// Inverse of the Bernstein collocation matrix V_lj = psi_j(g_l) at the interpolation
+// points of tables t (padded functions: zero rows of the inverse, so zero coefficients).
+static int CollocationInverseOf(const BlastTensorTables *t, int dim, int ne, double *Vinv) {
+  const int nr = BlastGeomNumNodes(t->geom, t->m);
   double pts[3 * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)], *V;
-  BlastCall(BlastSetupL2Points(h, pts));
+  BlastCall(BlastSetupL2PointsOf(t, ne, pts));
   BlastCall(BlastMalloc((size_t)ne * ne, &V));
   for (int l = 0; l < ne; l++) {
     double psi[(BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1) * (BLAST_MAX_ORDER + 1)];
     const double *xi = &pts[l * dim];
-    BlastL2BasisEval(h->tab, xi, psi);
+    BlastL2BasisEval(t, xi, psi);
     for (int j = 0; j < ne; j++) V[l + ne * j] = fabs(psi[j]) < 1e-12 ? 0.0 : psi[j];
+    if (l >= nr)
+      for (int j = 0; j < ne; j++) V[l + ne * j] = j == l;
   }
   const int ierr = BlastDenseInverse(ne, V, Vinv);
   BlastFree(&V);
   BlastCall(ierr);
+  for (int i = nr; i < ne; i++)
+    for (int l = 0; l < ne; l++) Vinv[i + ne * l] = 0.0;
+  return 0;
+}
+
+// Vinv: one matrix per slot (mixed meshes: two, BlastSetupInterpolateL2).
+int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv) {
+  const int dim = h->space->dim, ne = h->space->l2_nd;
+  if (!h->zone_slot) return CollocationInverseOf(h->tab, dim, ne, Vinv);
+  for (int sl = 0; sl < 2; sl++)
+    BlastCall(CollocationInverseOf(h->tabs[sl], dim, ne, Vinv + (size_t)sl * ne * ne));
   return 0;
 }
 
@@ -339,9 +379,7 @@ int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv) {
 // the origin, scaled to E0/2^d (method spec 11.4). Collective; errors are agreed.
 int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp, m = s->m;
-  const int nv = BlastGeomNumVertices(t->geom);  // zone vertices (corners)
+  const int dim = s->dim, ne = s->l2_nd, nqp = h->tab->nqp, m = s->m;
   // Closest corner (ties: lowest global vertex id), then agree across ranks.
   // (distance, id) ordered lexicographically: the minimum does not depend on the order in
   // which threads visit the zones.
@@ -353,7 +391,7 @@ int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
     int64_t my_gid = -1;
 #pragma omp for schedule(static)
     for (int z = 0; z < s->nz; z++)
-      for (int corner = 0; corner < nv; corner++) {
+      for (int corner = 0; corner < BlastGeomNumVertices(BlastSpaceZoneGeom(s, z)); corner++) {
         double X[3] = {0, 0, 0}, d2 = 0.0;
         BlastSpaceZoneCorner(s, z, corner, X);
         for (int c = 0; c < dim; c++) d2 += X[c] * X[c];
@@ -387,6 +425,8 @@ int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e) {
   int ncoef = 0;  // coefficients set to 1 on this rank (zones around the blast vertex)
 #pragma omp parallel for schedule(static) reduction(+ : ncoef)
   for (int z = 0; z < s->nz; z++) {
+    const BlastTensorTables *t = BlastHydroZoneTab(h, z);
+    const int nv = BlastGeomNumVertices(t->geom);  // zone vertices (corners)
     for (int i = 0; i < ne; i++) e[(size_t)z * ne + i] = 0.0;
     for (int corner = 0; corner < nv; corner++) {
       if (BlastSpaceZoneCornerId(s, z, corner) != best_gid) continue;
@@ -440,7 +480,7 @@ static const char *ZoneInitialDataDefect(BlastHydro h, int z, const double *xext
                                          const double *rho0h, const double *e0, double *value,
                                          double *X) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
+  const BlastTensorTables *t = BlastHydroZoneTab(h, z);
   const int dim = s->dim, nqp = t->nqp, ne = s->l2_nd, nd = s->h1_nd, next = s->h1_next;
   const int sedov = h->prob.id == BLAST_PROBLEM_SEDOV;
   const char *what = NULL;

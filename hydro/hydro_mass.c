@@ -112,8 +112,7 @@ int BlastSetupCheckMassDiagonal(BlastHydro h, const char *what, int64_t *bad_gid
 // qp_c[z*nqp+q] = w |J0| rho0(x_q) for all nz_ext zones.
 int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int nd = s->h1_nd, nqp = t->nqp, nown = s->h1_nown, next = s->h1_next;
+  const int nd = s->h1_nd, nqp = h->tab->nqp, nown = s->h1_nown, next = s->h1_next;
   BlastCall(BlastCalloc((size_t)h->mv_rowptr[nown] + 1, &h->mv_val));
   BlastCall(BlastMalloc(nown + 1, &h->mv_dinv));
   int ierr = 0;
@@ -136,6 +135,7 @@ int BlastSetupMassVValues(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
         for (int i = 0; i < len; i++) pos[col[i]] = i;
         for (int tt = s->mass_toff[l]; tt < s->mass_toff[l + 1]; tt++) {
           const int z = s->mass_tidx[tt] / nd, a = s->mass_tidx[tt] % nd;
+          const BlastTensorTables *t = BlastHydroZoneTab(h, z);
           for (int b = 0; b < nd; b++) row[b] = 0.0;
           for (int q = 0; q < nqp; q++) {
             const double ca = qp_c[(size_t)z * nqp + q] * t->h1_B[(size_t)q * nd + a];
@@ -201,8 +201,7 @@ static void ZoneMassE(const int ne, const int nqp, const double *psi, const doub
 // Zone blocks of M_E (method spec 6.1) and their inverses (E1).
 int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int ne = s->l2_nd, nqp = t->nqp;
+  const int ne = s->l2_nd, nqp = h->tab->nqp;
   BlastCall(BlastMalloc((size_t)s->nz * ne * ne, &h->me_inv));
   // Zones are independent (threads write their own blocks, with their own workspace,
   // allocated here: nothing in the threads allocates or raises errors); the lowest
@@ -224,7 +223,10 @@ int BlastSetupMassEInverse(BlastHydro h, const double *qp_c, int64_t *bad_gid) {
 #pragma omp for schedule(dynamic, 32)
     for (int z = 0; z < s->nz; z++) {
       if (bad < INT_MAX) continue;
+      const BlastTensorTables *t = BlastHydroZoneTab(h, z);
       ZoneMassE(ne, nqp, t->l2_B, &qp_c[(size_t)z * nqp], cpsi, M);
+      for (int i = BlastGeomNumNodes(t->geom, t->m); i < ne; i++)
+        M[(size_t)i * ne + i] = 1.0;  // padding (mixed meshes): the identity
       double *inv = &h->me_inv[(size_t)z * ne * ne];
       int singular = BlastDenseInverseWork(ne, M, inv, M + (size_t)ne * ne, piv);
       for (int i = 0; i < ne * ne && !singular; i++) singular = !isfinite(inv[i]);

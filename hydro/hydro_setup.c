@@ -194,8 +194,7 @@ static int PhaseSpaces(Setup *st) {
   const BlastConfig *cfg = st->cfg;
   int ierr = BlastSpaceCreate(st->mesh, h->topo, st->k, st->m, cfg->refine_parallel, h->part,
                               h->rank, &h->space);
-  if (!ierr)
-    ierr = BlastElementTablesCreate(st->geom, st->k, st->m, cfg->order_quadrature, &h->tab);
+  if (!ierr) ierr = BlastSetupElementTables(h, st->geom, st->k, st->m, cfg->order_quadrature);
   if (!ierr && (h->space->h1_nd != h->tab->h1_nd || h->space->l2_nd != h->tab->l2_nd))
     ierr = BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INTERNAL,
                            "the spaces have %d H1 and %d L2 dofs per zone, the %s tables %d and %d",
@@ -304,12 +303,12 @@ static int PhaseInitialData(Setup *st) {
 #pragma omp parallel for schedule(static)
     for (int z = 0; z < nz; z++) {
       double xi[3] = {0.5, 0.5, 0.5}, X[3];
-      BlastRefCentroid(h->tab->geom, xi);
+      BlastRefCentroid(BlastHydroZoneTab(h, z)->geom, xi);
       BlastSetupZonePoint(s, z, xi, X);
       h->zone_mat[z] = BlastProblemMaterialAt(&h->prob, X);
     }
   }
-  if (!ierr) ierr = BlastMalloc((size_t)ne * ne, &st->Vinv);
+  if (!ierr) ierr = BlastMalloc((size_t)(h->zone_slot ? 2 : 1) * ne * ne, &st->Vinv);
   if (!ierr) ierr = BlastSetupBernsteinCollocationInverse(h, st->Vinv);
   if (!ierr) ierr = BlastMalloc((size_t)nz * ne + 1, &st->rho0h);
   if (!ierr && h->prob.custom)
@@ -374,8 +373,7 @@ static int PhaseEssentialDofs(Setup *st) {
 static int PhaseMassMatrices(Setup *st) {
   BlastHydro h = st->h;
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = st->dim, nz = s->nz, ne = s->l2_nd, nqp = t->nqp, nown = s->h1_nown;
+  const int dim = st->dim, nz = s->nz, ne = s->l2_nd, nqp = h->tab->nqp, nown = s->h1_nown;
   const double *wdetJ0 = st->wdetJ0;
   int64_t bad_gid = kNoZone;
   double **ref[] = {&h->qp_R0, &h->mv_val, &h->mv_dinv, &h->me_inv, &h->pa_qmass};
@@ -392,6 +390,7 @@ static int PhaseMassMatrices(Setup *st) {
 #pragma omp parallel for schedule(dynamic, 32) reduction(min : bad)
     for (int z = 0; z < s->nz_ext; z++)
       for (int q = 0; q < nqp; q++) {
+        const BlastTensorTables *t = BlastHydroZoneTab(h, z);
         double X[3];
         const size_t zq = (size_t)z * nqp + q;
         BlastSetupZonePoint(s, z, &t->qp_x[(size_t)q * dim], X);
@@ -418,6 +417,7 @@ static int PhaseMassMatrices(Setup *st) {
       break;
     }
   }
+  if (!ierr) BlastSetupPaddedPoints(h, h->qp_R0);
   if (st->partial) {
     if (!ierr && h->prob.gravity) ierr = BlastCalloc((size_t)dim * nown + 1, &st->gravity);
     if (!ierr) ierr = BlastSetupMassVPartialValues(h, st->qp_c, h->prob.g, st->gravity, &bad_gid);
@@ -455,7 +455,7 @@ static int PhaseBackendData(Setup *st) {
   hd->h1_nown = s->h1_nown, hd->h1_next = s->h1_next;
   hd->h1_edof = s->h1_edof, hd->h1_toff = s->h1_toff, hd->h1_tidx = s->h1_tidx;
   hd->qp_w = t->qp_w, hd->h1_B = t->h1_B, hd->h1_G = t->h1_G, hd->l2_B = t->l2_B;
-  hd->qp_R0 = h->qp_R0;
+  BlastSetupMixedBackendData(h), hd->qp_R0 = h->qp_R0;
   hd->zone_mat = h->zone_mat, hd->mats = h->mats, hd->nmat = h->nmat;
   hd->me_inv = h->me_inv;
   hd->mv_dinv = h->mv_dinv, hd->mv_rows = h->mv_rows;

@@ -51,10 +51,20 @@ typedef double (*BlastPointFunction)(const BlastProblem *p, const double *x);
 /// simplices the interior lattice points (i + 1)/(m + d + 1), i in the lattice of order m
 /// (lattice order): every point inside, unisolvent for P_m.
 int BlastSetupL2Points(BlastHydro h, double *xi);
+/// The same points for the geometry of tables t, ne of them (padding: point 0 again).
+int BlastSetupL2PointsOf(const BlastTensorTables *t, int ne, double *xi);
 /// Bernstein coefficients of the interpolant of f at those points, coef[z*ne+j].
 int BlastSetupInterpolateL2(BlastHydro h, const double *Vinv, BlastPointFunction f, double *coef);
-/// Inverse of the Bernstein collocation matrix at those points.
+/// Inverse of the Bernstein collocation matrix at those points (mixed meshes: one per slot,
+/// 2 l2_nd^2 entries).
 int BlastSetupBernsteinCollocationInverse(BlastHydro h, double *Vinv);
+/// Mixed meshes (hydro_mixed.c): the element tables of the zones (one set per slot,
+/// padded; otherwise those of `geom`), the zones' slots and the backend's concatenated
+/// tables; the padded points' rho0 |J0| w set to point 0's (the point kernel divides by
+/// it); hd's tables pointed at the concatenation. No-ops on other meshes.
+int BlastSetupElementTables(BlastHydro h, int geom, int k, int m, int order_quadrature);
+void BlastSetupPaddedPoints(BlastHydro h, double *qp_R0);
+void BlastSetupMixedBackendData(BlastHydro h);
 /// Sedov: the blast energy deposited at the vertex closest to the origin (collective).
 int BlastSetupSedovDeposit(BlastHydro h, const double *wdetJ0, double *e);
 /// Forward halo exchange on the host (owners -> ghosts of halo `which`), ncomp components

@@ -116,9 +116,9 @@ int BlastCpuMemoryCheck(MPI_Comm comm, const BlastConfig *cfg, BlastMesh mesh, c
   sz.zones = zones_rank;
   sz.backend_host = !ops || !strcmp(ops->name, "cpu") || cfg->balance_mode != 0;
   sz.extra_states = cfg->ode_solver == BLAST_ODE_RK6 ? 8 : 0;
-  sz.simplex = mesh->nsimplex > 0;
   sz.partial =
-      BlastAssemblyResolveMesh(cfg->assembly, dim, k, sz.simplex) == BLAST_ASSEMBLY_PARTIAL;
+      BlastAssemblyResolveMesh(cfg->assembly, dim, k, mesh->nsimplex > 0) == BLAST_ASSEMBLY_PARTIAL;
+  sz.simplex = mesh->nsimplex == mesh->nzones;  // mixed meshes: padded to the quadrilateral's
   const double need = BlastCpuMemoryEstimate(&sz) + BLAST_CPU_MEMORY_FIXED;
   BlastMemoryBudget b;
   BlastCall(BlastMemoryBudgetAgree(comm, &b));

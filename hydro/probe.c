@@ -40,8 +40,7 @@ static double AspectRatio(int dim, const double *J) {
 int BlastHydroHistoryValues(BlastHydro h, const double *x, const double *v,
                             BlastHydroHistory *out) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl, nqp = t->nqp, nz = s->nz;
+  const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl, nqp = h->tab->nqp, nz = s->nz;
   double *xh = NULL;
   if (!x) {
     BlastCall(BlastMalloc(h->nx, &xh));
@@ -58,6 +57,8 @@ int BlastHydroHistoryValues(BlastHydro h, const double *x, const double *v,
 #pragma omp for schedule(static)
     for (int z = 0; z < nz; z++)
       for (int q = 0; q < nqp; q++) {
+        const BlastTensorTables *t = BlastHydroZoneTab(h, z);
+        if (t->qp_wk && t->qp_w[q] == 0.0) continue;  // a padded point (mixed meshes)
         const double *phi = &t->h1_B[(size_t)q * nd], *dphi = &t->h1_G[(size_t)q * nd * dim];
         double X[3], J[9], J0[9];
         ZoneMap(s, x, z, phi, dphi, X, J);
@@ -135,10 +136,10 @@ static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *
   ZoneBox(s, x, z, lo, hi, &size);
   for (int c = 0; c < dim; c++)
     if (p[c] < lo[c] || p[c] > hi[c]) return 0;
-  BlastRefCentroid(h->tab->geom, xi);
+  BlastRefCentroid(BlastHydroZoneTab(h, z)->geom, xi);
   double X[3], J[9], inv[9], step = HUGE_VAL;
   for (int it = 0; it < kNewtonIters && step > 1e-14; it++) {
-    BlastH1BasisEval(h->tab, xi, b->phi, b->dphi);
+    BlastH1BasisEval(BlastHydroZoneTab(h, z), xi, b->phi, b->dphi);
     ZoneMap(s, x, z, b->phi, b->dphi, X, J);
     if (!(BlastMatDet(dim, J) != 0.0)) return 0;
     BlastMatInverse(dim, J, inv);
@@ -150,11 +151,11 @@ static int Locate(BlastHydro h, const double *x, int z, const double *p, Basis *
       step = fmax(step, fabs(d));
     }
   }
-  BlastH1BasisEval(h->tab, xi, b->phi, b->dphi);
+  BlastH1BasisEval(BlastHydroZoneTab(h, z), xi, b->phi, b->dphi);
   ZoneMap(s, x, z, b->phi, b->dphi, X, J);
   double res = 0.0;
   for (int c = 0; c < dim; c++) res = fmax(res, fabs(p[c] - X[c]));
-  if (!BlastRefContains(h->tab->geom, xi, 1e-10)) return 0;
+  if (!BlastRefContains(BlastHydroZoneTab(h, z)->geom, xi, 1e-10)) return 0;
   return res <= 1e-10 * (size > 0.0 ? size : 1.0);
 }
 
@@ -285,18 +286,18 @@ static void PointValues(BlastHydro h, const double *x, const double *v, const do
   const BlastSpace *s = h->space;
   const int dim = s->dim, nd = s->h1_nd, nl = s->h1_nl, ne = s->l2_nd;
   double centre[3] = {0.5, 0.5, 0.5};
-  BlastRefCentroid(h->tab->geom, centre);
+  BlastRefCentroid(BlastHydroZoneTab(h, z)->geom, centre);
   double X[3], J[9], X0[3], J0[9], Xc[3], Jc[9];
-  BlastH1BasisEval(h->tab, centre, b->phi, b->dphi);
+  BlastH1BasisEval(BlastHydroZoneTab(h, z), centre, b->phi, b->dphi);
   ZoneMap(s, h->x0_host, z, b->phi, b->dphi, Xc, Jc);
-  BlastH1BasisEval(h->tab, xi, b->phi, b->dphi);
+  BlastH1BasisEval(BlastHydroZoneTab(h, z), xi, b->phi, b->dphi);
   ZoneMap(s, x, z, b->phi, b->dphi, X, J);
   ZoneMap(s, h->x0_host, z, b->phi, b->dphi, X0, J0);
   double Xin[3] = {0, 0, 0};
   for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
   const double detJ = BlastMatDet(dim, J), detJ0 = BlastMatDet(dim, J0);
   const double rho = detJ != 0.0 ? BlastHydroInitialDensity(h, z, Xin) * (detJ0 / detJ) : NAN;
-  BlastL2BasisEval(h->tab, xi, psi);
+  BlastL2BasisEval(BlastHydroZoneTab(h, z), xi, psi);
   double ev = 0.0;
   for (int j = 0; j < ne; j++) ev += psi[j] * e[(size_t)z * ne + j];
   double p, cs;

@@ -26,10 +26,13 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
   double *dets = eqs + nqp, *dts = dets + nqp;
   const BlastMaterial *mat = &hd->mats[hd->zone_mat[z]];
   const size_t z0 = (size_t)z * nqp;
+  const size_t sl = hd->zone_slot ? hd->zone_slot[z] : 0;  // mixed meshes: the zone's tables
+  const double *h1_G = hd->h1_G + sl * nqp * nd * dim, *h1_B = hd->h1_B + sl * nqp * nd;
+  const double *l2_B = hd->l2_B + sl * nqp * ne, *qp_w = hd->qp_w + sl * nqp;
   if (tg)
     for (int j = 0; j < ne; j++) tg[j] = 0.0;
   for (int q = 0; q < nqp; q++) {  // entry i of J at point q: Jp[i * nqp + q]
-    const double *G = &hd->h1_G[(size_t)q * nd * dim];
+    const double *G = &h1_G[(size_t)q * nd * dim];
     double J[9] = {0}, Gv[9] = {0};
     for (int a = 0; a < nd; a++)  // each entry sums over the nodes in ascending order
       for (int cc = 0; cc < dim; cc++) {
@@ -41,13 +44,13 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
       }
     for (int i = 0; i < d2; i++) Jp[i * nqp + q] = J[i], Gp[i * nqp + q] = Gv[i];
     double eq = 0.0;
-    for (int i = 0; i < ne; i++) eq += ez[i] * hd->l2_B[(size_t)q * ne + i];
+    for (int i = 0; i < ne; i++) eq += ez[i] * l2_B[(size_t)q * ne + i];
     eqs[q] = eq;
   }
   if (dim == 1) {
     for (int q = 0; q < nqp; q++)
       dets[q] = BlastPointStress(1, &hd->qpar, mat, &Jp[q], &Gp[q], &hd->full.J0inv[z0 + q],
-                                 hd->qp_R0[z0 + q], hd->qp_w[q], eqs[q], &S[q], &dts[q]);
+                                 hd->qp_R0[z0 + q], qp_w[q], eqs[q], &S[q], &dts[q]);
   } else {
     for (int q0 = 0; q0 < nqp; q0 += BLAST_QV_W) {
       const int n = nqp - q0 < BLAST_QV_W ? nqp - q0 : BLAST_QV_W;
@@ -59,7 +62,7 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
       }
       const BlastQV det =
           BlastQVPointStress(dim, &hd->qpar, mat, J, Gv, J0i, BlastQVLoad(&hd->qp_R0[z0 + q0], n),
-                             BlastQVLoad(&hd->qp_w[q0], n), BlastQVLoad(eqs + q0, n), Sv, &dtq);
+                             BlastQVLoad(&qp_w[q0], n), BlastQVLoad(eqs + q0, n), Sv, &dtq);
       for (int l = 0; l < n; l++)
         for (int i = 0; i < d2; i++) S[(q0 + l) * d2 + i] = Sv[i][l];
       BlastQVStore(dets + q0, det, n), BlastQVStore(dts + q0, dtq, n);
@@ -71,22 +74,22 @@ static void ZoneKernel(const BlastHydroData *hd, int z, const double *xz, const 
     if (tg) {
       double X[3] = {0, 0, 0};
       for (int cc = 0; cc < dim; cc++)
-        for (int a = 0; a < nd; a++) X[cc] += xz[cc * nd + a] * hd->h1_B[(size_t)q * nd + a];
-      const double src = hd->qp_w[q] * det * BlastTaylorGreenSource(X);
-      for (int j = 0; j < ne; j++) tg[j] += src * hd->l2_B[(size_t)q * ne + j];
+        for (int a = 0; a < nd; a++) X[cc] += xz[cc * nd + a] * h1_B[(size_t)q * nd + a];
+      const double src = qp_w[q] * det * BlastTaylorGreenSource(X);
+      for (int j = 0; j < ne; j++) tg[j] += src * l2_B[(size_t)q * ne + j];
     }
   }
   // F_z = A_z B^T with A_(a,c),q = (S_q grad phi_a(q))_c, accumulated point by point.
   for (int i = 0; i < rows * ne; i++) F[i] = 0.0;
   for (int q = 0; q < nqp; q++) {
-    const double *G = &hd->h1_G[(size_t)q * nd * dim], *Sq = &S[q * d2];
+    const double *G = &h1_G[(size_t)q * nd * dim], *Sq = &S[q * d2];
     for (int cc = 0; cc < dim; cc++)
       for (int a = 0; a < nd; a++) {
         double sum = 0.0;
         for (int g = 0; g < dim; g++) sum += Sq[cc + dim * g] * G[a * dim + g];
         A[cc * nd + a] = sum;
       }
-    const double *Bq = &hd->l2_B[(size_t)q * ne];
+    const double *Bq = &l2_B[(size_t)q * ne];
     for (int j = 0; j < ne; j++) {
       const double b = Bq[j];
       double *Fj = &F[(size_t)rows * j];

@@ -144,15 +144,16 @@ int BlastCpuEnergies(void *ctx, const double *v, const double *e, double dd[4]) 
 #pragma omp parallel for schedule(static) if (hd->nz > BLAST_OMP_MIN_ZONES)
   for (int z = 0; z < hd->nz; z++) {
     const int *dof = &hd->h1_edof[(size_t)z * nd];
+    const size_t sl = hd->zone_slot ? hd->zone_slot[z] : 0;  // mixed meshes
+    const double *h1_B = hd->h1_B + sl * nqp * nd, *l2_B = hd->l2_B + sl * nqp * ne;
     double si = 0.0, sk = 0.0;
     for (int q = 0; q < nqp; q++) {
       const double R0 = hd->qp_R0[(size_t)z * nqp + q];
       double eq = 0.0, v2 = 0.0;
-      for (int i = 0; i < ne; i++) eq += e[(size_t)z * ne + i] * hd->l2_B[(size_t)q * ne + i];
+      for (int i = 0; i < ne; i++) eq += e[(size_t)z * ne + i] * l2_B[(size_t)q * ne + i];
       for (int cc = 0; cc < dim; cc++) {
         double vq = 0.0;
-        for (int a = 0; a < nd; a++)
-          vq += v[(size_t)cc * nl + dof[a]] * hd->h1_B[(size_t)q * nd + a];
+        for (int a = 0; a < nd; a++) vq += v[(size_t)cc * nl + dof[a]] * h1_B[(size_t)q * nd + a];
         v2 += vq * vq;
       }
       si += R0 * eq;

@@ -95,6 +95,7 @@ typedef struct {
   long long ess;          ///< constrained owned dofs, all components
   int halo_send[2], halo_recv[2];
   int tg_source;
+  int nslot;            ///< table slots: 2 on meshes of triangles and quadrilaterals, else 1
   int pa;               ///< partial assembly: no F, J0^{-1}, mass matrix; the sizes below
   int nz_ext;           ///< zones incl. halo zones
   int pa_keep_stress;   ///< the stress kept per point

@@ -70,6 +70,10 @@ typedef struct {
   double *qw, *B, *L2B, *R0;
   int *zone_mat;        // [nz] material of each zone
   BlastMaterial *mats;  // the materials (eos.h)
+  // Meshes of triangles and quadrilaterals (backend.h: zone_slot; NULL otherwise): the slot
+  // of each zone [nz]; every table (qw, B, L2B and the copies below) then holds both slots',
+  // slot sl's at sl times one slot's size (DevSlot).
+  unsigned char *slot;
   // point-fastest copies for the quadrature kernel: Gt [a][g][q], L2Bt [i][q], J0inv
   // [z][i][q]; for the force GEMM: Gn [q][g][a] node-fastest and L2Bp [q][ne rounded up
   // to GemmColumns] zero-padded
@@ -88,6 +92,11 @@ typedef struct {
   double *x0, *qmass;          // initial positions (L-vector), rho0 |J0| w [nz_ext][nqp]
   int *mtoff, *mtidx, *zones;  // owned dof -> E-indices; zones, those with owned dofs first
 } DevData;
+
+// The table slot of zone z (0 on meshes of one zone type).
+static __device__ __forceinline__ size_t DevSlot(const DevData &d, size_t z) {
+  return d.slot ? d.slot[z] : 0;
+}
 
 // A CSR matrix on the device with its cuSPARSE descriptor: 64-bit row offsets and columns
 // (CUSPARSE_INDEX_64I for both: cuSPARSE's SpMV documents one index type per matrix, and a

@@ -62,6 +62,7 @@ void BlastCudaMemorySizesOf(const BlastHydroData *hd, const BlastGpuOptions *opt
   for (int w = 0; w < 2; w++)
     s->halo_send[w] = hd->halo[w].nsend, s->halo_recv[w] = hd->halo[w].nrecv;
   s->tg_source = hd->tg_source;
+  s->nslot = hd->zone_slot ? 2 : 1;
   if (hd->assembly == BLAST_ASSEMBLY_PARTIAL) {
     int nt = 0, wsz = 0;
     s->pa = 1, s->nz_ext = hd->pa.nz_ext, s->pa_keep_stress = hd->pa.keep_stress;
@@ -109,9 +110,10 @@ size_t BlastCudaMemoryEstimate(const BlastCudaMemorySizes *s) {
   } else {
     // zone maps and basis tables
     ints += 2.0 * nz * nd + nl + 1.0 + nz;  // edof, tidx, toff, zone materials
-    dbls +=
-        nqp * (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
-    dbls += nz * nqp * (1.0 + dim * dim);                    // rho0|J0|w, J0^{-1}
+    ints += s->nslot > 1 ? nz / 4.0 : 0.0;  // the zones' table slots (bytes)
+    dbls += (s->nslot > 1 ? 2.0 : 1.0) * nqp *
+            (1.0 + nd + 2.0 * nd * dim + 3.0 * ne + 8.0);  // weights, B, G (2 layouts), L2 B (3)
+    dbls += nz * nqp * (1.0 + dim * dim);                  // rho0|J0|w, J0^{-1}
     dbls += nz * nqp *
             (dim == 3 ? 10.0 : 2.0 * dim);  // S = w|J| sigma J^{-T}, dim^2 rounded up to even
     dbls += nz * rows * ne + nz * rows + 2.0 * nz * ne;  // F_z, -F_z.1 rows, F^T v, source

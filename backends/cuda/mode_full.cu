@@ -105,23 +105,29 @@ static int RebuildMass(CudaCtx *c) {
 
 // The copies of G and L2 B in the layouts the quadrature kernel and the force GEMM read
 // coalesced (DevData), and the allocation of J0^{-1}'s (RebuildJ0inv fills it).
+// Mixed meshes: each slot's tables so, one after the other (DevSlot).
 static int UploadPointFastest(const BlastHydroData *hd, DevData *d) {
   const size_t nz = hd->nz, nqp = hd->nqp, nd = hd->h1_nd, ne = hd->l2_nd, dim = hd->dim;
-  const size_t D2 = dim * dim, ng = nqp * nd * dim;
+  const size_t D2 = dim * dim, ng = nqp * nd * dim, ns = hd->zone_slot ? 2 : 1;
+  const size_t jt = GemmColumns((int)ne), ncp = (ne + jt - 1) / jt * jt;
   const size_t nbuf = ng > nqp * (ne + 8) ? ng : nqp * (ne + 8);
   double *t = NULL;
-  BlastCall(BlastMalloc(nbuf, &t));
-  Transpose(hd->h1_G, nqp, nd * dim, t);  // [q][a][g] -> [a][g][q]
-  int ierr = DevUpload(t, ng, &d->Gt);
-  for (size_t q = 0; q < nqp; q++)  // -> [q][g][a]
-    Transpose(hd->h1_G + q * nd * dim, nd, dim, t + q * dim * nd);
-  if (!ierr) ierr = DevUpload(t, ng, &d->Gn);
-  Transpose(hd->l2_B, nqp, ne, t);
-  if (!ierr) ierr = DevUpload(t, nqp * ne, &d->L2Bt);
-  const size_t jt = GemmColumns((int)ne), ncp = (ne + jt - 1) / jt * jt;
-  for (size_t q = 0; q < nqp; q++)
-    for (size_t i = 0; i < ncp; i++) t[q * ncp + i] = i < ne ? hd->l2_B[q * ne + i] : 0.0;
-  if (!ierr) ierr = DevUpload(t, nqp * ncp, &d->L2Bp);
+  BlastCall(BlastMalloc(ns * nbuf, &t));
+  for (size_t sl = 0; sl < ns; sl++)  // [q][a][g] -> [a][g][q]
+    Transpose(hd->h1_G + sl * ng, nqp, nd * dim, t + sl * ng);
+  int ierr = DevUpload(t, ns * ng, &d->Gt);
+  for (size_t sl = 0; sl < ns; sl++)
+    for (size_t q = 0; q < nqp; q++)  // -> [q][g][a]
+      Transpose(hd->h1_G + sl * ng + q * nd * dim, nd, dim, t + sl * ng + q * dim * nd);
+  if (!ierr) ierr = DevUpload(t, ns * ng, &d->Gn);
+  for (size_t sl = 0; sl < ns; sl++)
+    Transpose(hd->l2_B + sl * nqp * ne, nqp, ne, t + sl * nqp * ne);
+  if (!ierr) ierr = DevUpload(t, ns * nqp * ne, &d->L2Bt);
+  for (size_t sl = 0; sl < ns; sl++)
+    for (size_t q = 0; q < nqp; q++)
+      for (size_t i = 0; i < ncp; i++)
+        t[(sl * nqp + q) * ncp + i] = i < ne ? hd->l2_B[(sl * nqp + q) * ne + i] : 0.0;
+  if (!ierr) ierr = DevUpload(t, ns * nqp * ncp, &d->L2Bp);
   if (!ierr) ierr = DevUpload((const double *)NULL, nz * nqp * D2, &d->J0inv);
   BlastFree(&t);
   return ierr;

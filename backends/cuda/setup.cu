@@ -341,9 +341,12 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCall(DevUpload(hd->h1_edof, (pa ? (size_t)hd->pa.nz_ext : nz) * nd, &d->edof));
   BlastCall(DevUpload(hd->h1_toff, (size_t)hd->h1_nl + 1, &d->toff));
   BlastCall(DevUpload(hd->h1_tidx, nz * nd, &d->tidx));
-  BlastCall(DevUpload(hd->qp_w, nqp, &d->qw));
-  BlastCall(DevUpload(hd->h1_B, nqp * nd, &d->B));
-  BlastCall(DevUpload(hd->l2_B, nqp * ne, &d->L2B));
+  const size_t nslot = hd->zone_slot ? 2 : 1;  // mixed meshes: both slots' tables
+  BlastCall(DevUpload(hd->qp_w, nslot * nqp, &d->qw));
+  BlastCall(DevUpload(hd->h1_B, nslot * nqp * nd, &d->B));
+  BlastCall(DevUpload(hd->l2_B, nslot * nqp * ne, &d->L2B));
+  d->slot = NULL;
+  if (hd->zone_slot) BlastCall(DevUpload(hd->zone_slot, nz, &d->slot));
   // reference data: allocated here, filled by Rebuild (below)
   BlastCall(DevUpload((const double *)NULL, nz * nqp, &d->R0));
   BlastCall(DevUpload((const int *)NULL, nz, &d->zone_mat));
@@ -399,7 +402,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
                   d->L2B,        d->R0,       d->zone_mat, d->b,          d->tg,
                   c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
                   c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->me_inv_blocks,
-                  c->stage,      c->mdot_part, d->mats};
+                  c->stage,      c->mdot_part, d->mats,       d->slot};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {

@@ -93,8 +93,7 @@ static const char *PointText(int dim, const double *p, char *buf, size_t n) {
 static int DepositPoint(BlastHydro h, const BlastSourceSpec *src, const double *wdetJ0,
                         double *zone_int, double *e) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *t = h->tab;
-  const int dim = s->dim, ne = s->l2_nd, nqp = t->nqp, nz = s->nz;
+  const int dim = s->dim, ne = s->l2_nd, nqp = h->tab->nqp, nz = s->nz;
   char pt[128];
   PointText(dim, src->point, pt, sizeof pt);
   // The same on every rank (the configuration is).
@@ -112,6 +111,7 @@ static int DepositPoint(BlastHydro h, const BlastSourceSpec *src, const double *
     zone_int[z] = 0.0;
     if (!BlastSourceLocate(s, z, src->point, xi)) continue;
     found++;
+    const BlastTensorTables *t = BlastHydroZoneTab(h, z);  // mixed meshes: the zone's
     double psi[kMaxNe];
     BlastL2BasisEval(t, xi, psi);
     for (int q = 0; q < nqp; q++) {
@@ -153,7 +153,7 @@ static int DepositPoint(BlastHydro h, const BlastSourceSpec *src, const double *
   for (int z = 0; z < nz; z++) {
     double xi[3] = {0, 0, 0}, psi[kMaxNe];
     if (!BlastSourceLocate(s, z, src->point, xi)) continue;
-    BlastL2BasisEval(t, xi, psi);
+    BlastL2BasisEval(BlastHydroZoneTab(h, z), xi, psi);
     for (int j = 0; j < ne; j++) e[(size_t)z * ne + j] += scale * psi[j];
   }
   return 0;
@@ -237,8 +237,7 @@ int BlastSourcesCreate(BlastHydro h, BlastSources *out) {
 
 int BlastSourcesUpdate(BlastSources p, BlastHydro h, const double *S, double t) {
   const BlastSpace *s = h->space;
-  const BlastTensorTables *tab = h->tab;
-  const int dim = s->dim < 3 ? s->dim : 3, nd = s->h1_nd, ne = s->l2_nd, nqp = tab->nqp;
+  const int dim = s->dim < 3 ? s->dim : 3, nd = s->h1_nd, ne = s->l2_nd, nqp = h->tab->nqp;
   const int nl = s->h1_nl, nz = s->nz;
   const size_t nzq = (size_t)nz * nqp;
   BlastCall(h->ops->vec.to_host(h->bctx, h->nx, S, p->x));
@@ -247,6 +246,7 @@ int BlastSourcesUpdate(BlastSources p, BlastHydro h, const double *S, double t) 
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < nz; z++)
     for (int q = 0; q < nqp; q++) {
+      const BlastTensorTables *tab = BlastHydroZoneTab(h, z);  // mixed meshes: the zone's
       double X[3] = {0, 0, 0}, J[9] = {0};
       for (int a = 0; a < nd; a++) {
         const int l = s->h1_edof[(size_t)z * nd + a];
@@ -273,6 +273,7 @@ int BlastSourcesUpdate(BlastSources p, BlastHydro h, const double *S, double t) 
   // rate_z = M_E^{-1} (int P psi_j), zone by zone.
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < nz; z++) {
+    const BlastTensorTables *tab = BlastHydroZoneTab(h, z);
     double b[kMaxNe];
     for (int j = 0; j < ne; j++) b[j] = 0.0;
     for (int q = 0; q < nqp; q++) {

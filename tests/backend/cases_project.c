@@ -137,7 +137,8 @@ static void RunWallNormals(Env *E, const BlastBackendOps *B, const BlastHydroDat
 // (Newton-Cotes: k = 1: 1/6; k = 2: vertices 0, edges 1/6; k = 3: 1/60, 3/80, interior
 // 9/40; k = 4: 0, edge nodes 2/45, edge midpoints -1/90, interior 4/45). (2) A record
 // of a tilted flat face of order 2 (x = O + s e1 + t e2) at its edge node 1 and at its
-// vertex 0 (whose weighted normal vanishes), the velocity a rigid rotation v = w x x:
+// vertex 0 (whose weighted normal vanishes: setup writes its first weights 0, and the
+// second weights give the unit normal at the node), the velocity a rigid rotation v = w x x:
 // the normal is (e1 x e2) / |e1 x e2| and a0 = -(v_l . (w x q)) q (the normal turns with
 // the body), to 1e-14.
 static void WallPairsFlat(Env *E) {
@@ -201,7 +202,8 @@ static void WallPairsFlat(Env *E) {
     for (int b = 0, q = 0; b < nn; b++)
       for (int c = b + 1; c < nn; c++, q++) {
         if (b == at || c == at) continue;
-        idx[e] = b, idx[np + e] = c, w[e] = A[at * 15 + q] /* 15 pairs */, w[np + e] = G[q];
+        idx[e] = b, idx[np + e] = c,
+        w[e] = at ? A[at * 15 + q] : 0.0 /* 15 pairs; a flat vertex: 0 */, w[np + e] = G[q];
         e++;
       }
     BlastWallNodeNormals(3, np, 0, 1, slot, idx, w, x, v, (size_t)nn, at, nrm, a0);

@@ -6,19 +6,22 @@
 //     volume 1, h0 = sqrt(2 V / N) / k (the reference's definition for triangles), the
 //     mass 1 (rho = 1), probes at nodes read the initial velocity exactly and a point
 //     outside is not found, the velocity error at t = 0 is the interpolation error (small,
-//     not zero); P1-P0 and P3-P2 set up with their sizes; `partial` and a mixed mesh are
-//     input errors with their messages; Sedov's built-in deposit gives E0/4 on the quarter
-//     domain, and rk2avg keeps the total energy to round-off over a short run; the same
-//     (h0 = cbrt(6 V / N) / k, E0/8) on the unit cube split into 48 tetrahedra.
+//     not zero); P1-P0 and P3-P2 set up with their sizes; `partial` is an input error
+//     with its message, on triangles and on a mesh of triangles and quadrilaterals, which
+//     runs the full path (sizes, volume, mass, h0, probes: below); Sedov's built-in deposit gives
+//     E0/4 on the quarter domain, and rk2avg keeps the total energy to round-off over a short run;
+//     the same (h0 = cbrt(6 V / N) / k, E0/8) on the unit cube split into 48 tetrahedra.
 //   sedov MESH: Sedov on the disc of MESH refined once and split, the blast energy 1 from a
 //     point source at the centre, rim wall (attribute 4), P2-P1, rk2avg, t = 0.6: total
 //     energy 1 at the start and the end to round-off, shock radius within 3 % of exact.
 //   tg K LEVELS...: Taylor-Green to t = 0.25, P_K-P_(K-1) on the unit square of
 //     2^(L+1) x 2^(L+1) quadrilaterals split (inputs/taylor_green2d.ini's mesh at
-//     refine_serial = L), and Q_K-Q_(K-1) on the quadrilaterals, for each level L: the
-//     velocity L2 errors and the rates between levels. The rates on triangles must be within
-//     0.3 of the quadrilaterals' and of the published rates (K = 2, levels 2 3 4: 1.76,
-//     1.93; K = 3, levels 1 2 3: 3.39, 3.32; docs/verification.md).
+//     refine_serial = L), Q_K-Q_(K-1) on the quadrilaterals, and on the quadrilaterals with
+//     the lower half (y < 1/2) split (a mixed mesh), for each level L: the velocity L2
+//     errors and the rates between levels. The rates on triangles and on the mixed mesh
+//     must be within 0.3 of the quadrilaterals' (triangles: and of the published rates,
+//     K = 2, levels 2 3 4: 1.76, 1.93; K = 3, levels 1 2 3: 3.39, 3.32;
+//     docs/verification.md).
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,7 +154,7 @@ static void Checks(void) {
     TEST_CLOSE(BlastHydroGetShape(h).h0, sqrt(2.0 / 32) / k, 1e-14);
     BlastHydroDestroy(&h);
   }
-  // partial on triangles, a mixed mesh.
+  // partial on triangles and on a mixed mesh; the mixed mesh.
   TaylorGreenConfig(&cfg, 2);
   cfg.assembly = BLAST_ASSEMBLY_PARTIAL;
   int ierr = BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h);
@@ -167,11 +170,51 @@ static void Checks(void) {
   const double size[2] = {1.0, 1.0};
   TEST_CALL(BlastMeshCreateBox(2, nn, size, &box));
   TEST_CALL(SplitQuads(box, 2, &mixed));
-  cfg.assembly = BLAST_ASSEMBLY_FULL;
+  cfg.assembly = BLAST_ASSEMBLY_PARTIAL;
   ierr = BlastHydroCreate(&cfg, mixed, MPI_COMM_WORLD, &blast_backend_cpu, &h);
-  TEST_ASSERT(ierr == BLAST_ERR_INPUT && strstr(BlastErrorMessage(), "mixed element types"),
-              "mixed mesh: %d '%s'", ierr, BlastErrorMessage());
+  TEST_ASSERT(ierr == BLAST_ERR_INPUT && strstr(BlastErrorMessage(), "triangles (use full"),
+              "partial on a mixed mesh: %d '%s'", ierr, BlastErrorMessage());
   BlastErrorClear();
+  // The mixed mesh (4 triangles, 2 quadrilaterals) runs the full path, every zone padded
+  // to the quadrilateral's sizes: volume 1, mass 1, h0 = sqrt(sum_z (V_z / |ref_z|) / N) / k
+  // = sqrt((4 x 0.125 / 0.5 + 2 x 0.25) / 6) / 2 = 1/4, probes at nodes of a triangle
+  // (0.25, 0.25), (0.25, 0) and of a quadrilateral (0.25, 0.75) exact.
+  cfg.assembly = BLAST_ASSEMBLY_DEFAULT;
+  TEST_CALL(BlastHydroCreate(&cfg, mixed, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  if (h) {
+    const BlastHydroShape sh = BlastHydroGetShape(h);
+    const BlastSpace *s = BlastHydroGetSpace(h);
+    TEST_ASSERT(sh.assembly == BLAST_ASSEMBLY_FULL && s->mixed && s->h1_nd == 9 && s->l2_nd == 4 &&
+                    sh.nqp == 16 && sh.zones == 6,
+                "mixed: assembly %d, %d H1 and %d L2 dofs, %d points, %lld zones", sh.assembly,
+                s->h1_nd, s->l2_nd, sh.nqp, (long long)sh.zones);
+    TEST_ASSERT(sh.h1_dofs == 2 * 25, "H1 dofs %lld (2 x 5 x 5 nodes)", (long long)sh.h1_dofs);
+    TEST_CLOSE(sh.volume, 1.0, 1e-14);
+    TEST_CLOSE(sh.h0, 0.25, 1e-14);
+    const size_t nx = 2 * (size_t)s->h1_nl, ne = (size_t)s->nz * s->l2_nd;
+    double *x = malloc(sizeof(double) * (nx + 1)), *v = malloc(sizeof(double) * (nx + 1)),
+           *e = malloc(sizeof(double) * (ne + 1));
+    TEST_CALL(BlastHydroGetState(h, x, v, e));
+    BlastHydroHistory hist;
+    TEST_CALL(BlastHydroHistoryValues(h, x, v, &hist));
+    TEST_CLOSE(hist.mass, 1.0, 1e-13);
+    const double pts[3 * 3] = {0.25, 0.25, 0, 0.25, 0, 0, 0.25, 0.75, 0};
+    int found[3];
+    double val[3 * BLAST_PROBE_NVAL];
+    TEST_CALL(BlastHydroProbe(h, x, v, e, 3, pts, found, val));
+    for (int i = 0; i < 3; i++) {
+      double ex[2];
+      V0(&pts[3 * i], ex);
+      TEST_ASSERT(found[i], "mixed: probe %d not found", i);
+      for (int c = 0; c < 2; c++)
+        TEST_ASSERT(fabs(val[i * BLAST_PROBE_NVAL + BLAST_PROBE_V + c] - ex[c]) <= 1e-13,
+                    "mixed: probe %d v[%d] = %.17g, exact %.17g", i, c,
+                    val[i * BLAST_PROBE_NVAL + BLAST_PROBE_V + c], ex[c]);
+      TEST_CLOSE(val[i * BLAST_PROBE_NVAL + BLAST_PROBE_RHO], 1.0, 1e-12);
+    }
+    free(x), free(v), free(e);
+    BlastHydroDestroy(&h);
+  }
   BlastMeshDestroy(&mixed);
   BlastMeshDestroy(&box);
   // Sedov's built-in deposit at the origin vertex (a quarter of E0 in the quadrant), rk2avg.
@@ -301,15 +344,17 @@ static void Sedov(const char *path) {
 }
 
 // Taylor-Green to t = 0.25 on the unit square of n x n quadrilaterals (split into
-// triangles: tri = 1): the velocity L2 error.
+// triangles: tri = 1; its lower half only, y < 1/2: tri = 2): the velocity L2 error.
 static double TaylorGreenError(int k, int n, int tri, int *steps) {
-  BlastMesh mesh = NULL;
+  BlastMesh mesh = NULL, box = NULL;
   const int nn[2] = {n, n};
   const double size[2] = {1.0, 1.0};
-  if (tri)
+  if (tri == 1)
     TEST_CALL(SquareTriangles(n, &mesh));
   else
-    TEST_CALL(BlastMeshCreateBox(2, nn, size, &mesh));
+    TEST_CALL(BlastMeshCreateBox(2, nn, size, tri ? &box : &mesh));
+  if (box) TEST_CALL(SplitQuads(box, n * n / 2, &mesh));
+  BlastMeshDestroy(&box);
   BlastConfig cfg;
   TaylorGreenConfig(&cfg, k);
   cfg.t_final = 0.25;
@@ -331,16 +376,20 @@ static double TaylorGreenError(int k, int n, int tri, int *steps) {
 // Level L: 2^(L+1) x 2^(L+1) quadrilaterals (inputs/taylor_green2d.ini's square01_quad.mesh
 // with refine_serial = L), and the same split into triangles.
 static void TaylorGreen(int k, int nlev, const int *levels) {
-  double err[2][8];
+  double err[3][8];
+  const char *const kind[3] = {"quadrilaterals", "triangles", "mixed"};
   for (int i = 0; i < nlev; i++) {
     const int n = 2 << levels[i];
-    for (int tri = 0; tri < 2; tri++) {
+    for (int tri = 0; tri < 3; tri++) {
       int steps = 0;
       err[tri][i] = TaylorGreenError(k, n, tri, &steps);
       if (rank_) continue;
       printf("taylor-green %s%d-%s%d, level %d (%d %s): %d steps, velocity L2 error %.6e",
-             tri ? "P" : "Q", k, tri ? "P" : "Q", k - 1, levels[i], tri ? 2 * n * n : n * n,
-             tri ? "triangles" : "quadrilaterals", steps, err[tri][i]);
+             tri ? "P" : "Q", k, tri ? "P" : "Q", k - 1, levels[i],
+             tri == 1 ? 2 * n * n
+             : tri    ? 3 * n * n / 2
+                      : n * n,
+             kind[tri], steps, err[tri][i]);
       if (i) printf(", rate %.3f", log(err[tri][i - 1] / err[tri][i]) / log(2.0));
       printf("\n");
     }
@@ -353,8 +402,12 @@ static void TaylorGreen(int k, int nlev, const int *levels) {
   for (int i = 1; i < nlev; i++) {
     const double rt = log(err[1][i - 1] / err[1][i]) / log(2.0);
     const double rq = log(err[0][i - 1] / err[0][i]) / log(2.0);
+    const double rm = log(err[2][i - 1] / err[2][i]) / log(2.0);
     TEST_ASSERT(fabs(rt - rq) <= 0.3,
                 "rate %.3f on triangles, %.3f on quadrilaterals (levels %d, %d)", rt, rq,
+                levels[i - 1], levels[i]);
+    TEST_ASSERT(fabs(rm - rq) <= 0.3,
+                "rate %.3f on the mixed mesh, %.3f on quadrilaterals (levels %d, %d)", rm, rq,
                 levels[i - 1], levels[i]);
     if (standard)
       TEST_ASSERT(fabs(rt - published[k - 2][i - 1]) <= 0.3,

@@ -10,6 +10,8 @@
 // The same on a mesh file (a Gmsh quarter disc of triangles or octant of the unit ball of
 // tetrahedra, tests/hydro/geo/quarter_disc_tri.geo, octant_ball_tet.geo: a vertex at the
 // origin, walls on the cut planes, attributes 1..DIM, and on the rim, attribute DIM + 1).
+// And on a Gmsh unit square of quadrilaterals (x < 1/2) and triangles (x > 1/2)
+// (square_mixed.geo: walls y = 0, x = 0, the rest: attributes 1, 2, 3).
 // Usage: test_simplex_sedov DIM N | test_simplex_sedov DIM file PATH
 #include <math.h>
 #include <stdlib.h>
@@ -64,7 +66,6 @@ static void Sedov(int dim, int n, const char *path) {
     // 1 to its peak, outermost crossing, interpolated linearly between bin centres.
     const int kBins = dim == 2 ? 50 : 30;
     const BlastSpace *s = BlastHydroGetSpace(h);
-    const BlastTensorTables *tab = BlastHydroGetTables(h);
     const double *x0 = BlastHydroGetInitialPositions(h);
     double *x = NULL;
     TEST_CALL(BlastMalloc((size_t)dim * s->h1_nl + 1, &x));
@@ -73,6 +74,7 @@ static void Sedov(int dim, int n, const char *path) {
     double bins[2 * 50] = {0}, mean[50], peak = 0.0;
     for (int z = 0; z < s->nz; z++) {
       double c[3], c0[3];
+      const BlastTensorTables *tab = BlastHydroGetZoneTables(h, z);
       const double rho =
           RegressionZoneVolume(s, tab, x0, z, c0) / RegressionZoneVolume(s, tab, x, z, c);
       const int b = (int)(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]) * kBins);
@@ -100,8 +102,11 @@ static void Sedov(int dim, int n, const char *path) {
       printf(
           "sedov %dD: %lld %s, %d steps (%d attempts), total energy %.17g (initial %.17g, "
           "relative change %.2e), %.1f s\n",
-          dim, (long long)s->nz_global, dim == 2 ? "triangles" : "tetrahedra", steps, attempts,
-          ie + ke, energy0, (ie + ke - energy0) / energy0, MPI_Wtime() - wall0);
+          dim, (long long)s->nz_global,
+          s->mixed   ? "triangles and quadrilaterals"
+          : dim == 2 ? "triangles"
+                     : "tetrahedra",
+          steps, attempts, ie + ke, energy0, (ie + ke - energy0) / energy0, MPI_Wtime() - wall0);
     BlastSedovDestroy(&sedov);
     BlastFree(&x);
     BlastHydroDestroy(&h);

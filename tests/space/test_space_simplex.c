@@ -269,12 +269,26 @@ int main(int argc, char **argv) {
     BlastFree(&xadj);
     BlastFree(&adj);
   }
+  // Triangles and quadrilaterals: every zone has the quadrilateral's 9 nodes (P2/Q2); a
+  // triangle's last 3 repeat its node 0; every lattice point a dof; partitions as above.
   BlastSpace *s = NULL;
-  const int ierr = BlastSpaceCreate(mix, tmix, 2, 1, 0, NULL, 0, &s);
-  TEST_ASSERT(ierr == BLAST_ERR_INPUT && strstr(BlastErrorMessage(), "mixes quadrilaterals") &&
-                  strstr(BlastErrorMessage(), "not supported"),
-              "mixed mesh: error %d, '%s'", ierr, BlastErrorMessage());
-  BlastErrorClear();
+  TEST_CALL(BlastSpaceCreate(mix, tmix, 2, 1, 0, NULL, 0, &s));
+  if (s) {
+    int ntri = 0, bad_pad = 0;
+    for (int z = 0; z < s->nz; z++) {
+      if (BlastSpaceZoneGeom(s, z) != BLAST_GEOM_TRIANGLE) continue;
+      ntri++;
+      for (int a = 6; a < 9; a++) bad_pad += s->h1_edof[z * 9 + a] != s->h1_edof[z * 9];
+    }
+    TEST_ASSERT(s->mixed && s->h1_nd == 9 && s->l2_nd == 4 && ntri > 0 && ntri < s->nz,
+                "mixed mesh: mixed %d, %d and %d dofs per zone, %d of %d zones triangles", s->mixed,
+                s->h1_nd, s->l2_nd, ntri, s->nz);
+    TEST_ASSERT(!bad_pad && s->h1_nl == s->h1_nglobal, "mixed mesh: %d bad padding, %d of %lld",
+                bad_pad, s->h1_nl, (long long)s->h1_nglobal);
+    BlastSpaceDestroy(&s);
+  }
+  CheckParts("mixed", mix, tmix, 2, 0, 3, NULL);
+  CheckParts("mixed, refined in parallel", mix, tmix, 2, 1, 2, NULL);
   BlastTopologyDestroy(&ttri);
   BlastTopologyDestroy(&ttet);
   BlastTopologyDestroy(&tmix);

@@ -88,8 +88,9 @@ __global__ void __launch_bounds__(256) k_force_gemm(DevData d, int qc) {
 #pragma unroll
     for (int k = 0; k < JT; k++) acc[c][k] = 0.0;
   const double2 *S2 = ssm + (z - zfirst) * nqp * (SP / 2);
-  const double2 *L2 = (const double2 *)(d.L2Bp + j0);
-  const double *Gq = d.Gn + a;
+  const size_t sl = DevSlot(d, z);  // mixed meshes: the zone's tables
+  const double2 *L2 = (const double2 *)(d.L2Bp + sl * nqp * ncp + j0);
+  const double *Gq = d.Gn + sl * nqp * DIM * nd + a;
 #pragma unroll 2
   for (int q = 0; q < nqp; q++, S2 += SP / 2, L2 += ncp / 2, Gq += DIM * nd) {
     double Sq[SP], g[DIM], A[DIM], b[JT];
@@ -144,8 +145,9 @@ __global__ void __launch_bounds__(256) k_force_gemm_chunks(DevData d, int qc) {
   for (int c = 0; c < DIM; c++)
 #pragma unroll
     for (int k = 0; k < JT; k++) acc[c][k] = 0.0;
-  const double2 *L2 = (const double2 *)(d.L2Bp + j0);
-  const double *Gq = d.Gn + a;
+  const size_t sl = DevSlot(d, z);  // mixed meshes: the zone's tables
+  const double2 *L2 = (const double2 *)(d.L2Bp + sl * nqp * ncp + j0);
+  const double *Gq = d.Gn + sl * nqp * DIM * nd + a;
   for (int q0 = 0; q0 < nqp; q0 += qc) {  // zone zi of the block at ssm + zi * qc * SP/2
     const int nq = qc < nqp - q0 ? qc : nqp - q0, row2 = nq * (SP / 2);
     const size_t n2 = (zlast - zfirst + 1) * (size_t)row2;

@@ -9,7 +9,8 @@
 // rE[z][r] = -sum_j F_z[r][j]  (the same order as the CPU backend)
 __global__ void k_force_ones(DevData d) {
   const size_t n = (size_t)d.nz * d.rows;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
     const size_t z = i / d.rows, r = i % d.rows;
     const double *F = &d.F[z * d.rows * d.ne];
     double s = 0.0;
@@ -21,7 +22,8 @@ __global__ void k_force_ones(DevData d) {
 // rhs[c*nl + l] (+ low part at (dim + c)*nl + l): each dof sums its zones in a fixed order.
 __global__ void k_gather_dd(DevData d, double *rhs) {
   const size_t n = (size_t)d.nl * d.dim;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
     const int l = (int)(i / d.dim), c = (int)(i % d.dim);
     BlastDD s = {0.0, 0.0};
     for (int t = d.toff[l]; t < d.toff[l + 1]; t++) {
@@ -37,7 +39,8 @@ __global__ void k_gather_dd(DevData d, double *rhs) {
 // b[z][j] = sum_r F_z[r][j] v_z[r] (+ Taylor-Green source)
 __global__ void k_force_t(DevData d, const double *v) {
   const size_t n = (size_t)d.nz * d.ne;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
     const size_t z = i / d.ne, j = i % d.ne;
     const double *F = &d.F[z * d.rows * d.ne + (size_t)d.rows * j];
     double s = 0.0;
@@ -52,7 +55,8 @@ __global__ void k_force_t(DevData d, const double *v) {
 // de[z][i] = sum_j Minv_z[i][j] b[z][j] (kernel 11), summed as the CPU backend does.
 __global__ void k_me_apply(int nz, int ne, const double *minv, const double *b, double *de) {
   const size_t n = (size_t)nz * ne;
-  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n; t += (size_t)gridDim.x * blockDim.x) {
+  for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n;
+       t += (size_t)gridDim.x * blockDim.x) {
     const size_t z = t / ne, i = t % ne;
     const double *M = &minv[z * ne * ne], *bz = &b[z * ne];
     double s = 0.0;
@@ -65,14 +69,16 @@ __global__ void k_me_apply(int nz, int ne, const double *minv, const double *b, 
 __global__ void k_energies(DevData d, const double *v, const double *e, double *out) {
   for (int z = blockIdx.x * blockDim.x + threadIdx.x; z < d.nz; z += gridDim.x * blockDim.x) {
     double si = 0.0, sk = 0.0;
+    const size_t sl = DevSlot(d, z);  // mixed meshes: the zone's tables
+    const double *B = d.B + sl * d.nqp * d.nd, *L2B = d.L2B + sl * d.nqp * d.ne;
     for (int q = 0; q < d.nqp; q++) {
       const double R0 = d.R0[(size_t)z * d.nqp + q];
       double eq = 0.0, v2 = 0.0;
-      for (int i = 0; i < d.ne; i++) eq += e[(size_t)z * d.ne + i] * d.L2B[(size_t)q * d.ne + i];
+      for (int i = 0; i < d.ne; i++) eq += e[(size_t)z * d.ne + i] * L2B[(size_t)q * d.ne + i];
       for (int c = 0; c < d.dim; c++) {
         double vq = 0.0;
         for (int a = 0; a < d.nd; a++)
-          vq += v[(size_t)c * d.nl + d.edof[(size_t)z * d.nd + a]] * d.B[(size_t)q * d.nd + a];
+          vq += v[(size_t)c * d.nl + d.edof[(size_t)z * d.nd + a]] * B[(size_t)q * d.nd + a];
         v2 += vq * vq;
       }
       si += R0 * eq;

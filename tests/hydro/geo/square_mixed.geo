@@ -1,0 +1,30 @@
+// Unit square of quadrilaterals (x < 1/2, n/2 x n) and triangles (x > 1/2, size 1/n):
+// walls y = 0 (attribute 1), x = 0 (2), and x = 1, y = 1 (3). gmsh -setnumber n N.
+DefineConstant[n = 24];
+lc = 1.0 / n;
+Point(1) = {0, 0, 0, lc};
+Point(2) = {0.5, 0, 0, lc};
+Point(3) = {1, 0, 0, lc};
+Point(4) = {1, 1, 0, lc};
+Point(5) = {0.5, 1, 0, lc};
+Point(6) = {0, 1, 0, lc};
+Line(1) = {1, 2};
+Line(2) = {2, 3};
+Line(3) = {3, 4};
+Line(4) = {4, 5};
+Line(5) = {5, 6};
+Line(6) = {6, 1};
+Line(7) = {2, 5};
+Curve Loop(1) = {1, 7, 5, 6};
+Curve Loop(2) = {2, 3, 4, -7};
+Plane Surface(1) = {1};
+Plane Surface(2) = {2};
+Transfinite Curve{1, 5} = n / 2 + 1;
+Transfinite Curve{6, 7} = n + 1;
+Transfinite Surface{1};
+Recombine Surface{1};
+Physical Surface("quads", 1) = {1};
+Physical Surface("triangles", 2) = {2};
+Physical Curve("bottom", 1) = {1, 2};
+Physical Curve("left", 2) = {6};
+Physical Curve("rest", 3) = {3, 4, 5};
