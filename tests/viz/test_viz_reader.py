@@ -37,6 +37,9 @@ i/refine equals /coordinates there to 1e-12 of the mesh size: the cell is the cu
 If ParaView's Python (paraview.simple) is there, OpenDataFile(blast.pvd) has the same
 time steps.
 
+A mesh of triangles and quadrilaterals (/topology 1D: XDMF's Mixed list, each sub-cell its
+type number 4 or 5 and its vertices) gets them cell by cell: each sub-cell VTK_TRIANGLE or
+VTK_QUAD, each zone's Lagrange cell of its own type (69 or 70) and nodes.
 Triangles and tetrahedra (/topology with dim + 1 columns) get the same checks: XDMF
 Triangle / Tetrahedron cells (VTK_TRIANGLE 5, VTK_TETRA 10), Lagrange cells of type 69 / 71
 with the (k+1)(k+2)/2 or (k+1)(k+2)(k+3)/6 lattice nodes, the HDF5 vertices of a zone in
