@@ -382,8 +382,10 @@ int main(int argc, char **argv) {
       const size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
       if (fp) fclose(fp);
       text[n] = '\0';
-      TEST_ASSERT(strstr(text, "TopologyType=\"Mixed\" NumberOfElements=\"216\"") != NULL,
-                  "blast.xdmf has no Mixed topology of 24 x 9 cells");
+      // 16 triangles and 8 quadrilaterals of 9 sub-cells: 144 x (1 + 3) + 72 x (1 + 4) entries
+      TEST_ASSERT(strstr(text, "TopologyType=\"Mixed\" NumberOfElements=\"216\"") != NULL &&
+                      strstr(text, "<DataItem Dimensions=\"936\" NumberType=\"Int\"") != NULL,
+                  "blast.xdmf has no Mixed topology of 24 x 9 cells in 936 entries");
     }
   }
   TEST_CALL(BlastVizDestroy(&v2));
