@@ -239,6 +239,18 @@ int BlastElementTablesPad(const BlastTensorTables *t, int nqp, int h1_nd, int l2
   return 0;
 }
 
+int BlastTensorTablesEquispaced(BlastTensorTables *t) {
+  BlastCheck(!BlastGeomIsSimplex(t->geom) && !t->qp_wk, BLAST_ERR_ARG,
+             "equispaced nodes: tensor tables before padding only");
+  const int k = t->k, dim = t->dim;
+  for (int j = 0; j <= k; j++) t->h1_nodes[j] = (double)j / k;
+  for (int l = 0; l < t->q1d; l++)
+    BlastLagrange1D(k + 1, t->h1_nodes, t->q1d_x[l], &t->b1d[l * (k + 1)], &t->g1d[l * (k + 1)]);
+  for (int q = 0; q < t->nqp; q++)
+    BlastH1BasisEval(t, &t->qp_x[q * dim], &t->h1_B[q * t->h1_nd], &t->h1_G[q * t->h1_nd * dim]);
+  return 0;
+}
+
 void BlastTensorTablesDestroy(BlastTensorTables **tables) {
   if (!tables || !*tables) return;
   BlastTensorTables *t = *tables;

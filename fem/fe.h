@@ -65,7 +65,7 @@ typedef struct {
   /// kernel divides by, [nqp], a padded point's those of point 0 (qp_w is 0 there).
   double *qp_wk;
   // 1D data
-  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes (simplices: j/k)
+  double h1_nodes[BLAST_MAX_ORDER + 1];  ///< GLL nodes (simplices, mixed meshes: j/k)
   double q1d_x[BLAST_MAX_Q1D], q1d_w[BLAST_MAX_Q1D];
   /// 1D tables of the sum-factorised kernels (pa_kernels.h), point-major: T[l*(k+1) + a]
   /// H1 values and derivatives, T[l*(m+1) + i] L2 (Bernstein) values at 1D point l.
@@ -89,6 +89,10 @@ int BlastElementTablesCreate(int geom, int k, int m, int order_quadrature,
 /// any integral while the point kernel sees point 0 again (finite density and time step).
 int BlastElementTablesPad(const BlastTensorTables *t, int nqp, int h1_nd, int l2_nd,
                           BlastTensorTables **tables);
+/// Tensor tables t (not padded) with the H1 nodes at the equispaced points j/k instead of
+/// Gauss-Lobatto's: the quadrilaterals of a mesh that mixes them with triangles, whose
+/// shared edges' nodes must be the triangles' (equal for k <= 2).
+int BlastTensorTablesEquispaced(BlastTensorTables *t);
 void BlastTensorTablesDestroy(BlastTensorTables **tables);
 
 /// Evaluate the H1 basis of the tables' geometry (values, and reference gradients

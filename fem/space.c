@@ -259,7 +259,12 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
                rp, k, nmacro, (double)nmacro * pow(2.0, (double)rp * dim), nd, INT32_MAX);
   }
   const int nchild = (int)nchild64;
-  BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
+  // The quadrilaterals of a mesh mixed with triangles take the triangles' equispaced edge
+  // nodes (Gauss-Lobatto's differ from k = 3 on: the traces on shared edges would differ).
+  if (s->mixed)
+    for (int j = 0; j <= k; j++) s->gll[j] = (double)j / k;
+  else
+    BlastCall(BlastGaussLobatto(k + 1, s->gll, NULL));
   if (BlastMeshHasSimplices(mesh)) BlastCall(SimplexTables(s, nchild));
   s->nz = (int)nz64;
   s->nz_global = nzg64;

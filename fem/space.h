@@ -65,7 +65,7 @@ typedef struct {
                                     ///< ascending (deterministic assembly of zone contributions)
   int *mass_toff, *mass_tidx;       ///< owned dofs: E-indices over all zones incl. halo zones,
                                     ///< in ascending global zone id (rank-independent order)
-  double gll[BLAST_MAX_ORDER + 1];  ///< 1D GLL nodes of order k
+  double gll[BLAST_MAX_ORDER + 1];  ///< 1D nodes of order k: GLL (mixed meshes: j/k)
   int *simplex_child;  ///< simplices: [N^dim*(dim+1)*dim] children (BlastSimplexChildren, order N)
   int *node_lattice;   ///< simplices: [h1_nd*dim] lattice index (order k) of each node
 } BlastSpace;

@@ -524,13 +524,13 @@ static int SimplexEdgeStencil(const BlastSpace *s, const FaceDof *fr, const GidD
 static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceDof *rec,
                         size_t nrec, const int *fsec, int nown, BlastBoundaryDofs *b) {
   const int dim = s->dim, k = s->k, K = s->N * k, nt = dim - 1;
-  const int simplex = BlastGeomIsSimplex(s->geom);
+  const int simplex = BlastGeomIsSimplex(s->geom) || s->mixed;
   const int np = !simplex   ? k + 1
                  : dim == 2 ? 2 * k + 2
                             : BlastGeomNumNodes(BLAST_GEOM_TRIANGLE, k);
   b->wall_np = np;
   BlastCall(BlastCalloc((size_t)b->nproj + 1, &b->wall_off));
-  if (dim < 2 || s->mixed || b->nproj == 0) return 0;  // mixed meshes: the normals stay fixed
+  if (dim < 2 || b->nproj == 0) return 0;
   double D[BLAST_MAX_ORDER + 1][BLAST_MAX_ORDER + 1];
   GllDerivatives(k, s->gll, D);
   GidDof *map = NULL;
@@ -565,8 +565,11 @@ static int WallStencils(const BlastConfig *cfg, const BlastSpace *s, const FaceD
           double m[3], dot = 0.0;
           NodeTangentNormal(s, fr->z, fr->lf, fr->p, m);
           for (int c = 0; c < dim; c++) dot += m[c] * fr->n[c];
-          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * (simplex && dim == 2) + (dot < 0.0);
-          if (simplex) {
+          // Triangle edges, and a mixed mesh's quad edges: the consistent normal.
+          const int zsimplex = BlastGeomIsSimplex(BlastMeshZoneGeom(s->mesh, fr->z));
+          const int consistent = dim == 2 && (zsimplex || s->mixed);
+          b->wall_slot[nr] = 4 * slot[r - lo] + 2 * consistent + (dot < 0.0);
+          if (zsimplex || consistent) {
             const size_t e0 = (size_t)nr * nt * np;
             ierr = dim == 2 ? SimplexEdgeStencil(s, fr, map, ids, np, e0, b)
                             : SimplexStencil(s, fr, verts, fc, fj, map, ids, np, e0, b);

@@ -24,6 +24,7 @@ static int ErrorTables(BlastHydro h, int n, BlastTensorTables **te) {
   for (int sl = 0; sl < 2; sl++) {
     BlastTensorTables *raw = NULL;
     int ierr = BlastElementTablesCreate(geoms[sl], s->k, s->m, 2 * (n - 1), &raw);
+    if (!ierr && sl == 0) ierr = BlastTensorTablesEquispaced(raw);
     if (!ierr) ierr = BlastElementTablesPad(raw, raw->nqp, s->h1_nd, s->l2_nd, &te[sl]);
     BlastTensorTablesDestroy(&raw);
     if (ierr) BlastTensorTablesDestroy(&te[0]);

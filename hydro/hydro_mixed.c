@@ -14,6 +14,7 @@ int BlastSetupElementTables(BlastHydro h, int geom, int k, int m, int order_quad
   }
   BlastTensorTables *raw[2] = {NULL, NULL};
   int ierr = BlastElementTablesCreate(BLAST_GEOM_SQUARE, k, m, order_quadrature, &raw[0]);
+  if (!ierr) ierr = BlastTensorTablesEquispaced(raw[0]);  // the triangles' edge nodes
   if (!ierr) ierr = BlastElementTablesCreate(BLAST_GEOM_TRIANGLE, k, m, order_quadrature, &raw[1]);
   const int nqp = !ierr && raw[1]->nqp > raw[0]->nqp ? raw[1]->nqp : raw[0] ? raw[0]->nqp : 0;
   for (int sl = 0; sl < 2 && !ierr; sl++)

@@ -32,6 +32,9 @@ gmsh_run(disc_tri_o2_h1 disc_tri 2 -order 2 -setnumber lc 0.175 -format msh41)
 gmsh_run(disc_tri_o2_h2 disc_tri 2 -order 2 -setnumber lc 0.0875 -format msh41)
 gmsh_run(disc_tri_o1 disc_tri 2 -order 1 -format msh41)
 gmsh_run(ball_tet_o2 ball_tet 3 -order 2 -format msh41)
+# A disc of quadrilaterals (upper half) and triangles (lower half), quadratic and straight.
+gmsh_run(disc_mixed_o2 disc_mixed 2 -order 2 -format msh41)
+gmsh_run(disc_mixed_o1 disc_mixed 2 -order 1 -format msh41)
 gmsh_run(square_cw square_cw 2 -format msh41)
 gmsh_run(mixed_square_serendipity mixed_square 2 -order 2 -format msh41
          -setnumber Mesh.SecondOrderIncomplete 1)
