@@ -1,7 +1,8 @@
 // Visualization dumps on a mesh of triangles and quadrilaterals (io/viz.h): the unit square
 // of 4 x 4 quadrilaterals whose lower half is split into triangles (16 triangles, 8
-// quadrilaterals), Taylor-Green at Q2/P2, dumps at t = 0 and after a few steps, read back
-// (every rank its own block) and compared with the state:
+// quadrilaterals), Taylor-Green at k = 2 and 3 (H1 order k, L2 order k - 1) with
+// viz_refine = k and k + 1, dumps at t = 0 and after a few steps, read back (every rank its
+// own block) and compared with the state:
 //   - /topology is XDMF's Mixed list: each zone's refine^2 sub-cells in turn, each the type
 //     number of the zone's geometry (4 triangle, 5 quadrilateral) and its 3 or 4 vertices,
 //     all among the zone's own vertices ((r+1)(r+2)/2 or (r+1)^2), positive area, and at
@@ -11,8 +12,8 @@
 //     (BlastH1BasisEval / BlastL2BasisEval of its tables), and the vertices on H1 nodes the
 //     nodal dofs bit for bit;
 //   - the .vtu piece of the rank: one cell per zone of type 69 (triangle) or 70
-//     (quadrilateral) with the zone's own 6 or 9 nodes (no padding), the points those of
-//     the HDF5 file (viz_refine = k).
+//     (quadrilateral) with the zone's own (k+1)(k+2)/2 or (k+1)^2 nodes (no padding), the
+//     points those of the HDF5 file (viz_refine = k).
 // Usage (mpirun -n 1 or 2): test_viz_mixed SCRATCH_DIR
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -270,7 +271,7 @@ static const char *Block(const char *xml, const char *data, const char *name, ui
   return blk + sizeof *bytes;
 }
 
-// This rank's .vtu piece of dump 0 in dir (viz_refine = k = 2) against the HDF5 vertices X.
+// This rank's .vtu piece of dump 0 in dir (viz_refine = k) against the HDF5 vertices X.
 static void CheckPiece(MPI_Comm comm, BlastHydro h, const char *dir, const double *X) {
   int rank;
   MPI_Comm_rank(comm, &rank);
@@ -312,9 +313,10 @@ static void CheckPiece(MPI_Comm comm, BlastHydro h, const char *dir, const doubl
       b[1] == 8 * (uint64_t)np) {
     long long p0 = 0;
     for (int z = 0; z < s->nz; z++) {
-      const int tri = BlastSpaceZoneGeom(s, z) == BLAST_GEOM_TRIANGLE, nn = tri ? 6 : 9;
+      const int tri = BlastSpaceZoneGeom(s, z) == BLAST_GEOM_TRIANGLE;
+      const int nn = BlastSpaceZoneNumNodes(s, z, s->k);
       if (types[z] != (tri ? 69 : 70) || offs[z] != p0 + nn) bad++;
-      int seen[9] = {0};
+      int seen[64] = {0};
       for (int a = 0; a < nn; a++) {  // the zone's own points, each once
         const long long q = conn[p0 + a] - p0;
         if (q < 0 || q >= nn || seen[q]++) bad++;
@@ -332,6 +334,65 @@ static void CheckPiece(MPI_Comm comm, BlastHydro h, const char *dir, const doubl
   free(buf);
 }
 
+// Order k: dumps with refine = k (both formats) and refine = k + 1 (XDMF), at t = 0 and
+// after the run; the latter continued.
+static void RunCase(BlastMesh mesh, int k, const char *scratch) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  BlastConfig cfg;
+  RegressionConfig(&cfg, BLAST_PROBLEM_TAYLOR_GREEN);
+  cfg.order_kinematic = k, cfg.order_thermo = k - 1;
+  cfg.t_final = 0.02;
+  cfg.print_every = 1 << 30;
+  BlastHydro h = NULL;
+  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
+  const int r = k + 1;
+  char dk[512], dr[512], path[600];
+  snprintf(dk, sizeof dk, "%s/mixed_k%d_r%d", scratch, k, k);
+  snprintf(dr, sizeof dr, "%s/mixed_k%d_r%d", scratch, k, r);
+  BlastViz vk = NULL, vr = NULL;
+  TEST_CALL(BlastVizCreateWith(MPI_COMM_WORLD, h, dk, k, BLAST_VIZ_XDMF | BLAST_VIZ_VTU, &vk));
+  TEST_CALL(BlastVizCreateWith(MPI_COMM_WORLD, h, dr, r, BLAST_VIZ_XDMF, &vr));
+  if (h && vk && vr) {
+    TEST_CALL(BlastVizWrite(vk, 0, 0.0));
+    TEST_CALL(BlastVizWrite(vr, 0, 0.0));
+    double *X = NULL;
+    CheckDump(MPI_COMM_WORLD, h, BlastVizLastPath(vk), k, 1, &X);
+    if (X) CheckPiece(MPI_COMM_WORLD, h, dk, X);
+    BlastFree(&X);
+    CheckDump(MPI_COMM_WORLD, h, BlastVizLastPath(vr), r, 1, NULL);
+    TEST_CALL(BlastHydroRun(h, NULL, NULL));
+    double t, dt;
+    int steps, attempts;
+    BlastHydroGetProgress(h, &t, &dt, &steps, &attempts);
+    TEST_CALL(BlastVizWrite(vr, steps, t));
+    CheckDump(MPI_COMM_WORLD, h, BlastVizLastPath(vr), r, 0, NULL);
+    // A continued series keeps the mixed dumps (their 1D /topology).
+    TEST_CALL(BlastVizDestroy(&vr));
+    TEST_CALL(BlastVizCreateWith(MPI_COMM_WORLD, h, dr, r, BLAST_VIZ_XDMF, &vr));
+    TEST_ASSERT(BlastVizCount(vr) == 2, "continued mixed series: %d dumps, want 2",
+                BlastVizCount(vr));
+    snprintf(path, sizeof path, "%s/blast.xdmf", dr);
+    if (!rank) {
+      // 16 triangles and 8 quadrilaterals of r^2 sub-cells, each 1 + 3 or 1 + 4 entries
+      char want_cells[128], want_len[128], text[8192];
+      snprintf(want_cells, sizeof want_cells, "TopologyType=\"Mixed\" NumberOfElements=\"%d\"",
+               24 * r * r);
+      snprintf(want_len, sizeof want_len, "<DataItem Dimensions=\"%d\" NumberType=\"Int\"",
+               16 * r * r * 4 + 8 * r * r * 5);
+      FILE *fp = fopen(path, "r");
+      const size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
+      if (fp) fclose(fp);
+      text[n] = '\0';
+      TEST_ASSERT(strstr(text, want_cells) && strstr(text, want_len), "%s: no '%s' or '%s'", path,
+                  want_cells, want_len);
+    }
+  }
+  TEST_CALL(BlastVizDestroy(&vk));
+  TEST_CALL(BlastVizDestroy(&vr));
+  TEST_CALL(BlastHydroDestroy(&h));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank;
@@ -343,54 +404,8 @@ int main(int argc, char **argv) {
   const double size[2] = {1.0, 1.0};
   TEST_CALL(BlastMeshCreateBox(2, nn, size, &box));
   TEST_CALL(SplitQuads(box, 8, &mesh));
-  BlastConfig cfg;
-  RegressionConfig(&cfg, BLAST_PROBLEM_TAYLOR_GREEN);
-  cfg.order_kinematic = 2, cfg.order_thermo = 1;
-  cfg.t_final = 0.02;
-  cfg.print_every = 1 << 30;
-  BlastHydro h = NULL;
-  TEST_CALL(BlastHydroCreate(&cfg, mesh, MPI_COMM_WORLD, &blast_backend_cpu, &h));
-  char d2[512], d3[512], path[600];
-  snprintf(d2, sizeof d2, "%s/mixed_r2", scratch);
-  snprintf(d3, sizeof d3, "%s/mixed_r3", scratch);
-  BlastViz v2 = NULL, v3 = NULL;
-  TEST_CALL(BlastVizCreateWith(MPI_COMM_WORLD, h, d2, 2, BLAST_VIZ_XDMF | BLAST_VIZ_VTU, &v2));
-  TEST_CALL(BlastVizCreateWith(MPI_COMM_WORLD, h, d3, 3, BLAST_VIZ_XDMF, &v3));
-  if (h && v2 && v3) {
-    TEST_CALL(BlastVizWrite(v2, 0, 0.0));
-    TEST_CALL(BlastVizWrite(v3, 0, 0.0));
-    double *X = NULL;
-    CheckDump(MPI_COMM_WORLD, h, BlastVizLastPath(v2), 2, 1, &X);
-    if (X) CheckPiece(MPI_COMM_WORLD, h, d2, X);
-    BlastFree(&X);
-    CheckDump(MPI_COMM_WORLD, h, BlastVizLastPath(v3), 3, 1, NULL);
-    TEST_CALL(BlastHydroRun(h, NULL, NULL));
-    double t, dt;
-    int steps, attempts;
-    BlastHydroGetProgress(h, &t, &dt, &steps, &attempts);
-    TEST_CALL(BlastVizWrite(v3, steps, t));
-    CheckDump(MPI_COMM_WORLD, h, BlastVizLastPath(v3), 3, 0, NULL);
-    // A continued series keeps the mixed dumps (their 1D /topology).
-    TEST_CALL(BlastVizDestroy(&v3));
-    TEST_CALL(BlastVizCreateWith(MPI_COMM_WORLD, h, d3, 3, BLAST_VIZ_XDMF, &v3));
-    TEST_ASSERT(BlastVizCount(v3) == 2, "continued mixed series: %d dumps, want 2",
-                BlastVizCount(v3));
-    snprintf(path, sizeof path, "%s/blast.xdmf", d3);
-    FILE *fp = rank ? NULL : fopen(path, "r");
-    if (!rank) {
-      char text[8192];
-      const size_t n = fp ? fread(text, 1, sizeof text - 1, fp) : 0;
-      if (fp) fclose(fp);
-      text[n] = '\0';
-      // 16 triangles and 8 quadrilaterals of 9 sub-cells: 144 x (1 + 3) + 72 x (1 + 4) entries
-      TEST_ASSERT(strstr(text, "TopologyType=\"Mixed\" NumberOfElements=\"216\"") != NULL &&
-                      strstr(text, "<DataItem Dimensions=\"936\" NumberType=\"Int\"") != NULL,
-                  "blast.xdmf has no Mixed topology of 24 x 9 cells in 936 entries");
-    }
-  }
-  TEST_CALL(BlastVizDestroy(&v2));
-  TEST_CALL(BlastVizDestroy(&v3));
-  TEST_CALL(BlastHydroDestroy(&h));
+  // k = 2 and 3 (a quadrilateral of a mixed mesh has equispaced nodes, fem/space.h)
+  for (int k = 2; k <= 3; k++) RunCase(mesh, k, scratch);
   TEST_CALL(BlastMeshDestroy(&mesh));
   TEST_CALL(BlastMeshDestroy(&box));
   int fails = blast_test_failures, total;

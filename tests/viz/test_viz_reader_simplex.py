@@ -21,6 +21,7 @@ Runs blast_gpu (in WORK), a dump every 2 steps:
               (tests/mesh/geo/mixed_square.geo refined once: 32 quadrilaterals, 88
               triangles; tests/mesh/gmsh_sedov_mixed.ini), Q2/P2, 1 rank, viz_refine = 3
   mixed_r2    the same on 2 ranks, viz_refine = k (the Lagrange nodes are the sub-cells')
+  mixed_p3_r2 Q3/P3 (L2 order 2) on 2 ranks, viz_refine = k
 Each series is first checked as test_viz_reader.py checks any series (check_series: XDMF
 through vtkXdmf3Reader and vtkXdmfReader, the .pvd / .pvtu against the HDF5 dumps, with
 the simplex node and sub-cell orders), then through ParaView's own time-series reader
@@ -108,6 +109,8 @@ def make_runs(args):
         if check(p.returncode == 0, "gmsh mixed_square.geo: exit %d" % p.returncode):
             runs.append(("mixed_r1", 1, "box", deck + ["output.viz_refine=3"]))
             runs.append(("mixed_r2", 2, "box", deck))
+            runs.append(("mixed_p3_r2", 2, "box", deck + ["fem.order_kinematic=3",
+                                                          "fem.order_thermo=2"]))
     out = []
     for name, ranks, kind, extra in runs:
         d = os.path.join(args.work, name)
