@@ -12,12 +12,6 @@ int BlastSetupElementTables(BlastHydro h, int geom, int k, int m, int order_quad
     BlastCall(BlastElementTablesCreate(geom, k, m, order_quadrature, &h->tab));
     return 0;
   }
-  // The dumps do not know the zones' slots yet.
-  const BlastConfig *cfg = &h->cfg;
-  BlastCheck(!cfg->viz_steps && !cfg->viz_dt, BLAST_ERR_INPUT,
-             "the mesh mixes triangles and quadrilaterals: visualization dumps ([output] "
-             "viz_steps, viz_dt) do not run on such meshes yet (use one element type, or set "
-             "both to 0)");
   BlastTensorTables *raw[2] = {NULL, NULL};
   int ierr = BlastElementTablesCreate(BLAST_GEOM_SQUARE, k, m, order_quadrature, &raw[0]);
   if (!ierr) ierr = BlastTensorTablesEquispaced(raw[0]);  // the triangles' edge nodes

@@ -16,212 +16,8 @@
 #include "blast_mpi.h"
 #include "problems/problems.h"
 #include "safefile.h"
-#include "viz_tables.h"
-#include "viz_vtu.h"
+#include "viz-impl.h"
 #include "vtk_lagrange.h"
-
-enum { VIZ_MAX_REFINE = 64 };
-
-/// One dump of the time series (identical on every rank).
-typedef struct {
-  int number, step, dim, ncv;  // ncv: vertices per cell
-  double t;
-  long long nvert, ncell;
-} VizEntry;
-
-struct BlastViz_private {
-  MPI_Comm comm;
-  int rank, size;
-  BlastHydro h;
-  char dir[BLAST_PATH_MAX];
-  char last[BLAST_PATH_MAX + 32];
-  int dim, ncv;  // vertices per sub-cell
-  int formats;   // BLAST_VIZ_XDMF | BLAST_VIZ_VTU
-  int h1_nd, l2_nd;
-  VizTables sub, lag;  // the sub-cells of refine; the Lagrange cells' nodes (refine = k)
-  double *Bc;          // H1 values at the zone center
-  int *vtk;            // [h1_nd] lattice index of each node of VTK's Lagrange cell
-  VizEntry *entries;
-  int count, cap;
-};
-
-// ---------------------------------------------------------------------------------------
-// Reference tables
-
-// 1D H1 basis at x; exactly the Kronecker delta where x is a node, so that sub-cell
-// vertices on GLL nodes (the zone corners always) reproduce the nodal positions bit for bit.
-static void H1Values1D(const BlastTensorTables *t, double x, double *phi, double *dphi) {
-  const int n = t->k + 1;
-  BlastLagrange1D(n, t->h1_nodes, x, phi, dphi);
-  for (int a = 0; a < n; a++)
-    if (x == t->h1_nodes[a]) {
-      for (int b = 0; b < n; b++) phi[b] = b == a ? 1.0 : 0.0;
-      break;
-    }
-}
-
-static int BuildTables(BlastViz v, const BlastTensorTables *t, VizTables *tab) {
-  const int dim = v->dim, np1 = tab->np1, n = t->k + 1, nm = t->m + 1;
-  double phi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1],
-      dphi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1];
-  double psi[VIZ_MAX_REFINE + 1][BLAST_MAX_ORDER + 1];
-  for (int i = 0; i < np1; i++) {
-    const double x = (double)i / tab->refine;
-    H1Values1D(t, x, phi[i], dphi[i]);
-    BlastBernstein1D(t->m, x, psi[i], NULL);
-  }
-  BlastCall(BlastMalloc((size_t)tab->nvz * v->h1_nd, &tab->B));
-  BlastCall(BlastMalloc((size_t)tab->nvz * v->h1_nd * dim, &tab->G));
-  BlastCall(BlastMalloc((size_t)tab->nvz * v->l2_nd, &tab->L));
-  for (int p = 0; p < tab->nvz; p++) {
-    const int ip[3] = {p % np1, (p / np1) % np1, p / (np1 * np1)};
-    for (int a = 0; a < v->h1_nd; a++) {
-      const int ia[3] = {a % n, (a / n) % n, a / (n * n)};
-      double val = 1.0;
-      for (int g = 0; g < dim; g++) val *= phi[ip[g]][ia[g]];
-      tab->B[(size_t)p * v->h1_nd + a] = val;
-      for (int g = 0; g < dim; g++) {
-        double d = 1.0;
-        for (int hh = 0; hh < dim; hh++) d *= hh == g ? dphi[ip[hh]][ia[hh]] : phi[ip[hh]][ia[hh]];
-        tab->G[((size_t)p * v->h1_nd + a) * dim + g] = d;
-      }
-    }
-    for (int j = 0; j < v->l2_nd; j++) {
-      const int ij[3] = {j % nm, (j / nm) % nm, j / (nm * nm)};
-      double val = 1.0;
-      for (int g = 0; g < dim; g++) val *= psi[ip[g]][ij[g]];
-      tab->L[(size_t)p * v->l2_nd + j] = val;
-    }
-  }
-  const double center[3] = {0.5, 0.5, 0.5};
-  BlastH1BasisEval(t, center, v->Bc, NULL);
-  // Sub-cell corners: segment 0-1; quadrilateral counter-clockwise; hexahedron the bottom
-  // face counter-clockwise, then the top face (VTK_HEXAHEDRON, XDMF Hexahedron).
-  static const int quad[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-  BlastCall(BlastMalloc((size_t)tab->ncz * v->ncv, &tab->cellv));
-  const int r = tab->refine;
-  for (int c = 0; c < tab->ncz; c++) {
-    const int ic[3] = {c % r, (c / r) % r, c / (r * r)};
-    for (int q = 0; q < v->ncv; q++) {
-      int off[3] = {0, 0, 0};
-      if (dim == 1)
-        off[0] = q;
-      else
-        off[0] = quad[q % 4][0], off[1] = quad[q % 4][1], off[2] = q / 4;
-      int vid = 0;
-      for (int g = dim - 1; g >= 0; g--) vid = vid * np1 + ic[g] + off[g];
-      tab->cellv[(size_t)c * v->ncv + q] = vid;
-    }
-  }
-  return 0;
-}
-
-// ---------------------------------------------------------------------------------------
-// Point values
-
-static double Det(int dim, const double *J) {  // J[c*dim + g] = dx_c / dxi_g
-  if (dim == 1) return J[0];
-  if (dim == 2) return J[0] * J[3] - J[1] * J[2];
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
-}
-
-typedef BlastVizFields VizFields;
-
-// All fields of this rank's vertices and cells; vertex ids start at voff.
-static int ComputeFields(BlastViz v, const VizTables *tab, int64_t voff, VizFields *F) {
-  const BlastSpace *s = BlastHydroGetSpace(v->h);
-  const double *x0 = BlastHydroGetInitialPositions(v->h);
-  const int *attr = BlastMeshZoneAttr(BlastHydroGetMesh(v->h));
-  const int *zone_mat = BlastHydroGetZoneMaterials(v->h);
-  int nmat;
-  const BlastMaterial *mats = BlastHydroGetMaterials(v->h, &nmat);
-  (void)nmat;
-  const int dim = v->dim, nd = v->h1_nd, ne = v->l2_nd, nl = s->h1_nl, nz = s->nz;
-  double *x = NULL, *vel = NULL, *e = NULL;
-  BlastCall(BlastMalloc((size_t)dim * nl + 1, &x));
-  BlastCall(BlastMalloc((size_t)dim * nl + 1, &vel));
-  BlastCall(BlastMalloc((size_t)nz * ne + 1, &e));
-  BlastCall(BlastHydroGetState(v->h, x, vel, e));
-  int ierr = 0;
-#pragma omp parallel
-  {
-    double *zx = NULL, *zx0 = NULL, *zv = NULL;
-    int lerr = BlastMalloc((size_t)3 * nd, &zx);
-    if (!lerr) lerr = BlastMalloc((size_t)3 * nd, &zx0);
-    if (!lerr) lerr = BlastMalloc((size_t)3 * nd, &zv);
-#pragma omp for schedule(static)
-    for (int z = 0; z < nz; z++) {
-      if (lerr) continue;
-      for (int a = 0; a < nd; a++) {
-        const int l = s->h1_edof[(size_t)z * nd + a];
-        for (int c = 0; c < dim; c++) {
-          zx[a * dim + c] = x[(size_t)c * nl + l];
-          zx0[a * dim + c] = x0[(size_t)c * nl + l];
-          zv[a * dim + c] = vel[(size_t)c * nl + l];
-        }
-      }
-      // The zone's material (the solver's), rho0 at the initial position moved a hair
-      // towards the center (zone faces on material interfaces).
-      double Xc[3] = {0, 0, 0};
-      for (int a = 0; a < nd; a++)
-        for (int c = 0; c < dim; c++) Xc[c] += v->Bc[a] * zx0[a * dim + c];
-      const BlastMaterial *mat = &mats[zone_mat[z]];
-      for (int p = 0; p < tab->nvz; p++) {
-        const double *B = &tab->B[(size_t)p * nd], *G = &tab->G[(size_t)p * nd * dim];
-        double X[3] = {0, 0, 0}, X0[3] = {0, 0, 0}, V[3] = {0, 0, 0}, J[9] = {0}, J0[9] = {0};
-        for (int a = 0; a < nd; a++)
-          for (int c = 0; c < dim; c++) {
-            X[c] += B[a] * zx[a * dim + c];
-            X0[c] += B[a] * zx0[a * dim + c];
-            V[c] += B[a] * zv[a * dim + c];
-            for (int g = 0; g < dim; g++) {
-              J[c * dim + g] += zx[a * dim + c] * G[a * dim + g];
-              J0[c * dim + g] += zx0[a * dim + c] * G[a * dim + g];
-            }
-          }
-        double ev = 0.0;
-        for (int j = 0; j < ne; j++) ev += tab->L[(size_t)p * ne + j] * e[(size_t)z * ne + j];
-        double Xin[3] = {0, 0, 0};
-        for (int c = 0; c < dim; c++) Xin[c] = Xc[c] + (1.0 - 1e-9) * (X0[c] - Xc[c]);
-        const double detJ = Det(dim, J), detJ0 = Det(dim, J0);
-        const double rho =
-            detJ != 0.0 ? BlastHydroInitialDensity(v->h, z, Xin) * (detJ0 / detJ) : NAN;
-        double pr, cs;
-        BlastEos(mat, rho, ev, &pr, &cs);
-        const size_t vi = (size_t)z * tab->nvz + p;
-        for (int c = 0; c < 3; c++) {
-          F->coords[3 * vi + c] = c < dim ? X[c] : 0.0;
-          F->vel[3 * vi + c] = c < dim ? V[c] : 0.0;
-        }
-        F->rho[vi] = rho;
-        F->e[vi] = ev;
-        F->p[vi] = pr;
-        // 0 where the state has no sound speed (rho <= 0, e < 0 for an ideal gas: for it
-        // the same as p > 0 and rho > 0).
-        F->cs[vi] = rho > 0.0 && cs == cs ? cs : 0.0;
-      }
-      for (int c = 0; c < tab->ncz; c++) {
-        const size_t ci = (size_t)z * tab->ncz + c;
-        for (int q = 0; q < v->ncv; q++)
-          F->topo[ci * v->ncv + q] =
-              voff + (int64_t)z * tab->nvz + tab->cellv[(size_t)c * v->ncv + q];
-        F->mat[ci] = zone_mat[z];
-        F->attr[ci] = attr[s->zone_macro[z]];
-        F->rank[ci] = v->rank;
-        F->zid[ci] = s->zone_gid[z];
-      }
-    }
-    BlastFree(&zx), BlastFree(&zx0), BlastFree(&zv);
-    if (lerr) {
-#pragma omp atomic write
-      ierr = lerr;
-    }
-  }
-  BlastFree(&x), BlastFree(&vel), BlastFree(&e);
-  BlastCall(ierr);
-  return 0;
-}
 
 // ---------------------------------------------------------------------------------------
 // HDF5
@@ -313,7 +109,7 @@ static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
   BlastCall(AttrInt(f, "dim", v->dim));
   BlastCall(AttrInt(f, "order_kinematic", s->k));
   BlastCall(AttrInt(f, "order_thermo", s->m));
-  BlastCall(AttrInt(f, "refine", v->sub.refine));
+  BlastCall(AttrInt(f, "refine", v->sub[0].refine));
   BlastCall(AttrInt(f, "zones_global", s->nz_global));
   BlastCall(AttrInt(f, "ranks", v->size));
   BlastCall(AttrInt(f, "format_version", BLAST_VIZ_FORMAT));
@@ -331,7 +127,8 @@ static int WriteAttributes(BlastViz v, hid_t f, int step, double t) {
 // between, the creation fails instead of writing through it. On failure the incomplete
 // file is removed.
 static int WriteFile(BlastViz v, const char *path, int step, double t, const VizFields *F,
-                     int64_t voff, int64_t coff, int64_t nv, int64_t nc, int64_t nvg, int64_t ncg) {
+                     int64_t voff, int64_t coff, int64_t nv, int64_t nc, int64_t nvg, int64_t ncg,
+                     int64_t toff, int64_t nt, int64_t ntg) {
   hid_t f;
   int ierr = BlastHDF5CreateNew(v->comm, path, "visualization dump", 0, &f);
   const hid_t F64 = H5T_IEEE_F64LE, D = H5T_NATIVE_DOUBLE;
@@ -344,7 +141,9 @@ static int WriteFile(BlastViz v, const char *path, int step, double t, const Viz
     const void *buf;
   } blocks[] = {
       {"coordinates", F64, D, V, 3, v0, mv, F->coords},
-      {"topology", H5T_STD_I64LE, H5T_NATIVE_INT64, C, (hsize_t)v->ncv, c0, mc, F->topo},
+      // one-type meshes [ncell][ncv]; mixed meshes the 1D list of XDMF's Mixed topology
+      {"topology", H5T_STD_I64LE, H5T_NATIVE_INT64, v->ncv ? C : (hsize_t)ntg, (hsize_t)v->ncv,
+       v->ncv ? c0 : (hsize_t)toff, v->ncv ? mc : (hsize_t)nt, F->topo},
       {"density", F64, D, V, 0, v0, mv, F->rho},
       {"velocity", F64, D, V, 3, v0, mv, F->vel},
       {"specific_internal_energy", F64, D, V, 0, v0, mv, F->e},
@@ -412,7 +211,7 @@ static int ProbeDump(const char *path, int number, VizEntry *e) {
   }
   long long step = -1, dim = 0;
   double t = NAN;
-  hsize_t cdims[2] = {0, 0}, tdims[2] = {0, 0};
+  hsize_t cdims[2] = {0, 0}, tdims[2] = {0, 0}, zdims[2] = {0, 0};
   int ok = 1;
   const char *anames[3] = {"time", "step", "dim"};
   void *avals[3] = {&t, &step, &dim};
@@ -422,23 +221,30 @@ static int ProbeDump(const char *path, int number, VizEntry *e) {
     ok = a >= 0 && H5Aread(a, atypes[i], avals[i]) >= 0;
     if (a >= 0) H5Aclose(a);
   }
-  const char *dnames[2] = {"coordinates", "topology"};
-  hsize_t *dd[2] = {cdims, tdims};
-  for (int i = 0; i < 2 && ok; i++) {
+  // /topology: [ncell][ncv], or 1D (a mixed mesh's Mixed list; the cells counted by /zone)
+  const char *dnames[3] = {"coordinates", "topology", "zone"};
+  hsize_t *dd[3] = {cdims, tdims, zdims};
+  int rank[3] = {0, 0, 0};
+  for (int i = 0; i < 3 && ok; i++) {
     hid_t d = H5Dopen2(f, dnames[i], H5P_DEFAULT);
     hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
-    ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 2 &&
-         H5Sget_simple_extent_dims(sp, dd[i], NULL) == 2;
+    rank[i] = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    ok = rank[i] == (i ? rank[i] : 2) && rank[i] >= 1 && rank[i] <= 2 &&
+         H5Sget_simple_extent_dims(sp, dd[i], NULL) == rank[i];
     if (sp >= 0) H5Sclose(sp);
     if (d >= 0) H5Dclose(d);
   }
   H5Fclose(f);
   H5Eclear2(H5E_DEFAULT);
-  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 ||
-      (tdims[1] != (1u << dim) && (dim < 2 || tdims[1] != (hsize_t)dim + 1)))
+  const int mixed = ok && rank[1] == 1;
+  if (!ok || !isfinite(t) || step < 0 || dim < 1 || dim > 3 || rank[2] != 1 ||
+      (mixed && dim != 2) ||
+      (!mixed && tdims[1] != (1u << dim) && (dim < 2 || tdims[1] != (hsize_t)dim + 1)))
     return 0;
-  *e = (VizEntry){number, (int)step,           (int)dim,           (int)tdims[1],
-                  t,      (long long)cdims[0], (long long)tdims[0]};
+  const long long ncell = mixed ? (long long)zdims[0] : (long long)tdims[0];
+  *e = (VizEntry){
+      number, (int)step,           (int)dim, mixed ? 0 : (int)tdims[1],
+      t,      (long long)cdims[0], ncell,    (long long)(tdims[0] * (mixed ? 1 : tdims[1]))};
   return 1;
 }
 
@@ -483,7 +289,8 @@ static int ScanDir(BlastViz v, int step) {
   for (int i = 0; i < (xdmf ? n : npvd) && keep && !ierr; i++) {
     char path[BLAST_PATH_MAX + 32];
     DumpName(v, i, path, sizeof path);
-    VizEntry e = {i, i < npvd ? pvd[i].step : -1, v->dim, v->ncv, i < npvd ? pvd[i].t : NAN, 0, 0};
+    VizEntry e = {i, i < npvd ? pvd[i].step : -1, v->dim, v->ncv, i < npvd ? pvd[i].t : NAN, 0, 0,
+                  0};
     if (xdmf) keep = numbers[i] == i && ProbeDump(path, i, &e);
     if (vtu) keep = keep && i < npvd && pvd[i].step == e.step && pvd[i].t == e.t;
     keep = keep && e.step <= step &&
@@ -563,11 +370,15 @@ static int WriteXdmf(BlastViz v) {
               e->ncell);
     else
       fprintf(fp, "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\">\n",
-              e->ncv == e->dim + 1 ? (e->dim == 2 ? "Triangle" : "Tetrahedron")
-              : e->dim == 2        ? "Quadrilateral"
-                                   : "Hexahedron",
+              e->ncv == 0            ? "Mixed"  // triangles and quadrilaterals
+              : e->ncv == e->dim + 1 ? (e->dim == 2 ? "Triangle" : "Tetrahedron")
+              : e->dim == 2          ? "Quadrilateral"
+                                     : "Hexahedron",
               e->ncell);
-    DataItem(fp, file, "topology", e->ncell, e->ncv, "Int", 8);
+    if (e->ncv)
+      DataItem(fp, file, "topology", e->ncell, e->ncv, "Int", 8);
+    else
+      DataItem(fp, file, "topology", e->ntopo, 0, "Int", 8);
     fprintf(fp, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
     DataItem(fp, file, "coordinates", e->nvert, 3, "Float", 8);
     fprintf(fp, "        </Geometry>\n");
@@ -630,26 +441,18 @@ static int Publish(BlastViz v, const char *tmp, const char *path, const VizEntry
 
 // ---------------------------------------------------------------------------------------
 
-static int InitTables(BlastViz v, VizTables *tab, int refine) {
-  tab->refine = refine, tab->np1 = refine + 1;
-  tab->nvz = tab->ncz = 1;
-  for (int g = 0; g < v->dim; g++) tab->nvz *= tab->np1, tab->ncz *= refine;
-  const BlastSpace *s = BlastHydroGetSpace(v->h);
-  if (!v->Bc) BlastCall(BlastMalloc(v->h1_nd, &v->Bc));
-  if (BlastGeomIsSimplex(s->geom)) return BlastVizSimplexTables(s->geom, s->k, s->m, tab, v->Bc);
-  BlastCall(BuildTables(v, BlastHydroGetTables(v->h), tab));
-  return 0;
-}
-
 // Tables, then rank 0 continues the dumps already in dir (a restart) and everyone learns them.
 static int Setup(BlastViz v, int refine) {
   const MPI_Comm comm = v->comm;
   const BlastSpace *s = BlastHydroGetSpace(v->h);
-  int ierr = InitTables(v, &v->sub, refine);
   const int xdmf = v->formats & BLAST_VIZ_XDMF, vtu = v->formats & BLAST_VIZ_VTU;
-  if (!ierr && vtu && s->k != refine) ierr = InitTables(v, &v->lag, s->k);
-  if (!ierr && vtu) ierr = BlastMalloc(v->h1_nd, &v->vtk);
-  if (!ierr && vtu) ierr = BlastVtkLagrangeOrder(s->geom, s->k, v->vtk);
+  int ierr = 0;
+  for (int sl = 0; sl < v->nslot && !ierr; sl++) {
+    ierr = BlastVizInitTables(v, sl, &v->sub[sl], refine);
+    if (!ierr && vtu && s->k != refine) ierr = BlastVizInitTables(v, sl, &v->lag[sl], s->k);
+    if (!ierr && vtu) ierr = BlastMalloc(v->h1_nd, &v->vtk[sl]);
+    if (!ierr && vtu) ierr = BlastVtkLagrangeOrder(v->sub[sl].geom, s->k, v->vtk[sl]);
+  }
   double t, dt;
   int steps, attempts;
   BlastHydroGetProgress(v->h, &t, &dt, &steps, &attempts);
@@ -700,10 +503,14 @@ int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine,
   snprintf(v->dir, sizeof v->dir, "%s", dir);
   v->dim = s->dim;
   v->formats = formats;
-  v->ncv = BlastGeomIsSimplex(s->geom) ? v->dim + 1 : 1 << v->dim;
+  v->ncv = s->mixed ? 0 : BlastGeomIsSimplex(s->geom) ? v->dim + 1 : 1 << v->dim;
   v->h1_nd = s->h1_nd;
   v->l2_nd = s->l2_nd;
-  const int ierr = Setup(v, refine);
+  v->nslot = s->mixed ? 2 : 1;
+  int ierr = s->mixed ? BlastMalloc((size_t)s->nz + 1, &v->slot) : 0;
+  for (int z = 0; !ierr && s->mixed && z < s->nz; z++)
+    v->slot[z] = BlastSpaceZoneGeom(s, z) == BLAST_GEOM_TRIANGLE;
+  if (!ierr) ierr = Setup(v, refine);
   if (ierr) {
     BlastVizDestroy(&v);
     return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
@@ -712,33 +519,29 @@ int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine,
   return 0;
 }
 
-static int AllocFields(VizFields *F, size_t mv, size_t mc, int ncv) {
-  double **d[6] = {&F->coords, &F->vel, &F->rho, &F->e, &F->p, &F->cs};
-  for (int i = 0; i < 6; i++) BlastCall(BlastMalloc((i < 2 ? 3 : 1) * mv, d[i]));
-  int **c[3] = {&F->mat, &F->attr, &F->rank};
-  for (int i = 0; i < 3; i++) BlastCall(BlastMalloc(mc, c[i]));
-  BlastCall(BlastMalloc(mc * ncv, &F->topo));
-  BlastCall(BlastMalloc(mc, &F->zid));
-  return 0;
-}
-
-static void FreeFields(VizFields *F) {
-  BlastFree(&F->coords), BlastFree(&F->vel), BlastFree(&F->rho), BlastFree(&F->e);
-  BlastFree(&F->p), BlastFree(&F->cs), BlastFree(&F->topo), BlastFree(&F->zid);
-  BlastFree(&F->mat), BlastFree(&F->attr), BlastFree(&F->rank);
-}
-
 int BlastVizWrite(BlastViz v, int step, double t) {
   BlastCheck(v, BLAST_ERR_ARG, "NULL visualization object");
   const BlastSpace *s = BlastHydroGetSpace(v->h);
   const int xdmf = v->formats & BLAST_VIZ_XDMF, vtu = v->formats & BLAST_VIZ_VTU;
-  const int64_t nv = (int64_t)s->nz * v->sub.nvz, nc = (int64_t)s->nz * v->sub.ncz;
-  int64_t voff = 0, coff = 0, nvg = 0, ncg = 0;
+  // The sub-cells' fields; the Lagrange cells' are the same where refine = k.
+  const VizTables *lag = v->lag[0].B ? v->lag : v->sub;  // LL: the Lagrange cells' own
+  const int sub = xdmf || lag == v->sub, own = vtu && lag != v->sub;
+  VizLayout LS = {0}, LL = {0};
+  int ierr = BlastVizLayoutCreate(v, v->sub, &LS);
+  if (!ierr && own) ierr = BlastVizLayoutCreate(v, lag, &LL);
+  if (ierr) {
+    BlastVizLayoutFree(&LS), BlastVizLayoutFree(&LL);
+    return BlastErrorTrace(__FILE__, __LINE__, __func__, ierr);
+  }
+  const int64_t nv = LS.v[s->nz], nc = LS.c[s->nz], nt = LS.t[s->nz];
+  int64_t voff = 0, coff = 0, toff = 0, nvg = 0, ncg = 0, ntg = 0;
   BlastCallMPI(MPI_Exscan(&nv, &voff, 1, MPI_INT64_T, MPI_SUM, v->comm));
   BlastCallMPI(MPI_Exscan(&nc, &coff, 1, MPI_INT64_T, MPI_SUM, v->comm));
-  if (!v->rank) voff = coff = 0;  // MPI_Exscan leaves rank 0's result undefined
+  BlastCallMPI(MPI_Exscan(&nt, &toff, 1, MPI_INT64_T, MPI_SUM, v->comm));
+  if (!v->rank) voff = coff = toff = 0;  // MPI_Exscan leaves rank 0's result undefined
   BlastCallMPI(MPI_Allreduce(&nv, &nvg, 1, MPI_INT64_T, MPI_SUM, v->comm));
   BlastCallMPI(MPI_Allreduce(&nc, &ncg, 1, MPI_INT64_T, MPI_SUM, v->comm));
+  BlastCallMPI(MPI_Allreduce(&nt, &ntg, 1, MPI_INT64_T, MPI_SUM, v->comm));
 
   const int replace = v->count && v->entries[v->count - 1].step == step;
   const int number = replace ? v->entries[v->count - 1].number : v->count;
@@ -746,26 +549,31 @@ int BlastVizWrite(BlastViz v, int step, double t) {
   DumpName(v, number, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s/.viz_%06d.h5.tmp", v->dir, number);
 
-  // The sub-cells' fields; the Lagrange cells' are the same where refine = k.
-  const VizTables *lag = v->lag.B ? &v->lag : &v->sub;  // L: the Lagrange cells' own
-  const int sub = xdmf || lag == &v->sub, own = vtu && lag != &v->sub;
   VizFields F = {0}, L = {0};
-  if (sub) BlastCall(AllocFields(&F, (size_t)nv + 1, (size_t)nc + 1, v->ncv));
-  if (own)
-    BlastCall(AllocFields(&L, (size_t)s->nz * lag->nvz + 1, (size_t)s->nz * lag->ncz + 1, v->ncv));
+  if (sub) ierr = BlastVizAllocFields(&F, (size_t)nv + 1, (size_t)nc + 1, (size_t)nt + 1);
+  if (!ierr && own)
+    ierr = BlastVizAllocFields(&L, (size_t)LL.v[s->nz] + 1, (size_t)LL.c[s->nz] + 1,
+                               (size_t)LL.t[s->nz] + 1);
   // Agreed before the collective file creation, so that no rank waits for a failed one.
-  int ierr = sub ? BlastAgree(v->comm, ComputeFields(v, &v->sub, voff, &F), 0) : 0;
-  if (!ierr && own) ierr = BlastAgree(v->comm, ComputeFields(v, lag, 0, &L), 0);
-  if (!ierr && xdmf)
-    ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg);  // agreed inside
-  if (!ierr && vtu)
-    ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz, BlastVtkLagrangeType(s->geom),
-                              lag->nvz, v->vtk, lag->ncz, own ? &L : &F);
-  FreeFields(&F), FreeFields(&L);
+  if (!ierr && sub) ierr = BlastVizComputeFields(v, v->sub, &LS, voff, &F);
+  ierr = BlastAgree(v->comm, ierr, 0);
+  if (!ierr && own) ierr = BlastAgree(v->comm, BlastVizComputeFields(v, lag, &LL, 0, &L), 0);
+  if (!ierr && xdmf)  // agreed inside
+    ierr = WriteFile(v, tmp, step, t, &F, voff, coff, nv, nc, nvg, ncg, toff, nt, ntg);
+  if (!ierr && vtu) {  // every zone one Lagrange cell of its own geometry
+    BlastVtuShape shapes[2];
+    for (int sl = 0; sl < v->nslot; sl++)
+      shapes[sl] = (BlastVtuShape){BlastVtkLagrangeType(v->sub[sl].geom), lag[sl].nvz, lag[sl].ncz,
+                                   v->vtk[sl]};
+    ierr = BlastVtuWriteZones(v->comm, v->dir, number, t, s->nz, shapes, v->slot, own ? &L : &F);
+  }
+  BlastVizFreeFields(&F), BlastVizFreeFields(&L);
+  BlastVizLayoutFree(&LS), BlastVizLayoutFree(&LL);
   if (ierr && xdmf && !v->rank) remove(tmp);  // the HDF5 file of a dump whose VTK pieces failed
   BlastCall(ierr);
   // Every rank has closed the files: rank 0 publishes them and the time series.
-  const VizEntry e = {number, step, v->dim, v->ncv, t, (long long)nvg, (long long)ncg};
+  const VizEntry e = {number, step,           v->dim,         v->ncv,
+                      t,      (long long)nvg, (long long)ncg, (long long)ntg};
   if (!v->rank) ierr = Publish(v, tmp, path, &e);
   BlastCallAgree(v->comm, 0, ierr);
   if (v->rank) {
@@ -789,11 +597,12 @@ const char *BlastVizLastPath(BlastViz viz) {
 int BlastVizDestroy(BlastViz *viz) {
   if (!viz || !*viz) return 0;
   BlastViz v = *viz;
-  VizTables *tabs[2] = {&v->sub, &v->lag};
-  for (int i = 0; i < 2; i++)
+  VizTables *tabs[4] = {&v->sub[0], &v->lag[0], &v->sub[1], &v->lag[1]};
+  for (int i = 0; i < 4; i++)
     BlastFree(&tabs[i]->B), BlastFree(&tabs[i]->G), BlastFree(&tabs[i]->L),
         BlastFree(&tabs[i]->cellv);
-  BlastFree(&v->Bc), BlastFree(&v->vtk), BlastFree(&v->entries);
+  for (int sl = 0; sl < 2; sl++) BlastFree(&v->Bc[sl]), BlastFree(&v->vtk[sl]);
+  BlastFree(&v->slot), BlastFree(&v->entries);
   BlastFree(viz);
   return 0;
 }

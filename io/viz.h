@@ -7,7 +7,9 @@
 /// sub-cells (segments, quadrilaterals, hexahedra) whose vertices are the equispaced
 /// reference points i/refine of the zone, mapped with the H1 basis. Triangles and
 /// tetrahedra (P_k): the lattice of order refine and its subdivision into refine^dim
-/// triangles or tetrahedra (topology [ncell][dim+1]). Vertices are not
+/// triangles or tetrahedra (topology [ncell][dim+1]). A mesh of triangles and
+/// quadrilaterals: each zone by its own geometry, /topology XDMF's Mixed list (below).
+/// Vertices are not
 /// shared between zones: each zone writes its own (refine+1)^dim vertices, so fields that
 /// are discontinuous across zones (energy, density) are shown as they are.
 ///
@@ -15,7 +17,9 @@
 ///   /coordinates   double [nvert][3]   current positions (z = 0 in 2D, y = z = 0 in 1D)
 ///   /topology      int64  [ncell][2^dim] global 0-based vertex ids; VTK/XDMF order
 ///                                      (quadrilateral counter-clockwise, hexahedron bottom
-///                                      face counter-clockwise then top face)
+///                                      face counter-clockwise then top face);
+///                  int64  [ntopo]      mixed meshes: each sub-cell its XDMF type number
+///                                      (4 triangle, 5 quadrilateral), then its vertex ids
 ///   /density, /specific_internal_energy, /pressure, /sound_speed   double [nvert]
 ///   /velocity      double [nvert][3]
 ///   /material      int32  [ncell]      the zone's material: 0-based index into the
@@ -66,9 +70,9 @@ typedef struct BlastViz_private *BlastViz;
 int BlastVizCreate(MPI_Comm comm, BlastHydro h, const char *dir, int refine, BlastViz *viz);
 /// As BlastVizCreate, writing the `formats` (BLAST_VIZ_XDMF, BLAST_VIZ_VTU or both):
 /// with BLAST_VIZ_VTU every dump is also (or only) viz_NNNNNN.pvtu with one .vtu piece per
-/// rank, every zone one VTK Lagrange cell of order k, listed in <dir>/blast.pvd
-/// (viz_vtu.h). `refine` is that of the sub-cells. Meshes with triangles or tetrahedra
-/// are refused (BLAST_ERR_INPUT). Collective.
+/// rank, every zone one VTK Lagrange cell of order k of its own geometry (its own
+/// nodes), listed in <dir>/blast.pvd (viz_vtu.h). `refine` is that of the sub-cells.
+/// Collective.
 int BlastVizCreateWith(MPI_Comm comm, BlastHydro h, const char *dir, int refine, int formats,
                        BlastViz *viz);
 /// Write the current state of h as the next dump (<dir>/viz_NNNNNN.h5, written to a

@@ -40,6 +40,7 @@ int BlastVizSimplexTables(int geom, int k, int m, VizTables *tab, double *Bc) {
              BLAST_ERR_ARG, "simplex visualization tables of a %s, k = %d, m = %d",
              BlastGeomName(geom), k, m);
   tab->np1 = r + 1;
+  tab->geom = geom, tab->nd = nd, tab->ne = ne, tab->ncv = dim + 1;
   tab->nvz = BlastGeomNumNodes(geom, r);
   tab->ncz = 1;
   for (int g = 0; g < dim; g++) tab->ncz *= r;

@@ -14,6 +14,7 @@ typedef struct {
   int refine, np1, nvz, ncz;  // np1 = refine + 1; points, sub-cells per zone
   double *B, *G, *L;  // H1 values [nvz][h1_nd], reference gradients [nvz][h1_nd][dim], L2 values
   int *cellv;         // [ncz*ncv] zone-local point of each sub-cell corner (VTK order)
+  int geom, nd, ne, ncv;  // the zone geometry, its H1 and L2 functions, sub-cell corners
 } VizTables;
 
 /// Tables of a triangle or tetrahedron `geom` (H1: equispaced Lagrange P_k, L2: Bernstein

@@ -248,24 +248,30 @@ int BlastVtuRemoveFrom(const char *dir, int first) {
   return 0;
 }
 
-int BlastVtuWriteZones(MPI_Comm comm, const char *dir, int number, double t, int nz, int type,
-                       int nn, const int *lattice, int cstride, const BlastVizFields *F) {
-  int64_t *conn = NULL, *offs = NULL, *zid = NULL;
+int BlastVtuWriteZones(MPI_Comm comm, const char *dir, int number, double t, int nz,
+                       const BlastVtuShape *shapes, const uint8_t *zone_shape,
+                       const BlastVizFields *F) {
+  int64_t *conn = NULL, *offs = NULL, *zid = NULL, nconn = 0;
+  for (int z = 0; z < nz; z++) nconn += shapes[zone_shape ? zone_shape[z] : 0].nn;
   uint8_t *types = NULL;
   int *mat = NULL, *attr = NULL, *rank = NULL;
-  int ierr = BlastMalloc((size_t)nz * nn + 1, &conn);
+  int ierr = BlastMalloc((size_t)nconn + 1, &conn);
   if (!ierr) ierr = BlastMalloc((size_t)nz + 1, &offs);
   if (!ierr) ierr = BlastMalloc((size_t)nz + 1, &types);
   if (!ierr) ierr = BlastMalloc(3 * ((size_t)nz + 1), &mat);
   if (!ierr) ierr = BlastMalloc((size_t)nz + 1, &zid);
   if (!ierr) {
     attr = mat + nz + 1, rank = attr + nz + 1;
+    int64_t p0 = 0;  // the zone's first point
+    size_t c = 0;    // its first cell in F
     for (int z = 0; z < nz; z++) {
-      for (int a = 0; a < nn; a++) conn[(size_t)z * nn + a] = (int64_t)z * nn + lattice[a];
-      const size_t c = (size_t)z * cstride;
-      offs[z] = (int64_t)(z + 1) * nn;
-      types[z] = (uint8_t)type;
+      const BlastVtuShape *sh = &shapes[zone_shape ? zone_shape[z] : 0];
+      for (int a = 0; a < sh->nn; a++) conn[p0 + a] = p0 + sh->lattice[a];
+      p0 += sh->nn;
+      offs[z] = p0;
+      types[z] = (uint8_t)sh->type;
       mat[z] = F->mat[c], attr[z] = F->attr[c], rank[z] = F->rank[c], zid[z] = F->zid[c];
+      c += (size_t)sh->cstride;
     }
   }
   const BlastVtuArray pa[] = {{"density", "Float64", 1, F->rho},
@@ -277,8 +283,7 @@ int BlastVtuWriteZones(MPI_Comm comm, const char *dir, int number, double t, int
                               {"attribute", "Int32", 1, attr},
                               {"rank", "Int32", 1, rank},
                               {"zone", "Int64", 1, zid}};
-  const BlastVtuPiece piece = {
-      (long long)nz * nn, nz, F->coords, conn, offs, types, 5, 4, pa, ca, t};
+  const BlastVtuPiece piece = {(long long)nconn, nz, F->coords, conn, offs, types, 5, 4, pa, ca, t};
   ierr = BlastAgree(comm, ierr, 0);
   if (!ierr) ierr = BlastVtuWriteDump(comm, dir, number, &piece);  // agreed inside
   BlastFree(&conn), BlastFree(&offs), BlastFree(&types), BlastFree(&mat), BlastFree(&zid);

@@ -53,11 +53,21 @@ typedef struct {
   int *mat, *attr, *rank;                   // [nc]
 } BlastVizFields;
 
-/// Collective: this rank's piece of dump `number` (BlastVtuWriteDump) with nz zones, each
-/// one VTK cell of type `type` with nn nodes: node a of zone z is point z*nn + lattice[a]
-/// of F (its points zone by zone), its cell values those of F's cell z*cstride.
-int BlastVtuWriteZones(MPI_Comm comm, const char *dir, int number, double t, int nz, int type,
-                       int nn, const int *lattice, int cstride, const BlastVizFields *F);
+/// The cells of one kind of zone: VTK cell type `type` with nn nodes, node a being the
+/// zone's point lattice[a] in F; the zone's cell values are those of its first of `cstride`
+/// cells in F.
+typedef struct {
+  int type, nn, cstride;
+  const int *lattice;
+} BlastVtuShape;
+
+/// Collective: this rank's piece of dump `number` (BlastVtuWriteDump) with nz zones, zone
+/// z one VTK cell of shape shapes[zone_shape[z]] (zone_shape NULL: shapes[0] for all).
+/// F holds the zones' points and cells zone by zone: a zone of shape S has S.nn points
+/// (only its own nodes are written) and S.cstride cells.
+int BlastVtuWriteZones(MPI_Comm comm, const char *dir, int number, double t, int nz,
+                       const BlastVtuShape *shapes, const uint8_t *zone_shape,
+                       const BlastVizFields *F);
 
 /// Write `piece` as the new file `path` (BlastCreateNewFile: an existing entry there is
 /// replaced, never followed). Errors: BLAST_ERR_IO (naming the path and the cause).

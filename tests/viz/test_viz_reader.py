@@ -37,6 +37,9 @@ i/refine equals /coordinates there to 1e-12 of the mesh size: the cell is the cu
 If ParaView's Python (paraview.simple) is there, OpenDataFile(blast.pvd) has the same
 time steps.
 
+A mesh of triangles and quadrilaterals (/topology 1D: XDMF's Mixed list, each sub-cell its
+type number 4 or 5 and its vertices) gets them cell by cell: each sub-cell VTK_TRIANGLE or
+VTK_QUAD, each zone's Lagrange cell of its own type (69 or 70) and nodes.
 Triangles and tetrahedra (/topology with dim + 1 columns) get the same checks: XDMF
 Triangle / Tetrahedron cells (VTK_TRIANGLE 5, VTK_TETRA 10), Lagrange cells of type 69 / 71
 with the (k+1)(k+2)/2 or (k+1)(k+2)(k+3)/6 lattice nodes, the HDF5 vertices of a zone in
@@ -66,6 +69,7 @@ VTK_CELL = {1: 4, 2: 9, 3: 12}  # VTK_POLY_LINE, VTK_QUAD, VTK_HEXAHEDRON
 VTK_LAGRANGE = {1: 68, 2: 70, 3: 72}  # VTK_LAGRANGE_CURVE, _QUADRILATERAL, _HEXAHEDRON
 VTK_SIMPLEX = {2: 5, 3: 10}  # triangles, tetrahedra: VTK_TRIANGLE, VTK_TETRA
 VTK_LAGRANGE_SIMPLEX = {2: 69, 3: 71}  # VTK_LAGRANGE_TRIANGLE, _TETRAHEDRON
+XDMF_MIXED = {4: 3, 5: 4}  # XDMF Mixed topology: type number -> corners (Triangle, Quadrilateral)
 failures = []
 
 
@@ -121,6 +125,24 @@ def lattice(dim, p, simplex):
                 if not simplex or a + b + c <= p:
                     pts.append((a, b, c)[:dim])
     return pts, {q: n for n, q in enumerate(pts)}
+
+
+def cells_of(d):
+    """The sub-cells of a dump: the corners of each and the flat connectivity. /topology is
+    [ncell][ncv], or on a mesh of triangles and quadrilaterals the 1D list of XDMF's Mixed
+    topology (each cell: its type number, 4 triangle or 5 quadrilateral, then its vertices)."""
+    T = d["topology"]
+    if T.ndim == 2:
+        return np.full(T.shape[0], T.shape[1]), T.ravel()
+    ncv, conn, i = [], [], 0
+    while i < T.size:
+        n = XDMF_MIXED.get(int(T[i]))
+        if not check(n is not None, "/topology: type number %d at %d" % (T[i], i)):
+            break
+        ncv.append(n)
+        conn.extend(T[i + 1:i + 1 + n].tolist())
+        i += 1 + n
+    return np.array(ncv, dtype=np.int64), np.array(conn, dtype=T.dtype)
 
 
 def compare_array(where, name, arr, ref):
@@ -181,8 +203,9 @@ def check_series(folder):
                 continue
             tout = o.GetInformation().Get(o.DATA_TIME_STEP())
             check(tout == t, "%s: DATA_TIME_STEP %r" % (where, tout))
-            X, T, dim = d["coordinates"], d["topology"], d["_dim"]
-            nvert, ncell = X.shape[0], T.shape[0]
+            X, dim = d["coordinates"], d["_dim"]
+            ncv, conn_ref = cells_of(d)
+            nvert, ncell = X.shape[0], ncv.size
             if not check(o.GetNumberOfPoints() == nvert and o.GetNumberOfCells() == ncell,
                          "%s: %d points, %d cells; HDF5 %d, %d" %
                          (where, o.GetNumberOfPoints(), o.GetNumberOfCells(), nvert, ncell)):
@@ -190,15 +213,14 @@ def check_series(folder):
             P = vtk_to_numpy(o.GetPoints().GetData())
             check(np.array_equal(P, X), "%s: points differ from /coordinates" % where)
             types = vtk_to_numpy(o.GetCellTypesArray())
-            want = VTK_SIMPLEX[dim] if dim > 1 and T.shape[1] == dim + 1 else VTK_CELL[dim]
-            check(np.all(types == want), "%s: cell types %s in %dD, want %d" %
-                  (where, np.unique(types), dim, want))
+            want = np.where((ncv == dim + 1) & (dim > 1), VTK_SIMPLEX.get(dim, 0), VTK_CELL[dim])
+            check(np.array_equal(types, want), "%s: cell types %s in %dD, want %s" %
+                  (where, np.unique(types), dim, np.unique(want)))
             cells = o.GetCells()
             conn = vtk_to_numpy(cells.GetConnectivityArray())
             offs = vtk_to_numpy(cells.GetOffsetsArray())
-            npc = T.shape[1]
-            check(np.array_equal(offs, np.arange(ncell + 1) * npc) and
-                  np.array_equal(conn, T.ravel()), "%s: connectivity differs from /topology" %
+            check(np.array_equal(offs, np.concatenate(([0], np.cumsum(ncv)))) and
+                  np.array_equal(conn, conn_ref), "%s: connectivity differs from /topology" %
                   where)
             pd, cd = o.GetPointData(), o.GetCellData()
             pnames = {pd.GetArrayName(k) for k in range(pd.GetNumberOfArrays())}
@@ -222,7 +244,7 @@ def check_series(folder):
         print("%s %s [%s]: %d time steps (t = %r .. %r), %dD, %d points, %d cells, "
               "%d point + %d cell arrays, %.2f s" %
               ("ok   " if len(failures) == nfail else "FAIL ", folder, rname, len(ts),
-               ts[0] if ts else None, ts[-1] if ts else None, ref[-1]["_dim"], ref[-1]["coordinates"].shape[0], ref[-1]["topology"].shape[0],
+               ts[0] if ts else None, ts[-1] if ts else None, ref[-1]["_dim"], ref[-1]["coordinates"].shape[0], ref[-1]["zone"].shape[0],
                len(pnames), len(cnames), time.time() - t0))
 
 
@@ -253,18 +275,22 @@ def check_vtu(folder, ref, dumps):
         r.Update()
         o = r.GetOutput()
         dim, k, refine, nz = d["_dim"], d["_k"], d["_refine"], d["_zones"]
-        simplex = dim > 1 and d["topology"].shape[1] == dim + 1
-        nodes, _ = lattice(dim, k, simplex)
-        subv, subidx = lattice(dim, refine, simplex)
-        nn, nsub, nvz = len(nodes), refine ** dim, len(subv)
+        # each zone's geometry from its sub-cells (a mesh may mix triangles and quadrilaterals)
+        nsub = refine ** dim
+        zsimplex = (cells_of(d)[0][::nsub] == dim + 1) & (dim > 1)
+        geo = {sx: (lattice(dim, k, sx), lattice(dim, refine, sx)) for sx in (False, True)}
+        nnz = np.array([len(geo[sx][0][0]) for sx in zsimplex], dtype=np.int64)
+        voff = np.concatenate(([0], np.cumsum([len(geo[sx][1][0]) for sx in zsimplex])))
         X = d["coordinates"]
-        if not check(o.GetNumberOfCells() == nz and o.GetNumberOfPoints() == nz * nn,
+        if not check(o.GetNumberOfCells() == nz and zsimplex.size == nz and
+                     o.GetNumberOfPoints() == nnz.sum(),
                      "%s: %d cells, %d points; want %d zones of %d nodes" %
-                     (where, o.GetNumberOfCells(), o.GetNumberOfPoints(), nz, nn)):
+                     (where, o.GetNumberOfCells(), o.GetNumberOfPoints(), nz, nnz.sum())):
             continue
         types = vtk_to_numpy(o.GetCellTypesArray())
-        want = (VTK_LAGRANGE_SIMPLEX if simplex else VTK_LAGRANGE)[dim]
-        check(np.all(types == want), "%s: cell types %s, want %d" % (where, np.unique(types), want))
+        want = np.where(zsimplex, VTK_LAGRANGE_SIMPLEX.get(dim, 0), VTK_LAGRANGE[dim])
+        check(np.array_equal(types, want), "%s: cell types %s, want %s" %
+              (where, np.unique(types), np.unique(want)))
         cd = o.GetCellData()
         for name in ("material", "attribute", "rank", "zone"):
             a = vtk_to_numpy(cd.GetArray(name)) if cd.GetArray(name) else None
@@ -277,6 +303,9 @@ def check_vtu(folder, ref, dumps):
         bad_corner = bad_node = 0
         err_eval = 0.0
         for c in range(nz):
+            simplex = zsimplex[c]
+            (nodes, _), (subv, subidx) = geo[simplex]
+            nn = len(nodes)
             cell = o.GetCell(c)
             if cell.GetNumberOfPoints() != nn:
                 check(False, "%s: cell %d has %d points" % (where, c, cell.GetNumberOfPoints()))
@@ -290,10 +319,10 @@ def check_vtu(folder, ref, dumps):
                 else:
                     corner = all(j in (0, k) for j in idx)
                 if corner:  # the zone's corner vertex among the sub-cells' (refine)
-                    h = c * nvz + subidx[tuple(j // k * refine for j in idx)]
+                    h = voff[c] + subidx[tuple(j // k * refine for j in idx)]
                     bad_corner += not np.array_equal(P[ids[v]], X[h])
                 if refine == k:
-                    h = c * nvz + subidx[idx]
+                    h = voff[c] + subidx[idx]
                     ok = np.array_equal(P[ids[v]], X[h])
                     for name in ("density", "velocity", "specific_internal_energy", "pressure",
                                  "sound_speed"):
@@ -307,7 +336,7 @@ def check_vtu(folder, ref, dumps):
                     xi = [j / refine for j in q]
                     got = [0.0, 0.0, 0.0]
                     cell.EvaluateLocation(reference(0), xi + [0.0] * (3 - dim), got, w)
-                    err_eval = max(err_eval, np.abs(np.array(got) - X[c * nvz + hv]).max() / size)
+                    err_eval = max(err_eval, np.abs(np.array(got) - X[voff[c] + hv]).max() / size)
         check(bad_corner == 0, "%s: %d zone corners differ from /coordinates" % (where, bad_corner))
         check(bad_node == 0, "%s: %d nodes (points or point arrays) differ from the HDF5 vertices"
               % (where, bad_node))

@@ -27,7 +27,7 @@ static void PolyGrad(int k, const double *x, double *g) {
 static void Check(int geom, int k, int refine) {
   const int dim = BlastGeomDim(geom), m = k - 1;
   const int nd = BlastGeomNumNodes(geom, k), ne = BlastGeomNumNodes(geom, m);
-  VizTables t = {refine, 0, 0, 0, NULL, NULL, NULL, NULL};
+  VizTables t = {refine, 0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, 0, 0};
   double Bc[200];
   TEST_CALL(BlastVizSimplexTables(geom, k, m, &t, Bc));
   if (!t.B) return;
