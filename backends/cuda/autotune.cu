@@ -58,7 +58,8 @@ int TuneCandidates(CudaCtx *c) {
     }
   for (int ch = 0; ch < 2; ch++) {
     cudaFuncAttributes gattr;
-    BlastCallCuda(cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne), ch)));
+    BlastCallCuda(
+        cudaFuncGetAttributes(&gattr, GemmKernel(d->dim, GemmColumns(d->ne), ch, d->slot != NULL)));
     c->full.q_regs[3 + ch] = gattr.numRegs;
   }
   const int zpbs[] = {1, 2, 4, 8}, tpzs[] = {32, 64, 128, 256};

@@ -378,10 +378,10 @@ int FreeCsr(DevCsr *m);
 void Transpose(const double *src, size_t rows, size_t cols, double *dst);
 
 // ops_zone.cu: the kernels chosen at run time, the quadrature update and its parts.
-const void *QKernel(int dim, int reg);
+const void *QKernel(int dim, int reg, bool mixed);          // mixed: a mesh of triangles and quads
 const void *QSpecKernel(int dim, int nd, int ne, int reg);  // NULL: none for these sizes
 const void *QKernelOf(const DevData *d, QConfig q);
-const void *GemmKernel(int dim, int jt, bool chunks);
+const void *GemmKernel(int dim, int jt, bool chunks, bool mixed);
 int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e);
 int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds);
 int ReduceQData(CudaCtx *c, int blocks);

@@ -209,16 +209,18 @@ static int FullSetup(CudaCtx *c) {
   BlastCall(UploadMass(c));
   if (c->opt.spmv_cusparse) BlastCall(FullCusparseSetup(c));
   // The quadrature kernel's launch configuration: cached, tuned online, or a default.
-  for (int dimk = 1; dimk <= 3; dimk++) {
-    for (int g = 0; g < 3; g++)
-      BlastCallCuda(cudaFuncSetAttribute(
-          QKernel(dimk, g), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem_limit));
-    for (int jt = 4; jt <= 8; jt += 4)
-      for (int ch = 0; ch < 2; ch++)
-        BlastCallCuda(cudaFuncSetAttribute(GemmKernel(dimk, jt, ch),
+  for (int dimk = 1; dimk <= 3; dimk++)
+    for (int mix = 0; mix < 2; mix++) {
+      for (int g = 0; g < 3; g++)
+        BlastCallCuda(cudaFuncSetAttribute(QKernel(dimk, g, mix),
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)c->smem_limit));
-  }
+      for (int jt = 4; jt <= 8; jt += 4)
+        for (int ch = 0; ch < 2; ch++)
+          BlastCallCuda(cudaFuncSetAttribute(GemmKernel(dimk, jt, ch, mix),
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)c->smem_limit));
+    }
   for (int g = 0; g < 3; g++)
     if (QSpecKernel(d->dim, d->nd, d->ne, g))
       BlastCallCuda(cudaFuncSetAttribute(QSpecKernel(d->dim, d->nd, d->ne, g),

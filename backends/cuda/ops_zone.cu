@@ -13,8 +13,13 @@
 // ---------------------------------------------------------------------------------------
 // Kernels chosen at run time and their launch sizes
 
-// k_force_gemm (chunks false) or k_force_gemm_chunks<dim, jt> (jt = GemmColumns(ne))
-const void *GemmKernel(int dim, int jt, bool chunks) {
+// k_force_gemm (chunks false) or k_force_gemm_chunks<dim, jt> (jt = GemmColumns(ne)); on
+// a mesh of triangles and quadrilaterals (mixed, 2D) their MIX instances.
+const void *GemmKernel(int dim, int jt, bool chunks, bool mixed) {
+  static const void *const m[2][2] = {
+      {(const void *)k_force_gemm<2, 4, true>, (const void *)k_force_gemm_chunks<2, 4, true>},
+      {(const void *)k_force_gemm<2, 8, true>, (const void *)k_force_gemm_chunks<2, 8, true>}};
+  if (mixed && dim == 2) return m[jt == 8][chunks];
   static const void *const k[3][2][2] = {
       {{(const void *)k_force_gemm<1, 4>, (const void *)k_force_gemm_chunks<1, 4>},
        {(const void *)k_force_gemm<1, 8>, (const void *)k_force_gemm_chunks<1, 8>}},
@@ -25,7 +30,11 @@ const void *GemmKernel(int dim, int jt, bool chunks) {
   return k[dim - 1][jt == 8][chunks];
 }
 
-const void *QKernel(int dim, int reg) {
+const void *QKernel(int dim, int reg, bool mixed) {
+  static const void *const m[3] = {(const void *)k_qdata_force<2, 255, 0, 0, true>,
+                                   (const void *)k_qdata_force<2, 128, 0, 0, true>,
+                                   (const void *)k_qdata_force<2, 96, 0, 0, true>};
+  if (mixed && dim == 2) return m[reg];
   static const void *const k[3][3] = {
       {(const void *)k_qdata_force<1, 255>, (const void *)k_qdata_force<1, 128>,
        (const void *)k_qdata_force<1, 96>},
@@ -61,7 +70,8 @@ const void *QSpecKernel(int dim, int nd, int ne, int reg) {
 
 // The quadrature kernel of a launch configuration.
 const void *QKernelOf(const DevData *d, QConfig q) {
-  return q.spec ? QSpecKernel(d->dim, d->nd, d->ne, q.reg) : QKernel(d->dim, q.reg);
+  return q.spec ? QSpecKernel(d->dim, d->nd, d->ne, q.reg)
+                : QKernel(d->dim, q.reg, d->slot != NULL);
 }
 
 size_t QSharedBytes(const CudaCtx *c, QConfig q) {
@@ -120,7 +130,7 @@ int FullQData(CudaCtx *c, int nz, const double *x, const double *v, const double
   const size_t items = (size_t)nz * c->dd.nd * ((c->dd.ne + jt - 1) / jt);
   int qc = GemmChunk(&c->dd, q.gtb, c->smem_limit);
   void *gargs[] = {&a.d, &qc};
-  BlastCallCuda(cudaLaunchKernel(GemmKernel(c->dd.dim, jt, qc < c->dd.nqp),
+  BlastCallCuda(cudaLaunchKernel(GemmKernel(c->dd.dim, jt, qc < c->dd.nqp, c->dd.slot != NULL),
                                  dim3((unsigned)Blocks(items, q.gtb)), dim3(q.gtb), gargs,
                                  GemmSharedBytes(&c->dd, q.gtb, qc), c->stream));
   BlastCheckKernel(c->sync, "k_force_gemm");

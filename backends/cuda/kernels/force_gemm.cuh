@@ -62,7 +62,7 @@ __device__ __forceinline__ void GemmStore(const DevData &d, size_t z, int a, int
 // helpers: with GemmPoint for the point loop the compiler scheduled it differently and it
 // took 1.77 ms instead of 1.30 (H200, 3D Q2-Q1, 110 592 zones; Q3-Q2 at 32 768 zones 11.8
 // instead of 9.1 ms), with a shared item-range helper and GemmStore 1.66 ms (9.9 ms).
-template <int DIM, int JT>
+template <int DIM, int JT, bool MIX = false>
 __global__ void __launch_bounds__(256) k_force_gemm(DevData d, int qc) {
   (void)qc;  // the chunked kernel's argument
   extern __shared__ double2 ssm[];
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(256) k_force_gemm(DevData d, int qc) {
 #pragma unroll
     for (int k = 0; k < JT; k++) acc[c][k] = 0.0;
   const double2 *S2 = ssm + (z - zfirst) * nqp * (SP / 2);
-  const size_t sl = DevSlot(d, z);  // mixed meshes: the zone's tables
+  const size_t sl = MIX ? DevSlot(d, z) : 0;  // mixed meshes (MIX): the zone's tables
   const double2 *L2 = (const double2 *)(d.L2Bp + sl * nqp * ncp + j0);
   const double *Gq = d.Gn + sl * nqp * DIM * nd + a;
 #pragma unroll 2
@@ -127,7 +127,7 @@ __global__ void __launch_bounds__(256) k_force_gemm(DevData d, int qc) {
       for (int c = 0; c < DIM; c++) F[(size_t)(j0 + k) * rows + c * nd + a] = acc[c][k];
 }
 
-template <int DIM, int JT>
+template <int DIM, int JT, bool MIX = false>
 __global__ void __launch_bounds__(256) k_force_gemm_chunks(DevData d, int qc) {
   extern __shared__ double2 ssm[];
   constexpr int SP = SStride(DIM);
@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(256) k_force_gemm_chunks(DevData d, int qc) {
   for (int c = 0; c < DIM; c++)
 #pragma unroll
     for (int k = 0; k < JT; k++) acc[c][k] = 0.0;
-  const size_t sl = DevSlot(d, z);  // mixed meshes: the zone's tables
+  const size_t sl = MIX ? DevSlot(d, z) : 0;  // mixed meshes (MIX): the zone's tables
   const double2 *L2 = (const double2 *)(d.L2Bp + sl * nqp * ncp + j0);
   const double *Gq = d.Gn + sl * nqp * DIM * nd + a;
   for (int q0 = 0; q0 < nqp; q0 += qc) {  // zone zi of the block at ssm + zi * qc * SP/2

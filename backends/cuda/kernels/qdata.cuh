@@ -28,8 +28,10 @@ typedef struct {
 // so that a warp's loads are coalesced. ND, NE: the H1 nodes and L2 functions per zone
 // known at compile time (the compiler unrolls the loops over them; the specialisations of
 // ops_zone.cu's QSpecKernel), or 0: read from d at run time. The same operations in the
-// same order either way: the same bits.
-template <int DIM, int MAXREG, int ND = 0, int NE = 0>
+// same order either way: the same bits. MIX: a mesh of triangles and quadrilaterals, each
+// zone reading its slot's tables (DevSlot); meshes of one type run MIX = false, whose code
+// has no slot arithmetic at all (the kernel's register use and schedule stay theirs).
+template <int DIM, int MAXREG, int ND = 0, int NE = 0, bool MIX = false>
 __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   extern __shared__ double sm[];
   const DevData &d = p.d;
@@ -51,14 +53,12 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
   __syncthreads();
   double dtmin = HUGE_VAL, tdet = 0.0;
   int tz = -1;
-  const size_t sl = active ? DevSlot(d, z) : 0;  // mixed meshes: the zone's tables
-  const double *Gt = d.Gt + sl * nqp * nd * DIM, *L2Bt = d.L2Bt + sl * nqp * ne;
-  const double *qw = d.qw + sl * nqp, *B = d.B + sl * nqp * nd, *L2B = d.L2B + sl * nqp * ne;
   if (active) {
+    const size_t sl = MIX ? DevSlot(d, z) : 0;  // MIX: the zone's tables (else no code)
     for (int q = t; q < nqp; q += tpz) {
       double J[9] = {0}, Gv[9] = {0};
       for (int a = 0; a < nd; a++) {  // each entry sums over the nodes in ascending order
-        const double *Ga = &Gt[(size_t)a * DIM * nqp + q];
+        const double *Ga = &d.Gt[(MIX ? sl * nqp * nd * DIM : 0) + (size_t)a * DIM * nqp + q];
 #pragma unroll
         for (int c = 0; c < DIM; c++) {
           const double xa = xz[c * nd + a], va = vz[c * nd + a];
@@ -70,28 +70,33 @@ __global__ void __maxnreg__(MAXREG) k_qdata_force(QArgs p) {
         }
       }
       double eq = 0.0;
-      for (int i = 0; i < ne; i++) eq += ez[i] * L2Bt[(size_t)i * nqp + q];
+      for (int i = 0; i < ne; i++)
+        eq += ez[i] * d.L2Bt[(MIX ? sl * nqp * ne : 0) + (size_t)i * nqp + q];
       const size_t zq = (size_t)z * nqp + q;
       double J0inv[9];
 #pragma unroll
       for (int i = 0; i < D2; i++) J0inv[i] = d.J0inv[((size_t)z * D2 + i) * nqp + q];
       double dtq;
-      const double det = BlastPointStress(DIM, &d.qpar, &d.mats[d.zone_mat[z]], J, Gv, J0inv,
-                                          d.R0[zq], qw[q], eq, &d.S[zq * SStride(DIM)], &dtq);
+      const double det =
+          BlastPointStress(DIM, &d.qpar, &d.mats[d.zone_mat[z]], J, Gv, J0inv, d.R0[zq],
+                           d.qw[(MIX ? sl * nqp : 0) + q], eq, &d.S[zq * SStride(DIM)], &dtq);
       BlastQPointReport(z, det, dtq, &dtmin, &tz, &tdet);  // one zone per thread
       if (d.tg_source) {  // the point's source weight, summed per basis function below
         double X[3] = {0, 0, 0};
         for (int c = 0; c < DIM; c++)
-          for (int a = 0; a < nd; a++) X[c] += xz[c * nd + a] * B[(size_t)q * nd + a];
-        W[q] = qw[q] * det * BlastTaylorGreenQ(X);
+          for (int a = 0; a < nd; a++)
+            X[c] += xz[c * nd + a] * d.B[(MIX ? sl * nqp * nd : 0) + (size_t)q * nd + a];
+        W[q] = d.qw[(MIX ? sl * nqp : 0) + q] * det * BlastTaylorGreenQ(X);
       }
     }
   }
   __syncthreads();
   if (d.tg_source && active) {
+    const size_t sl = MIX ? DevSlot(d, z) : 0;
     for (int j = t; j < ne; j += tpz) {
       double s = 0.0;
-      for (int q = 0; q < nqp; q++) s += W[q] * L2B[(size_t)q * ne + j];
+      for (int q = 0; q < nqp; q++)
+        s += W[q] * d.L2B[(MIX ? sl * nqp * ne : 0) + (size_t)q * ne + j];
       d.tg[(size_t)z * ne + j] = s;
     }
   }
