@@ -304,10 +304,18 @@ static void CheckPiece(MPI_Comm comm, BlastHydro h, const char *dir, const doubl
               nc, want_np, s->nz);
   uint64_t b[4] = {0, 0, 0, 0};
   const char *pts_tag = strstr(buf, "<Points>");
-  const double *P = (const double *)Block(pts_tag ? pts_tag : buf, data, "Float64", &b[0]);
-  const int64_t *conn = (const int64_t *)Block(buf, data, "Name=\"connectivity\"", &b[1]);
-  const int64_t *offs = (const int64_t *)Block(buf, data, "Name=\"offsets\"", &b[2]);
-  const uint8_t *types = (const uint8_t *)Block(buf, data, "Name=\"types\"", &b[3]);
+  // The appended blocks are not aligned in the file: each copied to its own buffer.
+  const void *raw[4] = {Block(pts_tag ? pts_tag : buf, data, "Float64", &b[0]),
+                        Block(buf, data, "Name=\"connectivity\"", &b[1]),
+                        Block(buf, data, "Name=\"offsets\"", &b[2]),
+                        Block(buf, data, "Name=\"types\"", &b[3])};
+  void *al[4] = {NULL, NULL, NULL, NULL};
+  for (int i = 0; i < 4; i++)
+    if (raw[i] && b[i] <= (uint64_t)(buf + n - (const char *)raw[i]) && (al[i] = malloc(b[i] + 8)))
+      memcpy(al[i], raw[i], b[i]);
+  const double *P = al[0];
+  const int64_t *conn = al[1], *offs = al[2];
+  const uint8_t *types = al[3];
   int bad = 0;
   if (P && conn && offs && types && b[0] == 24 * (uint64_t)np && b[2] == 8 * (uint64_t)nc &&
       b[1] == 8 * (uint64_t)np) {
@@ -331,6 +339,7 @@ static void CheckPiece(MPI_Comm comm, BlastHydro h, const char *dir, const doubl
   }
   TEST_ASSERT(bad == 0, "%s: %d bad cells or points (-1: arrays missing)", path, bad);
   printf("  rank %d %s: %lld points, %lld cells (types 69/70, own nodes)\n", rank, path, np, nc);
+  for (int i = 0; i < 4; i++) free(al[i]);
   free(buf);
 }
 
