@@ -32,40 +32,10 @@
 #include "probe.h"
 #include "problems/sedov_exact.h"
 #include "regression_common.h"
+#include "split_quads.h"
 #include "testlib.h"
 
 static int rank_ = 0;
-
-// Every quadrilateral of `quad` split into two triangles (the first `nsplit` zones only,
-// -1: all); boundary faces and attributes kept.
-static int SplitQuads(BlastMesh quad, int nsplit, BlastMesh *tri) {
-  BlastMeshDesc d;
-  BlastMeshDescribe(quad, &d);
-  if (nsplit < 0 || nsplit > d.nzones) nsplit = d.nzones;
-  const int nz = d.nzones + nsplit;
-  int *zv = malloc(sizeof(int) * 4 * nz), *za = malloc(sizeof(int) * nz);
-  unsigned char *zg = malloc(nz);
-  BlastCheck(zv && za && zg, BLAST_ERR_MEM, "out of memory");
-  int n = 0;
-  for (int z = 0; z < d.nzones; z++) {
-    const int *c = &d.zone_verts[4 * z];
-    const int attr = d.zone_attr ? d.zone_attr[z] : 1;
-    if (z >= nsplit) {
-      memcpy(&zv[4 * n], c, sizeof(int) * 4);
-      za[n] = attr, zg[n++] = BLAST_GEOM_SQUARE;
-      continue;
-    }
-    const int t[2][3] = {{c[0], c[1], c[2]}, {c[3], c[2], c[1]}};
-    for (int i = 0; i < 2; i++) {
-      zv[4 * n] = t[i][0], zv[4 * n + 1] = t[i][1], zv[4 * n + 2] = t[i][2], zv[4 * n + 3] = -1;
-      za[n] = attr, zg[n++] = BLAST_GEOM_TRIANGLE;
-    }
-  }
-  d.nzones = n, d.zone_verts = zv, d.zone_attr = za, d.zone_geom = zg;
-  const int ierr = BlastMeshCreateFrom(&d, tri);
-  free(zv), free(za), free(zg);
-  return ierr;
-}
 
 // The unit square of n x n quadrilaterals split into triangles ([mesh] generator =
 // box_simplex).
@@ -169,7 +139,7 @@ static void Checks(void) {
   const int nn[2] = {2, 2};
   const double size[2] = {1.0, 1.0};
   TEST_CALL(BlastMeshCreateBox(2, nn, size, &box));
-  TEST_CALL(SplitQuads(box, 2, &mixed));
+  TEST_CALL(SplitQuads(box, 2, 0, &mixed));
   cfg.assembly = BLAST_ASSEMBLY_PARTIAL;
   ierr = BlastHydroCreate(&cfg, mixed, MPI_COMM_WORLD, &blast_backend_cpu, &h);
   TEST_ASSERT(ierr == BLAST_ERR_INPUT && strstr(BlastErrorMessage(), "triangles (use full"),
@@ -270,7 +240,7 @@ static void Sedov(const char *path) {
   BlastMesh file = NULL, fine = NULL, mesh = NULL;
   TEST_CALL(BlastMeshRead(path, &file));
   TEST_CALL(BlastMeshRefine(file, 1, &fine));
-  TEST_CALL(SplitQuads(fine, -1, &mesh));
+  TEST_CALL(SplitQuads(fine, -1, 0, &mesh));
   if (!mesh) return;
   const double E = 1.0, t_final = 0.6;
   BlastConfig cfg;
@@ -353,7 +323,7 @@ static double TaylorGreenError(int k, int n, int tri, int *steps) {
     TEST_CALL(SquareTriangles(n, &mesh));
   else
     TEST_CALL(BlastMeshCreateBox(2, nn, size, tri ? &box : &mesh));
-  if (box) TEST_CALL(SplitQuads(box, n * n / 2, &mesh));
+  if (box) TEST_CALL(SplitQuads(box, n * n / 2, 0, &mesh));
   BlastMeshDestroy(&box);
   BlastConfig cfg;
   TaylorGreenConfig(&cfg, k);

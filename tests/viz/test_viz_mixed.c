@@ -27,59 +27,10 @@
 #include "blast_mpi.h"
 #include "meshio.h"
 #include "regression_common.h"
+#include "split_quads.h"
 #include "testlib.h"
 #include "viz.h"
-
-static int ReadRows(hid_t f, const char *name, hid_t mtype, hsize_t rows, hsize_t cols,
-                    hsize_t row0, hsize_t nrows, void *buf) {
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  BlastCallHDF5(d);
-  hid_t fs = H5Dget_space(d);
-  BlastCallHDF5(fs);
-  hsize_t dims[2] = {0, 0};
-  const int nd = H5Sget_simple_extent_ndims(fs);
-  BlastCallHDF5(nd);
-  H5Sget_simple_extent_dims(fs, dims, NULL);
-  BlastCheck(nd == (cols ? 2 : 1) && dims[0] == rows && (!cols || dims[1] == cols),
-             BLAST_ERR_INTERNAL, "/%s: rank %d shape [%llu][%llu], want [%llu][%llu]", name, nd,
-             (unsigned long long)dims[0], (unsigned long long)dims[1], (unsigned long long)rows,
-             (unsigned long long)cols);
-  const hsize_t start[2] = {row0, 0}, count[2] = {nrows, cols};
-  BlastCallHDF5(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL));
-  hid_t ms = H5Screate_simple(nd, count, NULL);
-  BlastCallHDF5(ms);
-  BlastCallHDF5(H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf));
-  H5Sclose(ms), H5Sclose(fs), H5Dclose(d);
-  return 0;
-}
-
-// Every quadrilateral of the first nsplit zones of `quad` split into two triangles.
-static int SplitQuads(BlastMesh quad, int nsplit, BlastMesh *mixed) {
-  BlastMeshDesc d;
-  BlastMeshDescribe(quad, &d);
-  const int nz = d.nzones + nsplit;
-  int *zv = malloc(sizeof(int) * 4 * nz), *za = malloc(sizeof(int) * nz);
-  unsigned char *zg = malloc(nz);
-  BlastCheck(zv && za && zg, BLAST_ERR_MEM, "out of memory");
-  int n = 0;
-  for (int z = 0; z < d.nzones; z++) {
-    const int *c = &d.zone_verts[4 * z];
-    if (z >= nsplit) {
-      memcpy(&zv[4 * n], c, sizeof(int) * 4);
-      za[n] = 1, zg[n++] = BLAST_GEOM_SQUARE;
-      continue;
-    }
-    const int t[2][3] = {{c[0], c[1], c[2]}, {c[3], c[2], c[1]}};
-    for (int i = 0; i < 2; i++) {
-      zv[4 * n] = t[i][0], zv[4 * n + 1] = t[i][1], zv[4 * n + 2] = t[i][2], zv[4 * n + 3] = -1;
-      za[n] = 2, zg[n++] = BLAST_GEOM_TRIANGLE;
-    }
-  }
-  d.nzones = n, d.zone_verts = zv, d.zone_attr = za, d.zone_geom = zg;
-  const int ierr = BlastMeshCreateFrom(&d, mixed);
-  free(zv), free(za), free(zg);
-  return ierr;
-}
+#include "viz_read.h"
 
 static double Det2(const double *J) {
   return J[0] * J[3] - J[1] * J[2];
@@ -412,7 +363,7 @@ int main(int argc, char **argv) {
   const int nn[2] = {4, 4};
   const double size[2] = {1.0, 1.0};
   TEST_CALL(BlastMeshCreateBox(2, nn, size, &box));
-  TEST_CALL(SplitQuads(box, 8, &mesh));
+  TEST_CALL(SplitQuads(box, 8, 2, &mesh));
   // k = 2 and 3 (a quadrilateral of a mixed mesh has equispaced nodes, fem/space.h)
   for (int k = 2; k <= 3; k++) RunCase(mesh, k, scratch);
   TEST_CALL(BlastMeshDestroy(&mesh));
