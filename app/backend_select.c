@@ -73,6 +73,7 @@ int BlastBackendSelect(MPI_Comm comm, const BlastConfig *cfg, const BlastBackend
   memset(&opt, 0, sizeof opt);
   opt.autotune = cfg->gpu_autotune;
   opt.spmv_cusparse = cfg->gpu_spmv;
+  opt.graphs_off = cfg->gpu_graphs;
   // BLAST_AUTOTUNE_TRACE=1 also prints each candidate's time (rank 0).
   const char *trace = getenv("BLAST_AUTOTUNE_TRACE");
   opt.verbose = rank == 0 ? (trace && trace[0] == '1' ? 2 : 1) : 0;

@@ -42,6 +42,14 @@ BLAST_HOST_DEVICE static inline void BlastDDNormalize(BlastDD *acc) {
   acc->hi = s;
 }
 
+/// The sum of the n pairs p[2i], p[2i + 1] in order, normalised.
+BLAST_HOST_DEVICE static inline BlastDD BlastDDSumPairs(const double *p, int n) {
+  BlastDD acc = {0.0, 0.0};
+  for (int i = 0; i < n; i++) BlastDDAddDD(&acc, p[2 * i], p[2 * i + 1]);
+  BlastDDNormalize(&acc);
+  return acc;
+}
+
 /// The per-zone internal and kinetic energies ie[z * stride_i], ke[z * stride_k] summed in
 /// double-double: dd = {ie hi, ie lo, ke hi, ke lo} (normalised).
 BLAST_HOST_DEVICE static inline void BlastEnergySums(int nz, const double *ie, int stride_i,

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "pcg_step.h"
 #include "qpoint.h"
 
 #ifdef __cplusplus
@@ -83,9 +84,9 @@ typedef struct {
   /// padded tables (BlastElementTablesPad, qp_w the kernel weights qp_wk), slot sl's at
   /// sl nqp, sl nqp h1_nd, sl nqp h1_nd dim, sl nqp l2_nd.
   const unsigned char *zone_slot;
-  const double *qp_R0;               ///< [nz*nqp] rho0 |J0| w (reference)
-  const int *zone_mat;               ///< [nz] material of each zone, into mats (reference)
-  const BlastMaterial *mats;         ///< [nmat] the materials (eos.h)
+  const double *qp_R0;        ///< [nz*nqp] rho0 |J0| w (reference)
+  const int *zone_mat;        ///< [nz] material of each zone, into mats (reference)
+  const BlastMaterial *mats;  ///< [nmat] the materials (eos.h)
   int nmat;
   const double *me_inv;          ///< [nz*l2_nd*l2_nd] zone inverses of M_E, col-major (reference)
   const double *mv_dinv;         ///< reciprocal diagonal of the H1 mass matrix, owned rows
@@ -224,6 +225,17 @@ typedef struct {
   /// then axpby_multi(1, z, b, d) with dmask.
   int (*cg_advance)(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
                     const double *b, const double *z, double *d, double *x);
+  /// The whole lockstep PCG of one rank (no ghost columns, no other ranks' dots) resident
+  /// on the backend's device: M x_c = b_c (b's constrained entries zeroed, x from zero;
+  /// work: the vectors r, z, d and Ad, components h1_next apart as b and x)
+  /// with the entries above in the order of BlastHydroPcgLockstep (hydro/pcg.c) and the
+  /// scalars of pcg_step.h, so the same bits and iterations, without a host round trip
+  /// per iteration. *resident = 1 and the final state in *s (its comp_iters, failed and
+  /// residual) when the backend solved; *resident = 0 (nothing touched) when it does not
+  /// solve resident (the CPU backend, which has no round trips to save; a GPU backend
+  /// while it tunes its launches or profiles), and the front end runs the loop itself.
+  int (*pcg)(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
+             double *const work[4], BlastPcgState *s, int *resident);
 } BlastMassOps;
 
 /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
@@ -287,7 +299,7 @@ typedef struct BlastBackendOps {
   X(zone, qdata_force) X(zone, momentum_rhs) X(zone, energy_rate) X(zone, energies)            \
   X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, project)                      \
   X(mass, wall_normals) X(mass, axpby_multi) X(mass, dot_multi) X(mass, mult_dot)              \
-  X(mass, cg_update) X(mass, cg_advance)                                                       \
+  X(mass, cg_update) X(mass, cg_advance) X(mass, pcg)                                         \
   X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                             \
   X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \
   X(split, energy_rate) X(split, host_zones)
@@ -324,6 +336,7 @@ typedef struct {
   int sell_sigma_set;    ///< 1: sell_sigma replaces BLAST_SELL_SIGMA_DEFAULT
   int sell_sigma;        ///< mass-matrix rows ordered by length within windows of this
                          ///< many (sell.h; BLAST_SELL_SIGMA)
+  int graphs_off;        ///< 1: no CUDA graphs (mass.pcg never resident; `[gpu] graphs = off`)
 } BlastGpuOptions;
 
 #ifdef __cplusplus

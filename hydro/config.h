@@ -278,6 +278,7 @@ typedef struct {
   int gpu_backend;   ///< BlastGpuBackend
   int gpu_autotune;  ///< BlastAutotune
   int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
+  int gpu_graphs;    ///< 0: auto (resident momentum solve on one rank), 1: off
   // [balance]
   int balance_mode;             ///< BlastBalanceMode
   double balance_gpu_fraction;  ///< fixed: the GPU's share of the zones; auto: the first guess

@@ -5,6 +5,7 @@
 
 #include "blast_mpi.h"
 #include "pcg.h"
+#include "pcg_step.h"
 
 // Global dot product, rounded once from a double-double sum: the same bits on any
 // number of ranks (and threads).
@@ -61,19 +62,47 @@ int BlastHydroGlobalDotMulti(BlastHydro h, int ncomp, unsigned mask, const doubl
   return GlobalDotReduce(h, ncomp, local, r);
 }
 
+// The error of an unconverged lockstep solve: h->cg_fail from the state (the same on
+// every rank: the dots are global).
+static int LockstepFailed(BlastHydro h, const BlastPcgState *s) {
+  int c = 0;
+  while (!((s->failed >> c) & 1u)) c++;
+  h->cg_fail.comps = s->failed;
+  h->cg_fail.iters = s->iter;
+  for (int k = 0; k < 3; k++)
+    if ((s->failed >> k) & 1u) h->cg_fail.residual[k] = s->residual[k], h->timers.cg_unconverged++;
+  BlastError(BLAST_ERR_NUMERIC,
+             "the velocity solve (Jacobi-PCG, component %c) did not converge in [solver] "
+             "cg_max_iter = %d iterations: relative residual %.3e, cg_tol = %.3e",
+             "xyz"[c], h -> cfg.cg_max_iter, h->cg_fail.residual[c], h->cfg.cg_tol);
+}
+
 // Jacobi-PCG for the velocity components (method spec 7.3, exactly), all components in
 // lockstep: each solves m x_c = b_c on its free dofs with its own alpha, beta and stopping
 // test, so every component sees exactly the operations of a solve of its own (spec 7.1
 // V1); the matrix is read once per iteration for all of them. b (the owned entries at
-// c * h1_next) is overwritten: constrained entries zeroed.
+// c * h1_next) is overwritten: constrained entries zeroed. The scalars are pcg_step.h's.
+// On one rank a backend may run the whole solve resident on its device (mass.pcg: the
+// same operations, bits and iterations, without a host round trip per iteration).
 int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   const BlastBackendOps *o = h->ops;
   void *ctx = h->bctx;
   const size_t n = (size_t)h->space->h1_nown, st = (size_t)h->space->h1_next;
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
-  const double tol = h->cfg.cg_tol;
   const unsigned all = (1u << ncomp) - 1u;
-  double nu[3], nu0[3], delta[3], theta[3], betanu[3], coef[3];
+  BlastPcgState s;
+  if (h->nranks == 1) {
+    int resident = 0;
+    double *const work[4] = {r, z, d, Ad};
+    BlastCall(
+        o->mass.pcg(ctx, ncomp, h->cfg.cg_tol, h->cfg.cg_max_iter, b, x, work, &s, &resident));
+    if (resident) {
+      h->timers.cg_solves += ncomp;
+      h->timers.cg_iter += s.comp_iters;
+      return s.failed ? LockstepFailed(h, &s) : 0;
+    }
+  }
+  double dots[3];
   BlastCall(o->mass.zero_essential(ctx, ncomp, all, b));
   for (int c = 0; c < ncomp; c++) {
     BlastCall(o->vec.set(ctx, n, 0.0, x + c * st));
@@ -81,65 +110,29 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   }
   BlastCall(o->mass.jacobi(ctx, ncomp, all, r, z));
   for (int c = 0; c < ncomp; c++) BlastCall(o->vec.copy(ctx, n, z + c * st, d + c * st));
-  BlastCall(BlastHydroGlobalDotMulti(h, ncomp, all, z, r, nu));
-  unsigned mask = 0;
-  for (int c = 0; c < ncomp; c++) {
-    nu0[c] = nu[c];
-    theta[c] = fmax(nu[c] * tol * tol, 0.0);
-    h->timers.cg_solves++;
-    if (nu[c] > theta[c]) mask |= 1u << c;
-  }
-  if (!mask) return 0;
-  BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad, delta));
-  for (int c = 0; c < ncomp; c++)
-    if (((mask >> c) & 1u) && delta[c] <= 0.0) mask &= ~(1u << c);
-  for (int i = 1; mask; i++) {
+  BlastCall(BlastHydroGlobalDotMulti(h, ncomp, all, z, r, dots));
+  BlastPcgStart(&s, ncomp, h->cfg.cg_tol, dots);
+  h->timers.cg_solves += ncomp;
+  while (s.mask) {
     double local[6];
-    for (int c = 0; c < ncomp; c++) coef[c] = nu[c] / delta[c];
+    BlastCall(BlastHydroMassMult(h, ncomp, s.mask, d, Ad, dots));
+    BlastPcgDelta(&s, ncomp, dots);
+    if (!s.mask) break;
     // r -= coef Ad, z = D^{-1} r and (r, z) in one pass (the same bits as the three
-    // operations one after the other); x += coef d follows with the new direction
-    BlastCall(o->mass.cg_update(ctx, ncomp, mask, coef, Ad, r, z, local));
-    BlastCall(GlobalDotReduce(h, ncomp, local, betanu));
-    unsigned next = mask, failed = 0;
-    for (int c = 0; c < ncomp; c++) {
-      if (!((mask >> c) & 1u)) continue;
-      h->timers.cg_iter++;
-      if (betanu[c] <= theta[c]) {
-        next &= ~(1u << c);
-      } else if (i + 1 > h->cfg.cg_max_iter) {
-        h->timers.cg_unconverged++;
-        failed |= 1u << c;
-        h->cg_fail.residual[c] = sqrt(betanu[c] / nu0[c]);
-      }
-    }
+    // operations one after the other)
+    BlastCall(o->mass.cg_update(ctx, ncomp, s.mask, s.coef, Ad, r, z, local));
+    BlastCall(GlobalDotReduce(h, ncomp, local, dots));
+    const int more = BlastPcgTest(&s, ncomp, dots, h->cfg.cg_max_iter);
     // x_c += alpha_c d_c for this iteration's components, then d_c = z_c + beta_c d_c for
-    // those still iterating, in one pass (the same bits as axpby_multi for each); alpha
-    // is still in coef, beta goes to beta3. On the last iteration (or a failure) x only.
-    double beta3[3] = {0, 0, 0};
-    const unsigned dnext = failed ? 0u : next;
-    for (int c = 0; c < ncomp; c++)
-      if ((dnext >> c) & 1u) beta3[c] = betanu[c] / nu[c];
-    BlastCall(o->mass.cg_advance(ctx, ncomp, mask, dnext, coef, beta3, z, d, x));
-    // Unlike the reference, which carries on with the unconverged iterate, this is an
-    // error: the dots are global, so every rank stops here together. The time loop
-    // reports it with the step (BlastHydroRun).
-    if (failed) {
-      int c = 0;
-      while (!((failed >> c) & 1u)) c++;
-      h->cg_fail.comps = failed;
-      h->cg_fail.iters = i;
-      BlastError(BLAST_ERR_NUMERIC,
-                 "the velocity solve (Jacobi-PCG, component %c) did not converge in [solver] "
-                 "cg_max_iter = %d iterations: relative residual %.3e, cg_tol = %.3e",
-                 "xyz"[c], h -> cfg.cg_max_iter, h->cg_fail.residual[c], tol);
-    }
-    mask = next;
-    if (!mask) break;
-    BlastCall(BlastHydroMassMult(h, ncomp, mask, d, Ad, delta));
-    for (int c = 0; c < ncomp; c++)
-      if ((mask >> c) & 1u) nu[c] = betanu[c];
+    // those still iterating, in one pass (the same bits as axpby_multi for each). Unlike
+    // the reference, which carries on with the unconverged iterate, a failure is an error:
+    // the dots are global, so every rank stops here together. The time loop reports it
+    // with the step (BlastHydroRun).
+    BlastCall(o->mass.cg_advance(ctx, ncomp, s.xmask, s.dmask, s.coef, s.beta, z, d, x));
+    if (!more) break;
   }
-  return 0;
+  h->timers.cg_iter += s.comp_iters;
+  return s.failed ? LockstepFailed(h, &s) : 0;
 }
 
 // The sum over the components of their global dots (each rounded once), in component

@@ -50,6 +50,7 @@ static const BlastDeckChoice kAssembly[] = {{"default", BLAST_ASSEMBLY_DEFAULT},
 static const BlastDeckChoice kGpuBackends[] = {
     {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
 static const BlastDeckChoice kSpmv[] = {{"dd", 0}, {"cusparse", 1}, {NULL, 0}};
+static const BlastDeckChoice kGraphs[] = {{"auto", 0}, {"off", 1}, {NULL, 0}};
 static const BlastDeckChoice kBalance[] = {{"off", BLAST_BALANCE_OFF},
                                            {"fixed", BLAST_BALANCE_FIXED},
                                            {"auto", BLAST_BALANCE_AUTO},
@@ -448,6 +449,16 @@ static const BlastDeckKey kSchema[] = {
              "ELLPACK with double-double rows rounded once, as the CPU backend sums them, and "
              "M_E^{-1} as dense zone blocks) or cusparse (cuSPARSE SpMV with plain double sums "
              "for the assembled mass matrix and M_E^{-1}; with partial assembly, M_E^{-1} only)"},
+    {.section = "gpu",
+     .key = "graphs",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(gpu_graphs),
+     .def = "auto",
+     .choices = kGraphs,
+     .help = "CUDA graphs: auto (on one rank the momentum solve runs on the GPU as one graph "
+             "with a device-side loop, no host round trip per CG iteration, once the launch "
+             "tuning is done; the same bits and iterations as off) or off (the CG loop on the "
+             "host)"},
     {.section = "gpu",
      .key = "autotune",
      .type = BLAST_DECK_ENUM,

@@ -125,6 +125,7 @@ const BlastBackendOps blast_backend_cpu = {
             .mult_dot = BlastCpuMassMultDot,
             .cg_update = BlastCpuCgUpdate,
             .cg_advance = BlastCpuCgAdvance,
+            .pcg = BlastCpuPcg,
         },
     .halo = {.pack = BlastCpuHaloPack,
              .unpack = BlastCpuHaloUnpack,

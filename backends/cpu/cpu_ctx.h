@@ -167,6 +167,8 @@ int BlastCpuCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, const
                      double *r, double *z, double *result);
 int BlastCpuCgAdvance(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
                       const double *b, const double *z, double *d, double *x);
+int BlastCpuPcg(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
+                double *const work[4], BlastPcgState *s, int *resident);
 
 // ---- cpu_halo.c ----
 int BlastCpuHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,

@@ -18,6 +18,8 @@
 //   ops_vec.cu, ops_zone.cu, ops_mass.cu, ops_halo.cu, ops_split.cu
 //                         launch code of the table's groups vec, zone, mass, halo, split
 //                         (the mode's operations through c->mode)
+//   ops_pcg.cu            mass.pcg: the one-rank PCG resident on the GPU (a CUDA graph
+//                         with a conditional WHILE node; kernels/pcg.cuh)
 //   ops_project.cu        mass.project: the wall projection (its kernel, data and launch)
 //   kernels/*.cuh         kernel bodies, each included by one .cu file
 //   device.cu             device selection and CUDA error messages
@@ -172,6 +174,38 @@ typedef struct {
 } Profile;
 
 // ---------------------------------------------------------------------------------------
+// Dots and the resident PCG
+
+// Where a dot's block pairs lie on the device: nslots pairs of each component, component c
+// from part[2 c stride] (k_dot_dd_multi, k_cg_update_multi: dot_part; the partial
+// assembly's gather: mdot_part). DotFoldComp (kernels/dot_block.cuh) folds them.
+typedef struct {
+  const double *part;
+  int stride, nslots;
+} DotSlots;
+
+// The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state and
+// the solve's parameters.
+typedef struct {
+  BlastPcgState s;
+  double tol;
+  int max_iter, ncomp;
+} PcgDev;
+
+// The resident PCG's graphs (ops_pcg.cu): one per component count, built for b and x,
+// each the setup of the solve then a conditional WHILE node over one iteration.
+typedef struct {
+  cudaGraphExec_t exec[4];  // [ncomp]
+  const double *key[4][6];  // what exec[ncomp] was built for: b, x, the 4 work vectors
+  PcgDev *dev;              // the state (device)
+  PcgDev *host;             // its copy back (pinned)
+  double *part;             // [6 kDotBlocks] the residual update's block pairs
+  unsigned *count;          // blocks of k_pcg_update done (0 between launches)
+  unsigned char *ess;       // [h1_nown] bit c: constrained in component c
+  int off;                  // 1: no graphs (options, or a build that failed once)
+} CudaPcg;
+
+// ---------------------------------------------------------------------------------------
 // The context of a run
 
 struct CudaCtx;
@@ -238,8 +272,9 @@ typedef struct {
   int (*force_t)(CudaCtx *c, int n, const double *v);  // b_z of zones [0, n)
   // mass.mult and mass.mult_dot (hydro/backend.h)
   int (*mass_mult)(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
+  // (mass_mult_dot: the dot's block pairs where sl says, after a BOUNDARY or ALL call)
   int (*mass_mult_dot)(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-                       double *result);
+                       DotSlots *sl);
   // modeled bytes and flops of a quadrature update of nz zones ([0]: up to ev_mid, [1]: after)
   void (*qdata_model)(const CudaCtx *c, int nz, double bytes[2], double flops[2]);
 } CudaMode;
@@ -278,6 +313,8 @@ typedef struct CudaCtx {
   double *dbuf;  // device halo staging
   size_t dbuf_n;
   double *dot_part;  // [6*kDotBlocks] device
+  double *dot_pair;  // [6] device: one folded pair per component (DotFoldCombine)
+  CudaPcg pcg;       // the resident PCG (ops_pcg.cu)
   double *dot_host;  // [kDotHostDoubles] pinned
   // The block pairs of mass.mult_dot's gathers (launched with GridFor(rows) blocks of
   // kDotThreads, so that they depend on the rows only, not on the device; a fixed grid
@@ -405,12 +442,22 @@ int SpMV(CudaCtx *c, const DevCsr *m, cusparseDnVecDescr_t vx, const double *x,
 // ops_mass.cu: the full mode's mass matrix product (kernel 9, or cuSPARSE).
 int FullMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y);
 // ops_mass.cu: mass.mult_dot as the mode's mass_mult, then at the BOUNDARY (or ALL) call
-// k_dot_dd_multi over all owned rows.
+// k_dot_dd_multi over all owned rows (its block pairs in sl).
 int MassMultThenDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-                    double *result);
-// ops_mass.cu: the gathers' block pairs of mdot_part folded on the device (k_dot_fold),
-// then combined on the host into result.
-int MassDotFold(CudaCtx *c, int ncomp, unsigned mask, double *result);
+                    DotSlots *sl);
+// ops_mass.cu: the dots (x_c, y_c) of the active components as block pairs (dot_part).
+int DotMultiSlots(CudaCtx *c, int ncomp, unsigned mask, const double *x, const double *y,
+                  DotSlots *sl);
+// ops_mass.cu: block pairs folded on the device (k_dot_fold), then combined on the host
+// into result (2 ncomp doubles).
+int DotFoldCombine(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *result);
+// ops_mass.cu: block pairs folded on the device into one normalised pair per component
+// (pairs[2c], pairs[2c + 1]; zeros outside mask).
+int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pairs);
+// ops_pcg.cu: the resident PCG's buffers (create) and graphs (destroy; rebuild drops them).
+int PcgSetup(CudaCtx *c);
+int PcgDropGraphs(CudaCtx *c);
+int PcgFree(CudaCtx *c);
 
 // autotune.cu: the tuners and their cache.
 extern const int kQRegCap[3];

@@ -226,21 +226,21 @@ static int PaForceT(CudaCtx *c, int n, const double *v) {
 }
 
 // Whether the mass action takes k_pa_mass3 and its row gather, which can take the dots of
-// mass.mult_dot (PaMassMult with result).
+// mass.mult_dot (PaMassMult with the dot).
 static int PaMassDotFused(const CudaCtx *c, int ncomp) {
   return ncomp > 0 && ncomp <= 3 && PaMass3Pick(c->dd.dim, c->dd.D, c->dd.Q).kernel != NULL;
 }
 
-// y = m x on the rows `rows`; result != NULL (only where PaMassDotFused): mass.mult_dot, the
+// y = m x on the rows `rows`; with_dot (only where PaMassDotFused): mass.mult_dot, the
 // gather's block pairs of the dots into mdot_part, slots [0, n_int) by the INTERIOR (or
 // ALL) call, the next n_bnd by the BOUNDARY call (each only if it has rows; n = GridFor of
-// its rows); BlastCudaMassMultDot folds them into result after the BOUNDARY (or ALL) call.
+// its rows); they are folded after the BOUNDARY (or ALL) call (DotSlots).
 static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-                      double *result) {
+                      int with_dot) {
   const BlastHydroData *hd = &c->hd;
   const DevData *d = &c->dd;
   if (ncomp <= 0) return 0;
-  if (result && rows != BLAST_ROWS_BOUNDARY) c->mdot_slots = 0;
+  if (with_dot && rows != BLAST_ROWS_BOUNDARY) c->mdot_slots = 0;
   PaMassArgs a;
   a.k0 = rows == BLAST_ROWS_BOUNDARY ? d->nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? d->nzint : d->nz_ext;
@@ -278,7 +278,7 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
       BlastCheckKernel(c->sync, "k_pa_mass_generic");
     }
   }
-  const int dot = result != NULL && fast;
+  const int dot = with_dot && fast;
   if (r1 > r0 && dot) {  // the block pairs depend on the rows only (not on the device)
     const int nb = GridFor((size_t)(r1 - r0));
     k_pa_mass_gather_rows<true>
@@ -324,18 +324,18 @@ static int PaForceOnes(CudaCtx *c, int n) {
 
 static int PaMassMultOnly(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x,
                           double *y) {
-  return PaMassMult(c, rows, ncomp, mask, x, y, NULL);
+  return PaMassMult(c, rows, ncomp, mask, x, y, 0);
 }
 
 // mass.mult_dot: the gather of k_pa_mass3 / k_pa_mass3l takes the dot itself (its block
-// pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call, then folded);
-// elsewhere the product, then the dot.
+// pairs kept in mdot_part from the INTERIOR call to the BOUNDARY call); elsewhere the
+// product, then the dot.
 static int PaMassMultDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-                         double *result) {
-  if (!PaMassDotFused(c, ncomp)) return MassMultThenDot(c, rows, ncomp, mask, x, y, result);
-  BlastCall(PaMassMult(c, rows, ncomp, mask, x, y, result));
-  if (rows == BLAST_ROWS_INTERIOR || ncomp <= 0) return 0;
-  return MassDotFold(c, ncomp, mask, result);
+                         DotSlots *sl) {
+  if (!PaMassDotFused(c, ncomp)) return MassMultThenDot(c, rows, ncomp, mask, x, y, sl);
+  BlastCall(PaMassMult(c, rows, ncomp, mask, x, y, 1));
+  sl->part = c->mdot_part, sl->stride = c->mdot_stride, sl->nslots = c->mdot_slots;
+  return 0;
 }
 
 const CudaMode kCudaPartial = {"partial",      PaSetup,          PaRebuild, PaDestroy,

@@ -57,6 +57,9 @@ int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a, cons
                       double *r, double *z, double *result);
 int BlastCudaCgAdvance(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
                        const double *b, const double *z, double *d, double *x);
+// the resident lockstep PCG (ops_pcg.cu)
+int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
+                 double *const work[4], BlastPcgState *s, int *resident);
 
 // halo (ops_halo.cu)
 int BlastCudaHaloPack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,

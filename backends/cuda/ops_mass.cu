@@ -161,13 +161,34 @@ int DotCombine(CudaCtx *c, const double *part, int ncomp, unsigned mask, int str
   }
   for (int k = 0; k < ncomp; k++) {
     BlastDD acc = {0.0, 0.0};
-    if ((mask >> k) & 1u)
-      for (int b = 0; b < nslots; b++)
-        BlastDDAddDD(&acc, c->dot_host[2 * ((size_t)k * stride + b)],
-                     c->dot_host[2 * ((size_t)k * stride + b) + 1]);
-    BlastDDNormalize(&acc);
+    if ((mask >> k) & 1u) acc = BlastDDSumPairs(&c->dot_host[2 * (size_t)k * stride], nslots);
     result[2 * k] = acc.hi, result[2 * k + 1] = acc.lo;
   }
+  return 0;
+}
+
+// A dot's block pairs (DotSlots) folded on the device into one pair per active component
+// (k_dot_fold, the tree the resident PCG's scalar kernels take, kernels/pcg.cuh), then on
+// the host into result.
+int DotFoldCombine(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *result) {
+  if (ncomp <= 0) return 0;
+  BlastCall(DotFold(c, sl, ncomp, mask, c->dot_pair));
+  return DotCombine(c, c->dot_pair, ncomp, mask, 1, 1, result);
+}
+
+int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pairs) {
+  k_dot_fold<<<ncomp, kDotThreads, 0, c->stream>>>(sl->part, sl->stride, sl->nslots, mask, pairs);
+  BlastCheckKernel(c->sync, "k_dot_fold");
+  return 0;
+}
+
+// The dots (x_c, y_c) of the active components as block pairs in dot_part.
+int DotMultiSlots(CudaCtx *c, int ncomp, unsigned mask, const double *x, const double *y,
+                  DotSlots *sl) {
+  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+      c->dd.nown, mask, (size_t)c->dd.next, x, y, c->dot_part);
+  BlastCheckKernel(c->sync, "k_dot_dd_multi");
+  sl->part = c->dot_part, sl->stride = kDotBlocks, sl->nslots = kDotBlocks;
   return 0;
 }
 
@@ -175,38 +196,31 @@ extern "C" int BlastCudaDotMulti(void *ctx, int ncomp, unsigned mask, const doub
                                  const double *y, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int n = c->dd.nown;
+  DotSlots sl;
   ProfBegin(c);
-  k_dot_dd_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
-      n, mask, (size_t)c->dd.next, x, y, c->dot_part);
-  BlastCheckKernel(c->sync, "k_dot_dd_multi");
-  BlastCall(DotCombine(c, c->dot_part, ncomp, mask, kDotBlocks, kDotBlocks, result));
+  BlastCall(DotMultiSlots(c, ncomp, mask, x, y, &sl));
+  BlastCall(DotFoldCombine(c, &sl, ncomp, mask, result));
   ProfEnd(c, P_DOT, 16.0 * n * ncomp, 2.0 * n * ncomp);
   return 0;
 }
 
-// mass.mult_dot: the mode's (the partial-assembly gather of k_pa_mass3 / k_pa_mass3l takes
-// the dot itself, mode_partial.cu; elsewhere MassMultThenDot).
+// mass.mult_dot: the mode's product with the dot's block pairs (the partial-assembly
+// gather of k_pa_mass3 / k_pa_mass3l takes the dot itself, mode_partial.cu; elsewhere
+// MassMultThenDot), folded and combined after the BOUNDARY (or ALL) call.
 extern "C" int BlastCudaMassMultDot(void *ctx, int rows, int ncomp, unsigned mask, const double *x,
                                     double *y, double *result) {
   CudaCtx *c = (CudaCtx *)ctx;
-  return c->mode->mass_mult_dot(c, rows, ncomp, mask, x, y, result);
+  DotSlots sl;
+  BlastCall(c->mode->mass_mult_dot(c, rows, ncomp, mask, x, y, &sl));
+  if (rows == BLAST_ROWS_INTERIOR) return 0;
+  return DotFoldCombine(c, &sl, ncomp, mask, result);
 }
 
 int MassMultThenDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
-                    double *result) {
+                    DotSlots *sl) {
   BlastCall(c->mode->mass_mult(c, rows, ncomp, mask, x, y));
   if (rows == BLAST_ROWS_INTERIOR) return 0;
-  return BlastCudaDotMulti(c, ncomp, mask, x, y, result);
-}
-
-// The gathers' block pairs (kept in mdot_part from the INTERIOR call to the BOUNDARY call)
-// folded on the device, then back on the host (out of the product's profiled time, as a
-// dot's wait).
-int MassDotFold(CudaCtx *c, int ncomp, unsigned mask, double *result) {
-  k_dot_fold<<<ncomp, kDotThreads, 0, c->stream>>>(c->mdot_part, c->mdot_stride, c->mdot_slots,
-                                                   mask, c->dot_part);
-  BlastCheckKernel(c->sync, "k_dot_fold");
-  return DotCombine(c, c->dot_part, ncomp, mask, 1, 1, result);
+  return DotMultiSlots(c, ncomp, mask, x, y, sl);
 }
 
 extern "C" int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const double *a,
@@ -220,7 +234,8 @@ extern "C" int BlastCudaCgUpdate(void *ctx, int ncomp, unsigned mask, const doub
   k_cg_update_multi<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
       n, mask, (size_t)c->dd.next, ca, Ad, c->mv_dinv, r, z, c->dot_part);
   BlastCheckKernel(c->sync, "k_cg_update_multi");
-  BlastCall(DotCombine(c, c->dot_part, ncomp, mask, kDotBlocks, kDotBlocks, result));
+  const DotSlots sl = {c->dot_part, kDotBlocks, kDotBlocks};
+  BlastCall(DotFoldCombine(c, &sl, ncomp, mask, result));
   // read Ad, r and D^{-1} (per component), write r, z
   ProfEnd(c, P_CGUP, 40.0 * n * nact, 6.0 * n * nact);
   return 0;

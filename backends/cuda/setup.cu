@@ -61,7 +61,7 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
 // reads the context's copy). One of the two globals of gpu/ (the other:
 // blast_cuda_last_kernel, blast_cuda.h): the backend table's create(hd, ctx) has no
 // argument for them, its signature being shared with the CPU backend (hydro/backend.h).
-static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0};
+static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0, 0};
 
 extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) {
   g_next_options = *opt;
@@ -372,6 +372,8 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   c->dbuf_n = dbuf;
   BlastCallCuda(cudaMalloc((void **)&c->dbuf, dbuf * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->dot_part, 6 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&c->dot_pair, 6 * sizeof(double)));
+  BlastCall(PcgSetup(c));
   c->mdot_stride = 2 * GridFor((size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1));
   BlastCallCuda(cudaMalloc((void **)&c->mdot_part, 6 * (size_t)c->mdot_stride * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->dot_host, kDotHostDoubles * sizeof(double)));
@@ -397,12 +399,13 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   CudaCtx *c = (CudaCtx *)*ctx;
   DevData *d = &c->dd;
   if (c->mode) BlastCall(c->mode->destroy(c));  // the mode's data
+  BlastCall(PcgFree(c));
   // clang-format off
   void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
                   d->L2B,        d->R0,       d->zone_mat, d->b,          d->tg,
                   c->mv_dinv,    c->ess_idx,  c->dbuf,     c->dot_part,   c->energy_zone,
                   c->spmv_buf,   c->red,      c->red_zone, c->red_out,    c->me_inv_blocks,
-                  c->stage,      c->mdot_part, d->mats,       d->slot};
+                  c->stage,      c->mdot_part, d->mats,       d->slot,        c->dot_pair};
   // clang-format on
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) BlastCallCuda(cudaFree(bufs[i]));
   for (int w = 0; w < 2; w++) {
@@ -439,5 +442,6 @@ extern "C" int BlastCudaSync(void *ctx) {
 // BlastCtxOps.rebuild: new reference data on the context's discretisation (Rebuild).
 extern "C" int BlastCudaRebuild(void *ctx, const BlastHydroData *hd) {
   BlastCheck(ctx && hd, BLAST_ERR_ARG, "cuda backend rebuild: no context or no data");
+  BlastCall(PcgDropGraphs((CudaCtx *)ctx));
   return Rebuild((CudaCtx *)ctx, hd);
 }

@@ -94,6 +94,7 @@ void CaseMassDotMulti(Env *E);
 void CaseMassMultDot(Env *E);
 void CaseMassCgUpdate(Env *E);
 void CaseMassCgAdvance(Env *E);
+void CaseMassPcg(Env *E);  // cases_pcg.c
 void CaseHaloPack(Env *E);
 void CaseHaloUnpack(Env *E);
 void CaseHaloUnpackDD(Env *E);

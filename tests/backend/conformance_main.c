@@ -68,6 +68,7 @@ static const struct {
     {"mass.mult_dot", CaseMassMultDot},
     {"mass.cg_update", CaseMassCgUpdate},
     {"mass.cg_advance", CaseMassCgAdvance},
+    {"mass.pcg", CaseMassPcg},
     {"halo.pack", CaseHaloPack},
     {"halo.unpack", CaseHaloUnpack},
     {"halo.unpack_dd", CaseHaloUnpackDD},

@@ -24,4 +24,17 @@ __device__ __forceinline__ void DotBlockSum(BlastDD acc, double *dst) {
   if (threadIdx.x == 0) dst[0] = sh[0], dst[1] = sh[1];
 }
 
+// The block pairs of a dot, nslots of component c (stride apart), folded into one pair
+// dst[0], dst[1] (zeros if not active): thread t sums slots t, t + blockDim.x, ... in
+// turn, then DotBlockSum.
+__device__ __forceinline__ void DotFoldComp(const double *part, int stride, int nslots, int c,
+                                            bool active, double *dst) {
+  BlastDD acc = {0.0, 0.0};
+  if (active)
+    for (int s = threadIdx.x; s < nslots; s += blockDim.x)
+      BlastDDAddDD(&acc, part[2 * ((size_t)c * stride + s)],
+                   part[2 * ((size_t)c * stride + s) + 1]);
+  DotBlockSum(acc, dst);
+}
+
 #endif  // BLAST_GPU_KERNELS_DOT_BLOCK_CUH

@@ -5,6 +5,7 @@
 #ifndef BLAST_GPU_KERNELS_MASS_CUH
 #define BLAST_GPU_KERNELS_MASS_CUH
 
+#include "cg_body.cuh"
 #include "context.h"
 #include "dot_block.cuh"
 
@@ -109,16 +110,11 @@ __global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x,
 }
 
 // The block pairs of a fused dot, nslots per active component (stride apart), into one
-// pair per component, out[2c], out[2c + 1] (zeros for the others): thread t sums slots t,
-// t + blockDim.x, ... in turn, then DotBlockSum; a block per component.
+// pair per component, out[2c], out[2c + 1] (zeros for the others): DotFoldComp, a block
+// per component.
 __global__ void k_dot_fold(const double *part, int stride, int nslots, unsigned mask, double *out) {
   const int c = blockIdx.x;
-  BlastDD acc = {0.0, 0.0};
-  if ((mask >> c) & 1u)
-    for (int s = threadIdx.x; s < nslots; s += blockDim.x)
-      BlastDDAddDD(&acc, part[2 * ((size_t)c * stride + s)],
-                   part[2 * ((size_t)c * stride + s) + 1]);
-  DotBlockSum(acc, &out[2 * c]);
+  DotFoldComp(part, stride, nslots, c, (mask >> c) & 1u, &out[2 * c]);
 }
 
 // A PCG step's residual updates (BlastMassOps.cg_update): r_c = -a_c Ad_c + r_c,
@@ -127,16 +123,7 @@ __global__ void k_cg_update_multi(int n, unsigned mask, size_t st, Coef3 a, cons
                                   const double *dinv, double *r, double *z, double *part) {
   const int c = blockIdx.y;
   if (!((mask >> c) & 1u)) return;
-  const double na = -a.v[c];
-  const double *Adc = Ad + c * st;
-  double *rc = r + c * st, *zc = z + c * st;
-  BlastDD acc = {0.0, 0.0};
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const double ri = __dadd_rn(__dmul_rn(na, Adc[i]), rc[i]), zi = __dmul_rn(ri, dinv[i]);
-    rc[i] = ri, zc[i] = zi;
-    BlastDDAdd(&acc, __dmul_rn(ri, zi));
-  }
-  DotBlockPart(acc, c, part);
+  CgUpdateBody<false>(n, c, a.v[c], st, Ad, dinv, NULL, r, z, part);
 }
 
 // A PCG step's solution and direction updates (BlastMassOps.cg_advance): x_c = a_c d_c + x_c
@@ -146,15 +133,7 @@ __global__ void k_cg_advance_multi(int n, unsigned xmask, unsigned dmask, size_t
                                    Coef3 b, const double *z, double *d, double *x) {
   const int c = blockIdx.y;
   if (!((xmask >> c) & 1u)) return;
-  const double ac = a.v[c], bc = b.v[c];
-  const bool dup = (dmask >> c) & 1u;
-  const double *zc = z + c * st;
-  double *dc = d + c * st, *xc = x + c * st;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const double di = dc[i];
-    xc[i] = __dadd_rn(__dmul_rn(ac, di), xc[i]);
-    if (dup) dc[i] = __dadd_rn(__dmul_rn(1.0, zc[i]), __dmul_rn(bc, di));
-  }
+  CgAdvanceBody(n, c, a.v[c], b.v[c], (dmask >> c) & 1u, st, z, d, x);
 }
 
 __global__ void k_scatter(int n, const int *rows, const double *src, double *dst) {

@@ -1,0 +1,131 @@
+// The resident lockstep PCG's kernels (ops_pcg.cu): the scalar steps of pcg_step.h on the
+// device, each from dots folded and rounded as DotFoldCombine and one rank's reduction do
+// on the host path, and the vector updates with their scalars read from the solve's
+// state. Kernel bodies only: launched from backends/cuda/ops_pcg.cu (the one file that
+// includes this header).
+#ifndef BLAST_GPU_KERNELS_PCG_CUH
+#define BLAST_GPU_KERNELS_PCG_CUH
+
+#include "cg_body.cuh"
+#include "context.h"
+#include "dot_block.cuh"
+
+// Component c's dot from its block pairs in sl, as the host path has it: folded
+// (DotFoldComp, the tree of k_dot_fold), combined (BlastDDSumPairs, DotCombine's) and
+// rounded (hi + lo, one rank's global sum). All threads of the block call it; the value
+// is thread 0's (0 if not active). pair: 2 doubles of shared memory.
+__device__ __forceinline__ double PcgDot(const DotSlots &sl, int c, bool active, double *pair) {
+  DotFoldComp(sl.part, sl.stride, sl.nslots, c, active, pair);
+  __syncthreads();
+  double v = 0.0;
+  if (threadIdx.x == 0 && active) {
+    const BlastDD dd = BlastDDSumPairs(pair, 1);
+    v = dd.hi + dd.lo;
+  }
+  __syncthreads();
+  return v;
+}
+
+// The dots of the components in `active` from their block pairs in sl, all at once: for
+// each component the operations of PcgDot (DotFoldComp's strided sums and DotBlockSum's
+// tree, then BlastDDSumPairs and hi + lo), interleaved so that the three trees share
+// their steps. All threads of the block (kDotThreads) call it; v is thread 0's.
+__device__ __forceinline__ void PcgDots(const DotSlots &sl, int ncomp, unsigned active,
+                                        double v[3]) {
+  __shared__ double sh[3][2 * kDotThreads];
+  const int t = threadIdx.x;
+  for (int c = 0; c < 3; c++) {
+    BlastDD acc = {0.0, 0.0};
+    if (c < ncomp && ((active >> c) & 1u))
+      for (int s = t; s < sl.nslots; s += blockDim.x)
+        BlastDDAddDD(&acc, sl.part[2 * ((size_t)c * sl.stride + s)],
+                     sl.part[2 * ((size_t)c * sl.stride + s) + 1]);
+    BlastDDNormalize(&acc);
+    sh[c][2 * t] = acc.hi, sh[c][2 * t + 1] = acc.lo;
+  }
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s)
+      for (int c = 0; c < ncomp; c++) {
+        BlastDD a = {sh[c][2 * t], sh[c][2 * t + 1]};
+        BlastDDAddDD(&a, sh[c][2 * (t + s)], sh[c][2 * (t + s) + 1]);
+        BlastDDNormalize(&a);
+        sh[c][2 * t] = a.hi, sh[c][2 * t + 1] = a.lo;
+      }
+    __syncthreads();
+  }
+  for (int c = 0; c < 3; c++) {
+    v[c] = 0.0;
+    if (t == 0 && c < ncomp && ((active >> c) & 1u)) {
+      const BlastDD dd = BlastDDSumPairs(sh[c], 1);
+      v[c] = dd.hi + dd.lo;
+    }
+  }
+  __syncthreads();
+}
+
+// The solve's start (one block of kDotThreads): nu from the dots (z_c, r_c) in sl,
+// BlastPcgStart, and the WHILE node's condition (any component to solve).
+__global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle cond) {
+  double v[3];
+  PcgDots(sl, p->ncomp, 7u, v);
+  if (threadIdx.x != 0) return;
+  BlastPcgStart(&p->s, p->ncomp, p->tol, v);
+  cudaGraphSetConditional(cond, p->s.mask != 0u);
+}
+
+// An iteration's scalar steps and residual update in one kernel (blocks x per component
+// y, kDotThreads threads): each block takes BlastPcgDeltaComp of its component from the
+// product's dots (d_c, Ad_c) in sd (few pairs: the launch folds many first, k_dot_fold,
+// which gives the same values) on a copy of the state and, if the component goes on,
+// the update of k_cg_update_multi (Ad read as zero at the constrained dofs) with its block
+// pair into part. The last block to finish (a counter) then takes the whole step from
+// the same state, BlastPcgDelta with every component's dot, and BlastPcgTest with the
+// update's dots, writes the state (the advance reads it) and the WHILE node's condition.
+// No block reads the state after the last one starts: the counter orders them.
+__global__ void k_pcg_update(int n, PcgDev *p, DotSlots sd, size_t st, const double *Ad,
+                             const double *dinv, const unsigned char *ess, double *r, double *z,
+                             double *part, unsigned *count, cudaGraphConditionalHandle cond) {
+  __shared__ double pair[2], coef;
+  __shared__ int go, last;
+  const int c = blockIdx.y, ncomp = p->ncomp;
+  const unsigned mask = p->s.mask;
+  const double dc = PcgDot(sd, c, (mask >> c) & 1u, pair);
+  if (threadIdx.x == 0) {
+    BlastPcgState l = p->s;
+    BlastPcgDeltaComp(&l, c, dc);
+    go = (l.mask >> c) & 1u, coef = l.coef[c];
+  }
+  __syncthreads();
+  if (go) CgUpdateBody<true>(n, c, coef, st, Ad, dinv, ess, r, z, part);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x * gridDim.y - 1u;
+  __syncthreads();
+  if (!last) return;
+  __shared__ BlastPcgState l;  // thread 0's
+  double delta[3], betanu[3];
+  PcgDots(sd, ncomp, mask, delta);
+  if (threadIdx.x == 0) {
+    l = p->s;
+    BlastPcgDelta(&l, ncomp, delta);
+  }
+  __syncthreads();
+  const DotSlots su = {part, kDotBlocks, kDotBlocks};
+  PcgDots(su, ncomp, l.mask, betanu);
+  if (threadIdx.x != 0) return;
+  *count = 0u;
+  const int more = BlastPcgTest(&l, ncomp, betanu, p->max_iter);
+  p->s = l;
+  cudaGraphSetConditional(cond, (unsigned)more);
+}
+
+// k_cg_advance_multi with the masks, alpha and beta of the state.
+__global__ void k_pcg_advance(int n, const PcgDev *p, size_t st, const double *z, double *d,
+                              double *x) {
+  const int c = blockIdx.y;
+  if (!((p->s.xmask >> c) & 1u)) return;
+  CgAdvanceBody(n, c, p->s.coef[c], p->s.beta[c], (p->s.dmask >> c) & 1u, st, z, d, x);
+}
+
+#endif  // BLAST_GPU_KERNELS_PCG_CUH

@@ -1,0 +1,213 @@
+// mass.pcg: the lockstep Jacobi-PCG of one rank resident on the GPU. The solve is a CUDA
+// graph built once per component count (and per b, x and work vectors): the setup of the
+// solve (the launches of the host loop's first entries) and its start (k_pcg_start), then
+// a conditional WHILE node whose body is one iteration: the mode's product with its dots,
+// k_pcg_update (alpha, the residual update with its dots, the stopping test and beta; the
+// product's constrained rows read as zero) and k_pcg_advance (x and d). The scalars are
+// pcg_step.h's, computed from the same folded dot pairs as the host loop's
+// (DotFoldCombine): the same bits and iterations, and one host synchronisation per solve
+// instead of two per iteration.
+//
+// The graph replays launches recorded once, so it is built only once their shapes are
+// final: the mass-matrix kernel's online tuning done (full assembly), no per-kernel
+// profile or synchronisation, the double-double product (not cuSPARSE). A rebuild of the
+// reference data drops the graphs. Conditional nodes need CUDA 12.4 or newer (driver and
+// runtime); if building one fails, the backend says so once and solves on the host.
+#include <string.h>
+
+#include "context.h"
+#include "kernels/pcg.cuh"
+#include "log.h"
+
+int PcgSetup(CudaCtx *c) {
+  const BlastHydroData *hd = &c->hd;
+  CudaPcg *g = &c->pcg;
+  g->off = c->opt.graphs_off || c->opt.spmv_cusparse;
+  BlastCallCuda(cudaMalloc((void **)&g->dev, sizeof(PcgDev)));
+  BlastCallCuda(cudaMallocHost((void **)&g->host, sizeof(PcgDev)));
+  BlastCallCuda(cudaMalloc((void **)&g->part, 6 * kDotBlocks * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&g->count, sizeof(unsigned)));
+  BlastCallCuda(cudaMemset(g->count, 0, sizeof(unsigned)));
+  // the constrained dofs of each component as bits of a byte per owned dof
+  const size_t n = (size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1);
+  unsigned char *flag = NULL;
+  BlastCall(BlastCalloc(n, &flag));
+  for (int k = 0; k < hd->dim && k < 8; k++)
+    for (int j = hd->ess_off[k]; j < hd->ess_off[k + 1]; j++)
+      flag[hd->ess_idx[j]] |= (unsigned char)(1u << k);
+  const int ierr = DevUpload(flag, n, &g->ess);
+  BlastFree(&flag);
+  return ierr;
+}
+
+int PcgDropGraphs(CudaCtx *c) {
+  for (int k = 0; k < 4; k++) {
+    if (c->pcg.exec[k]) BlastCallCuda(cudaGraphExecDestroy(c->pcg.exec[k]));
+    c->pcg.exec[k] = NULL;
+    memset(c->pcg.key[k], 0, sizeof c->pcg.key[k]);
+  }
+  return 0;
+}
+
+int PcgFree(CudaCtx *c) {
+  CudaPcg *g = &c->pcg;
+  BlastCall(PcgDropGraphs(c));
+  void *bufs[] = {g->dev, g->part, g->count, g->ess};
+  for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+    if (bufs[i]) BlastCallCuda(cudaFree(bufs[i]));
+  if (g->host) BlastCallCuda(cudaFreeHost(g->host));
+  g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL;
+  return 0;
+}
+
+// Whether the launches a graph of ncomp components would record are final (see the
+// file's comment): the mass-matrix tuner times products of 3 components until it is done.
+static int PcgReady(const CudaCtx *c, int ncomp) {
+  if (c->pcg.off || c->prof.on || c->sync) return 0;
+  if (c->hd.halo[BLAST_HALO_COL].nrecv || c->hd.halo[BLAST_HALO_COL].nsend) return 0;
+  if (c->mode == &kCudaFull &&
+      (c->full.spmm_pending || (ncomp == 3 && c->full.spmm_tune < kSpmmNCand)))
+    return 0;
+  return 1;
+}
+
+// The setup of the solve and its first scalar step on c->stream (being captured into
+// graph), then the WHILE node after them; its body graph into *body.
+static int PcgRecordSetup(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                          cudaGraphConditionalHandle cond, cudaGraph_t graph, cudaGraph_t *body) {
+  const unsigned all = (1u << ncomp) - 1u;
+  const int n = c->dd.nown;
+  const size_t st = (size_t)c->dd.next, bytes = (size_t)n * sizeof(double);
+  DotSlots sl;
+  // the host loop's first entries: b's constraints zeroed, x = 0, r = b, z = D^{-1} r, d = z
+  BlastCall(BlastCudaZeroEssential(c, ncomp, all, b));
+  for (int k = 0; k < ncomp && n; k++) {
+    BlastCall(BlastCudaSet(c, (size_t)n, 0.0, x + k * st));
+    BlastCallCuda(
+        cudaMemcpyAsync(w[0] + k * st, b + k * st, bytes, cudaMemcpyDeviceToDevice, c->stream));
+  }
+  BlastCall(BlastCudaJacobi(c, ncomp, all, w[0], w[1]));
+  for (int k = 0; k < ncomp && n; k++)
+    BlastCallCuda(
+        cudaMemcpyAsync(w[2] + k * st, w[1] + k * st, bytes, cudaMemcpyDeviceToDevice, c->stream));
+  BlastCall(DotMultiSlots(c, ncomp, all, w[1], w[0], &sl));
+  k_pcg_start<<<1, kDotThreads, 0, c->stream>>>(c->pcg.dev, sl, cond);
+  BlastCheckKernel(0, "k_pcg_start");
+  cudaStreamCaptureStatus status;
+  const cudaGraphNode_t *deps = NULL;
+  const cudaGraphEdgeData *edges = NULL;
+  size_t ndeps = 0;
+  BlastCallCuda(cudaStreamGetCaptureInfo(c->stream, &status, NULL, NULL, &deps, &edges, &ndeps));
+  cudaGraphNodeParams np = {cudaGraphNodeTypeConditional, {0, 0, 0}, {{0}}, 0};
+  np.conditional.handle = cond;
+  np.conditional.type = cudaGraphCondTypeWhile;
+  np.conditional.size = 1;
+  cudaGraphNode_t node;
+  BlastCallCuda(cudaGraphAddNode(&node, graph, deps, edges, ndeps, &np));
+  BlastCallCuda(cudaStreamUpdateCaptureDependencies(c->stream, &node, NULL, 1,
+                                                    cudaStreamSetCaptureDependencies));
+  *body = np.conditional.phGraph_out[0];
+  return 0;
+}
+
+// One iteration on c->stream (being captured into the WHILE node's body): the product and
+// its dots for all components (those that stopped are not read again), then alpha, the
+// residual update (the constrained rows of the product read as zero) with its dots, the
+// test and beta in k_pcg_update, and the advance.
+static int PcgRecordIteration(CudaCtx *c, int ncomp, double *x, double *const w[4],
+                              cudaGraphConditionalHandle cond) {
+  const unsigned all = (1u << ncomp) - 1u;
+  const int n = c->dd.nown;
+  const size_t st = (size_t)c->dd.next;
+  double *r = w[0], *z = w[1], *d = w[2], *Ad = w[3];
+  CudaPcg *g = &c->pcg;
+  DotSlots sl;
+  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
+  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
+  if (sl.nslots > kDotThreads) {
+    // every block of k_pcg_update folds the dots: many pairs folded once first (k_dot_fold
+    // to one normalised pair per component, which folds again to itself)
+    BlastCall(DotFold(c, &sl, ncomp, all, c->dot_pair));
+    sl.part = c->dot_pair, sl.stride = 1, sl.nslots = 1;
+  }
+  k_pcg_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+      n, g->dev, sl, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count, cond);
+  BlastCheckKernel(0, "k_pcg_update");
+  k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, st, z, d, x);
+  BlastCheckKernel(0, "k_pcg_advance");
+  return 0;
+}
+
+// Capture of what record() launches on c->stream into graph (a capture that fails is
+// ended all the same, so the stream is usable again).
+#define PCG_CAPTURE(graph, record)                                                               \
+  do {                                                                                           \
+    if (!ierr && cudaStreamBeginCaptureToGraph(c->stream, graph, NULL, NULL, 0,                  \
+                                               cudaStreamCaptureModeThreadLocal) != cudaSuccess) \
+      ierr = BLAST_ERR_CUDA;                                                                     \
+    else if (!ierr) {                                                                            \
+      ierr = record;                                                                             \
+      cudaGraph_t g_ = NULL;                                                                     \
+      if (cudaStreamEndCapture(c->stream, &g_) != cudaSuccess && !ierr) ierr = BLAST_ERR_CUDA;   \
+    }                                                                                            \
+  } while (0)
+
+// The graph of a solve of ncomp components into b, x with the work vectors w: built and
+// instantiated into *exec. Nonzero if the runtime could not build it.
+static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                    cudaGraphExec_t *exec) {
+  cudaGraph_t graph = NULL, body = NULL;
+  cudaGraphConditionalHandle cond;
+  *exec = NULL;
+  BlastCallCuda(cudaGraphCreate(&graph, 0));
+  int ierr = 0;
+  if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) != cudaSuccess)
+    ierr = BLAST_ERR_CUDA;
+  PCG_CAPTURE(graph, PcgRecordSetup(c, ncomp, b, x, w, cond, graph, &body));
+  PCG_CAPTURE(body, PcgRecordIteration(c, ncomp, x, w, cond));
+  if (!ierr && cudaGraphInstantiate(exec, graph, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+  cudaGraphDestroy(graph);
+  return ierr;
+}
+
+extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
+                            double *const work[4], BlastPcgState *s, int *resident) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  *resident = 0;
+  if (ncomp < 1 || ncomp > 3 || !PcgReady(c, ncomp)) return 0;
+  CudaPcg *g = &c->pcg;
+  const double *key[6] = {b, x, work[0], work[1], work[2], work[3]};
+  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) {
+    BlastCallCuda(cudaGraphExecDestroy(g->exec[ncomp]));
+    g->exec[ncomp] = NULL;
+  }
+  if (!g->exec[ncomp]) {
+    const cudaError_t before = cudaGetLastError();
+    BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
+               cudaGetErrorString(before));
+    if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp])) {
+      // the error the build met (a driver or runtime without conditional nodes): cleared
+      const cudaError_t e = cudaGetLastError();
+      g->off = 1;
+      g->exec[ncomp] = NULL;
+      if (c->opt.verbose)
+        BlastLog(BLAST_LOG_WARN,
+                 "note: the momentum solve runs its loop on the host: this GPU's driver and "
+                 "runtime could not build its CUDA graph (%s; conditional nodes need CUDA "
+                 "12.4 or newer)\n",
+                 cudaGetErrorString(e));
+      return 0;
+    }
+    memcpy(g->key[ncomp], key, sizeof key);
+  }
+  g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp;
+  BlastCallCuda(
+      cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
+  BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
+  BlastCallCuda(
+      cudaMemcpyAsync(g->host, g->dev, sizeof(PcgDev), cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  *s = g->host->s;
+  *resident = 1;
+  return 0;
+}
