@@ -58,6 +58,7 @@ otherwise, 2 for bad usage.
 import argparse
 import csv
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -109,15 +110,29 @@ def cases_of(a, cores, quick):
 
 
 def studies_of(quick):
-    """Row e: (name, study, order, scaling.py mesh options, extra overrides)."""
+    """Row e: (name, study, order, scaling.py mesh options, the box of one rank or None for
+    the deck's). scaling.py scales the deck's [mesh] size with the rank count (a size among
+    the overrides would be set twice), so a box other than the deck's goes into a deck of
+    its own."""
     if quick:
-        return [("weak Q2", "weak", 2, ["--zones-per-rank", "32 32 16"], ["mesh.size=1 1 0.5"]),
-                ("weak Q3", "weak", 3, ["--zones-per-rank", "16 16 16"], []),
-                ("strong Q2", "strong", 2, ["--elements", "32 32 32"], [])]
-    return [("weak Q2, 1,048,576 zones per GPU", "weak", 2, ["--zones-per-rank", "128 128 64"],
-             ["mesh.size=1 1 0.5"]),
-            ("weak Q3, 262,144 zones per GPU", "weak", 3, ["--zones-per-rank", "64 64 64"], []),
-            ("strong Q2, 2,097,152 zones", "strong", 2, ["--elements", "128 128 128"], [])]
+        return [("weak Q2", "weak", 2, ["--zones-per-rank", "32 32 16"], "1.0 1.0 0.5"),
+                ("weak Q3", "weak", 3, ["--zones-per-rank", "16 16 16"], None),
+                ("strong Q2", "strong", 2, ["--elements", "32 32 32"], None)]
+    return [("weak Q2, 1,048,576 zones per GPU", "weak", 2, ["--zones-per-rank", "128 128 64"], "1.0 1.0 0.5"),
+            ("weak Q3, 262,144 zones per GPU", "weak", 3, ["--zones-per-rank", "64 64 64"], None),
+            ("strong Q2, 2,097,152 zones", "strong", 2, ["--elements", "128 128 128"], None)]
+
+
+def deck_with_size(size, path):
+    """DECK with its [mesh] size replaced, written to path; path."""
+    with open(DECK) as f:
+        text = f.read()
+    new = re.sub(r"^(\s*size\s*=\s*)[^;\n]*", lambda m: m.group(1) + size, text, count=1, flags=re.M)
+    if new == text:
+        raise scaling.UsageError("%s has no [mesh] size line to change" % DECK)
+    with open(path, "w") as f:
+        f.write(new)
+    return path
 
 
 def run_capture(cmd, env=None, timeout=60, inp=None):
@@ -279,9 +294,13 @@ def run_case(a, c, binary, d, env, mps):
             "threads": s.get("threads"), "zones": s.get("zones"), "wall": wall}
 
 
-def run_study(a, name, study, k, mesh_opts, overrides, binary, d, env):
+def run_study(a, name, study, k, mesh_opts, size, binary, d, env):
     """Row e: one tools/scaling.py study (1 and 2 ranks); its CSV rows by ranks, or None."""
-    cmd = [sys.executable, SCALING, study, "--blast", binary, "--deck", DECK, "--out", d, "--ranks", "1,2",
+    deck = DECK
+    if size:
+        os.makedirs(d, exist_ok=True)
+        deck = deck_with_size(size, os.path.join(d, "deck_box.ini"))
+    cmd = [sys.executable, SCALING, study, "--blast", binary, "--deck", deck, "--out", d, "--ranks", "1,2",
            "--threads", str(a.scaling_threads), "--steps", str(a.steps + 1)] + mesh_opts
     if a.backend:
         cmd += ["--backend", a.backend]
@@ -290,7 +309,7 @@ def run_study(a, name, study, k, mesh_opts, overrides, binary, d, env):
     if a.timeout:
         cmd += ["--timeout", str(a.timeout)]
     cmd += ["--", "problem.blast_energy=2.0", "fem.order_kinematic=%d" % k, "fem.order_thermo=%d" % (k - 1)]
-    cmd += overrides + shlex.split(a.extra)
+    cmd += shlex.split(a.extra)
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         rc, out = p.returncode, p.stdout
@@ -459,10 +478,10 @@ def main(argv):
                 c.skip = mps_skip[c.key]
         if not e_skip:
             for rep in range(a.scaling_reps):
-                for name, study, k, mopts, ov in studies:
+                for name, study, k, mopts, size in studies:
                     for w, b in bins:
                         d = os.path.join(out, "e_%s%d_%s_rep%d" % (study, k, w, rep + 1))
-                        r = run_study(a, name, study, k, mopts, ov, b, d, env)
+                        r = run_study(a, name, study, k, mopts, size, b, d, env)
                         if r is None:
                             ok = False
                             continue
@@ -537,14 +556,16 @@ def build_table(a, cases, res, studies, sres, e_skip, gpus, cpu, bins):
             vn, vo = [r["steps_s"] for r in new], [r["steps_s"] for r in old]
             att = new[0]["attempts"] if new else (old[0]["attempts"] if old else 0)
             line(c.row, c.label, "time steps s" + (" (%d attempts)" % att if att else ""), med(vn), med(vo), "%.4g", same,
-                 gpus_of(c.ranks), ranges=(rng(vn, "%.4g"), rng(vo, "%.4g")))
+                 gpus_of(c.ranks), "" if new or old else "no run succeeded (FAIL above)",
+                 (rng(vn, "%.4g"), rng(vo, "%.4g")))
             if c.row == "b" and att:
                 line(c.row, c.label, "ms per step attempt", med([1e3 * v / att for v in vn]) if vn else None,
                      med([1e3 * v / att for v in vo]) if vo else None, "%.3g", None, gpus_of(c.ranks))
         else:
             vn, vo = [r["setup_s"] for r in new], [r["setup_s"] for r in old]
             pn, po = median_phases(new), median_phases(old)
-            detail = phase_text(pn) + ("; baseline: " + phase_text(po) if po else "")
+            detail = phase_text(pn) + ("; baseline: " + phase_text(po) if po else "") if new or old else \
+                "no run succeeded (FAIL above)"
             line(c.row, c.label, "setup s", med(vn), med(vo), "%.3g", same, gpus_of(c.ranks), detail,
                  (rng(vn, "%.3g"), rng(vo, "%.3g")))
             for ph in ("topology", "backend"):
@@ -580,7 +601,8 @@ def build_table(a, cases, res, studies, sres, e_skip, gpus, cpu, bins):
             def steps(rs):
                 return "%.4g -> %.4g s/step" % (med([r[1]["s_step"] for r in rs]), med([r[2]["s_step"] for r in rs])) \
                     if rs else ""
-            detail = steps(new) + ("; baseline " + steps(old) if old else "")
+            detail = steps(new) + ("; baseline " + steps(old) if old else "") if new or old else \
+                "no run succeeded (FAIL above)"
             line("e", "2 GPUs, " + name, "efficiency %", med(en), med(eo), "%.1f", same, gpus_of(2), detail,
                  (rng(en, "%.1f"), rng(eo, "%.1f")))
     table.sort(key=lambda t: t["row"])  # stable: the ratios after their row's cases
