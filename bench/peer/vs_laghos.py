@@ -421,6 +421,9 @@ def main():
     if nvml:
         nvml.close()
         a.energy_note = energy_note(nvml, a)  # a failure during the runs names itself
+        if nvml.method is None:  # and leaves no partial columns: both codes or neither
+            for row in rows:
+                row.update((k, None) for k in ENERGY_COLUMNS if k in row)
     print_table(rows, a)
     print_energy(rows, a)
     if a.out:
