@@ -52,7 +52,8 @@ shrinks everything for a smoke run (a: 16^3; b: 8^3, 16^3; c, d: 32^3; e: 32 x 3
 folder (DIR/<case>_<new|old>_rep<r>/, DIR/e_<study>_<new|old>_rep<r>/) and writes
 DIR/latency.csv; without it the runs go to a temporary folder, removed at the end.
 
-Exit status 0 when every run that was not skipped succeeded and every |e| pair agrees, 1
+A case that fails once is not run again (its command and last lines are printed). Exit
+status 0 when every run that was not skipped succeeded and every |e| pair agrees, 1
 otherwise, 2 for bad usage.
 """
 import argparse
@@ -301,7 +302,7 @@ def run_study(a, name, study, k, mesh_opts, size, binary, d, env):
         os.makedirs(d, exist_ok=True)
         deck = deck_with_size(size, os.path.join(d, "deck_box.ini"))
     cmd = [sys.executable, SCALING, study, "--blast", binary, "--deck", deck, "--out", d, "--ranks", "1,2",
-           "--threads", str(a.scaling_threads), "--steps", str(a.steps + 1)] + mesh_opts
+           "--threads", str(a.scaling_threads), "--steps", str(a.steps + 1), "--overwrite"] + mesh_opts
     if a.backend:
         cmd += ["--backend", a.backend]
     if a.mpirun != "auto":
@@ -446,7 +447,7 @@ def main(argv):
     os.makedirs(out, exist_ok=True)
     mps = Mps()
     res = {(c.key, w): [] for c in cases for w, _ in bins}
-    mps_skip = {}
+    mps_skip, failed = {}, set()
     sres = {(s[0], w): [] for s in studies for w, _ in bins}
     ok = True
 
@@ -460,10 +461,13 @@ def main(argv):
                 if c.skip:
                     continue
                 for w, b in bins:
+                    if (c.key, w) in failed:  # once failed, not again
+                        continue
                     d = os.path.join(out, "%s_%s_rep%d" % (c.key, w, rep + 1))
                     r = run_case(a, c, b, d, env, mps)
                     if r is None:
                         ok = False
+                        failed.add((c.key, w))
                         continue
                     if "skip" in r:
                         mps_skip[c.key] = r["skip"]
@@ -480,10 +484,13 @@ def main(argv):
             for rep in range(a.scaling_reps):
                 for name, study, k, mopts, size in studies:
                     for w, b in bins:
+                        if (name, w) in failed:
+                            continue
                         d = os.path.join(out, "e_%s%d_%s_rep%d" % (study, k, w, rep + 1))
                         r = run_study(a, name, study, k, mopts, size, b, d, env)
                         if r is None:
                             ok = False
+                            failed.add((name, w))
                             continue
                         sres[(name, w)].append(r)
                         print("  e %s rep %d %s: %.4g -> %.4g s/step, efficiency %.1f %%"
