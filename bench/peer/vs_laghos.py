@@ -24,6 +24,22 @@ both with the relative difference (must be <= --tol), and on --device gpu the pe
 memory of each process (nvidia-smi, polled every 0.2 s) per zone. --device cpu runs both
 on the CPU with OMP_NUM_THREADS=1 unless --env sets it.
 
+GPU energy (--device gpu): NVML through ctypes (libnvidia-ml.so.1) reads the board's energy
+counter (nvmlDeviceGetTotalEnergyConsumption; Volta and newer) just before each run starts
+and just after its process ends, or, where the counter is not supported, integrates
+nvmlDeviceGetPowerUsage sampled every 50 ms with the trapezoid rule; summed over the GPUs
+the runs may use (CUDA_VISIBLE_DEVICES, indices or UUIDs, else all: on a node of several
+GPUs pass --env CUDA_VISIBLE_DEVICES=0 so that the idle ones do not count;
+CUDA_DEVICE_ORDER=PCI_BUS_ID is set so that CUDA numbers them as NVML does). It is the
+energy of the whole process (start-up, setup, the N+1 steps, the end). A table after the
+others gives each program's joules, joules per zone-step (joules / (zones x the last step number
+both report)), their ratio blast_gpu/Laghos, the average power of the runs, blast_gpu's own
+GPU energy of its time steps alone per zone-step (summary.json energy.gpu_joules), and the
+GPUs' idle power (1 s measured before the first run) so that a reader can judge; the CSV
+has the same columns. With --device cpu, without NVML, or after an NVML call fails (the
+header says which and why, in one line) the energy columns say n/a and nothing else
+changes.
+
 With --baseline OLD, a second blast_gpu binary (e.g. the build before a change) runs the
 same commands interleaved with --blast (Laghos, OLD, --blast in every repetition), and a
 second table gives both FOMs and new/old; OLD's |e| must be the same bits as --blast's.
@@ -33,7 +49,7 @@ table says 'fails'; with --peer-may-fail a failing Laghos run, e.g. Q4-Q3 on the
 "too many resources requested for launch", does not count), if |e| disagrees beyond --tol,
 or if the two programs report different last step numbers.
 """
-import argparse, csv, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
+import argparse, csv, ctypes, json, os, re, shlex, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECK = os.path.join(ROOT, "bench", "gpu", "sedov3d_box.ini")
@@ -98,8 +114,166 @@ class GpuMemPoll(threading.Thread):
             if used and (self.peak is None or used > self.peak):
                 self.peak = used
 
-def run(cmd, env, poll_gpu, timeout):
-    """Run cmd; returns (exit status, output, peak GPU MiB or None)."""
+NVML_ERROR_NOT_SUPPORTED = 3
+
+class Nvml:
+    """GPU energy of the devices a run can use, through NVML (libnvidia-ml.so.1 by ctypes):
+    the board's energy counter (nvmlDeviceGetTotalEnergyConsumption, millijoules since the
+    driver loaded; Volta and newer), else nvmlDeviceGetPowerUsage sampled every 50 ms and
+    integrated with the trapezoid rule. The devices: those CUDA_VISIBLE_DEVICES names
+    (indices or UUID prefixes, up to the first entry that names none), else all. Every NVML
+    call is checked; the first failure disables the meter, and self.reason says why in one
+    line (self.method is None then)."""
+    def __init__(self, env):
+        self.lib, self.handles, self.names, self.method, self.reason = None, [], [], None, None
+        try:
+            lib = ctypes.CDLL("libnvidia-ml.so.1")
+            for name, args in (("nvmlInit_v2", []), ("nvmlShutdown", []),
+                               ("nvmlDeviceGetCount_v2", [ctypes.POINTER(ctypes.c_uint)]),
+                               ("nvmlDeviceGetHandleByIndex_v2", [ctypes.c_uint, ctypes.POINTER(ctypes.c_void_p)]),
+                               ("nvmlDeviceGetUUID", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint]),
+                               ("nvmlDeviceGetName", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint]),
+                               ("nvmlDeviceGetTotalEnergyConsumption",
+                                [ctypes.c_void_p, ctypes.POINTER(ctypes.c_ulonglong)]),
+                               ("nvmlDeviceGetPowerUsage", [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint)])):
+                f = getattr(lib, name)
+                f.argtypes, f.restype = args, ctypes.c_int
+            lib.nvmlErrorString.argtypes, lib.nvmlErrorString.restype = [ctypes.c_int], ctypes.c_char_p
+        except (OSError, AttributeError) as e:
+            self.reason = "NVML not usable (libnvidia-ml.so.1: %s)" % e
+            return
+        self.lib = lib
+        if not self.call("nvmlInit_v2"):
+            self.lib = None
+            return
+        count = ctypes.c_uint(0)
+        if not self.call("nvmlDeviceGetCount_v2", ctypes.byref(count)):
+            return
+        handles, uuids = [], []
+        for i in range(count.value):
+            h, uuid, name = ctypes.c_void_p(), ctypes.create_string_buffer(96), ctypes.create_string_buffer(96)
+            if not (self.call("nvmlDeviceGetHandleByIndex_v2", i, ctypes.byref(h)) and
+                    self.call("nvmlDeviceGetUUID", h, uuid, 96) and self.call("nvmlDeviceGetName", h, name, 96)):
+                return
+            handles.append((i, h, name.value.decode(errors="replace")))
+            uuids.append(uuid.value.decode(errors="replace"))
+        cvd = env.get("CUDA_VISIBLE_DEVICES")
+        chosen = handles
+        if cvd is not None:
+            chosen = []
+            for tok in (t.strip() for t in cvd.split(",")):
+                if tok.startswith("MIG-"):
+                    return self.fail("CUDA_VISIBLE_DEVICES names a MIG instance (%s): the energy counters are "
+                                     "per physical GPU" % tok)
+                hit = [d for d, u in zip(handles, uuids) if (tok.isdigit() and d[0] == int(tok)) or
+                       (tok and not tok.isdigit() and u.startswith(tok))]
+                if not hit:
+                    break
+                chosen.append(hit[0])
+        if not chosen:
+            return self.fail("no GPU visible to NVML (CUDA_VISIBLE_DEVICES=%s, %d devices)" % (cvd, count.value))
+        self.handles = [h for _, h, _ in chosen]
+        self.names = ["%d: %s" % (i, n) for i, _, n in chosen]
+        mj = ctypes.c_ulonglong(0)
+        rcs = [self.lib.nvmlDeviceGetTotalEnergyConsumption(h, ctypes.byref(mj)) for h in self.handles]
+        if all(rc == 0 for rc in rcs):
+            self.method = "energy counter"
+        elif all(rc in (0, NVML_ERROR_NOT_SUPPORTED) for rc in rcs):
+            if self.power() is not None:
+                self.method = "power sampled every 50 ms (no energy counter)"
+        else:
+            self.fail("nvmlDeviceGetTotalEnergyConsumption: %s" % self.error(next(rc for rc in rcs if rc)))
+
+    def error(self, rc):
+        try:
+            return "%s (%d)" % (self.lib.nvmlErrorString(rc).decode(errors="replace"), rc)
+        except Exception:  # noqa: BLE001  (the message only)
+            return "NVML error %d" % rc
+
+    def fail(self, why):
+        if self.reason is None:
+            self.reason = why
+        self.method = None
+        return None
+
+    def call(self, name, *args):
+        rc = getattr(self.lib, name)(*args)
+        if rc != 0:
+            self.fail("%s: %s" % (name, self.error(rc)))
+        return rc == 0
+
+    def counter(self):
+        """Millijoules summed over the devices, or None (and the meter off)."""
+        total, mj = 0, ctypes.c_ulonglong(0)
+        for h in self.handles:
+            if not self.call("nvmlDeviceGetTotalEnergyConsumption", h, ctypes.byref(mj)):
+                return None
+            total += mj.value
+        return total
+
+    def power(self):
+        """Milliwatts summed over the devices, or None (and the meter off)."""
+        total, mw = 0, ctypes.c_uint(0)
+        for h in self.handles:
+            if not self.call("nvmlDeviceGetPowerUsage", h, ctypes.byref(mw)):
+                return None
+            total += mw.value
+        return total
+
+    def close(self):
+        if self.lib is not None:
+            self.lib.nvmlShutdown()
+            self.lib = None
+
+class EnergyMeter(threading.Thread):
+    """Joules of the GPUs from start() to stop(): the counter's difference, or the
+    trapezoid rule over power samples every 50 ms; stop() returns None when the meter is off
+    or a read failed (the reason in nvml.reason)."""
+    def __init__(self, nvml):
+        super().__init__(daemon=True)
+        self.nvml, self.done, self.samples, self.mj0 = nvml, threading.Event(), [], None
+    def start(self):
+        if self.nvml.method == "energy counter":
+            self.mj0 = self.nvml.counter()
+        elif self.nvml.method:
+            self.sample()
+            super().start()
+    def sample(self):
+        p = self.nvml.power()
+        if p is not None:
+            self.samples.append((time.monotonic(), p))
+        return p is not None
+    def run(self):
+        while not self.done.wait(0.05) and self.sample():
+            pass
+    def stop(self):
+        if self.nvml.method is None:
+            return None
+        if self.nvml.method == "energy counter":
+            mj1 = self.nvml.counter() if self.mj0 is not None else None
+            return None if mj1 is None else (mj1 - self.mj0) / 1000.0
+        self.done.set()
+        self.join()
+        if not self.sample() or len(self.samples) < 2:
+            return None
+        s = self.samples
+        return sum(0.5 * (s[i][1] + s[i + 1][1]) * (s[i + 1][0] - s[i][0]) for i in range(len(s) - 1)) / 1000.0
+
+def idle_watts(nvml, seconds=1.0):
+    """The GPUs' power with nothing of ours running, over `seconds`; None when not measured."""
+    m = EnergyMeter(nvml)
+    t0 = time.monotonic()
+    m.start()
+    time.sleep(seconds)
+    j = m.stop()
+    return None if j is None else j / (time.monotonic() - t0)
+
+def run(cmd, env, poll_gpu, timeout, nvml=None):
+    """Run cmd; returns (exit status, output, peak GPU MiB or None, GPU joules or None,
+    seconds)."""
+    meter = EnergyMeter(nvml) if nvml else None
+    if meter:
+        meter.start()
     t0 = time.time()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     poll = GpuMemPoll(p.pid) if poll_gpu else None
@@ -111,10 +285,12 @@ def run(cmd, env, poll_gpu, timeout):
         p.kill()
         out, _ = p.communicate()
         out += "\n[vs_laghos] killed after %d s" % (time.time() - t0)
+    seconds = time.time() - t0
+    joules = meter.stop() if meter else None
     if poll:
         poll.done.set()
         poll.join()
-    return p.returncode, out, poll.peak if poll else None
+    return p.returncode, out, poll.peak if poll else None, joules, seconds
 
 def report_failure(name, cmd, rc, out):
     print("FAIL %s (exit %s): %s" % (name, rc, " ".join(shlex.quote(c) for c in cmd)))
@@ -156,10 +332,16 @@ def main():
         env["OMP_NUM_THREADS"] = "1"
     env.update(kv.split("=", 1) for kv in a.env)
     poll_gpu = gpu and shutil.which("nvidia-smi") is not None
+    if gpu:
+        env.setdefault("CUDA_DEVICE_ORDER", "PCI_BUS_ID")  # CUDA numbers the GPUs as NVML does
     tmp = tempfile.mkdtemp(prefix="vs_laghos_")
     ok, rows = True, []
     print("blast_gpu %s | Laghos %s | device %s | %d steps | %d reps | OMP_NUM_THREADS=%s"
           % (a.blast, a.laghos, a.device, a.steps, a.reps, env.get("OMP_NUM_THREADS", "unset")))
+    nvml = Nvml(env) if gpu else None
+    a.idle_w = idle_watts(nvml) if nvml and nvml.method else None
+    a.energy_note = energy_note(nvml, a)
+    print("GPU energy: " + a.energy_note)
     for k, rs in cases:
         n = 2 * 2 ** rs
         zones = n ** 3
@@ -184,7 +366,7 @@ def main():
             for name, cmd, parse in runs:
                 if failed[name]:
                     continue
-                rc, out, peak = run(cmd, env, poll_gpu, a.timeout)
+                rc, out, peak, joules, secs = run(cmd, env, poll_gpu, a.timeout, nvml)
                 r = parse(out) if rc == 0 else None
                 if r is None:
                     report_failure("%s Q%d-Q%d rs %d" % (name, k, k - 1, rs), cmd, rc, out)
@@ -192,14 +374,19 @@ def main():
                     if not (name == "laghos" and a.peer_may_fail):
                         ok = False
                     continue
-                r["mib"] = peak
+                r["mib"], r["joules"], r["seconds"] = peak, joules, secs
                 summary = os.path.join(base_dir if name == "base" else outdir, "summary.json")
+                r["loop_j"] = None
                 if name != "laghos" and os.path.exists(summary):  # the step time at full precision
                     with open(summary) as f:
-                        r["time"] = json.load(f).get("timing", {}).get("steps_max", r["time"])
+                        sj = json.load(f)
+                    r["time"] = sj.get("timing", {}).get("steps_max", r["time"])
+                    gj = (sj.get("energy") or {}).get("gpu_joules")  # its own meter: the time steps only
+                    r["loop_j"] = float(gj) if isinstance(gj, (int, float)) else None
                 res[name].append(r)
-                print("  Q%d-Q%d rs %d rep %d %-6s FOM %10.4f  time %9.4f s  step %d  |e| %.10e  GPU %s MiB"
-                      % (k, k - 1, rs, rep + 1, name, r["fom"], r["time"], r["step"], r["e"], fmt(peak, "%d")))
+                print("  Q%d-Q%d rs %d rep %d %-6s FOM %10.4f  time %9.4f s  step %d  |e| %.10e  GPU %s MiB  %s J"
+                      % (k, k - 1, rs, rep + 1, name, r["fom"], r["time"], r["step"], r["e"], fmt(peak, "%d"),
+                         fmt(joules, "%.1f") if joules is not None else "n/a"))
                 sys.stdout.flush()
         L, B, O = res["laghos"], res["blast"], res["base"]
         row = {"case": "Q%d-Q%d, %d zones" % (k, k - 1, zones), "zones": zones}
@@ -228,17 +415,73 @@ def main():
         row["laghos_kb_zone"] = 1024.0 * max(lm) / zones if lm else None
         row["blast_kb_zone"] = 1024.0 * max(bm) / zones if bm else None
         row["laghos_failed"], row["blast_failed"] = failed["laghos"] and not L, failed["blast"] and not B
+        add_energy(row, L, B, O if a.baseline else None, zones, a)
         rows.append(row)
     shutil.rmtree(tmp, ignore_errors=True)
+    if nvml:
+        nvml.close()
+        a.energy_note = energy_note(nvml, a)  # a failure during the runs names itself
+        if nvml.method is None:  # and leaves no partial columns: both codes or neither
+            for row in rows:
+                row.update((k, None) for k in ENERGY_COLUMNS if k in row)
     print_table(rows, a)
+    print_energy(rows, a)
     if a.out:
         with open(a.out, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["case"])
             w.writeheader()
-            w.writerows(rows)
+            w.writerows([{k: ("n/a" if v is None and k in ENERGY_COLUMNS else v) for k, v in r.items()}
+                         for r in rows])
         print("CSV written to", a.out)
     print("PASS" if ok else "FAIL")
     sys.exit(0 if ok else 1)
+
+ENERGY_COLUMNS = ("laghos_gpu_j", "blast_gpu_j", "laghos_j_per_zone_step", "blast_j_per_zone_step",
+                  "j_per_zone_step_ratio", "laghos_avg_w", "blast_avg_w", "gpu_idle_w",
+                  "blast_loop_j_per_zone_step", "base_gpu_j", "base_j_per_zone_step")
+
+def energy_note(nvml, a):
+    if nvml is None:
+        return "n/a (--device cpu)"
+    if nvml.method is None:
+        return "n/a (%s)" % nvml.reason
+    return "%s, summed over GPU %s; idle %s W (1 s before the runs)" % (
+        nvml.method, ", ".join(nvml.names), fmt(a.idle_w, "%.1f"))
+
+def add_energy(row, L, B, O, zones, a):
+    """The energy columns of a case (None where not measured): medians of each program's GPU
+    joules per run, joules per zone-step (zones x the last step number both report), their
+    ratio blast_gpu/Laghos, the average power of the runs, and the idle power."""
+    def med(runs, f):
+        v = [f(r) for r in runs if r.get("joules") is not None]
+        return statistics.median(v) if v else None
+    jzs = lambda r: r["joules"] / (zones * r["step"]) if r["step"] else None  # noqa: E731
+    row["laghos_gpu_j"], row["blast_gpu_j"] = med(L, lambda r: r["joules"]), med(B, lambda r: r["joules"])
+    row["laghos_j_per_zone_step"], row["blast_j_per_zone_step"] = med(L, jzs), med(B, jzs)
+    row["j_per_zone_step_ratio"] = (row["blast_j_per_zone_step"] / row["laghos_j_per_zone_step"]
+                                    if row["blast_j_per_zone_step"] and row["laghos_j_per_zone_step"] else None)
+    row["laghos_avg_w"] = med(L, lambda r: r["joules"] / r["seconds"] if r["seconds"] > 0 else None)
+    row["blast_avg_w"] = med(B, lambda r: r["joules"] / r["seconds"] if r["seconds"] > 0 else None)
+    row["gpu_idle_w"] = a.idle_w
+    loop = [r["loop_j"] / (zones * r["step"]) for r in B if r.get("loop_j") is not None and r["step"]]
+    row["blast_loop_j_per_zone_step"] = statistics.median(loop) if loop else None
+    if O is not None:
+        row["base_gpu_j"], row["base_j_per_zone_step"] = med(O, lambda r: r["joules"]), med(O, jzs)
+
+def print_energy(rows, a):
+    print("\nGPU energy of each run's process (setup and the %d steps; medians): %s\n" % (a.steps + 1, a.energy_note))
+    print("| case | Laghos J | blast_gpu J | Laghos J/zone-step | blast_gpu J/zone-step | blast_gpu / Laghos | "
+          "Laghos avg W | blast_gpu avg W | blast_gpu time steps J/zone-step |" +
+          (" baseline J/zone-step |" if a.baseline else ""))
+    print("|---|---|---|---|---|---|---|---|---|" + ("---|" if a.baseline else ""))
+    na = lambda x, spec: "n/a" if x is None else spec % x  # noqa: E731
+    for r in rows:
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |%s" % (
+            r["case"], na(r["laghos_gpu_j"], "%.1f"), na(r["blast_gpu_j"], "%.1f"),
+            na(r["laghos_j_per_zone_step"], "%.3e"), na(r["blast_j_per_zone_step"], "%.3e"),
+            na(r["j_per_zone_step_ratio"], "%.3f"), na(r["laghos_avg_w"], "%.0f"), na(r["blast_avg_w"], "%.0f"),
+            na(r["blast_loop_j_per_zone_step"], "%.3e"),
+            (" %s |" % na(r.get("base_j_per_zone_step"), "%.3e")) if a.baseline else ""))
 
 def print_table(rows, a):
     tol = a.tol
