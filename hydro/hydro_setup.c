@@ -231,10 +231,15 @@ static int PhasePositions(Setup *st) {
   BlastCall(BlastSetupCanonicalPositions(h, xext));
   BlastFree(&h->x0_host);
   ierr = BlastMalloc(h->nx + 1, &h->x0_host);  // the reference (output: initial geometry)
-  if (!ierr)
+  if (!ierr) {                                 // threaded copies (first touch of the pages, too)
+    double *x0 = h->x0_host, *S0 = st->rebuild ? NULL : st->S0;
+#pragma omp parallel for schedule(static) collapse(2)
     for (int c = 0; c < dim; c++)
-      memcpy(&h->x0_host[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
-  if (!ierr && !st->rebuild) memcpy(st->S0, h->x0_host, sizeof(double) * h->nx);
+      for (int l = 0; l < nl; l++) {
+        x0[(size_t)c * nl + l] = xext[(size_t)c * next + l];
+        if (S0) S0[(size_t)c * nl + l] = xext[(size_t)c * next + l];
+      }
+  }
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   return 0;
 }
