@@ -48,22 +48,34 @@ static void SortSlots(const int *keys, int len, int *v, int n) {
   }
 }
 
-int BlastEntitiesNumber(size_t nslots, int len, int nverts, const int *keys, int **ids, int **verts,
-                        int *n) {
+// Slots a and b have the same key.
+static int KeySame(const int *keys, int len, int a, int b) {
+  const int *ka = &keys[(size_t)a * len], *kb = &keys[(size_t)b * len];
+  for (int i = 0; i < len; i++)
+    if (ka[i] != kb[i]) return 0;
+  return 1;
+}
+
+int BlastEntitiesNumber(size_t nslots, int len, int nverts, const int *keys, int per_zone,
+                        int **ids, int **verts, int *n, int **zoff, int **zones) {
   BlastCheck(nslots < INT_MAX, BLAST_ERR_INPUT,
              "the mesh has %zu entity slots (zones times edges or faces per zone): more than "
              "the %d a topology can index",
              nslots, INT_MAX);
   const int ns = (int)nslots;
-  int64_t *start = NULL, *fill = NULL;  // bucket v (first vertex v): [start[v], start[v+1])
+  // bucket v (first vertex v): slots [start[v], start[v+1]); then its first entity and
+  // its first (entity, zone) pair
+  int64_t *start = NULL, *fill = NULL, *pair = NULL;
   int *slot = NULL;
   *ids = NULL, *verts = NULL, *n = 0;
+  if (zoff) *zoff = NULL, *zones = NULL;
   int ierr = BlastCalloc((size_t)nverts + 1, &start);
   if (!ierr) ierr = BlastMalloc((size_t)nverts + 1, &fill);
+  if (!ierr) ierr = BlastMalloc((size_t)nverts + 1, &pair);
   if (!ierr) ierr = BlastMalloc(nslots + 1, &slot);
   if (!ierr) ierr = BlastMalloc(nslots + 1, ids);
   if (ierr) {
-    BlastFree(&start), BlastFree(&fill), BlastFree(&slot), BlastFree(ids);
+    BlastFree(&start), BlastFree(&fill), BlastFree(&pair), BlastFree(&slot), BlastFree(ids);
     BlastCall(ierr);
   }
 #pragma omp parallel for schedule(static)
@@ -85,24 +97,26 @@ int BlastEntitiesNumber(size_t nslots, int len, int nverts, const int *keys, int
     at = fill[v]++;
     slot[at] = s;
   }
-  // Each bucket sorted; its distinct keys counted (fill[v]), then numbered from the
+  // Each bucket sorted (an entity's slots, hence its zones, ascending); its distinct keys
+  // (fill[v]) and distinct (entity, zone) pairs (pair[v]) counted, then numbered from the
   // buckets before it.
 #pragma omp parallel for schedule(dynamic, 1024)
   for (int v = 0; v < nverts; v++) {
     int *b = &slot[start[v]];
     const int m = (int)(start[v + 1] - start[v]);
     SortSlots(keys, len, b, m);
-    int64_t d = 0;
-    for (int i = 0; i < m; i++)
-      d += i == 0 ||
-           memcmp(&keys[(size_t)b[i] * len], &keys[(size_t)b[i - 1] * len], sizeof(int) * len) != 0;
-    fill[v] = d;
+    int64_t d = 0, p = 0;
+    for (int i = 0; i < m; i++) {
+      const int same = i > 0 && KeySame(keys, len, b[i], b[i - 1]);
+      d += !same, p += !same || b[i] / per_zone != b[i - 1] / per_zone;
+    }
+    fill[v] = d, pair[v] = p;
   }
-  int64_t total = 0;
+  int64_t total = 0, npair = 0;
   for (int v = 0; v < nverts; v++) {
-    const int64_t d = fill[v];
-    fill[v] = total;
-    total += d;
+    const int64_t d = fill[v], p = pair[v];
+    fill[v] = total, pair[v] = npair;
+    total += d, npair += p;
   }
   ierr = total < INT_MAX ? 0 : BLAST_ERR_INPUT;
   if (ierr)
@@ -110,25 +124,37 @@ int BlastEntitiesNumber(size_t nslots, int len, int nverts, const int *keys, int
                     "the mesh has %lld edges or faces: more than the %d a topology can index",
                     (long long)total, INT_MAX);
   if (!ierr) ierr = BlastMalloc((size_t)total * len + 1, verts);
+  if (!ierr && zoff) ierr = BlastMalloc((size_t)total + 1, zoff);
+  if (!ierr && zoff) ierr = BlastMalloc((size_t)npair + 1, zones);
   if (!ierr) {
+    int *zo = zoff ? *zoff : NULL, *zn = zoff ? *zones : NULL;
 #pragma omp parallel for schedule(dynamic, 1024)
     for (int v = 0; v < nverts; v++) {
       const int *b = &slot[start[v]];
       const int m = (int)(start[v + 1] - start[v]);
-      int64_t id = fill[v] - 1;
+      int64_t id = fill[v] - 1, at = pair[v];
       for (int i = 0; i < m; i++) {
         const int *k = &keys[(size_t)b[i] * len];
-        if (i == 0 || memcmp(k, &keys[(size_t)b[i - 1] * len], sizeof(int) * len) != 0)
+        const int same = i > 0 && KeySame(keys, len, b[i], b[i - 1]);
+        if (!same) {
           memcpy(&(*verts)[++id * len], k, sizeof(int) * len);
+          if (zo) zo[id] = (int)at;
+        }
+        if (zo && (!same || b[i] / per_zone != b[i - 1] / per_zone)) zn[at++] = b[i] / per_zone;
         (*ids)[b[i]] = (int)id;
       }
     }
+    if (zo) zo[total] = (int)npair;
     *n = (int)total;
   }
   BlastFree(&start);
   BlastFree(&fill);
+  BlastFree(&pair);
   BlastFree(&slot);
-  if (ierr) BlastFree(ids);
+  if (ierr) {
+    BlastFree(ids), BlastFree(verts);
+    if (zoff) BlastFree(zoff), BlastFree(zones);
+  }
   BlastCall(ierr);
   return 0;
 }

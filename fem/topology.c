@@ -89,27 +89,33 @@ static int FacetCorners(int geom, int facet, int *corners) {
 // vertex ids ascending, -1 padded (a triangle among quadrilateral faces); entities are
 // numbered in the order of their keys (BlastEntitiesNumber).
 static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone_ids,
-                         int **entity_verts, int *nentities) {
+                         int **entity_verts, int *nentities, int **zoff, int **zones) {
   const int nz = mesh->nzones, nc = 1 << mesh->dim;
+  enum { kGeoms = BLAST_GEOM_CUBE + 1 };
+  int ncorner[kGeoms][12], corner[kGeoms][12][4];  // each geometry's slots
+  for (int g = 0; g < kGeoms; g++)
+    for (int e = 0; e < per_zone; e++) {
+      int *c = corner[g][e];
+      ncorner[g][e] = BlastGeomDim(g) != mesh->dim ? 0
+                      : len == 2                   ? EdgeCorners(g, e, &c[0], &c[1])
+                                                   : FacetCorners(g, e, c);
+    }
   int *keys;
   BlastCall(BlastMalloc((size_t)nz * per_zone * len + 1, &keys));
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < nz; z++) {
     const int *zv = &mesh->zone_verts[(size_t)z * nc], geom = mesh->zone_geom[z];
     for (int e = 0; e < per_zone; e++) {
-      int corners[4], v[4], n;
-      if (len == 2)
-        n = EdgeCorners(geom, e, &corners[0], &corners[1]);
-      else
-        n = FacetCorners(geom, e, corners);
+      const int n = ncorner[geom][e], *corners = corner[geom][e];
+      int v[4];
       for (int i = 0; i < n; i++) v[i] = zv[corners[i]];
       SortInts(v, n);
       int *k = &keys[((size_t)z * per_zone + e) * len];
       for (int i = 0; i < len; i++) k[i] = i < n ? v[i] : -1;
     }
   }
-  const int ierr = BlastEntitiesNumber((size_t)nz * per_zone, len, mesh->nverts, keys, zone_ids,
-                                       entity_verts, nentities);
+  const int ierr = BlastEntitiesNumber((size_t)nz * per_zone, len, mesh->nverts, keys, per_zone,
+                                       zone_ids, entity_verts, nentities, zoff, zones);
   BlastFree(&keys);
   BlastCall(ierr);
   return 0;
@@ -136,24 +142,20 @@ int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
   t->zone_simplex_before[0] = 0;
   for (int z = 0; z < t->nzones; z++)
     t->zone_simplex_before[z + 1] = t->zone_simplex_before[z] + BlastGeomIsSimplex(t->zone_geom[z]);
+  // Edges and faces with the zones around each (ascending zone ids).
   if (t->dim >= 2)
-    BlastCall(
-        BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts, &t->nedges));
-  if (t->dim == 3) BlastCall(BuildEntities(mesh, 4, 6, &t->zone_faces, &t->face_verts, &t->nfaces));
+    BlastCall(BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts,
+                            &t->nedges, &t->edge_zoff, &t->edge_zones));
+  if (t->dim == 3)
+    BlastCall(BuildEntities(mesh, 4, 6, &t->zone_faces, &t->face_verts, &t->nfaces, &t->face_zoff,
+                            &t->face_zones));
   BlastCall(BlastMalloc((size_t)t->nfaces + 1, &t->face_tri_before));
   t->face_tri_before[0] = 0;
   for (int f = 0; f < t->nfaces; f++)
     t->face_tri_before[f + 1] = t->face_tri_before[f] + (t->face_verts[(size_t)f * 4 + 3] < 0);
-  // Entity -> zones adjacency (ascending zone ids).
-  const int nc = 1 << t->dim;
-  BlastCall(BlastEntitiesZones(t->nverts, t->nzones, nc, mesh->zone_verts, &t->vert_zoff,
+  // The zones around each vertex (ascending zone ids).
+  BlastCall(BlastEntitiesZones(t->nverts, t->nzones, 1 << t->dim, mesh->zone_verts, &t->vert_zoff,
                                &t->vert_zones));
-  if (t->dim >= 2)
-    BlastCall(BlastEntitiesZones(t->nedges, t->nzones, t->dim == 3 ? 12 : 4, t->zone_edges,
-                                 &t->edge_zoff, &t->edge_zones));
-  if (t->dim == 3)
-    BlastCall(
-        BlastEntitiesZones(t->nfaces, t->nzones, 6, t->zone_faces, &t->face_zoff, &t->face_zones));
   // Facets: vertices (1D), edges (2D), faces (3D); each one's first zone and, in it, its
   // first local facet. The zones around a facet are those that have it as a facet (the
   // adjacency lists each zone's facets: its vertices, edges or faces).

@@ -187,11 +187,23 @@ static void CheckLists(void) {
   // Edges of 6 slots (one without an entity) of vertices 0..4, numbered by hand.
   const int keys[] = {3, 4, -1, -1, 0, 3, 3, 4, 0, 1, 0, 3};
   const int want_ids[] = {2, -1, 1, 2, 0, 1}, want_verts[] = {0, 1, 0, 3, 3, 4};
-  int *ids = NULL, *verts = NULL, n = 0;
-  TEST_CALL(BlastEntitiesNumber(6, 2, 5, keys, &ids, &verts, &n));
+  int *ids = NULL, *verts = NULL, n = 0, *zoff = NULL, *zn = NULL;
+  // with 2 slots a zone: (0,1) in zone 2, (0,3) in zones 1 and 2, (3,4) in zones 0 and 1
+  const int want_zoff[] = {0, 1, 3, 5}, want_zn[] = {2, 1, 2, 0, 1};
+  TEST_CALL(BlastEntitiesNumber(6, 2, 5, keys, 2, &ids, &verts, &n, &zoff, &zn));
   TEST_ASSERT(n == 3 && !memcmp(ids, want_ids, sizeof want_ids) &&
-                  !memcmp(verts, want_verts, sizeof want_verts),
+                  !memcmp(verts, want_verts, sizeof want_verts) &&
+                  !memcmp(zoff, want_zoff, sizeof want_zoff) &&
+                  !memcmp(zn, want_zn, sizeof want_zn),
               "BlastEntitiesNumber: %d entities", n);
+  BlastFree(&ids), BlastFree(&verts), BlastFree(&zoff), BlastFree(&zn);
+  // all 6 slots in zone 0: each entity's list is zone 0, once
+  const int one_zoff[] = {0, 1, 2, 3}, one_zn[] = {0, 0, 0};
+  TEST_CALL(BlastEntitiesNumber(6, 2, 5, keys, 6, &ids, &verts, &n, &zoff, &zn));
+  TEST_ASSERT(
+      n == 3 && !memcmp(zoff, one_zoff, sizeof one_zoff) && !memcmp(zn, one_zn, sizeof one_zn),
+      "BlastEntitiesNumber: a zone with an entity twice");
+  BlastFree(&zoff), BlastFree(&zn);
   BlastFree(&ids), BlastFree(&verts);
   // 3 zones of 3 slots; zones 0 and 2 list an entity twice.
   const int ent[] = {2, 0, 2, -1, 1, 0, 0, 2, 2};
