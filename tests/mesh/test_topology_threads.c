@@ -3,7 +3,8 @@
 // zone lists (ascending, each zone once) and the facets' first zones of BlastTopologyCreate
 // on hexahedra, tetrahedra, triangles, quadrilaterals, segments and a fan of 80 triangles
 // around one vertex (buckets larger than the small-bucket sort), each with 1, 2 and 3
-// threads; BlastEntitiesNumber and BlastEntitiesZones on hand-made lists (a zone that lists
+// threads, and the space numbering built on it alike for any thread count;
+// BlastEntitiesNumber and BlastEntitiesZones on hand-made lists (a zone that lists
 // an entity twice); the CUDA halo's send-list grouping (BlastHaloGroupTargets) against a
 // hand-made list and a stable insertion sort of a long random one.
 #include <math.h>
@@ -14,6 +15,7 @@
 #include "entities.h"
 #include "halo.h"
 #include "meshtest.h"
+#include "space.h"
 #include "topology.h"
 
 // The local edges of topology.h's convention: tensor edge g*2^(d-1) + (bits of the other
@@ -183,6 +185,45 @@ static int Fan(int n, BlastMesh *m) {
   return ierr;
 }
 
+// The space's numbering (dofs, owners, gather lists, halo zones) is the same for 1, 2 and
+// 3 threads, on each rank of a partition (a mesh zone's owner: its number times a prime
+// modulo the zones, scaled to nparts).
+static void CheckSpaceThreads(const char *name, BlastMesh m, int k, int rp, int nparts) {
+  BlastTopology *t = NULL;
+  TEST_CALL(BlastTopologyCreate(m, &t));
+  if (!t) return;
+  const int nz = t->nzones;
+  int *part = malloc(sizeof(int) * nz);
+  for (int z = 0; z < nz; z++) part[z] = (int)((long long)(z * 7919LL % nz) * nparts / nz);
+  for (int r = 0; r < nparts; r++) {
+    BlastSpace *s[3] = {NULL, NULL, NULL};
+    for (int nth = 1; nth <= 3; nth++) {
+      omp_set_num_threads(nth);
+      TEST_CALL(BlastSpaceCreate(m, t, k, k - 1, rp, nparts > 1 ? part : NULL, r, &s[nth - 1]));
+    }
+    omp_set_num_threads(1);
+    for (int i = 1; i < 3 && s[0] && s[i]; i++) {
+      const BlastSpace *a = s[0], *b = s[i];
+      const size_t ne = (size_t)a->nz_ext * a->h1_nd, nl = (size_t)a->nz * a->h1_nd;
+      int same = a->nz == b->nz && a->nz_ext == b->nz_ext && a->h1_nown == b->h1_nown &&
+                 a->h1_nl == b->h1_nl && a->h1_next == b->h1_next;
+      same = same && !memcmp(a->h1_edof, b->h1_edof, sizeof(int) * ne) &&
+             !memcmp(a->h1_gid, b->h1_gid, sizeof(int64_t) * a->h1_next) &&
+             !memcmp(a->h1_owner, b->h1_owner, sizeof(int) * a->h1_next) &&
+             !memcmp(a->h1_toff, b->h1_toff, sizeof(int) * (a->h1_nl + 1)) &&
+             !memcmp(a->h1_tidx, b->h1_tidx, sizeof(int) * nl) &&
+             !memcmp(a->mass_toff, b->mass_toff, sizeof(int) * (a->h1_nown + 1)) &&
+             !memcmp(a->mass_tidx, b->mass_tidx, sizeof(int) * a->mass_toff[a->h1_nown]) &&
+             !memcmp(a->zone_gid, b->zone_gid, sizeof(int64_t) * a->nz_ext);
+      TEST_ASSERT(same, "%s, order %d, rank %d of %d: the space with %d threads differs from 1",
+                  name, k, r, nparts, i + 1);
+    }
+    for (int i = 0; i < 3; i++) BlastSpaceDestroy(&s[i]);
+  }
+  free(part);
+  BlastTopologyDestroy(&t);
+}
+
 static void CheckLists(void) {
   // Edges of 6 slots (one without an entity) of vertices 0..4, numbered by hand.
   const int keys[] = {3, 4, -1, -1, 0, 3, 3, 4, 0, 1, 0, 3};
@@ -253,11 +294,14 @@ int main(void) {
   BlastMesh m = NULL, scr = NULL;
   TEST_CALL(BlastMeshCreateBox(3, n3, size, &m));
   CheckTopology("hexahedra", m);
+  CheckSpaceThreads("hexahedra", m, 2, 0, 3);
+  CheckSpaceThreads("hexahedra", m, 3, 1, 2);
   TEST_CALL(MTScramble(m, 7, &scr));  // vertex ids not in zone order
   CheckTopology("hexahedra, scrambled", scr);
   BlastMeshDestroy(&scr), BlastMeshDestroy(&m);
   TEST_CALL(BlastMeshCreateBoxSimplex(3, s3, size, &m));
   CheckTopology("tetrahedra", m);
+  CheckSpaceThreads("tetrahedra", m, 2, 1, 3);
   BlastMeshDestroy(&m);
   TEST_CALL(BlastMeshCreateBoxSimplex(2, n2, size, &m));
   CheckTopology("triangles", m);
