@@ -227,20 +227,16 @@ static int PhasePositions(Setup *st) {
   int ierr = st->rebuild ? 0 : BlastCalloc(h->nstate, &st->S0);
   if (!ierr) ierr = BlastMalloc((size_t)dim * next + 1, &st->xext);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
-  double *xext = st->xext;
-  BlastCall(BlastSetupCanonicalPositions(h, xext));
+  BlastCall(BlastSetupCanonicalPositions(h, st->xext));
   BlastFree(&h->x0_host);
   ierr = BlastMalloc(h->nx + 1, &h->x0_host);  // the reference (output: initial geometry)
-  if (!ierr) {                                 // threaded copies (first touch of the pages, too)
-    double *x0 = h->x0_host, *S0 = st->rebuild ? NULL : st->S0;
-#pragma omp parallel for schedule(static) collapse(2)
-    for (int c = 0; c < dim; c++)
-      for (int l = 0; l < nl; l++) {
-        x0[(size_t)c * nl + l] = xext[(size_t)c * next + l];
-        if (S0) S0[(size_t)c * nl + l] = xext[(size_t)c * next + l];
-      }
-  }
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+  double *x0 = h->x0_host, *xext = st->xext;  // copied by all threads (the first touch too)
+#pragma omp parallel for schedule(static) collapse(2)
+  for (int c = 0; c < dim; c++)
+    for (int l = 0; l < nl; l++) x0[(size_t)c * nl + l] = xext[(size_t)c * next + l];
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < (st->rebuild ? 0 : h->nx); k++) st->S0[k] = x0[k];
   return 0;
 }
 
