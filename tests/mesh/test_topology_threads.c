@@ -6,7 +6,8 @@
 // threads, and the space numbering built on it alike for any thread count;
 // BlastEntitiesNumber and BlastEntitiesZones on hand-made lists (a zone that lists
 // an entity twice); the CUDA halo's send-list grouping (BlastHaloGroupTargets) against a
-// hand-made list and a stable insertion sort of a long random one.
+// hand-made list and a stable insertion sort of a long random one; the batched transpose
+// of the CUDA full path's J0^-1 upload (BlastTransposeBlocks).
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "entities.h"
 #include "halo.h"
+#include "linalg.h"
 #include "meshtest.h"
 #include "space.h"
 #include "topology.h"
@@ -288,6 +290,18 @@ static void CheckHaloGroups(void) {
   free(list), free(order), free(tt), free(to), free(tp);
 }
 
+// BlastTransposeBlocks on 3 blocks of 2 x 3: block b's entry (r, c) is 10 b + 3 r + c.
+static void CheckTranspose(void) {
+  double src[18], dst[18];
+  for (int i = 0; i < 18; i++) src[i] = 10.0 * (i / 6) + i % 6;
+  BlastTransposeBlocks(3, 2, 3, src, dst);
+  int bad = 0;
+  for (int b = 0; b < 3; b++)
+    for (int c = 0; c < 3; c++)
+      for (int r = 0; r < 2; r++) bad += dst[b * 6 + c * 2 + r] != 10.0 * b + 3 * r + c;
+  TEST_ASSERT(!bad, "BlastTransposeBlocks: %d entries misplaced", bad);
+}
+
 int main(void) {
   const double size[3] = {1.0, 2.0, 3.0};
   const int n3[3] = {7, 5, 4}, s3[3] = {4, 3, 3}, n2[2] = {6, 5}, n1[1] = {9};
@@ -317,5 +331,6 @@ int main(void) {
   BlastMeshDestroy(&m);
   CheckLists();
   CheckHaloGroups();
+  CheckTranspose();
   return BlastTestFinish("test_topology_threads");
 }
