@@ -70,3 +70,14 @@ int BlastDenseInverse(int n, const double *A, double *Ainv) {
   BlastCheck(!singular, BLAST_ERR_NUMERIC, "singular %dx%d matrix", n, n);
   return 0;
 }
+
+void BlastTransposeBlocks(size_t nblocks, size_t rows, size_t cols, const double *src,
+                          double *dst) {
+#pragma omp parallel for schedule(static)
+  for (size_t b = 0; b < nblocks; b++) {
+    const double *s = src + b * rows * cols;
+    double *d = dst + b * rows * cols;
+    for (size_t r = 0; r < rows; r++)
+      for (size_t c = 0; c < cols; c++) d[c * rows + r] = s[r * cols + c];
+  }
+}

@@ -317,11 +317,27 @@ void BlastMeshZoneMap(BlastMesh mesh, int z, const double *xi, double *x) {
     AffineSimplexMap(mesh, z, xi, x);
     return;
   }
+  // The corner weights are products of xi_g or 1 - xi_g, in direction order (each factor
+  // formed once); the sums run over the corners in order.
+  const int *zv = &mesh->zone_verts[(size_t)z * nc];
+  double f[2][3];
+  for (int g = 0; g < dim; g++) f[0][g] = 1.0 - xi[g], f[1][g] = xi[g];
+  if (dim == 3) {
+    double x0 = 0.0, x1 = 0.0, x2 = 0.0;
+    for (int corner = 0; corner < 8; corner++) {
+      double w = 1.0;
+      w *= f[corner & 1][0], w *= f[(corner >> 1) & 1][1], w *= f[corner >> 2][2];
+      const double *X = &mesh->coords[(size_t)zv[corner] * 3];
+      x0 += w * X[0], x1 += w * X[1], x2 += w * X[2];
+    }
+    x[0] = x0, x[1] = x1, x[2] = x2;
+    return;
+  }
   for (int c = 0; c < dim; c++) x[c] = 0.0;
   for (int corner = 0; corner < nc; corner++) {
     double w = 1.0;
-    for (int g = 0; g < dim; g++) w *= ((corner >> g) & 1) ? xi[g] : 1.0 - xi[g];
-    const double *X = &mesh->coords[(size_t)mesh->zone_verts[(size_t)z * nc + corner] * dim];
+    for (int g = 0; g < dim; g++) w *= f[(corner >> g) & 1][g];
+    const double *X = &mesh->coords[(size_t)zv[corner] * dim];
     for (int c = 0; c < dim; c++) x[c] += w * X[c];
   }
 }

@@ -66,17 +66,34 @@ int BlastSellBuild(int nown, int ninterior, const int *rows, const int64_t *rowp
     s->off[sl + 1] = s->off[sl] + (long long)C * m;
   }
   s->nnz = s->off[s->nslots / C];
-  if (!col || !val) return 0;
-  BlastCall(BlastCalloc((size_t)s->nnz + 1, &s->col));
-  BlastCall(BlastCalloc((size_t)s->nnz + 1, &s->val));
-  for (int t = 0; t < s->nslots; t++) {
-    if (s->row[t] < 0) continue;
-    const long long base = s->off[t / C] + t % C;
-    const int64_t k0 = rowptr[s->row[t]];
-    for (int k = 0; k < s->len[t]; k++)
-      s->col[base + (long long)C * k] = col[k0 + k], s->val[base + (long long)C * k] = val[k0 + k];
+  if (col) {
+    BlastCall(BlastCalloc((size_t)s->nnz + 1, &s->col));
+#pragma omp parallel for schedule(static)
+    for (int t = 0; t < s->nslots; t++) {
+      if (s->row[t] < 0) continue;
+      const long long base = s->off[t / C] + t % C;
+      const int64_t k0 = rowptr[s->row[t]];
+      for (int k = 0; k < s->len[t]; k++) s->col[base + (long long)C * k] = col[k0 + k];
+    }
+  }
+  if (val) {
+    BlastCall(BlastCalloc((size_t)s->nnz + 1, &s->val));
+    BlastSellValues(s->nslots, s->row, s->len, s->off, rowptr, val, s->val);
   }
   return 0;
+}
+
+void BlastSellValues(int nslots, const int *row, const int *len, const long long *off,
+                     const int64_t *rowptr, const double *val, double *out) {
+  const int C = BLAST_SELL_C;
+  // Slots are independent (disjoint entries); padding stays as it is.
+#pragma omp parallel for schedule(static)
+  for (int t = 0; t < nslots; t++) {
+    if (row[t] < 0) continue;
+    const long long base = off[t / C] + t % C;
+    const int64_t k0 = rowptr[row[t]];
+    for (int k = 0; k < len[t]; k++) out[base + (long long)C * k] = val[k0 + k];
+  }
 }
 
 void BlastSellFree(BlastSell *s) {

@@ -38,10 +38,15 @@ typedef struct {
 /// Build the layout of the rows `rows[0..nown)` (interior rows first: `ninterior` of
 /// them) of the CSR matrix (rowptr, col, val; 64-bit row offsets: only the rows listed
 /// are read, at rowptr[r] .. rowptr[r + 1] - 1), ordered by length within windows of
-/// `sigma` rows (a positive multiple of 32; 0: the whole part). With col or val NULL only
-/// the row order, lengths and slice offsets are built (the memory model needs nnz).
+/// `sigma` rows (a positive multiple of 32; 0: the whole part). The row order, lengths and
+/// slice offsets are always built (the memory model needs nnz); the stored columns only
+/// with col, the values only with val (either may be NULL).
 int BlastSellBuild(int nown, int ninterior, const int *rows, const int64_t *rowptr, const int *col,
                    const double *val, int sigma, BlastSell *s);
+/// The values of the CSR matrix (rowptr, val) into the SELL entries `out` of the layout
+/// (nslots, row, len, off) of BlastSellBuild (padding entries are not written).
+void BlastSellValues(int nslots, const int *row, const int *len, const long long *off,
+                     const int64_t *rowptr, const double *val, double *out);
 void BlastSellFree(BlastSell *s);
 
 /// y_c = A x_c for the components c < ncomp in `mask` (component c of x and y at c * st),

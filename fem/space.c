@@ -151,6 +151,41 @@ static int CompareGroup(const void *pa, const void *pb) {
   return (a->gid > b->gid) - (a->gid < b->gid);
 }
 
+// The entries of e[0..n) (sorted by gid) where a gid starts, ascending: their gids into
+// gid (NULL: none), their positions into the start of grp's groups (NULL: none); returns
+// their number (0 on an allocation failure, with the error raised). Threads take
+// contiguous chunks and write after the starts of the chunks before theirs.
+static size_t GidStarts(const GidEntry *e, size_t n, int64_t *gid, Group *grp, int *ierr) {
+  const int nth = omp_get_max_threads();
+  size_t *before = NULL, total = 0;
+  *ierr = BlastCalloc((size_t)nth + 1, &before);
+  if (*ierr) return 0;
+#pragma omp parallel num_threads(nth)
+  {
+    const int T = omp_get_num_threads(), th = omp_get_thread_num();
+    const size_t lo = n * th / T, hi = n * (th + 1) / T;
+    size_t c = 0;
+    for (size_t i = lo; i < hi; i++) c += i == 0 || e[i].gid != e[i - 1].gid;
+    before[th + 1] = c;
+#pragma omp barrier
+#pragma omp single
+    {
+      for (int u = 0; u < T; u++) before[u + 1] += before[u];
+      total = before[T];
+    }
+    size_t k = before[th];
+    if (gid || grp)
+      for (size_t i = lo; i < hi; i++) {
+        if (i != 0 && e[i].gid == e[i - 1].gid) continue;
+        if (gid) gid[k] = e[i].gid;
+        if (grp) grp[k].start = (int)i;
+        k++;
+      }
+  }
+  BlastFree(&before);
+  return total;
+}
+
 // Halo zones: children of neighbouring mesh zones (sharing a vertex) of other ranks that
 // contain at least one dof owned here. Fills macro/child lists (ascending global id).
 static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, int nlgid,
@@ -289,10 +324,10 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   BlastFree(&lmacro);
   BlastCall(SortByGid(eloc, nloc, s->h1_nglobal - 1));
   int64_t *lgid;
-  int *lowner, nlgid = 0;
+  int *lowner, nlgid = 0, ierr1 = 0;
   BlastCall(BlastMalloc(nloc + 1, &lgid));
-  for (size_t i = 0; i < nloc; i++)
-    if (!nlgid || lgid[nlgid - 1] != eloc[i].gid) lgid[nlgid++] = eloc[i].gid;
+  nlgid = (int)GidStarts(eloc, nloc, lgid, NULL, &ierr1);
+  BlastCall(ierr1);
   BlastCall(BlastMalloc(nlgid + 1, &lowner));
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < nlgid; i++) lowner[i] = Owner(s, part, lgid[i]);
@@ -352,15 +387,15 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
     BlastFree(&eloc);
     BlastFree(&eh);
   }
-  int ngroups = 0;
-  for (size_t i = 0; i < ne; i++)
-    if (i == 0 || ent[i].gid != ent[i - 1].gid) ngroups++;
+  int ierr3 = 0;
+  const int ngroups = (int)GidStarts(ent, ne, NULL, NULL, &ierr3);
+  BlastCall(ierr3);
   Group *grp;
   int *order = NULL;
   BlastCall(BlastMalloc(ngroups + 1, &grp));
   BlastCall(BlastMalloc(ngroups + 1, &order));
-  for (size_t i = 0, g = 0; i < ne; i++)
-    if (i == 0 || ent[i].gid != ent[i - 1].gid) grp[g++].start = (int)i;
+  GidStarts(ent, ne, NULL, grp, &ierr3);
+  BlastCall(ierr3);
   int bad = INT_MAX;
 #pragma omp parallel for schedule(static) reduction(min : bad)
   for (int g = 0; g < ngroups; g++) {
@@ -378,23 +413,42 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
   // column ghosts by owner and gid. The owned ones by a radix sort of their first
   // E-indices (distinct), the others (few: the rank's surface) by qsort.
   s->h1_next = ngroups;
-  s->h1_nown = s->h1_nl = 0;
-  for (int g = 0; g < ngroups; g++) s->h1_nown += grp[g].cat == 0, s->h1_nl += grp[g].cat <= 1;
+  int nown = 0, nl = 0;
+#pragma omp parallel for schedule(static) reduction(+ : nown, nl)
+  for (int g = 0; g < ngroups; g++) nown += grp[g].cat == 0, nl += grp[g].cat <= 1;
+  s->h1_nown = nown, s->h1_nl = nl;
   {
     GidEntry *key = NULL;
     Group *rest = NULL;
+    int *before = NULL;  // owned groups in the threads' chunks before each
+    const int nth = omp_get_max_threads();
     int ierr = BlastMalloc(s->h1_nown + 1, &key);
     if (!ierr) ierr = BlastMalloc(ngroups - s->h1_nown + 1, &rest);
+    if (!ierr) ierr = BlastCalloc((size_t)nth + 1, &before);
     if (!ierr) {
-      for (int g = 0, n0 = 0, n1 = 0; g < ngroups; g++)
-        if (grp[g].cat == 0)
-          key[n0++] = (GidEntry){grp[g].first, g};
-        else
-          rest[n1] = grp[g], rest[n1++].start = g;  // start: the group's index, for now
+#pragma omp parallel num_threads(nth)
+      {  // the owned groups and the others, each in group order
+        const int T = omp_get_num_threads(), th = omp_get_thread_num();
+        const int lo = (int)((int64_t)ngroups * th / T),
+                  hi = (int)((int64_t)ngroups * (th + 1) / T);
+        int c = 0;
+        for (int g = lo; g < hi; g++) c += grp[g].cat == 0;
+        before[th + 1] = c;
+#pragma omp barrier
+#pragma omp single
+        for (int u = 0; u < T; u++) before[u + 1] += before[u];
+        for (int g = lo, n0 = before[th], n1 = lo - before[th]; g < hi; g++)
+          if (grp[g].cat == 0)
+            key[n0++] = (GidEntry){grp[g].first, g};
+          else
+            rest[n1] = grp[g], rest[n1++].start = g;  // start: the group's index, for now
+      }
       ierr = SortByGid(key, s->h1_nown, (int64_t)ne);
     }
+    BlastFree(&before);
     if (!ierr) {
       qsort(rest, ngroups - s->h1_nown, sizeof *rest, CompareGroup);
+#pragma omp parallel for schedule(static)
       for (int l = 0; l < s->h1_nown; l++) order[l] = key[l].eidx;
       for (int l = s->h1_nown; l < ngroups; l++) order[l] = rest[l - s->h1_nown].start;
     }
@@ -417,9 +471,10 @@ int BlastSpaceCreate(BlastMesh mesh, const BlastTopology *topo, int k, int m, in
     int cnt = 0;
     while (cnt < G->count && (size_t)ent[G->start + cnt].eidx < nloc) cnt++;
     s->h1_toff[l + 1] = cnt;
+    if (l < s->h1_nown) s->mass_toff[l + 1] = G->count;
   }
   for (int l = 0; l < s->h1_nl; l++) s->h1_toff[l + 1] += s->h1_toff[l];
-  for (int l = 0; l < s->h1_nown; l++) s->mass_toff[l + 1] = s->mass_toff[l] + grp[order[l]].count;
+  for (int l = 0; l < s->h1_nown; l++) s->mass_toff[l + 1] += s->mass_toff[l];
   BlastCall(BlastMalloc((size_t)s->mass_toff[s->h1_nown] + 1, &s->mass_tidx));
 #pragma omp parallel for schedule(static)
   for (int l = 0; l < ngroups; l++) {

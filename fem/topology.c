@@ -6,22 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "entities.h"
 #include "mesh-impl.h"
-
-// Sort keys: up to 4 vertex ids plus the (zone, local entity) slot they came from.
-typedef struct {
-  int v[4];
-  int slot;
-} EntityKey;
-
-// Unused key entries are kept at -1, so comparing all four works for edges and faces
-// alike (qsort has no context argument; no global state keeps this thread-safe).
-static int CompareKeys(const void *pa, const void *pb) {
-  const EntityKey *a = pa, *b = pb;
-  for (int i = 0; i < 4; i++)
-    if (a->v[i] != b->v[i]) return a->v[i] < b->v[i] ? -1 : 1;
-  return (a->slot > b->slot) - (a->slot < b->slot);
-}
 
 static void SortInts(int *v, int n) {
   for (int i = 1; i < n; i++)
@@ -99,74 +85,51 @@ static int FacetCorners(int geom, int facet, int *corners) {
 }
 
 // Entities of length len (2: edges; otherwise the facets of 3D zones), per_zone slots per
-// zone; slots a zone does not have (simplices) get id -1.
+// zone; slots a zone does not have (simplices) get id -1. Each slot's key is its corners'
+// vertex ids ascending, -1 padded (a triangle among quadrilateral faces); entities are
+// numbered in the order of their keys (BlastEntitiesNumber).
 static int BuildEntities(const BlastMesh mesh, int len, int per_zone, int **zone_ids,
-                         int **entity_verts, int *nentities) {
+                         int **entity_verts, int *nentities, int **zoff, int **zones) {
   const int nz = mesh->nzones, nc = 1 << mesh->dim;
-  EntityKey *keys;
-  BlastCall(BlastMalloc((size_t)nz * per_zone, &keys));
-  BlastCall(BlastMalloc((size_t)nz * per_zone, zone_ids));
-  size_t nk = 0;
+  enum { kGeoms = BLAST_GEOM_CUBE + 1 };
+  int ncorner[kGeoms][12], corner[kGeoms][12][4];  // each geometry's slots
+  for (int g = 0; g < kGeoms; g++)
+    for (int e = 0; e < per_zone; e++) {
+      int *c = corner[g][e];
+      ncorner[g][e] = BlastGeomDim(g) != mesh->dim ? 0
+                      : len == 2                   ? EdgeCorners(g, e, &c[0], &c[1])
+                                                   : FacetCorners(g, e, c);
+    }
+  int *keys;
+  BlastCall(BlastMalloc((size_t)nz * per_zone * len + 1, &keys));
+#pragma omp parallel for schedule(static)
   for (int z = 0; z < nz; z++) {
     const int *zv = &mesh->zone_verts[(size_t)z * nc], geom = mesh->zone_geom[z];
     for (int e = 0; e < per_zone; e++) {
-      int corners[4], n;
-      if (len == 2)
-        n = EdgeCorners(geom, e, &corners[0], &corners[1]);
-      else
-        n = FacetCorners(geom, e, corners);
-      (*zone_ids)[(size_t)z * per_zone + e] = -1;
-      if (!n) continue;
-      EntityKey *k = &keys[nk++];
-      for (int i = 0; i < 4; i++) k->v[i] = i < n ? zv[corners[i]] : -1;
-      SortInts(k->v, n);
-      k->slot = z * per_zone + e;
+      const int n = ncorner[geom][e], *corners = corner[geom][e];
+      int v[4];
+      for (int i = 0; i < n; i++) v[i] = zv[corners[i]];
+      SortInts(v, n);
+      int *k = &keys[((size_t)z * per_zone + e) * len];
+      for (int i = 0; i < len; i++) k[i] = i < n ? v[i] : -1;
     }
   }
-  qsort(keys, nk, sizeof *keys, CompareKeys);
-  int n = 0;
-  for (size_t i = 0; i < nk; i++) {
-    if (i == 0 || memcmp(keys[i].v, keys[i - 1].v, sizeof(int) * len)) n++;
-    (*zone_ids)[keys[i].slot] = n - 1;
-  }
-  BlastCall(BlastMalloc((size_t)n * len + 1, entity_verts));
-  for (size_t i = 0; i < nk; i++) {
-    int id = (*zone_ids)[keys[i].slot];
-    memcpy(&(*entity_verts)[(size_t)id * len], keys[i].v, sizeof(int) * len);
-  }
-  *nentities = n;
+  const int ierr = BlastEntitiesNumber((size_t)nz * per_zone, len, mesh->nverts, keys, per_zone,
+                                       zone_ids, entity_verts, nentities, zoff, zones);
   BlastFree(&keys);
+  BlastCall(ierr);
   return 0;
 }
 
-// CSR of the zones of each entity from the per-zone entity lists (-1: no entity).
-static int BuildAdjacency(int nent, int nzones, int per_zone, const int *zone_ent, int **off,
-                          int **zones) {
-  BlastCall(BlastCalloc(nent + 1, off));
-  for (size_t i = 0; i < (size_t)nzones * per_zone; i++)
-    if (zone_ent[i] >= 0) (*off)[zone_ent[i] + 1]++;
-  for (int e = 0; e < nent; e++) (*off)[e + 1] += (*off)[e];
-  int *fill;
-  BlastCall(BlastMalloc(nent + 1, &fill));
-  for (int e = 0; e <= nent; e++) fill[e] = (*off)[e];
-  BlastCall(BlastMalloc((size_t)(*off)[nent] + 1, zones));
-  for (int z = 0; z < nzones; z++)
-    for (int k = 0; k < per_zone; k++) {
-      int e = zone_ent[(size_t)z * per_zone + k];
-      if (e < 0) continue;
-      if (fill[e] > (*off)[e] && (*zones)[fill[e] - 1] == z) continue;  // repeated entity
-      (*zones)[fill[e]++] = z;
-    }
-  // Compact away the slots left by repeated entities (none for valid meshes).
-  int n = 0;
-  for (int e = 0; e < nent; e++) {
-    int start = (*off)[e];
-    (*off)[e] = n;
-    for (int k = start; k < fill[e]; k++) (*zones)[n++] = (*zones)[k];
-  }
-  (*off)[nent] = n;
-  BlastFree(&fill);
-  return 0;
+// Facet id of local facet lf of zone z (tensor: normal to direction lf/2 at side lf%2;
+// simplex: opposite vertex lf).
+static int ZoneFacet(const BlastTopology *t, const int *zone_verts, int z, int lf) {
+  const int nc = 1 << t->dim;
+  if (t->dim == 1) return zone_verts[(size_t)z * nc + lf];
+  if (t->dim == 2)
+    return t->zone_edges[(size_t)z * 4 +
+                         (BlastGeomIsSimplex(t->zone_geom[z]) ? lf : (1 - lf / 2) * 2 + lf % 2)];
+  return t->zone_faces[(size_t)z * 6 + lf];
 }
 
 int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
@@ -179,45 +142,37 @@ int BlastTopologyCreate(BlastMesh mesh, BlastTopology **topo) {
   t->zone_simplex_before[0] = 0;
   for (int z = 0; z < t->nzones; z++)
     t->zone_simplex_before[z + 1] = t->zone_simplex_before[z] + BlastGeomIsSimplex(t->zone_geom[z]);
+  // Edges and faces with the zones around each (ascending zone ids).
   if (t->dim >= 2)
-    BlastCall(
-        BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts, &t->nedges));
-  if (t->dim == 3) BlastCall(BuildEntities(mesh, 4, 6, &t->zone_faces, &t->face_verts, &t->nfaces));
+    BlastCall(BuildEntities(mesh, 2, EdgesPerZone(t->dim), &t->zone_edges, &t->edge_verts,
+                            &t->nedges, &t->edge_zoff, &t->edge_zones));
+  if (t->dim == 3)
+    BlastCall(BuildEntities(mesh, 4, 6, &t->zone_faces, &t->face_verts, &t->nfaces, &t->face_zoff,
+                            &t->face_zones));
   BlastCall(BlastMalloc((size_t)t->nfaces + 1, &t->face_tri_before));
   t->face_tri_before[0] = 0;
   for (int f = 0; f < t->nfaces; f++)
     t->face_tri_before[f + 1] = t->face_tri_before[f] + (t->face_verts[(size_t)f * 4 + 3] < 0);
-  // Facets: vertices (1D), edges (2D), faces (3D).
+  // The zones around each vertex (ascending zone ids).
+  BlastCall(BlastEntitiesZones(t->nverts, t->nzones, 1 << t->dim, mesh->zone_verts, &t->vert_zoff,
+                               &t->vert_zones));
+  // Facets: vertices (1D), edges (2D), faces (3D); each one's first zone and, in it, its
+  // first local facet. The zones around a facet are those that have it as a facet (the
+  // adjacency lists each zone's facets: its vertices, edges or faces).
   t->nfacets = t->dim == 1 ? t->nverts : t->dim == 2 ? t->nedges : t->nfaces;
   BlastCall(BlastMalloc((size_t)t->nfacets * 2 + 1, &t->facet_zone));
-  for (int f = 0; f < 2 * t->nfacets; f++) t->facet_zone[f] = -1;
-  const int nc = 1 << t->dim;
-  for (int z = 0; z < t->nzones; z++) {
-    const int geom = t->zone_geom[z], simplex = BlastGeomIsSimplex(geom);
-    for (int lf = 0; lf < BlastZoneNumFacets(geom); lf++) {
-      int id;
-      if (t->dim == 1) {
-        id = mesh->zone_verts[(size_t)z * nc + lf];
-      } else if (t->dim == 2) {
-        // a quadrilateral's facet normal to g at side s is the edge along the other
-        // direction h; a triangle's facet f is its edge f
-        int g = lf / 2, s = lf % 2, h = 1 - g;
-        id = t->zone_edges[(size_t)z * 4 + (simplex ? lf : h * 2 + s)];
-      } else {
-        id = t->zone_faces[(size_t)z * 6 + lf];
-      }
-      if (t->facet_zone[2 * id] < 0) t->facet_zone[2 * id] = z, t->facet_zone[2 * id + 1] = lf;
+  const int *foff = t->dim == 1 ? t->vert_zoff : t->dim == 2 ? t->edge_zoff : t->face_zoff;
+  const int *fzn = t->dim == 1 ? t->vert_zones : t->dim == 2 ? t->edge_zones : t->face_zones;
+#pragma omp parallel for schedule(static)
+  for (int f = 0; f < t->nfacets; f++) {
+    int z = -1, lf = -1;
+    if (foff[f + 1] > foff[f]) {
+      z = fzn[foff[f]];
+      const int nf = BlastZoneNumFacets(t->zone_geom[z]);
+      for (lf = 0; lf < nf && ZoneFacet(t, mesh->zone_verts, z, lf) != f; lf++) continue;
     }
+    t->facet_zone[2 * f] = z, t->facet_zone[2 * f + 1] = lf;
   }
-  // Entity -> zones adjacency (ascending zone ids: zones are visited in order).
-  BlastCall(
-      BuildAdjacency(t->nverts, t->nzones, nc, mesh->zone_verts, &t->vert_zoff, &t->vert_zones));
-  if (t->dim >= 2)
-    BlastCall(BuildAdjacency(t->nedges, t->nzones, t->dim == 3 ? 12 : 4, t->zone_edges,
-                             &t->edge_zoff, &t->edge_zones));
-  if (t->dim == 3)
-    BlastCall(
-        BuildAdjacency(t->nfaces, t->nzones, 6, t->zone_faces, &t->face_zoff, &t->face_zones));
   *topo = t;
   return 0;
 }
@@ -472,17 +427,6 @@ int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy) {
 
 // ---------------------------------------------------------------------------------------
 // Conformity
-
-// Facet id of local facet lf of zone z (tensor: normal to direction lf/2 at side lf%2;
-// simplex: opposite vertex lf).
-static int ZoneFacet(const BlastTopology *t, const int *zone_verts, int z, int lf) {
-  const int nc = 1 << t->dim;
-  if (t->dim == 1) return zone_verts[(size_t)z * nc + lf];
-  if (t->dim == 2)
-    return t->zone_edges[(size_t)z * 4 +
-                         (BlastGeomIsSimplex(t->zone_geom[z]) ? lf : (1 - lf / 2) * 2 + lf % 2)];
-  return t->zone_faces[(size_t)z * 6 + lf];
-}
 
 // The zones around facet f (CSR of the topology).
 static int FacetZones(const BlastTopology *t, int f, const int **zones) {

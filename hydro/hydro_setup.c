@@ -227,15 +227,16 @@ static int PhasePositions(Setup *st) {
   int ierr = st->rebuild ? 0 : BlastCalloc(h->nstate, &st->S0);
   if (!ierr) ierr = BlastMalloc((size_t)dim * next + 1, &st->xext);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
-  double *xext = st->xext;
-  BlastCall(BlastSetupCanonicalPositions(h, xext));
+  BlastCall(BlastSetupCanonicalPositions(h, st->xext));
   BlastFree(&h->x0_host);
   ierr = BlastMalloc(h->nx + 1, &h->x0_host);  // the reference (output: initial geometry)
-  if (!ierr)
-    for (int c = 0; c < dim; c++)
-      memcpy(&h->x0_host[(size_t)c * nl], &xext[(size_t)c * next], sizeof(double) * nl);
-  if (!ierr && !st->rebuild) memcpy(st->S0, h->x0_host, sizeof(double) * h->nx);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
+  double *x0 = h->x0_host, *xext = st->xext;  // copied by all threads (the first touch too)
+#pragma omp parallel for schedule(static) collapse(2)
+  for (int c = 0; c < dim; c++)
+    for (int l = 0; l < nl; l++) x0[(size_t)c * nl + l] = xext[(size_t)c * next + l];
+#pragma omp parallel for schedule(static)
+  for (size_t k = 0; k < (st->rebuild ? 0 : h->nx); k++) st->S0[k] = x0[k];
   return 0;
 }
 

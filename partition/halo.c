@@ -152,6 +152,30 @@ int BlastHaloRecvCount(BlastHalo h) { return h->nrecv; }
 const int *BlastHaloRecvIdx(BlastHalo h) { return h->recv_idx; }
 int BlastHaloNeighbors(BlastHalo h) { return h->nneighbors; }
 
+static int CompareU64(const void *pa, const void *pb) {
+  const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return (a > b) - (a < b);
+}
+
+int BlastHaloGroupTargets(int n, const int *idx, int *ntarget, int *target, int *toff, int *tpos) {
+  // (target, position) pairs as one key each: their ascending order is the targets
+  // ascending with each one's positions in list order (indices are >= 0).
+  uint64_t *key;
+  BlastCall(BlastMalloc((size_t)n + 1, &key));
+  for (int i = 0; i < n; i++) key[i] = (uint64_t)(uint32_t)idx[i] << 32 | (uint32_t)i;
+  qsort(key, (size_t)n, sizeof *key, CompareU64);
+  int nt = 0;
+  for (int i = 0; i < n; i++) {
+    const int t = (int)(key[i] >> 32);
+    if (!nt || target[nt - 1] != t) toff[nt] = i, target[nt++] = t;
+    tpos[i] = (int)(key[i] & 0xffffffffu);
+  }
+  toff[nt] = n;
+  *ntarget = nt;
+  BlastFree(&key);
+  return 0;
+}
+
 static int Reserve(BlastHalo h, int n) {
   if (n > h->maxreq) {
     BlastCall(BlastRealloc(n, &h->req));

@@ -34,6 +34,12 @@ const int *BlastHaloRecvIdx(BlastHalo halo);
 /// Distinct ranks this rank exchanges with (either direction).
 int BlastHaloNeighbors(BlastHalo halo);
 
+/// The send list grouped by target (for an unpack that adds each target's values in list
+/// order): the distinct entries of idx[0..n) ascending in target[0..*ntarget), and for the
+/// t-th of them the list positions holding it, ascending, in tpos[toff[t]..toff[t+1]).
+/// Arrays of n + 1 (target, tpos) and n + 2 (toff) entries, filled here; O(n log n).
+int BlastHaloGroupTargets(int n, const int *idx, int *ntarget, int *target, int *toff, int *tpos);
+
 /// Forward (owners -> ghost holders): sendbuf[c*nsend + i] packed from the send list
 /// arrives in recvbuf[c*nrecv + i] for the receive list. Begin posts the messages;
 /// BlastHaloWait completes them. Buffers must stay valid until then.

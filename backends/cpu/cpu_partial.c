@@ -127,14 +127,21 @@ static int PartialRebuild(void *md, const BlastHydroData *hd) {
   if (!p->context) return 0;
   const int rows = hd->dim * hd->h1_nd, nq = hd->nqp, d2 = hd->dim * hd->dim;
   const size_t nj = (size_t)nq * d2;
+  const size_t wsz = (size_t)rows + nj + 9 * nq + BlastPaZoneWorkspace(&p->pb);
+  const int nth = omp_get_max_threads();
   double *ws;
-  BlastCall(BlastMalloc((size_t)rows + nj + 9 * nq + BlastPaZoneWorkspace(&p->pb), &ws));
-  for (int z = 0; z < hd->nz; z++) {  // point-major, stored point-fastest
-    double *J0z = ws + rows;
-    BlastCpuGatherZone(hd, z, hd->pa.x0, ws);
-    BlastPaZoneJ0inv(&p->pb, ws, J0z, J0z + nj);
-    for (int q = 0; q < nq; q++)
-      for (int i = 0; i < d2; i++) p->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
+  BlastCall(BlastMalloc(wsz * nth, &ws));
+  // Zones are independent (a scratch per thread, disjoint outputs).
+#pragma omp parallel num_threads(nth)
+  {
+    double *w = ws + wsz * omp_get_thread_num(), *J0z = w + rows;
+#pragma omp for schedule(static)
+    for (int z = 0; z < hd->nz; z++) {  // point-major, stored point-fastest
+      BlastCpuGatherZone(hd, z, hd->pa.x0, w);
+      BlastPaZoneJ0inv(&p->pb, w, J0z, J0z + nj);
+      for (int q = 0; q < nq; q++)
+        for (int i = 0; i < d2; i++) p->J0inv[z * nj + (size_t)i * nq + q] = J0z[q * d2 + i];
+    }
   }
   BlastFree(&ws);
   return 0;

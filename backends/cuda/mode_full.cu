@@ -8,6 +8,9 @@
 
 #include "context.h"
 #include "sell.h"
+extern "C" {
+#include "linalg.h"
+}
 
 // ---------------------------------------------------------------------------------------
 // The mass matrix
@@ -22,8 +25,8 @@ static int UploadMass(CudaCtx *c) {
   const int nown = hd->h1_nown, ni = hd->mv_ninterior;
   if (!c->opt.spmv_cusparse) {
     BlastSell s;
-    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->full.rowptr, hd->full.col, hd->full.val,
-                              c->full.sell_sigma, &s);
+    int ierr = BlastSellBuild(nown, ni, hd->mv_rows, hd->full.rowptr, hd->full.col, NULL,
+                              c->full.sell_sigma, &s);  // the values: RebuildMass
     if (!ierr) ierr = DevUpload(s.row, (size_t)s.nslots, &c->full.sell_row);
     if (!ierr) ierr = DevUpload(s.len, (size_t)s.nslots, &c->full.sell_len);
     if (!ierr) ierr = DevUpload(s.off, (size_t)s.nslots / BLAST_SELL_C + 1, &c->full.sell_off);
@@ -68,16 +71,10 @@ static int RebuildMass(CudaCtx *c) {
   const BlastHydroData *hd = &c->hd;
   const int nown = hd->h1_nown, ni = hd->mv_ninterior;
   if (!c->opt.spmv_cusparse) {
-    const int C = BLAST_SELL_C;
     double *val;
     BlastCall(BlastCalloc((size_t)c->full.sell_nnz + 1, &val));
-    for (int t = 0; t < c->full.sell_slots; t++) {
-      if (c->full.sell_hrow[t] < 0) continue;
-      const long long base = c->full.sell_hoff[t / C] + t % C;
-      const int64_t k0 = hd->full.rowptr[c->full.sell_hrow[t]];
-      for (int k = 0; k < c->full.sell_hlen[t]; k++)
-        val[base + (long long)C * k] = hd->full.val[k0 + k];
-    }
+    BlastSellValues(c->full.sell_slots, c->full.sell_hrow, c->full.sell_hlen, c->full.sell_hoff,
+                    hd->full.rowptr, hd->full.val, val);
     const int ierr = DevCopy(val, (size_t)c->full.sell_nnz, c->full.sell_val);
     BlastFree(&val);
     return ierr;
@@ -143,8 +140,7 @@ static int RebuildJ0inv(const BlastHydroData *hd, DevData *d) {
   int ierr = 0;
   for (size_t z0 = 0; z0 < nz && !ierr; z0 += chunk) {
     const size_t n = nz - z0 < chunk ? nz - z0 : chunk;
-    for (size_t z = 0; z < n; z++)  // [z][q][i] -> [z][i][q]
-      Transpose(hd->full.J0inv + (z0 + z) * nqp * D2, nqp, D2, t + z * D2 * nqp);
+    BlastTransposeBlocks(n, nqp, D2, hd->full.J0inv + z0 * nqp * D2, t);  // [z][q][i] -> [z][i][q]
     const cudaError_t st = cudaMemcpy(d->J0inv + z0 * nqp * D2, t, n * nqp * D2 * sizeof(double),
                                       cudaMemcpyHostToDevice);
     if (st != cudaSuccess)

@@ -34,6 +34,7 @@
 
 extern "C" {
 #include "blast_mpi.h"
+#include "halo.h"
 }
 
 #include "config.h"
@@ -140,28 +141,15 @@ static int UploadHalo(const BlastHaloIndex *hi, DevHalo *h) {
   BlastCall(DevUpload(hi->send_idx, (size_t)hi->nsend, &h->send_idx));
   BlastCall(DevUpload(hi->recv_idx, (size_t)hi->nrecv, &h->recv_idx));
   // Distinct targets of the send list, each with its buffer positions in list order.
-  int *order, *target, *toff, *tpos, nt = 0;
-  BlastCall(BlastMalloc(hi->nsend + 1, &order));
-  for (int i = 0; i < hi->nsend; i++) order[i] = i;
-  for (int i = 1; i < hi->nsend; i++)  // stable insertion sort by target (lists are short)
-    for (int j = i; j > 0 && hi->send_idx[order[j - 1]] > hi->send_idx[order[j]]; j--) {
-      int tmp = order[j];
-      order[j] = order[j - 1], order[j - 1] = tmp;
-    }
+  int *target, *toff, *tpos, nt = 0;
   BlastCall(BlastMalloc(hi->nsend + 1, &target));
   BlastCall(BlastMalloc(hi->nsend + 2, &toff));
   BlastCall(BlastMalloc(hi->nsend + 1, &tpos));
-  for (int i = 0; i < hi->nsend; i++) {
-    if (!nt || target[nt - 1] != hi->send_idx[order[i]])
-      toff[nt] = i, target[nt++] = hi->send_idx[order[i]];
-    tpos[i] = order[i];
-  }
-  toff[nt] = hi->nsend;
+  BlastCall(BlastHaloGroupTargets(hi->nsend, hi->send_idx, &nt, target, toff, tpos));
   h->ntarget = nt;
   BlastCall(DevUpload(target, (size_t)nt, &h->target));
   BlastCall(DevUpload(toff, (size_t)nt + 1, &h->toff));
   BlastCall(DevUpload(tpos, (size_t)hi->nsend, &h->tpos));
-  BlastFree(&order);
   BlastFree(&target);
   BlastFree(&toff);
   BlastFree(&tpos);

@@ -67,6 +67,15 @@ int main(void) {
     TEST_ASSERT(sz.nnz == s.nnz && sz.nslots == s.nslots && !sz.col,
                 "sizes-only build: %lld vs %lld", sz.nnz, s.nnz);
     BlastSellFree(&sz);
+    // columns only (the GPU's build: the values come later, by BlastSellValues)
+    TEST_CALL(BlastSellBuild(nown, ninterior, rows, rowptr, col, NULL, sigma, &sz));
+    double *v = calloc((size_t)s.nnz + 1, sizeof(double));
+    BlastSellValues(sz.nslots, sz.row, sz.len, sz.off, rowptr, val, v);
+    TEST_ASSERT(sz.col && !sz.val && !memcmp(sz.col, s.col, sizeof(int) * s.nnz) &&
+                    !memcmp(v, s.val, sizeof(double) * s.nnz),
+                "sigma %d: columns-only build and values", sigma);
+    free(v);
+    BlastSellFree(&sz);
     TEST_ASSERT(s.nslots_interior == 640 && s.nslots == 640 + 416, "slots %d (interior %d)",
                 s.nslots, s.nslots_interior);
     TEST_ASSERT(s.nnz_rows == nnz && s.nnz >= nnz && s.maxlen == 125, "nnz %lld/%lld, maxlen %d",
