@@ -186,8 +186,10 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
                cudaGetErrorString(before));
     if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp])) {
-      // the error the build met (a driver or runtime without conditional nodes): cleared
+      // the error the build met (a driver or runtime without conditional nodes): cleared,
+      // with the message it may have left, and the host loop solves from here on
       const cudaError_t e = cudaGetLastError();
+      BlastErrorClear();
       g->off = 1;
       g->exec[ncomp] = NULL;
       if (c->opt.verbose)
