@@ -150,10 +150,11 @@ static void BalancerTests(void) {
                     "time",
                     i, seed, kRun, total / device_only);
         if (seed == 1)
-          printf("balancer: %d-period run from 0.98, host/device %.0f: %.4f of the device-only "
-                 "time (phase %s, share %.4f)\n",
-                 kRun, m->host_all / m->dev_all, total / device_only,
-                 BlastBalancePhaseName(b.phase), b.f);
+          printf(
+              "balancer: %d-period run from 0.98, host/device %.0f: %.4f of the device-only "
+              "time (phase %s, share %.4f)\n",
+              kRun, m->host_all / m->dev_all, total / device_only, BlastBalancePhaseName(b.phase),
+              b.f);
       }
   }
   // One slow host period long after convergence (a preempted thread: 30 % over the
@@ -253,11 +254,16 @@ static void SeedTests(void) {
     TEST_CALL(BlastHydroRun(log.h, LogSplit, &log));
     int seen_seed = 0, seen_deck = 0;
     for (int k = 0; k < log.n; k++) seen_seed |= log.f[k] == 0.625, seen_deck |= log.f[k] == 0.75;
+    // auto: the first split off the device-only start is the seed (where the search then
+    // goes depends on the measured times: 0.75, 12 of the 16 zones, is one place it may end)
+    double first = 1.0;
+    for (int k = 0; k < log.n && first == 1.0; k++) first = log.f[k];
     printf("seeded 0.625, %s mode, deck 0.75: splits per step", i ? "fixed" : "auto");
     for (int k = 0; k < log.n; k++) printf(" %.4f", log.f[k]);
     printf("\n");
     if (modes[i] == BLAST_BALANCE_AUTO)
-      TEST_ASSERT(seen_seed && !seen_deck, "auto: the search did not start from the seed");
+      TEST_ASSERT(first == 0.625, "auto: the search did not start from the seed (first split %g)",
+                  first);
     else
       TEST_ASSERT(seen_deck && !seen_seed, "fixed: the seed must be ignored");
     BlastHydroDestroy(&log.h);
