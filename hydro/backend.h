@@ -283,10 +283,13 @@ typedef struct {
   /// what an earlier import kept.
   int (*peer_import)(void *ctx, const BlastHaloPeers *p, int *ok);
   /// peer_send: this rank's messages of halo `which` (forward: the pack of its send list;
-  /// reverse: of its receive list) written into half `parity` of the neighbours' areas.
-  /// Returns once they are written and every earlier operation of the backend is done.
+  /// reverse: of its receive list) written into half `parity` of the neighbours' areas, in
+  /// the backend's order (it may return before they are).
   int (*peer_send)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
                    int parity);
+  /// peer_sent: returns once the last peer_send's writes and every operation of the
+  /// backend before it are done (operations started since may still run).
+  int (*peer_sent)(void *ctx);
   /// peer_recv: `unpack` (dd = 0) or `unpack_dd` (dd = 1, reverse; ncomp = ndd) reading
   /// half `parity` of this rank's own area.
   int (*peer_recv)(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride, int parity,
@@ -343,7 +346,7 @@ typedef struct BlastBackendOps {
   X(mass, wall_normals) X(mass, axpby_multi) X(mass, dot_multi) X(mass, mult_dot)              \
   X(mass, cg_update) X(mass, cg_advance) X(mass, pcg)                                         \
   X(halo, pack) X(halo, unpack) X(halo, unpack_dd) X(halo, peer_export) X(halo, peer_import)     \
-  X(halo, peer_send) X(halo, peer_recv)                                                       \
+  X(halo, peer_send) X(halo, peer_sent) X(halo, peer_recv)                                   \
   X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \
   X(split, energy_rate) X(split, host_zones)
 // clang-format on

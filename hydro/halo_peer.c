@@ -6,7 +6,7 @@
 //
 // Ordering. Every exchange, each rank notifies every neighbour (whatever the direction of
 // the data), once its own writes and every earlier operation of its backend are done
-// (halo.peer_send returns then), and waits for every neighbour's notice before it reads
+// (halo.peer_sent), and waits for every neighbour's notice before it reads
 // its area. The areas have two halves, used by alternate exchanges: a rank that writes
 // exchange k into half k % 2 of a neighbour has seen that neighbour's notice of exchange
 // k - 1, given after the neighbour finished reading exchange k - 2 from that half.
@@ -237,18 +237,19 @@ int BlastHydroPeerBegin(BlastHydro h, int which, int reverse, int ncomp, size_t 
   BlastCheck(ncomp <= 2 * h->space->dim, BLAST_ERR_INTERNAL,
              "a halo exchange of %d components: the device transport's areas hold %d", ncomp,
              2 * h->space->dim);
-  BlastCall(h->ops->halo.peer_send(h->bctx, which, reverse, ncomp, stride, x, (int)(p->seq & 1u)));
-  for (int i = 0; i < p->npeer; i++) {
-    BlastCallMPI(MPI_Irecv(NULL, 0, MPI_BYTE, p->rank[i], kTagNotice, h->comm, &p->req[i]));
-    BlastCallMPI(
-        MPI_Isend(NULL, 0, MPI_BYTE, p->rank[i], kTagNotice, h->comm, &p->req[p->npeer + i]));
-  }
-  return 0;
+  return h->ops->halo.peer_send(h->bctx, which, reverse, ncomp, stride, x, (int)(p->seq & 1u));
 }
 
 int BlastHydroPeerEnd(BlastHydro h, int which, int reverse, int dd, int ncomp, size_t stride,
                       double *x) {
   struct BlastHydroPeer *p = h->peer;
+  // The caller's work launched after Begin (the interior rows) runs meanwhile.
+  BlastCall(h->ops->halo.peer_sent(h->bctx));
+  for (int i = 0; i < p->npeer; i++) {
+    BlastCallMPI(MPI_Irecv(NULL, 0, MPI_BYTE, p->rank[i], kTagNotice, h->comm, &p->req[i]));
+    BlastCallMPI(
+        MPI_Isend(NULL, 0, MPI_BYTE, p->rank[i], kTagNotice, h->comm, &p->req[p->npeer + i]));
+  }
   BlastCallMPI(MPI_Waitall(2 * p->npeer, p->req, MPI_STATUSES_IGNORE));
   const int parity = (int)(p->seq & 1u);
   p->seq++;

@@ -12,9 +12,9 @@
 /// Collective; sets h->peer (NULL: host buffers) and h->shape.halo_transport.
 int BlastHydroPeerSetup(BlastHydro h, int mode);
 void BlastHydroPeerDestroy(BlastHydro h);
-/// One exchange (the order of every rank's exchanges is the same): Begin writes this
-/// rank's messages of halo `which` into its neighbours' areas and posts the notices; End
-/// waits for the neighbours' notices and unpacks (halo.peer_recv's dd and ncomp).
+/// One exchange (the order of every rank's exchanges is the same): Begin starts writing
+/// this rank's messages of halo `which` into its neighbours' areas; End waits for them,
+/// exchanges the notices and unpacks (halo.peer_recv's dd and ncomp).
 int BlastHydroPeerBegin(BlastHydro h, int which, int reverse, int ncomp, size_t stride,
                         const double *x);
 int BlastHydroPeerEnd(BlastHydro h, int which, int reverse, int dd, int ncomp, size_t stride,

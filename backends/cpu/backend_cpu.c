@@ -133,6 +133,7 @@ const BlastBackendOps blast_backend_cpu = {
              .peer_export = BlastCpuHaloPeerExport,
              .peer_import = BlastCpuHaloPeerImport,
              .peer_send = BlastCpuHaloPeerSend,
+             .peer_sent = BlastCpuHaloPeerSent,
              .peer_recv = BlastCpuHaloPeerRecv},
     .split =
         {

@@ -181,6 +181,7 @@ int BlastCpuHaloPeerExport(void *ctx, size_t half, unsigned char *blob, int *ok)
 int BlastCpuHaloPeerImport(void *ctx, const BlastHaloPeers *p, int *ok);
 int BlastCpuHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t stride,
                          const double *x, int parity);
+int BlastCpuHaloPeerSent(void *ctx);
 int BlastCpuHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
                          int parity, double *x);
 

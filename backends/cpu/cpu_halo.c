@@ -65,6 +65,13 @@ int BlastCpuHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t st
              "peer_export declined)");
 }
 
+int BlastCpuHaloPeerSent(void *ctx) {
+  (void)ctx;
+  BlastError(BLAST_ERR_UNSUPPORTED,
+             "halo.peer_sent: the CPU backend has no device-to-device transport (its "
+             "peer_export declined)");
+}
+
 int BlastCpuHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
                          int parity, double *x) {
   (void)ctx, (void)which, (void)reverse, (void)dd, (void)ncomp, (void)stride, (void)parity, (void)x;

@@ -43,6 +43,7 @@ const BlastBackendOps blast_backend_cuda = {
              .peer_export = BlastCudaHaloPeerExport,
              .peer_import = BlastCudaHaloPeerImport,
              .peer_send = BlastCudaHaloPeerSend,
+             .peer_sent = BlastCudaHaloPeerSent,
              .peer_recv = BlastCudaHaloPeerRecv},
     .split = {.qdata_begin = BlastCudaSplitQDataBegin,
               .qdata_end = BlastCudaSplitQDataEnd,

@@ -72,6 +72,7 @@ int BlastCudaHaloPeerExport(void *ctx, size_t half, unsigned char *blob, int *ok
 int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *p, int *ok);
 int BlastCudaHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t stride,
                           const double *x, int parity);
+int BlastCudaHaloPeerSent(void *ctx);
 int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
                           int parity, double *x);
 

@@ -185,10 +185,16 @@ extern "C" int BlastCudaHaloPeerSend(void *ctx, int which, int reverse, int ncom
         p->route[which][reverse], reverse ? h->recv_idx : h->send_idx, ncomp, stride, x, parity);
     BlastCheckKernel(c->sync, "k_peer_pack");
   }
-  // Also with nothing to send: the neighbours are told that this rank's earlier reads of
-  // its own area are done (hydro/halo_peer.c).
+  // Also with nothing to send: once it completes, the neighbours are told that this
+  // rank's earlier reads of its own area are done (hydro/halo_peer.c).
   BlastCallCuda(cudaEventRecord(p->done, c->stream));
-  BlastCallCuda(cudaEventSynchronize(p->done));
+  return 0;
+}
+
+extern "C" int BlastCudaHaloPeerSent(void *ctx) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  BlastCheck(c->peer.done, BLAST_ERR_INTERNAL, "halo.peer_sent without a peer_export");
+  BlastCallCuda(cudaEventSynchronize(c->peer.done));
   return 0;
 }
 

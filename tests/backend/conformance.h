@@ -101,6 +101,7 @@ void CaseHaloUnpackDD(Env *E);
 void CaseHaloPeerExport(Env *E);
 void CaseHaloPeerImport(Env *E);
 void CaseHaloPeerSend(Env *E);
+void CaseHaloPeerSent(Env *E);
 void CaseHaloPeerRecv(Env *E);
 void CaseSplitQDataBegin(Env *E);
 void CaseSplitQDataEnd(Env *E);

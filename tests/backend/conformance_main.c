@@ -75,6 +75,7 @@ static const struct {
     {"halo.peer_export", CaseHaloPeerExport},
     {"halo.peer_import", CaseHaloPeerImport},
     {"halo.peer_send", CaseHaloPeerSend},
+    {"halo.peer_sent", CaseHaloPeerSent},
     {"halo.peer_recv", CaseHaloPeerRecv},
     {"split.qdata_begin", CaseSplitQDataBegin},
     {"split.qdata_end", CaseSplitQDataEnd},
