@@ -1,0 +1,259 @@
+// Multilevel partitioning of large dual graphs: a threaded, deterministic coarsening in
+// front of METIS (which runs serially), and a greedy boundary refinement on the way back.
+//
+// Matching: every unmatched vertex proposes the incident edge of highest priority (the
+// heavier edge first, then a hash of the edge's two ends, a fixed order); an edge chosen
+// from both ends is matched. Each round reads only the previous round's state, so the
+// matching is the same for any thread count. Matched pairs become one coarse vertex
+// (numbered by its lower fine vertex, in order), unmatched vertices stay alone.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition-impl.h"
+
+enum {
+  kRounds = 6,      // matching rounds per level
+  kMaxLevels = 16,  // levels at most
+  kPasses = 8       // refinement sweeps per level at most
+};
+
+// A coarser level: its graph (owned arrays) and the map from the finer level's vertices.
+typedef struct {
+  BlastPartGraph g;
+  int *xadj, *adj, *vw, *ew;
+  int *cmap;  // [finer n] coarse vertex of each finer vertex
+} Level;
+
+static void LevelFree(Level *l) {
+  BlastFree(&l->xadj);
+  BlastFree(&l->adj);
+  BlastFree(&l->vw);
+  BlastFree(&l->ew);
+  BlastFree(&l->cmap);
+}
+
+static inline uint64_t EdgeHash(int a, int b) {
+  uint64_t x = a < b ? ((uint64_t)(uint32_t)a << 32 | (uint32_t)b)
+                     : ((uint64_t)(uint32_t)b << 32 | (uint32_t)a);
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+static inline int VW(const BlastPartGraph *g, int v) {
+  return g->vw ? g->vw[v] : 1;
+}
+
+static inline int EW(const BlastPartGraph *g, int k) {
+  return g->ew ? g->ew[k] : 1;
+}
+
+// match[v]: v's partner, or v itself when it stays alone. Pairs weigh at most maxvw.
+static void Match(const BlastPartGraph *g, int maxvw, int *match, int *prop) {
+  const int n = g->n;
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n; v++) match[v] = -1;
+  for (int r = 0; r < kRounds; r++) {
+#pragma omp parallel for schedule(static)
+    for (int v = 0; v < n; v++) {
+      prop[v] = -1;
+      if (match[v] >= 0) continue;
+      double br = 0.0;
+      uint64_t bh = 0;
+      for (int k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+        const int u = g->adj[k];
+        if (u == v || match[u] >= 0 || VW(g, v) + VW(g, u) > maxvw) continue;
+        // The edge's rating w^2 / (c_u c_v): heavy edges between light vertices first.
+        const double w = EW(g, k), rt = w * w / ((double)VW(g, u) * VW(g, v));
+        const uint64_t h = EdgeHash(u, v);
+        if (prop[v] < 0 || rt > br || (rt == br && (h > bh || (h == bh && u < prop[v])))) {
+          prop[v] = u, br = rt, bh = h;
+        }
+      }
+    }
+#pragma omp parallel for schedule(static)
+    for (int v = 0; v < n; v++)
+      if (match[v] < 0 && prop[v] >= 0 && prop[prop[v]] == v) match[v] = prop[v];
+  }
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n; v++)
+    if (match[v] < 0) match[v] = v;
+}
+
+// The coarse graph of a matching: *l gets its arrays and the map; *nc its vertex count.
+static int Contract(const BlastPartGraph *g, const int *match, int *lead, Level *l) {
+  const int n = g->n;
+  BlastCall(BlastMalloc(n, &l->cmap));
+  int nc = 0;
+  for (int v = 0; v < n; v++)
+    if (match[v] >= v) l->cmap[v] = nc, lead[nc++] = v;
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n; v++)
+    if (match[v] < v) l->cmap[v] = l->cmap[match[v]];
+  int *ub, *cnt;
+  BlastCall(BlastMalloc(nc + 1, &ub));
+  BlastCall(BlastMalloc(nc + 1, &cnt));
+  ub[0] = 0;
+  for (int c = 0; c < nc; c++) {
+    const int v = lead[c], u = match[v];
+    ub[c + 1] = ub[c] + (g->xadj[v + 1] - g->xadj[v]) + (u != v ? g->xadj[u + 1] - g->xadj[u] : 0);
+  }
+  int *tadj, *tew;
+  BlastCall(BlastMalloc((size_t)ub[nc] + 1, &tadj));
+  BlastCall(BlastMalloc((size_t)ub[nc] + 1, &tew));
+  BlastCall(BlastMalloc(nc + 1, &l->vw));
+  const int *cmap = l->cmap;
+  int *vw = l->vw;
+#pragma omp parallel for schedule(dynamic, 1024)
+  for (int c = 0; c < nc; c++) {
+    const int v = lead[c], u = match[v], s = ub[c];
+    int k = 0;
+    vw[c] = VW(g, v) + (u != v ? VW(g, u) : 0);
+    for (int e = 0; e < 2; e++) {
+      const int x = e ? u : v;
+      if (e && u == v) break;
+      for (int j = g->xadj[x]; j < g->xadj[x + 1]; j++) {
+        const int cw = cmap[g->adj[j]];
+        if (cw == c) continue;
+        int i = 0;
+        while (i < k && tadj[s + i] != cw) i++;
+        if (i == k) tadj[s + k] = cw, tew[s + k] = 0, k++;
+        tew[s + i] += EW(g, j);
+      }
+    }
+    cnt[c] = k;
+  }
+  BlastCall(BlastMalloc(nc + 1, &l->xadj));
+  l->xadj[0] = 0;
+  for (int c = 0; c < nc; c++) l->xadj[c + 1] = l->xadj[c] + cnt[c];
+  BlastCall(BlastMalloc((size_t)l->xadj[nc] + 1, &l->adj));
+  BlastCall(BlastMalloc((size_t)l->xadj[nc] + 1, &l->ew));
+  int *xadj = l->xadj, *adj = l->adj, *ew = l->ew;
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < nc; c++)
+    for (int i = 0; i < cnt[c]; i++)
+      adj[xadj[c] + i] = tadj[ub[c] + i], ew[xadj[c] + i] = tew[ub[c] + i];
+  BlastFree(&tadj);
+  BlastFree(&tew);
+  BlastFree(&ub);
+  BlastFree(&cnt);
+  l->g = (BlastPartGraph){nc, l->xadj, l->adj, l->vw, l->ew};
+  return 0;
+}
+
+// Greedy boundary refinement (serial over the boundary vertices, in order): move a vertex
+// to the adjacent part it is most connected to when that lowers the cut, or keeps it and
+// evens the weights, and the target stays within maxw.
+static int Refine(const BlastPartGraph *g, int nparts, long long maxw, int *part) {
+  const int n = g->n;
+  long long *pw;
+  int *flag, *bnd, *conn, *seen;
+  unsigned char *moved;
+  BlastCall(BlastCalloc(n + 1, &moved));
+  BlastCall(BlastCalloc(nparts, &pw));
+  BlastCall(BlastMalloc(n + 1, &flag));
+  BlastCall(BlastCalloc(nparts, &conn));
+  BlastCall(BlastMalloc(nparts, &seen));
+  for (int v = 0; v < n; v++) pw[part[v]] += VW(g, v);
+  for (int pass = 0; pass < kPasses; pass++) {
+#pragma omp parallel for schedule(static)
+    for (int v = 0; v < n; v++) {
+      flag[v] = 0;
+      for (int k = g->xadj[v]; k < g->xadj[v + 1] && !flag[v]; k++)
+        flag[v] = part[g->adj[k]] != part[v];
+    }
+    int nb = 0;
+    for (int v = 0; v < n; v++) nb += flag[v];
+    if (!nb) break;
+    bnd = NULL;
+    BlastCall(BlastMalloc(nb, &bnd));
+    nb = 0;
+    for (int v = 0; v < n; v++)
+      if (flag[v]) bnd[nb++] = v;
+    int moves = 0;
+    for (int i = 0; i < nb; i++) {
+      const int v = bnd[i], a = part[v], w = VW(g, v);
+      int ns = 0;
+      for (int k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+        const int p = part[g->adj[k]];
+        if (!conn[p] && p != a) seen[ns++] = p;
+        conn[p] += EW(g, k);
+      }
+      int b = -1;
+      for (int j = 0; j < ns; j++)
+        if (b < 0 || conn[seen[j]] > conn[b] || (conn[seen[j]] == conn[b] && seen[j] < b))
+          b = seen[j];
+      if (b >= 0 && pw[a] > w && pw[b] + w <= maxw) {
+        const int gain = conn[b] - conn[a];
+        if (gain > 0 || (gain == 0 && (pw[a] > pw[b] + w || !moved[v]))) {
+          part[v] = b, pw[a] -= w, pw[b] += w, moves += gain > 0, moved[v] = 1;
+        }
+      }
+      conn[a] = 0;
+      for (int j = 0; j < ns; j++) conn[seen[j]] = 0;
+    }
+    BlastFree(&bnd);
+    if (!moves) break;
+  }
+  BlastFree(&pw);
+  BlastFree(&moved);
+  BlastFree(&flag);
+  BlastFree(&conn);
+  BlastFree(&seen);
+  return 0;
+}
+
+int BlastPartitionMultilevel(const BlastPartGraph *g, int nparts, int coarse, int *part) {
+  Level lev[kMaxLevels];
+  memset(lev, 0, sizeof lev);
+  int nlev = 0, ierr = 0;
+  long long total = 0;
+  for (int v = 0; v < g->n; v++) total += VW(g, v);
+  // A coarse vertex holds at most a tenth of a part: the coarsest graph can still balance.
+  const long long cap = total / (10LL * nparts);
+  const int maxvw = cap < 2 ? 2 : cap > 1000000000 ? 1000000000 : (int)cap;
+  int *match = NULL, *prop = NULL, *lead = NULL;
+  ierr = BlastMalloc(g->n + 1, &match);
+  if (!ierr) ierr = BlastMalloc(g->n + 1, &prop);
+  if (!ierr) ierr = BlastMalloc(g->n + 1, &lead);
+  const BlastPartGraph *cur = g;
+  while (!ierr && nlev < kMaxLevels && cur->n > coarse) {
+    Match(cur, maxvw, match, prop);
+    ierr = Contract(cur, match, lead, &lev[nlev]);
+    if (ierr) break;
+    const int shrunk = lev[nlev].g.n < cur->n - cur->n / 10;  // at least 10 % fewer
+    cur = &lev[nlev++].g;
+    if (!shrunk) break;
+  }
+  BlastFree(&match);
+  BlastFree(&prop);
+  BlastFree(&lead);
+  // Partition the coarsest graph, then project it back through the levels.
+  int *cpart = NULL;
+  if (!ierr) ierr = BlastMalloc(cur->n + 1, &cpart);
+  if (!ierr) ierr = BlastPartitionMetis(cur, nparts, cpart);
+  const long long maxw = (total * 103 + 100LL * nparts - 1) / (100LL * nparts);
+  for (int l = nlev - 1; l >= 0 && !ierr; l--) {
+    const BlastPartGraph *fine = l ? &lev[l - 1].g : g;
+    int *fpart = NULL;
+    ierr = l ? BlastMalloc(fine->n + 1, &fpart) : 0;
+    if (ierr) break;
+    if (!l) fpart = part;
+    const int *cmap = lev[l].cmap;
+#pragma omp parallel for schedule(static)
+    for (int v = 0; v < fine->n; v++) fpart[v] = cpart[cmap[v]];
+    BlastFree(&cpart);
+    cpart = fpart;
+    ierr = Refine(fine, nparts, maxw, cpart);
+  }
+  if (!ierr && nlev == 0)
+    for (int v = 0; v < g->n; v++) part[v] = cpart[v];
+  if (cpart != part) BlastFree(&cpart);
+  for (int l = 0; l < nlev; l++) LevelFree(&lev[l]);
+  BlastCall(ierr);
+  return 0;
+}
