@@ -53,15 +53,17 @@ static inline int EW(const BlastPartGraph *g, int k) {
 }
 
 // match[v]: v's partner, or v itself when it stays alone. Pairs weigh at most maxvw.
-static void Match(const BlastPartGraph *g, int maxvw, int *match, int *prop) {
+// act: scratch of n ints (the vertices still unmatched, ascending).
+static void Match(const BlastPartGraph *g, int maxvw, int *match, int *prop, int *act) {
   const int n = g->n;
+  int na = n;
 #pragma omp parallel for schedule(static)
-  for (int v = 0; v < n; v++) match[v] = -1;
-  for (int r = 0; r < kRounds; r++) {
+  for (int v = 0; v < n; v++) match[v] = -1, act[v] = v;
+  for (int r = 0; r < kRounds && na > 0; r++) {
 #pragma omp parallel for schedule(static)
-    for (int v = 0; v < n; v++) {
-      prop[v] = -1;
-      if (match[v] >= 0) continue;
+    for (int i = 0; i < na; i++) {
+      const int v = act[i];
+      int best = -1;
       double br = 0.0;
       uint64_t bh = 0;
       for (int k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
@@ -70,18 +72,23 @@ static void Match(const BlastPartGraph *g, int maxvw, int *match, int *prop) {
         // The edge's rating w^2 / (c_u c_v): heavy edges between light vertices first.
         const double w = EW(g, k), rt = w * w / ((double)VW(g, u) * VW(g, v));
         const uint64_t h = EdgeHash(u, v);
-        if (prop[v] < 0 || rt > br || (rt == br && (h > bh || (h == bh && u < prop[v])))) {
-          prop[v] = u, br = rt, bh = h;
-        }
+        if (best < 0 || rt > br || (rt == br && (h > bh || (h == bh && u < best))))
+          best = u, br = rt, bh = h;
       }
+      prop[v] = best;
     }
+    // Only unmatched vertices' proposals are read: those of this round.
 #pragma omp parallel for schedule(static)
-    for (int v = 0; v < n; v++)
-      if (match[v] < 0 && prop[v] >= 0 && prop[prop[v]] == v) match[v] = prop[v];
+    for (int i = 0; i < na; i++) {
+      const int v = act[i];
+      if (prop[v] >= 0 && prop[prop[v]] == v) match[v] = prop[v];
+    }
+    int m = 0;
+    for (int i = 0; i < na; i++)
+      if (match[act[i]] < 0) act[m++] = act[i];
+    na = m;
   }
-#pragma omp parallel for schedule(static)
-  for (int v = 0; v < n; v++)
-    if (match[v] < 0) match[v] = v;
+  for (int i = 0; i < na; i++) match[act[i]] = act[i];
 }
 
 // The coarse graph of a matching: *l gets its arrays and the map; *nc its vertex count.
@@ -145,38 +152,45 @@ static int Contract(const BlastPartGraph *g, const int *match, int *lead, Level 
   return 0;
 }
 
-// Greedy boundary refinement (serial over the boundary vertices, in order): move a vertex
-// to the adjacent part it is most connected to when that lowers the cut, or keeps it and
-// evens the weights, and the target stays within maxw.
+static int CompareInt(const void *pa, const void *pb) {
+  const int a = *(const int *)pa, b = *(const int *)pb;
+  return (a > b) - (a < b);
+}
+
+static inline int OnBoundary(const BlastPartGraph *g, const int *part, int v) {
+  for (int k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+    if (part[g->adj[k]] != part[v]) return 1;
+  return 0;
+}
+
+// Greedy boundary refinement, serial over the candidates in ascending order (so the same
+// for any thread count): move a vertex to the adjacent part it is most connected to when
+// that lowers the cut, or keeps it and either evens the weights or moves the vertex for
+// the first time (which lets the boundary slide out of local minima), provided the target
+// stays within maxw. The first sweep visits the boundary, the next ones the vertices next
+// to those that moved.
 static int Refine(const BlastPartGraph *g, int nparts, long long maxw, int *part) {
   const int n = g->n;
   long long *pw;
-  int *flag, *bnd, *conn, *seen;
-  unsigned char *moved;
+  int *cand, *conn, *seen, *mv;
+  unsigned char *moved, *mark;
   BlastCall(BlastCalloc(n + 1, &moved));
+  BlastCall(BlastCalloc(n + 1, &mark));
+  BlastCall(BlastMalloc(n + 1, &cand));
+  BlastCall(BlastMalloc(n + 1, &mv));
   BlastCall(BlastCalloc(nparts, &pw));
-  BlastCall(BlastMalloc(n + 1, &flag));
   BlastCall(BlastCalloc(nparts, &conn));
   BlastCall(BlastMalloc(nparts, &seen));
   for (int v = 0; v < n; v++) pw[part[v]] += VW(g, v);
-  for (int pass = 0; pass < kPasses; pass++) {
 #pragma omp parallel for schedule(static)
-    for (int v = 0; v < n; v++) {
-      flag[v] = 0;
-      for (int k = g->xadj[v]; k < g->xadj[v + 1] && !flag[v]; k++)
-        flag[v] = part[g->adj[k]] != part[v];
-    }
-    int nb = 0;
-    for (int v = 0; v < n; v++) nb += flag[v];
-    if (!nb) break;
-    bnd = NULL;
-    BlastCall(BlastMalloc(nb, &bnd));
-    nb = 0;
-    for (int v = 0; v < n; v++)
-      if (flag[v]) bnd[nb++] = v;
-    int moves = 0;
-    for (int i = 0; i < nb; i++) {
-      const int v = bnd[i], a = part[v], w = VW(g, v);
+  for (int v = 0; v < n; v++) mark[v] = (unsigned char)OnBoundary(g, part, v);
+  int nc = 0;
+  for (int v = 0; v < n; v++)
+    if (mark[v]) cand[nc++] = v, mark[v] = 0;
+  for (int pass = 0; pass < kPasses && nc > 0; pass++) {
+    int nm = 0, gains = 0;
+    for (int i = 0; i < nc; i++) {
+      const int v = cand[i], a = part[v], w = VW(g, v);
       int ns = 0;
       for (int k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
         const int p = part[g->adj[k]];
@@ -190,18 +204,30 @@ static int Refine(const BlastPartGraph *g, int nparts, long long maxw, int *part
       if (b >= 0 && pw[a] > w && pw[b] + w <= maxw) {
         const int gain = conn[b] - conn[a];
         if (gain > 0 || (gain == 0 && (pw[a] > pw[b] + w || !moved[v]))) {
-          part[v] = b, pw[a] -= w, pw[b] += w, moves += gain > 0, moved[v] = 1;
+          part[v] = b, pw[a] -= w, pw[b] += w, moved[v] = 1, mv[nm++] = v, gains += gain > 0;
         }
       }
       conn[a] = 0;
       for (int j = 0; j < ns; j++) conn[seen[j]] = 0;
     }
-    BlastFree(&bnd);
-    if (!moves) break;
+    if (!gains) break;
+    // The next candidates: the moved vertices and their neighbours on the boundary.
+    nc = 0;
+    for (int i = 0; i < nm; i++) {
+      const int v = mv[i];
+      for (int k = g->xadj[v] - 1; k < g->xadj[v + 1]; k++) {
+        const int u = k < g->xadj[v] ? v : g->adj[k];
+        if (!mark[u] && OnBoundary(g, part, u)) mark[u] = 1, cand[nc++] = u;
+      }
+    }
+    for (int i = 0; i < nc; i++) mark[cand[i]] = 0;
+    qsort(cand, (size_t)nc, sizeof *cand, CompareInt);
   }
-  BlastFree(&pw);
   BlastFree(&moved);
-  BlastFree(&flag);
+  BlastFree(&mark);
+  BlastFree(&cand);
+  BlastFree(&mv);
+  BlastFree(&pw);
   BlastFree(&conn);
   BlastFree(&seen);
   return 0;
@@ -222,7 +248,7 @@ int BlastPartitionMultilevel(const BlastPartGraph *g, int nparts, int coarse, in
   if (!ierr) ierr = BlastMalloc(g->n + 1, &lead);
   const BlastPartGraph *cur = g;
   while (!ierr && nlev < kMaxLevels && cur->n > coarse) {
-    Match(cur, maxvw, match, prop);
+    Match(cur, maxvw, match, prop, lead);
     ierr = Contract(cur, match, lead, &lev[nlev]);
     if (ierr) break;
     const int shrunk = lev[nlev].g.n < cur->n - cur->n / 10;  // at least 10 % fewer

@@ -170,14 +170,20 @@ static void Time(int n, int np) {
   int *xadj = NULL, *adj = NULL, *part = malloc(sizeof *part * (size_t)nz);
   double t0 = MPI_Wtime();
   TEST_CALL(BlastTopologyDualGraph(t, &xadj, &adj));
-  printf("%d zones, %d threads: dual graph %.3f s\n", nz, omp_get_max_threads(), MPI_Wtime() - t0);
+  printf("%d zones, %d parts, %d threads: dual graph %.3f s\n", nz, np, omp_get_max_threads(),
+         MPI_Wtime() - t0);
   for (int ml = 0; ml < 2; ml++) {
     BlastPartStats st = {0};
     TEST_CALL(BlastPartitionSetMultilevelMin(ml ? 200000 : nz + 1));
-    t0 = MPI_Wtime();
-    TEST_CALL(BlastPartitionGraph(MPI_COMM_SELF, BLAST_PART_METIS, nz, xadj, adj, np, part, &st));
-    printf("  %s: %.3f s, edge cut %lld, imbalance %.4f\n", ml ? "multilevel" : "METIS alone",
-           MPI_Wtime() - t0, st.edge_cut, st.imbalance);
+    double best = 1e300;
+    for (int rep = 0; rep < 3; rep++) {
+      t0 = MPI_Wtime();
+      TEST_CALL(BlastPartitionGraph(MPI_COMM_SELF, BLAST_PART_METIS, nz, xadj, adj, np, part, &st));
+      const double dt = MPI_Wtime() - t0;
+      best = dt < best ? dt : best;
+    }
+    printf("  %s: %.3f s (best of 3), edge cut %lld, imbalance %.4f\n",
+           ml ? "multilevel" : "METIS alone", best, st.edge_cut, st.imbalance);
   }
   free(part);
   BlastFree(&xadj);
