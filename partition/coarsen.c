@@ -13,7 +13,7 @@
 #include "partition-impl.h"
 
 enum {
-  kRounds = 6,      // matching rounds per level
+  kRounds = 4,      // matching rounds per level
   kMaxLevels = 16,  // levels at most
   kPasses = 8       // refinement sweeps per level at most
 };
@@ -64,16 +64,18 @@ static void Match(const BlastPartGraph *g, int maxvw, int *match, int *prop, int
     for (int i = 0; i < na; i++) {
       const int v = act[i];
       int best = -1;
-      double br = 0.0;
+      double bw2 = 0.0, bvu = 1.0;
       uint64_t bh = 0;
       for (int k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
         const int u = g->adj[k];
         if (u == v || match[u] >= 0 || VW(g, v) + VW(g, u) > maxvw) continue;
-        // The edge's rating w^2 / (c_u c_v): heavy edges between light vertices first.
-        const double w = EW(g, k), rt = w * w / ((double)VW(g, u) * VW(g, v));
+        // The edge's rating w^2 / (c_u c_v), heavy edges between light vertices first; c_v
+        // is v's for every candidate: compare w^2 / c_u as w^2 c_u' against w'^2 c_u.
+        const double w = EW(g, k), w2 = w * w, vu = VW(g, u);
         const uint64_t h = EdgeHash(u, v);
-        if (best < 0 || rt > br || (rt == br && (h > bh || (h == bh && u < best))))
-          best = u, br = rt, bh = h;
+        const double lhs = w2 * bvu, rhs = bw2 * vu;
+        if (best < 0 || lhs > rhs || (lhs == rhs && (h > bh || (h == bh && u < best))))
+          best = u, bw2 = w2, bvu = vu, bh = h;
       }
       prop[v] = best;
     }
