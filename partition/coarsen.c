@@ -8,6 +8,7 @@
 // (numbered by its lower fine vertex, in order), unmatched vertices stay alone.
 #include <stdint.h>
 #include <stdlib.h>
+#include <omp.h>
 #include <string.h>
 
 #include "partition-impl.h"
@@ -42,6 +43,32 @@ static inline uint64_t EdgeHash(int a, int b) {
   x *= 0xc4ceb9fe1a85ec53ULL;
   x ^= x >> 33;
   return x;
+}
+
+// In place: a[0..n) counts become a[0..n] their exclusive prefix sums (a[n]: the total),
+// in chunks of the threads, the same integers for any thread count.
+static int Scan(int n, int *a) {
+  long long *base;
+  BlastCall(BlastCalloc((size_t)omp_get_max_threads() + 1, &base));
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int lo = (int)((long long)n * t / nt), hi = (int)((long long)n * (t + 1) / nt);
+    long long sum = 0;
+    for (int i = lo; i < hi; i++) sum += a[i];
+    base[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+    for (int j = 0; j < nt; j++) base[j + 1] += base[j];
+    long long off = base[t];
+    for (int i = lo; i < hi; i++) {
+      const int c = a[i];
+      a[i] = (int)off, off += c;
+    }
+    if (t == nt - 1) a[n] = (int)off;
+  }
+  BlastFree(&base);
+  return 0;
 }
 
 static inline int VW(const BlastPartGraph *g, int v) {
@@ -96,21 +123,27 @@ static void Match(const BlastPartGraph *g, int maxvw, int *match, int *prop, int
 // The coarse graph of a matching: *l gets its arrays and the map; *nc its vertex count.
 static int Contract(const BlastPartGraph *g, const int *match, int *lead, Level *l) {
   const int n = g->n;
-  BlastCall(BlastMalloc(n, &l->cmap));
-  int nc = 0;
-  for (int v = 0; v < n; v++)
-    if (match[v] >= v) l->cmap[v] = nc, lead[nc++] = v;
+  BlastCall(BlastMalloc(n + 1, &l->cmap));
+  int *cm = l->cmap;
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n; v++) cm[v] = match[v] >= v;  // the pair's lower vertex leads
+  BlastCall(Scan(n, cm));
+  const int nc = cm[n];
 #pragma omp parallel for schedule(static)
   for (int v = 0; v < n; v++)
-    if (match[v] < v) l->cmap[v] = l->cmap[match[v]];
+    if (match[v] >= v) lead[cm[v]] = v;
+#pragma omp parallel for schedule(static)
+  for (int v = 0; v < n; v++)
+    if (match[v] < v) cm[v] = cm[match[v]];
   int *ub, *cnt;
   BlastCall(BlastMalloc(nc + 1, &ub));
   BlastCall(BlastMalloc(nc + 1, &cnt));
-  ub[0] = 0;
+#pragma omp parallel for schedule(static)
   for (int c = 0; c < nc; c++) {
     const int v = lead[c], u = match[v];
-    ub[c + 1] = ub[c] + (g->xadj[v + 1] - g->xadj[v]) + (u != v ? g->xadj[u + 1] - g->xadj[u] : 0);
+    ub[c] = (g->xadj[v + 1] - g->xadj[v]) + (u != v ? g->xadj[u + 1] - g->xadj[u] : 0);
   }
+  BlastCall(Scan(nc, ub));
   int *tadj, *tew;
   BlastCall(BlastMalloc((size_t)ub[nc] + 1, &tadj));
   BlastCall(BlastMalloc((size_t)ub[nc] + 1, &tew));
@@ -137,8 +170,9 @@ static int Contract(const BlastPartGraph *g, const int *match, int *lead, Level 
     cnt[c] = k;
   }
   BlastCall(BlastMalloc(nc + 1, &l->xadj));
-  l->xadj[0] = 0;
-  for (int c = 0; c < nc; c++) l->xadj[c + 1] = l->xadj[c] + cnt[c];
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < nc; c++) l->xadj[c] = cnt[c];
+  BlastCall(Scan(nc, l->xadj));
   BlastCall(BlastMalloc((size_t)l->xadj[nc] + 1, &l->adj));
   BlastCall(BlastMalloc((size_t)l->xadj[nc] + 1, &l->ew));
   int *xadj = l->xadj, *adj = l->adj, *ew = l->ew;
@@ -183,12 +217,15 @@ static int Refine(const BlastPartGraph *g, int nparts, long long maxw, int *part
   BlastCall(BlastCalloc(nparts, &pw));
   BlastCall(BlastCalloc(nparts, &conn));
   BlastCall(BlastMalloc(nparts, &seen));
+#pragma omp parallel for schedule(static) reduction(+ : pw[:nparts])
   for (int v = 0; v < n; v++) pw[part[v]] += VW(g, v);
 #pragma omp parallel for schedule(static)
-  for (int v = 0; v < n; v++) mark[v] = (unsigned char)OnBoundary(g, part, v);
-  int nc = 0;
+  for (int v = 0; v < n; v++) mv[v] = OnBoundary(g, part, v);
+  BlastCall(Scan(n, mv));
+  int nc = mv[n];
+#pragma omp parallel for schedule(static)
   for (int v = 0; v < n; v++)
-    if (mark[v]) cand[nc++] = v, mark[v] = 0;
+    if (mv[v + 1] > mv[v]) cand[mv[v]] = v;
   for (int pass = 0; pass < kPasses && nc > 0; pass++) {
     int nm = 0, gains = 0;
     for (int i = 0; i < nc; i++) {
@@ -240,6 +277,7 @@ int BlastPartitionMultilevel(const BlastPartGraph *g, int nparts, int coarse, in
   memset(lev, 0, sizeof lev);
   int nlev = 0, ierr = 0;
   long long total = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total)
   for (int v = 0; v < g->n; v++) total += VW(g, v);
   // A coarse vertex holds at most a tenth of a part: the coarsest graph can still balance.
   const long long cap = total / (10LL * nparts);
