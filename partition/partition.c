@@ -93,11 +93,9 @@ static int PartitionRoot(int method, int n, const int *xadj, const int *adjncy, 
     for (int i = 0; i < n; i++) part[i] = (int)((long long)i * nparts / n);
   } else {
     const BlastPartGraph g = {n, xadj, adjncy, NULL, NULL};
-    // BLAST_PARTITION_MULTILEVEL_MIN overrides the size (comparisons with METIS alone).
-    const char *env = getenv("BLAST_PARTITION_MULTILEVEL_MIN");
-    const long long min = env && *env ? atoll(env) : g_multilevel_min;
+    const int min = g_multilevel_min;
     if (n > min && min >= 2) {
-      const int coarse = min / 4 < kCoarseVertices ? (int)(min / 4) : kCoarseVertices;
+      const int coarse = min / 4 < kCoarseVertices ? min / 4 : kCoarseVertices;
       BlastCall(BlastPartitionMultilevel(&g, nparts, coarse > 1 ? coarse : 1, part));
     } else {
       BlastCall(BlastPartitionMetis(&g, nparts, part));

@@ -24,8 +24,7 @@ typedef struct {
 /// vertices, a part left empty; BLAST_ERR_METIS with METIS's status.
 /// METIS on a graph of more than 200,000 vertices runs behind a threaded multilevel
 /// coarsening (deterministic: the same parts for any thread count) that hands METIS a
-/// graph of at most 50,000 weighted vertices; smaller graphs go to METIS as they are. The
-/// environment variable BLAST_PARTITION_MULTILEVEL_MIN (read on rank 0) moves that size.
+/// graph of at most 50,000 weighted vertices; smaller graphs go to METIS as they are.
 int BlastPartitionGraph(MPI_Comm comm, int method, int n, const int *xadj, const int *adjncy,
                         int nparts, int *part, BlastPartStats *stats);
 
