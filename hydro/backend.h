@@ -238,6 +238,28 @@ typedef struct {
              double *const work[4], BlastPcgState *s, int *resident);
 } BlastMassOps;
 
+enum { BLAST_PEER_BLOB = 192 };  ///< bytes of a receive area's handle (peer_export)
+
+/// One message of the device-to-device transport: entries [off, off + cnt) of this rank's
+/// list (forward: send list; reverse: receive list), components `stride` apart in the
+/// destination: entry i of component c lands at roff + c * rtotal + i of the peer's area
+/// half.
+typedef struct {
+  int peer;  ///< index into BlastHaloPeers.blobs
+  int off, cnt;
+  int64_t roff, rtotal;
+} BlastPeerRoute;
+
+/// The neighbours' areas and the routes of every message (peer_import).
+typedef struct BlastHaloPeers {
+  int npeer;
+  const unsigned char *blobs;  ///< [npeer][BLAST_PEER_BLOB] their peer_export handles
+  const int64_t *half;         ///< [npeer] doubles in a half of each one's area
+  int64_t base[2];             ///< offsets of halo w's messages in this rank's own area half
+  int nroute[2][2];            ///< [which][reverse]
+  const BlastPeerRoute *route[2][2];
+} BlastHaloPeers;
+
 /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
 /// Forward pack: buf[c*nsend+i] = x[send[i]]; unpack: x[recv[i]] = buf[c*nrecv+i].
 /// Reverse pack: buf[c*nrecv+i] = x[recv[i]]; unpack: x[send[i]] += buf[c*nsend+i].
@@ -249,6 +271,26 @@ typedef struct {
   /// Reverse unpack of double-double pairs: x holds `ndd` rounded components then `ndd`
   /// low parts (stride apart), buf likewise; x[send[i]] += buf[i] in double-double.
   int (*unpack_dd)(void *ctx, int which, int ndd, size_t stride, const double *buf, double *x);
+  /// The device-to-device transport between the ranks of one node (hydro/halo_peer.c):
+  /// each rank's messages are written straight into its neighbours' receive areas, in the
+  /// layout of the host buffers above, with no copy through the host.
+  /// peer_export: allocate this rank's receive area (2 halves of `half` doubles) and write
+  /// a handle that another process of this node can open (BLAST_PEER_BLOB bytes); *ok = 0
+  /// (nothing allocated) when the backend has no such transport (the CPU backend).
+  int (*peer_export)(void *ctx, size_t half, unsigned char *blob, int *ok);
+  /// peer_import: open the neighbours' areas and keep the routes of `p`; *ok = 0 (nothing
+  /// kept) when some area cannot be reached from this rank's device. p = NULL releases
+  /// what an earlier import kept.
+  int (*peer_import)(void *ctx, const BlastHaloPeers *p, int *ok);
+  /// peer_send: this rank's messages of halo `which` (forward: the pack of its send list;
+  /// reverse: of its receive list) written into half `parity` of the neighbours' areas.
+  /// Returns once they are written and every earlier operation of the backend is done.
+  int (*peer_send)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x,
+                   int parity);
+  /// peer_recv: `unpack` (dd = 0) or `unpack_dd` (dd = 1, reverse; ncomp = ndd) reading
+  /// half `parity` of this rank's own area.
+  int (*peer_recv)(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride, int parity,
+                   double *x);
 } BlastHaloOps;
 
 /// CPU+GPU hybrid (hydro/hybrid.h). Zones [0, ndev) stay on this backend, zones
@@ -300,7 +342,8 @@ typedef struct BlastBackendOps {
   X(mass, mult) X(mass, jacobi) X(mass, zero_essential) X(mass, project)                      \
   X(mass, wall_normals) X(mass, axpby_multi) X(mass, dot_multi) X(mass, mult_dot)              \
   X(mass, cg_update) X(mass, cg_advance) X(mass, pcg)                                         \
-  X(halo, pack) X(halo, unpack) X(halo, unpack_dd)                                             \
+  X(halo, pack) X(halo, unpack) X(halo, unpack_dd) X(halo, peer_export) X(halo, peer_import)     \
+  X(halo, peer_send) X(halo, peer_recv)                                                       \
   X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \
   X(split, energy_rate) X(split, host_zones)
 // clang-format on

@@ -29,6 +29,12 @@ typedef enum {
 
 typedef enum { BLAST_MESH_GEN_BOX = 0, BLAST_MESH_GEN_BOX_SIMPLEX = 1 } BlastMeshGenerator;
 typedef enum { BLAST_PARTITION_METIS = 0, BLAST_PARTITION_BLOCK = 1 } BlastPartitioner;
+/// [gpu] halo_transport: how halo messages travel between ranks (hydro/halo_peer.h).
+typedef enum {
+  BLAST_HALO_TRANSPORT_AUTO = 0,    ///< device-to-device where possible, else host buffers
+  BLAST_HALO_TRANSPORT_HOST = 1,    ///< staged through host buffers and MPI
+  BLAST_HALO_TRANSPORT_DEVICE = 2,  ///< device-to-device (CUDA IPC), an error where impossible
+} BlastHaloTransport;
 
 /// Time integrators; values follow the reference's `-s` where it has one.
 typedef enum {
@@ -279,6 +285,7 @@ typedef struct {
   int gpu_autotune;  ///< BlastAutotune
   int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
   int gpu_graphs;    ///< 0: auto (resident momentum solve on one rank), 1: off
+  int gpu_halo;      ///< BlastHaloTransport
   // [balance]
   int balance_mode;             ///< BlastBalanceMode
   double balance_gpu_fraction;  ///< fixed: the GPU's share of the zones; auto: the first guess

@@ -54,6 +54,7 @@ struct BlastHydro_private {
   BlastHalo halo[2];              // BLAST_HALO_L, BLAST_HALO_COL
   double *hbuf_send, *hbuf_recv;  // host halo buffers
   int hbuf_backend;               // allocated by the backend (host_alloc)
+  struct BlastHydroPeer *peer;    // the device-to-device transport (halo_peer.c), or NULL
   double *gravity;  // [dim*h1_nown] M_V g (component c at c*h1_nown) on owned rows, backend
                     // memory, or NULL; components with g_c = 0 unused
   double h0, volume0;

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "blast_mpi.h"
+#include "halo_peer.h"
 #include "hydro-impl.h"
 #include "pcg.h"
 #include "problems/sources.h"
@@ -46,6 +47,7 @@ int BlastHydroDestroy(BlastHydro *hydro) {
   BlastFree(&h->pa_qmass);
   BlastFree(&h->pa_zones);
   BlastFree(&h->part);
+  BlastHydroPeerDestroy(h);
   BlastFree(&h->hbuf_send);
   BlastFree(&h->hbuf_recv);
   for (int w = 0; w < 2; w++) BlastCall(BlastHaloDestroy(&h->halo[w]));

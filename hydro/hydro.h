@@ -51,6 +51,7 @@ typedef struct {
   int64_t edge_cut;                  ///< mesh-zone faces between ranks (before parallel refinement)
   int64_t shared_dofs;               ///< scalar H1 dofs held by more than one rank
   int neighbors_min, neighbors_max;  ///< ranks each rank exchanges ghosts with
+  int halo_transport;                ///< BlastHaloTransport used (HOST or DEVICE)
 } BlastHydroShape;
 
 /// One accepted or rejected step, for reports.

@@ -541,16 +541,14 @@ static int PhaseBuffers(Setup *st) {
   }
   // Shared dofs: owned dofs that some other rank holds as a ghost (counted once).
   st->nshared = 0;
+  char *sent = NULL;
+  if (!ierr) ierr = BlastCalloc(nown + 1, &sent);
   if (!ierr) {
-    char *sent;
-    ierr = BlastCalloc(nown + 1, &sent);
-    if (!ierr) {
-      const int *sidx = BlastHaloSendIdx(h->halo[BLAST_HALO_L]);
-      for (int i = 0; i < BlastHaloSendCount(h->halo[BLAST_HALO_L]); i++) sent[sidx[i]] = 1;
-      for (int l = 0; l < nown; l++) st->nshared += sent[l];
-      BlastFree(&sent);
-    }
+    const int *sidx = BlastHaloSendIdx(h->halo[BLAST_HALO_L]);
+    for (int i = 0; i < BlastHaloSendCount(h->halo[BLAST_HALO_L]); i++) sent[sidx[i]] = 1;
+    for (int l = 0; l < nown; l++) st->nshared += sent[l];
   }
+  BlastFree(&sent);
   if (!ierr && !h->sources) ierr = BlastSourcesCreate(h, &h->sources);  // power sources
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   BlastFree(&st->S0);
@@ -565,19 +563,16 @@ static int PhaseShape(Setup *st) {
   const MPI_Comm comm = st->comm;
   h->shape.dim = st->dim, h->shape.k = st->k, h->shape.m = st->m, h->shape.nqp = h->tab->nqp;
   h->shape.ranks = h->nranks, h->shape.threads = omp_get_max_threads();
-  h->shape.assembly = h->hd.assembly;
-  h->shape.zones = s->nz_global;
-  h->shape.h1_dofs = st->dim * s->h1_nglobal;
-  h->shape.l2_dofs = s->nz_global * s->l2_nd;
+  h->shape.assembly = h->hd.assembly, h->shape.zones = s->nz_global;
+  h->shape.h1_dofs = st->dim * s->h1_nglobal, h->shape.l2_dofs = s->nz_global * s->l2_nd;
   h->shape.volume = h->volume0, h->shape.h0 = h->h0;
   const int64_t nchild = s->nz_global / BlastMeshNumZones(st->mesh);
   h->shape.partitioner = st->cfg->partitioner;
   h->shape.zones_min = h->pstats.zones_min * nchild,
   h->shape.zones_max = h->pstats.zones_max * nchild;
   h->shape.imbalance = h->pstats.imbalance, h->shape.edge_cut = h->pstats.edge_cut;
-  long long tot;
-  BlastCallMPI(MPI_Allreduce(&st->nshared, &tot, 1, MPI_LONG_LONG, MPI_SUM, comm));
-  h->shape.shared_dofs = tot;
+  const int64_t shared = st->nshared;
+  BlastCallMPI(MPI_Allreduce(&shared, &h->shape.shared_dofs, 1, MPI_INT64_T, MPI_SUM, comm));
   int nb = BlastHaloNeighbors(h->halo[BLAST_HALO_L]);
   BlastCallMPI(MPI_Allreduce(&nb, &h->shape.neighbors_min, 1, MPI_INT, MPI_MIN, comm));
   BlastCallMPI(MPI_Allreduce(&nb, &h->shape.neighbors_max, 1, MPI_INT, MPI_MAX, comm));
@@ -624,6 +619,10 @@ static int PhaseInitialStep(Setup *st) {
   return 0;
 }
 
+static int PhaseTransport(Setup *st) {  // halo_peer.h
+  return BlastHydroPeerSetup(st->h, st->cfg->gpu_halo);
+}
+
 // The phases in order; BlastHydroSetupPhaseName names them (messages, tests).
 static const struct {
   const char *name;
@@ -646,6 +645,7 @@ static const struct {
     {"backend", PhaseBackend},
     {"buffers", PhaseBuffers},
     {"shape", PhaseShape},
+    {"halo transport", PhaseTransport},
     {"initial step", PhaseInitialStep},
 };
 enum { kNumPhases = (int)(sizeof kPhases / sizeof *kPhases) };

@@ -51,6 +51,10 @@ static const BlastDeckChoice kGpuBackends[] = {
     {"auto", BLAST_GPU_AUTO}, {"cuda", BLAST_GPU_CUDA}, {"cpu", BLAST_GPU_CPU}, {NULL, 0}};
 static const BlastDeckChoice kSpmv[] = {{"dd", 0}, {"cusparse", 1}, {NULL, 0}};
 static const BlastDeckChoice kGraphs[] = {{"auto", 0}, {"off", 1}, {NULL, 0}};
+static const BlastDeckChoice kHaloTransport[] = {{"auto", BLAST_HALO_TRANSPORT_AUTO},
+                                                 {"host", BLAST_HALO_TRANSPORT_HOST},
+                                                 {"device", BLAST_HALO_TRANSPORT_DEVICE},
+                                                 {NULL, 0}};
 static const BlastDeckChoice kBalance[] = {{"off", BLAST_BALANCE_OFF},
                                            {"fixed", BLAST_BALANCE_FIXED},
                                            {"auto", BLAST_BALANCE_AUTO},
@@ -459,6 +463,17 @@ static const BlastDeckKey kSchema[] = {
              "with a device-side loop, no host round trip per CG iteration, once the launch "
              "tuning is done; the same bits and iterations as off) or off (the CG loop on the "
              "host)"},
+    {.section = "gpu",
+     .key = "halo_transport",
+     .type = BLAST_DECK_ENUM,
+     .offset = F(gpu_halo),
+     .def = "auto",
+     .choices = kHaloTransport,
+     .help = "how halo messages travel between ranks: auto (device-to-device through CUDA IPC "
+             "when every rank is on one node and each reaches its neighbours' GPU memory: "
+             "ranks sharing a GPU, or GPUs with peer access; else host), host (copied to host "
+             "buffers and sent by MPI), device (device-to-device, an error where impossible); "
+             "the same bits on every transport"},
     {.section = "gpu",
      .key = "autotune",
      .type = BLAST_DECK_ENUM,

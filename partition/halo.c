@@ -146,11 +146,26 @@ int BlastHaloDestroy(BlastHalo *halo) {
   return 0;
 }
 
-int BlastHaloSendCount(BlastHalo h) { return h->nsend; }
-const int *BlastHaloSendIdx(BlastHalo h) { return h->send_idx; }
-int BlastHaloRecvCount(BlastHalo h) { return h->nrecv; }
-const int *BlastHaloRecvIdx(BlastHalo h) { return h->recv_idx; }
-int BlastHaloNeighbors(BlastHalo h) { return h->nneighbors; }
+int BlastHaloSendCount(BlastHalo h) {
+  return h->nsend;
+}
+const int *BlastHaloSendIdx(BlastHalo h) {
+  return h->send_idx;
+}
+int BlastHaloRecvCount(BlastHalo h) {
+  return h->nrecv;
+}
+const int *BlastHaloRecvIdx(BlastHalo h) {
+  return h->recv_idx;
+}
+int BlastHaloNeighbors(BlastHalo h) {
+  return h->nneighbors;
+}
+void BlastHaloRoutes(BlastHalo h, int *nto, const int **to_rank, const int **to_off, int *nfrom,
+                     const int **from_rank, const int **from_off) {
+  *nto = h->nto, *to_rank = h->to_rank, *to_off = h->to_off;
+  *nfrom = h->nfrom, *from_rank = h->from_rank, *from_off = h->from_off;
+}
 
 static int CompareU64(const void *pa, const void *pb) {
   const uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;

@@ -33,6 +33,11 @@ int BlastHaloRecvCount(BlastHalo halo);
 const int *BlastHaloRecvIdx(BlastHalo halo);
 /// Distinct ranks this rank exchanges with (either direction).
 int BlastHaloNeighbors(BlastHalo halo);
+/// Forward-direction messages: to each of the `nto` ranks `to_rank` goes the part
+/// [to_off[k], to_off[k+1]) of the send list; from each of the `nfrom` ranks `from_rank`
+/// comes the part [from_off[k], from_off[k+1]) of the receive list (ranks ascending).
+void BlastHaloRoutes(BlastHalo halo, int *nto, const int **to_rank, const int **to_off, int *nfrom,
+                     const int **from_rank, const int **from_off);
 
 /// The send list grouped by target (for an unpack that adds each target's values in list
 /// order): the distinct entries of idx[0..n) ascending in target[0..*ntarget), and for the

@@ -129,7 +129,11 @@ const BlastBackendOps blast_backend_cpu = {
         },
     .halo = {.pack = BlastCpuHaloPack,
              .unpack = BlastCpuHaloUnpack,
-             .unpack_dd = BlastCpuHaloUnpackDD},
+             .unpack_dd = BlastCpuHaloUnpackDD,
+             .peer_export = BlastCpuHaloPeerExport,
+             .peer_import = BlastCpuHaloPeerImport,
+             .peer_send = BlastCpuHaloPeerSend,
+             .peer_recv = BlastCpuHaloPeerRecv},
     .split =
         {
             .qdata_begin = BlastCpuSplitQDataBegin,

@@ -177,5 +177,11 @@ int BlastCpuHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stri
                        const double *buf, double *x);
 int BlastCpuHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf,
                          double *x);
+int BlastCpuHaloPeerExport(void *ctx, size_t half, unsigned char *blob, int *ok);
+int BlastCpuHaloPeerImport(void *ctx, const BlastHaloPeers *p, int *ok);
+int BlastCpuHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                         const double *x, int parity);
+int BlastCpuHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
+                         int parity, double *x);
 
 #endif  // BLAST_CPU_CTX_H

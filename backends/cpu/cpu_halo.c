@@ -42,3 +42,33 @@ int BlastCpuHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stri
   }
   return 0;
 }
+
+// The CPU backend's messages are in host memory already: it has no device-to-device
+// transport (halo.peer_export declines, and the front end keeps the host buffers).
+int BlastCpuHaloPeerExport(void *ctx, size_t half, unsigned char *blob, int *ok) {
+  (void)ctx, (void)half, (void)blob;
+  *ok = 0;
+  return 0;
+}
+
+int BlastCpuHaloPeerImport(void *ctx, const BlastHaloPeers *p, int *ok) {
+  (void)ctx, (void)p;
+  *ok = 0;
+  return 0;
+}
+
+int BlastCpuHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                         const double *x, int parity) {
+  (void)ctx, (void)which, (void)reverse, (void)ncomp, (void)stride, (void)x, (void)parity;
+  BlastError(BLAST_ERR_UNSUPPORTED,
+             "halo.peer_send: the CPU backend has no device-to-device transport (its "
+             "peer_export declined)");
+}
+
+int BlastCpuHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
+                         int parity, double *x) {
+  (void)ctx, (void)which, (void)reverse, (void)dd, (void)ncomp, (void)stride, (void)parity, (void)x;
+  BlastError(BLAST_ERR_UNSUPPORTED,
+             "halo.peer_recv: the CPU backend has no device-to-device transport (its "
+             "peer_export declined)");
+}

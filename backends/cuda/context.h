@@ -117,6 +117,28 @@ typedef struct {
   int *target, *toff, *tpos;
 } DevHalo;
 
+// The device-to-device halo transport (ops_halo.cu, halo.peer_*): this rank's receive
+// area (two halves, exported through CUDA IPC), the neighbours' opened areas and the
+// routes of each message (device arrays per halo and direction).
+typedef struct {
+  double *dst;     // the destination in the peer's area, half 0
+  int64_t half;    // the peer's half (doubles): half `parity` is dst + parity * half
+  int64_t rtotal;  // components' stride at the destination
+  int off, cnt;    // entries [off, off + cnt) of this rank's list
+} DevRoute;
+
+typedef struct {
+  double *area;  // own receive area: 2 * half doubles (cudaMalloc, exported)
+  size_t half;
+  int npeer;
+  double **remote;  // [npeer] the neighbours' opened areas (host array of device pointers)
+  int *opened;      // [npeer] 1: remote[i] from cudaIpcOpenMemHandle (closed on release)
+  int64_t base[2];
+  int nroute[2][2], maxcnt[2][2];
+  DevRoute *route[2][2];
+  cudaEvent_t done;  // after a send: its writes and every earlier launch complete
+} CudaPeer;
+
 enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
 
 // Launch configuration of the quadrature kernel and the force GEMM (autotuned).
@@ -310,7 +332,8 @@ typedef struct CudaCtx {
   double *wall_w;
   int ess_n[4];
   DevHalo halo[2];
-  double *dbuf;  // device halo staging
+  double *dbuf;   // device halo staging
+  CudaPeer peer;  // the device-to-device halo transport (halo.peer_*), or zeros
   size_t dbuf_n;
   double *dot_part;  // [6*kDotBlocks] device
   double *dot_pair;  // [6] device: one folded pair per component (DotFoldCombine)
@@ -454,6 +477,8 @@ int DotFoldCombine(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, dou
 // ops_mass.cu: block pairs folded on the device into one normalised pair per component
 // (pairs[2c], pairs[2c + 1]; zeros outside mask).
 int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pairs);
+// ops_halo.cu: release the device-to-device transport (destroy; halo.peer_import(NULL)).
+int PeerRelease(CudaCtx *c);
 // ops_pcg.cu: the resident PCG's buffers (create) and graphs (destroy; rebuild drops them).
 int PcgSetup(CudaCtx *c);
 int PcgDropGraphs(CudaCtx *c);

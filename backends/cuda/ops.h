@@ -68,6 +68,12 @@ int BlastCudaHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t str
                         const double *buf, double *x);
 int BlastCudaHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf,
                           double *x);
+int BlastCudaHaloPeerExport(void *ctx, size_t half, unsigned char *blob, int *ok);
+int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *p, int *ok);
+int BlastCudaHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                          const double *x, int parity);
+int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
+                          int parity, double *x);
 
 // split (ops_split.cu)
 int BlastCudaSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v, const double *e,

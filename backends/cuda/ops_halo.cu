@@ -1,5 +1,11 @@
 // The backend table's halo group: halo entries packed into and out of host buffers
-// through the device staging buffer.
+// through the device staging buffer, and the device-to-device transport between the ranks
+// of one node (halo.peer_*: CUDA IPC, each rank writing its messages straight into its
+// neighbours' receive areas, on one GPU or across GPUs that reach each other).
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "context.h"
 #include "kernels/halo.cuh"
 
@@ -40,5 +46,169 @@ extern "C" int BlastCudaHaloUnpackDD(void *ctx, int which, int ndd, size_t strid
                                 c->stream));
   k_unpack_add<<<GridFor((size_t)h->ntarget * ndd), 256, 0, c->stream>>>(*h, ndd, stride, c->dbuf, x, 1);
   BlastCheckKernel(c->sync, "k_unpack_add(dd)");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Device-to-device transport
+
+// What peer_export writes: the area's IPC handle, the PCI address of its device and the
+// exporting process (an area of this very process is used directly, not opened).
+typedef struct {
+  uint32_t magic;
+  int32_t pid;
+  char bus[64];
+  cudaIpcMemHandle_t handle;
+} PeerBlob;
+static_assert(sizeof(PeerBlob) <= BLAST_PEER_BLOB, "BLAST_PEER_BLOB");
+static const uint32_t kPeerMagic = 0x626c7031u;
+
+extern "C" int BlastCudaHaloPeerExport(void *ctx, size_t half, unsigned char *blob, int *ok) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  CudaPeer *p = &c->peer;
+  *ok = 0;
+  BlastCall(PeerRelease(c));
+  PeerBlob b;
+  memset(&b, 0, sizeof b);
+  b.magic = kPeerMagic, b.pid = (int32_t)getpid();
+  int dev;
+  BlastCallCuda(cudaGetDevice(&dev));
+  BlastCallCuda(cudaDeviceGetPCIBusId(b.bus, sizeof b.bus, dev));
+  p->half = half ? half : 1;
+  BlastCallCuda(cudaMalloc((void **)&p->area, 2 * p->half * sizeof(double)));
+  // A device or driver without IPC (or a process that may not share memory) declines: the
+  // front end keeps the host buffers.
+  if (cudaIpcGetMemHandle(&b.handle, p->area) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return PeerRelease(c);
+  }
+  BlastCallCuda(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming));
+  memset(blob, 0, BLAST_PEER_BLOB);
+  memcpy(blob, &b, sizeof b);
+  *ok = 1;
+  return 0;
+}
+
+// Open the area of blob on this rank's device; *ptr = NULL when it cannot be reached.
+static int PeerOpen(CudaCtx *c, const unsigned char *blob, double **ptr, int *opened) {
+  PeerBlob b;
+  memcpy(&b, blob, sizeof b);
+  *ptr = NULL, *opened = 0;
+  BlastCheck(b.magic == kPeerMagic, BLAST_ERR_INTERNAL,
+             "halo.peer_import: not a peer_export handle");
+  if (b.pid == (int32_t)getpid()) {  // this process's own area
+    *ptr = c->peer.area;
+    return 0;
+  }
+  int dev, pdev, can = 1;
+  BlastCallCuda(cudaGetDevice(&dev));
+  b.bus[sizeof b.bus - 1] = '\0';
+  if (cudaDeviceGetByPCIBusId(&pdev, b.bus) != cudaSuccess) {  // not visible to this process
+    (void)cudaGetLastError();
+    return 0;
+  }
+  if (pdev != dev) BlastCallCuda(cudaDeviceCanAccessPeer(&can, dev, pdev));
+  if (!can) return 0;
+  void *m = NULL;
+  if (cudaIpcOpenMemHandle(&m, b.handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  *ptr = (double *)m, *opened = 1;
+  return 0;
+}
+
+extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int *ok) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  CudaPeer *p = &c->peer;
+  *ok = 0;
+  if (!hp) return PeerRelease(c);
+  BlastCheck(p->area, BLAST_ERR_INTERNAL, "halo.peer_import before a successful peer_export");
+  p->npeer = hp->npeer;
+  BlastCall(BlastCalloc(hp->npeer + 1, &p->remote));
+  BlastCall(BlastCalloc(hp->npeer + 1, &p->opened));
+  int reach = 1;
+  for (int i = 0; i < hp->npeer && reach; i++) {
+    BlastCall(PeerOpen(c, hp->blobs + (size_t)i * BLAST_PEER_BLOB, &p->remote[i], &p->opened[i]));
+    reach = p->remote[i] != NULL;
+  }
+  if (!reach) return PeerRelease(c);
+  for (int w = 0; w < 2; w++) {
+    p->base[w] = hp->base[w];
+    for (int r = 0; r < 2; r++) {
+      const int n = hp->nroute[w][r];
+      DevRoute *dr;
+      BlastCall(BlastMalloc(n + 1, &dr));
+      int most = 0;
+      for (int k = 0; k < n; k++) {
+        const BlastPeerRoute *q = &hp->route[w][r][k];
+        BlastCheck(q->peer >= 0 && q->peer < hp->npeer, BLAST_ERR_INTERNAL,
+                   "halo.peer_import: route to peer %d of %d", q->peer, hp->npeer);
+        dr[k] =
+            (DevRoute){p->remote[q->peer] + q->roff, hp->half[q->peer], q->rtotal, q->off, q->cnt};
+        if (q->cnt > most) most = q->cnt;
+      }
+      p->nroute[w][r] = n, p->maxcnt[w][r] = most;
+      const int ierr = DevUpload(dr, (size_t)n, &p->route[w][r]);
+      BlastFree(&dr);
+      BlastCall(ierr);
+    }
+  }
+  *ok = 1;
+  return 0;
+}
+
+int PeerRelease(CudaCtx *c) {
+  CudaPeer *p = &c->peer;
+  for (int i = 0; i < p->npeer; i++)
+    if (p->opened && p->opened[i]) BlastCallCuda(cudaIpcCloseMemHandle(p->remote[i]));
+  for (int w = 0; w < 2; w++)
+    for (int r = 0; r < 2; r++) BlastCallCuda(cudaFree(p->route[w][r]));
+  BlastCallCuda(cudaFree(p->area));
+  if (p->done) BlastCallCuda(cudaEventDestroy(p->done));
+  BlastFree(&p->remote);
+  BlastFree(&p->opened);
+  memset(p, 0, sizeof *p);
+  return 0;
+}
+
+extern "C" int BlastCudaHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                                     const double *x, int parity) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  CudaPeer *p = &c->peer;
+  BlastCheck(p->area && p->remote, BLAST_ERR_INTERNAL, "halo.peer_send without a peer_import");
+  const int n = p->nroute[which][reverse];
+  if (n) {
+    const dim3 grid((unsigned)GridFor((size_t)p->maxcnt[which][reverse] * ncomp), (unsigned)n);
+    const DevHalo *h = &c->halo[which];
+    k_peer_pack<<<grid, 256, 0, c->stream>>>(
+        p->route[which][reverse], reverse ? h->recv_idx : h->send_idx, ncomp, stride, x, parity);
+    BlastCheckKernel(c->sync, "k_peer_pack");
+  }
+  // Also with nothing to send: the neighbours are told that this rank's earlier reads of
+  // its own area are done (hydro/halo_peer.c).
+  BlastCallCuda(cudaEventRecord(p->done, c->stream));
+  BlastCallCuda(cudaEventSynchronize(p->done));
+  return 0;
+}
+
+extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp,
+                                     size_t stride, int parity, double *x) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  const CudaPeer *p = &c->peer;
+  const DevHalo *h = &c->halo[which];
+  BlastCheck(p->area, BLAST_ERR_INTERNAL, "halo.peer_recv without a peer_export");
+  const double *buf = p->area + (size_t)parity * p->half + p->base[which];
+  if (!reverse) {
+    if (!h->nrecv) return 0;
+    k_unpack_set<<<GridFor((size_t)h->nrecv * ncomp), 256, 0, c->stream>>>(h->nrecv, ncomp, stride,
+                                                                           h->recv_idx, buf, x);
+    BlastCheckKernel(c->sync, "k_unpack_set");
+  } else {
+    if (!h->nsend) return 0;
+    k_unpack_add<<<GridFor((size_t)h->ntarget * ncomp), 256, 0, c->stream>>>(*h, ncomp, stride, buf,
+                                                                             x, dd);
+    BlastCheckKernel(c->sync, "k_unpack_add");
+  }
   return 0;
 }

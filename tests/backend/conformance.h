@@ -98,6 +98,10 @@ void CaseMassPcg(Env *E);  // cases_pcg.c
 void CaseHaloPack(Env *E);
 void CaseHaloUnpack(Env *E);
 void CaseHaloUnpackDD(Env *E);
+void CaseHaloPeerExport(Env *E);
+void CaseHaloPeerImport(Env *E);
+void CaseHaloPeerSend(Env *E);
+void CaseHaloPeerRecv(Env *E);
 void CaseSplitQDataBegin(Env *E);
 void CaseSplitQDataEnd(Env *E);
 void CaseSplitGather(Env *E);

@@ -2,7 +2,7 @@
 """One blast_gpu case run with [gpu] backend = cpu and = cuda: the same bits.
 
     compare_backends.py --blast EXE --mpiexec MPIEXEC --work DIR [--ranks N]
-                        DECK [KEY=VALUE ...]
+                        [--cuda-override KEY=VALUE ...] DECK [KEY=VALUE ...]
 
 Runs DECK with the overrides on N ranks (default 1) twice in WORK, with gpu.backend=cpu
 and gpu.backend=cuda, each to the end of its max_steps. Their summary.json must agree bit
@@ -12,7 +12,9 @@ energy_total, cg_iterations and zones, and name the backend each ran on ("cpu", 
 <GPU> ..."). The final
 checkpoints' state (x, v, e; at_end) must be equal byte for byte where h5py imports (the
 states are then printed as checked; without h5py only summary.json is compared, and the
-line says so). Standard library otherwise. Exit status 0 when the two runs agree.
+line says so). --cuda-override (repeatable) adds an override to the cuda run only (e.g.
+gpu.halo_transport=device, which the CPU backend refuses). Standard library otherwise.
+Exit status 0 when the two runs agree.
 """
 import argparse
 import json
@@ -28,8 +30,9 @@ FIELDS = ("steps", "step_attempts", "steps_repeated", "t", "dt", "e_norm", "ener
 def run(args, n, backend):
     out = os.path.join(args.work, "%d_%s" % (n, backend))
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    extra = args.cuda_override if backend == "cuda" else []
     cmd = [args.mpiexec, "-n", str(args.ranks), "--oversubscribe", "--bind-to", "none",
-           args.blast, args.deck] + args.overrides + [
+           args.blast, args.deck] + args.overrides + extra + [
         "gpu.backend=" + backend, "output.dir=" + out, "output.overwrite=true",
         "output.print_every=100000", "output.viz_steps=0", "checkpoint.at_end=true"]
     t0 = time.time()
@@ -58,6 +61,8 @@ def main():
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--work", required=True)
     ap.add_argument("--ranks", type=int, default=1)
+    ap.add_argument("--cuda-override", action="append", default=[],
+                    help="a KEY=VALUE override of the cuda run only (repeatable)")
     ap.add_argument("--backends", default="cpu,cuda", help=argparse.SUPPRESS)  # cpu,cpu: a dry run
     ap.add_argument("deck")
     ap.add_argument("overrides", nargs="*")

@@ -43,4 +43,20 @@ __global__ void k_unpack_add(DevHalo h, int ncomp, size_t stride, const double *
   }
 }
 
+// The device-to-device transport's pack: block row y is route y; its entries go straight
+// into the neighbour's area (on this GPU or a peer's), made visible to the other process
+// before the kernel's completion is reported.
+__global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, size_t stride,
+                            const double *x, int parity) {
+  const DevRoute r = routes[blockIdx.y];
+  double *dst = r.dst + parity * r.half;
+  const size_t total = (size_t)r.cnt * ncomp;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
+    const size_t c = i / r.cnt, k = i % r.cnt;
+    dst[c * r.rtotal + k] = x[c * stride + idx[r.off + k]];
+  }
+  __threadfence_system();
+}
+
 #endif  // BLAST_GPU_KERNELS_HALO_CUH

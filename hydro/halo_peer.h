@@ -1,0 +1,23 @@
+// The device-to-device halo transport between the ranks of one node (halo_peer.c).
+#ifndef BLAST_HALO_PEER_H
+#define BLAST_HALO_PEER_H
+
+#include <stddef.h>
+
+#include "hydro.h"
+
+/// Choose the transport ([gpu] halo_transport = BlastHaloTransport `mode`): the device
+/// path when every rank's backend exported its area, every neighbour is on the same node
+/// and every area could be opened; else the host buffers (an input error for `device`).
+/// Collective; sets h->peer (NULL: host buffers) and h->shape.halo_transport.
+int BlastHydroPeerSetup(BlastHydro h, int mode);
+void BlastHydroPeerDestroy(BlastHydro h);
+/// One exchange (the order of every rank's exchanges is the same): Begin writes this
+/// rank's messages of halo `which` into its neighbours' areas and posts the notices; End
+/// waits for the neighbours' notices and unpacks (halo.peer_recv's dd and ncomp).
+int BlastHydroPeerBegin(BlastHydro h, int which, int reverse, int ncomp, size_t stride,
+                        const double *x);
+int BlastHydroPeerEnd(BlastHydro h, int which, int reverse, int dd, int ncomp, size_t stride,
+                      double *x);
+
+#endif  // BLAST_HALO_PEER_H
