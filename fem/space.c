@@ -19,11 +19,6 @@ static int CompareInt64(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-static int CompareInt(const void *pa, const void *pb) {
-  int a = *(const int *)pa, b = *(const int *)pb;
-  return (a > b) - (a < b);
-}
-
 // Stable LSD radix sort of n entries by gid (>= 0, at most maxkey), 11 bits a pass. The
 // threads take contiguous chunks and scatter through exclusive prefix sums over (digit,
 // thread), so equal keys keep their order: the result is the unique stable order, the
@@ -192,7 +187,11 @@ static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, in
                          const int *lowner, int **hmacro, int **hchild, int *nhalo) {
   const BlastMesh mesh = s->mesh;
   const int nc = 1 << s->dim, nchild = IPow(s->N, s->dim), nd = s->h1_nd;
-  int *cand = NULL, ncand = 0, cap = 0;
+  // Other ranks' zones around the vertices of this rank's zones, marked on all threads
+  // (every mark writes 1), then listed in ascending order.
+  unsigned char *mark;
+  BlastCall(BlastCalloc((size_t)mesh->nzones + 1, &mark));
+#pragma omp parallel for schedule(dynamic, 4096)
   for (int Z = 0; Z < mesh->nzones; Z++) {
     if (part[Z] != s->rank) continue;
     for (int c = 0; c < BlastGeomNumVertices(mesh->zone_geom[Z]); c++) {
@@ -200,21 +199,23 @@ static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, in
       for (int j = s->topo->vert_zoff[v]; j < s->topo->vert_zoff[v + 1]; j++) {
         const int Y = s->topo->vert_zones[j];
         if (part[Y] == s->rank) continue;
-        if (ncand == cap) {
-          cap = cap ? 2 * cap : 64;
-          BlastCall(BlastRealloc(cap, &cand));
-        }
-        cand[ncand++] = Y;
+#pragma omp atomic write
+        mark[Y] = 1;
       }
     }
   }
-  qsort(cand, ncand, sizeof(int), CompareInt);
   int nu = 0;
-  for (int i = 0; i < ncand; i++)
-    if (!nu || cand[nu - 1] != cand[i]) cand[nu++] = cand[i];
+  for (int Y = 0; Y < mesh->nzones; Y++) nu += mark[Y];
+  int *cand = NULL;
+  BlastCall(BlastMalloc((size_t)nu + 1, &cand));
+  nu = 0;
+  for (int Y = 0; Y < mesh->nzones; Y++)
+    if (mark[Y]) cand[nu++] = Y;
+  BlastFree(&mark);
   BlastCall(BlastMalloc((size_t)nu * nchild + 1, hmacro));
   BlastCall(BlastMalloc((size_t)nu * nchild + 1, hchild));
-  int n = 0;
+  BlastCall(BlastCalloc((size_t)nu * nchild + 1, &mark));  // keep child c of cand[i]
+#pragma omp parallel for schedule(dynamic, 64)
   for (int i = 0; i < nu; i++)
     for (int c = 0; c < nchild; c++) {
       int keep = 0;
@@ -223,8 +224,13 @@ static int FindHaloZones(BlastSpace *s, const int *part, const int64_t *lgid, in
         const int64_t *hit = bsearch(&gid, lgid, nlgid, sizeof(int64_t), CompareInt64);
         keep = hit && lowner[hit - lgid] == s->rank;
       }
-      if (keep) (*hmacro)[n] = cand[i], (*hchild)[n++] = c;
+      mark[(size_t)i * nchild + c] = (unsigned char)keep;
     }
+  int n = 0;
+  for (int i = 0; i < nu; i++)
+    for (int c = 0; c < nchild; c++)
+      if (mark[(size_t)i * nchild + c]) (*hmacro)[n] = cand[i], (*hchild)[n++] = c;
+  BlastFree(&mark);
   *nhalo = n;
   BlastFree(&cand);
   return 0;

@@ -403,25 +403,69 @@ int BlastLatticeZones(const BlastTopology *t, int K, int64_t gid, int *own, cons
   return 1;
 }
 
+// The facets of zone z (2D: edges, 3D: faces) in ascending id: the order in which the
+// serial sweep over facets meets them. Returns their count.
+static int ZoneFacetsSorted(const BlastTopology *t, int z, int *f) {
+  const int stride = t->dim == 2 ? 4 : 6;
+  const int *zf = t->dim == 2 ? &t->zone_edges[(size_t)z * 4] : &t->zone_faces[(size_t)z * 6];
+  int n = 0;
+  for (int i = 0; i < stride; i++) {
+    const int x = zf[i];
+    if (x < 0) continue;
+    int j = n++;
+    for (; j > 0 && f[j - 1] > x; j--) f[j] = f[j - 1];
+    f[j] = x;
+  }
+  return n;
+}
+
 int BlastTopologyDualGraph(const BlastTopology *t, int **xadj, int **adjncy) {
   // Facets shared by two zones are the dual edges: vertices (1D), edges (2D), faces (3D).
+  // Each zone lists its neighbours in ascending facet id (the graph METIS sees, and so its
+  // partition, must not depend on the thread count).
   const int *off = t->dim == 1 ? t->vert_zoff : t->dim == 2 ? t->edge_zoff : t->face_zoff;
   const int *zn = t->dim == 1 ? t->vert_zones : t->dim == 2 ? t->edge_zones : t->face_zones;
-  BlastCall(BlastCalloc(t->nzones + 1, xadj));
-  for (int f = 0; f < t->nfacets; f++)
-    if (off[f + 1] - off[f] == 2) (*xadj)[zn[off[f]] + 1]++, (*xadj)[zn[off[f] + 1] + 1]++;
-  for (int z = 0; z < t->nzones; z++) (*xadj)[z + 1] += (*xadj)[z];
-  int *fill;
-  BlastCall(BlastMalloc(t->nzones + 1, &fill));
-  for (int z = 0; z <= t->nzones; z++) fill[z] = (*xadj)[z];
-  BlastCall(BlastMalloc((size_t)(*xadj)[t->nzones] + 1, adjncy));
-  for (int f = 0; f < t->nfacets; f++)
-    if (off[f + 1] - off[f] == 2) {
-      const int a = zn[off[f]], b = zn[off[f] + 1];
-      (*adjncy)[fill[a]++] = b;
-      (*adjncy)[fill[b]++] = a;
+  const int nz = t->nzones;
+  BlastCall(BlastCalloc(nz + 1, xadj));
+  int *xa = *xadj;
+  if (t->dim == 1) {
+    for (int f = 0; f < t->nfacets; f++)
+      if (off[f + 1] - off[f] == 2) xa[zn[off[f]] + 1]++, xa[zn[off[f] + 1] + 1]++;
+  } else {
+#pragma omp parallel for schedule(static)
+    for (int z = 0; z < nz; z++) {
+      int f[6], c = 0;
+      const int nf = ZoneFacetsSorted(t, z, f);
+      for (int i = 0; i < nf; i++) c += off[f[i] + 1] - off[f[i]] == 2;
+      xa[z + 1] = c;
     }
-  BlastFree(&fill);
+  }
+  for (int z = 0; z < nz; z++) xa[z + 1] += xa[z];
+  BlastCall(BlastMalloc((size_t)xa[nz] + 1, adjncy));
+  int *adj = *adjncy;
+  if (t->dim == 1) {
+    int *fill;
+    BlastCall(BlastMalloc(nz + 1, &fill));
+    for (int z = 0; z <= nz; z++) fill[z] = xa[z];
+    for (int f = 0; f < t->nfacets; f++)
+      if (off[f + 1] - off[f] == 2) {
+        const int a = zn[off[f]], b = zn[off[f] + 1];
+        adj[fill[a]++] = b;
+        adj[fill[b]++] = a;
+      }
+    BlastFree(&fill);
+    return 0;
+  }
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < nz; z++) {
+    int f[6], k = xa[z];
+    const int nf = ZoneFacetsSorted(t, z, f);
+    for (int i = 0; i < nf; i++)
+      if (off[f[i] + 1] - off[f[i]] == 2) {
+        const int a = zn[off[f[i]]], b = zn[off[f[i]] + 1];
+        adj[k++] = a == z ? b : a;
+      }
+  }
   return 0;
 }
 

@@ -6,42 +6,77 @@
 #include <stdlib.h>
 
 #include "blast_mpi.h"
+#include "partition-impl.h"
 
 static const char *MetisStatus(int status) {
   switch (status) {
-    case METIS_ERROR_INPUT: return "METIS_ERROR_INPUT (invalid graph)";
-    case METIS_ERROR_MEMORY: return "METIS_ERROR_MEMORY (out of memory)";
-    default: return "METIS_ERROR";
+    case METIS_ERROR_INPUT:
+      return "METIS_ERROR_INPUT (invalid graph)";
+    case METIS_ERROR_MEMORY:
+      return "METIS_ERROR_MEMORY (out of memory)";
+    default:
+      return "METIS_ERROR";
   }
 }
 
-static int PartitionMetis(int n, const int *xadj, const int *adjncy, int nparts, int *part) {
+int BlastPartitionMetis(const BlastPartGraph *g, int nparts, int *part) {
+  const int n = g->n, nnz = g->xadj[n];
   idx_t nv = n, ncon = 1, np = nparts, objval = 0;
-  idx_t *xa, *adj, *pt;
-  BlastCall(BlastMalloc(n + 1, &xa));
-  BlastCall(BlastMalloc((size_t)xadj[n] + 1, &adj));
-  BlastCall(BlastMalloc(n, &pt));
-  for (int i = 0; i <= n; i++) xa[i] = xadj[i];
-  for (int i = 0; i < xadj[n]; i++) adj[i] = adjncy[i];
-  idx_t options[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(options);
-  options[METIS_OPTION_CONTIG] = 1;  // connected parts keep halos small
-  options[METIS_OPTION_SEED] = 1;    // reproducible
-  int status = METIS_PartGraphKway(&nv, &ncon, xa, adj, NULL, NULL, NULL, &np, NULL, NULL, options,
-                                   &objval, pt);
-  if (status != METIS_OK) {
-    // Disconnected graphs cannot have contiguous parts: retry without that wish.
-    options[METIS_OPTION_CONTIG] = 0;
-    status = METIS_PartGraphKway(&nv, &ncon, xa, adj, NULL, NULL, NULL, &np, NULL, NULL, options,
+  idx_t *xa = NULL, *adj = NULL, *pt = NULL, *vw = NULL, *ew = NULL;
+  int ierr = BlastMalloc(n + 1, &xa);
+  if (!ierr) ierr = BlastMalloc((size_t)nnz + 1, &adj);
+  if (!ierr) ierr = BlastMalloc(n + 1, &pt);
+  if (!ierr && g->vw) ierr = BlastMalloc(n + 1, &vw);
+  if (!ierr && g->ew) ierr = BlastMalloc((size_t)nnz + 1, &ew);
+  int status = METIS_OK;
+  if (!ierr) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i <= n; i++) xa[i] = g->xadj[i];
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < nnz; i++) adj[i] = g->adj[i];
+    if (vw) {
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < n; i++) vw[i] = g->vw[i];
+    }
+    if (ew) {
+#pragma omp parallel for schedule(static)
+      for (int i = 0; i < nnz; i++) ew[i] = g->ew[i];
+    }
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_CONTIG] = 1;  // connected parts keep halos small
+    options[METIS_OPTION_SEED] = 1;    // reproducible
+    status = METIS_PartGraphKway(&nv, &ncon, xa, adj, vw, NULL, ew, &np, NULL, NULL, options,
                                  &objval, pt);
+    if (status != METIS_OK) {
+      // Disconnected graphs cannot have contiguous parts: retry without that wish.
+      options[METIS_OPTION_CONTIG] = 0;
+      status = METIS_PartGraphKway(&nv, &ncon, xa, adj, vw, NULL, ew, &np, NULL, NULL, options,
+                                   &objval, pt);
+    }
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) part[i] = (int)pt[i];
   }
-  for (int i = 0; i < n; i++) part[i] = (int)pt[i];
   BlastFree(&xa);
   BlastFree(&adj);
   BlastFree(&pt);
+  BlastFree(&vw);
+  BlastFree(&ew);
+  BlastCall(ierr);
   BlastCheck(status == METIS_OK, BLAST_ERR_METIS,
              "METIS_PartGraphKway could not split %d zones into %d parts: %s", n, nparts,
              MetisStatus(status));
+  return 0;
+}
+
+// Graphs above this many vertices take the multilevel path (BlastPartitionMultilevel),
+// which coarsens them to kCoarseVertices before METIS.
+static int g_multilevel_min = 200000;
+enum { kCoarseVertices = 50000 };
+
+int BlastPartitionSetMultilevelMin(int n) {
+  BlastCheck(n >= 2, BLAST_ERR_ARG, "BlastPartitionSetMultilevelMin: %d is below 2", n);
+  g_multilevel_min = n;
   return 0;
 }
 
@@ -57,7 +92,14 @@ static int PartitionRoot(int method, int n, const int *xadj, const int *adjncy, 
   } else if (method == BLAST_PART_BLOCK) {
     for (int i = 0; i < n; i++) part[i] = (int)((long long)i * nparts / n);
   } else {
-    BlastCall(PartitionMetis(n, xadj, adjncy, nparts, part));
+    const BlastPartGraph g = {n, xadj, adjncy, NULL, NULL};
+    const int min = g_multilevel_min;
+    if (n > min && min >= 2) {
+      const int coarse = min / 4 < kCoarseVertices ? min / 4 : kCoarseVertices;
+      BlastCall(BlastPartitionMultilevel(&g, nparts, coarse > 1 ? coarse : 1, part));
+    } else {
+      BlastCall(BlastPartitionMetis(&g, nparts, part));
+    }
   }
   int *count;
   BlastCall(BlastCalloc(nparts, &count));
@@ -93,7 +135,12 @@ int BlastPartitionGraph(MPI_Comm comm, int method, int n, const int *xadj, const
   if (stats) {
     int *count;
     BlastCall(BlastCalloc(nparts, &count));
-    for (int i = 0; i < n; i++) count[part[i]]++;
+    long long cut = 0;
+#pragma omp parallel for schedule(static) reduction(+ : cut) reduction(+ : count[:nparts])
+    for (int i = 0; i < n; i++) {
+      count[part[i]]++;
+      for (int k = xadj[i]; k < xadj[i + 1]; k++) cut += part[adjncy[k]] != part[i];
+    }
     stats->nparts = nparts;
     stats->zones_min = n, stats->zones_max = 0;
     for (int p = 0; p < nparts; p++) {
@@ -101,9 +148,6 @@ int BlastPartitionGraph(MPI_Comm comm, int method, int n, const int *xadj, const
       if (count[p] > stats->zones_max) stats->zones_max = count[p];
     }
     stats->imbalance = stats->zones_max / ((double)n / nparts);
-    long long cut = 0;
-    for (int i = 0; i < n; i++)
-      for (int k = xadj[i]; k < xadj[i + 1]; k++) cut += part[adjncy[k]] != part[i];
     stats->edge_cut = cut / 2;
     BlastFree(&count);
   }

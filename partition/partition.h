@@ -22,7 +22,14 @@ typedef struct {
 /// part[i] in [0, nparts). Rank 0 computes, every rank receives the same result.
 /// Collective. Errors (BLAST_ERR_INPUT, agreed on every rank): more parts than
 /// vertices, a part left empty; BLAST_ERR_METIS with METIS's status.
+/// METIS on a graph of more than 200,000 vertices runs behind a threaded multilevel
+/// coarsening (deterministic: the same parts for any thread count) that hands METIS a
+/// graph of at most 50,000 weighted vertices; smaller graphs go to METIS as they are.
 int BlastPartitionGraph(MPI_Comm comm, int method, int n, const int *xadj, const int *adjncy,
                         int nparts, int *part, BlastPartStats *stats);
+
+/// Tests: graphs above n vertices (n >= 2) take the multilevel path, coarsened to at most
+/// min(n / 4, 50,000) vertices (the default n is 200,000). BLAST_ERR_ARG for n < 2.
+int BlastPartitionSetMultilevelMin(int n);
 
 #endif  // BLAST_PARTITION_H
