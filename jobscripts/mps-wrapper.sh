@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # mps-wrapper.sh: CUDA MPS (Multi-Process Service) for blast_gpu jobs with several MPI ranks
 # per GPU. With MPS the kernels of the ranks sharing a GPU run concurrently (8 ranks on one
-# H200: 135 ms/step with MPS, 635 ms/step without; docs/performance.md).
+# H200: 135 ms/step with MPS, 635 ms/step without; docs/performance.md). Layout: one rank
+# per GPU is fastest (8 ranks under MPS take 1.23-1.26x one rank's time steps on an H100);
+# several per GPU where the host side needs the cores. The ranks of a GPU exchange halos in
+# GPU memory; across GPUs that needs every rank to see the node's GPUs (docs/jobs.md,
+# "Which layout").
 #
 # Two ways to use it (docs/jobs.md):
 #
