@@ -112,9 +112,11 @@ static int Routes(BlastHydro h, int w, int rev, int n, const int *rank, const Pe
   const int nk = rev ? nfrom : nto, *kr = rev ? fr : tr, *ko = rev ? fo : to;
   for (int k = 0; k < nk; k++) {
     const int j = IndexOf(n, rank, kr[k]);
+    BlastCheck(j >= 0, BLAST_ERR_INTERNAL, "halo %d: rank %d is not a neighbour of rank %d", w,
+               kr[k], h->rank);
     const PeerInfo *in = &info[j];
     const int64_t at = rev ? in->rev_off[w] : in->fwd_off[w];
-    BlastCheck(j >= 0 && at >= 0, BLAST_ERR_INTERNAL,
+    BlastCheck(at >= 0, BLAST_ERR_INTERNAL,
                "halo %d: rank %d does not expect the messages rank %d has for it", w, kr[k],
                h->rank);
     route[k] = (BlastPeerRoute){j, ko[k], ko[k + 1] - ko[k], in->base[w] + at,

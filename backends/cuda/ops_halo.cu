@@ -22,20 +22,33 @@ extern "C" int BlastCudaHaloPack(void *ctx, int which, int reverse, int ncomp, s
   return 0;
 }
 
+// The unpack kernels reading the device buffer buf: forward, ghosts set; reverse, owners
+// add in list order (dd: ncomp double-double pairs). Both transports' unpacks.
+static int UnpackFrom(CudaCtx *c, const DevHalo *h, int reverse, int dd, int ncomp, size_t stride, const double *buf,
+                      double *x) {
+  if (!reverse) {
+    if (!h->nrecv) return 0;
+    k_unpack_set<<<GridFor((size_t)h->nrecv * ncomp), 256, 0, c->stream>>>(h->nrecv, ncomp, stride, h->recv_idx, buf,
+                                                                             x);
+    BlastCheckKernel(c->sync, "k_unpack_set");
+  } else {
+    if (!h->nsend) return 0;
+    k_unpack_add<<<GridFor((size_t)h->ntarget * ncomp), 256, 0, c->stream>>>(*h, ncomp, stride, buf, x, dd);
+    if (dd)
+      BlastCheckKernel(c->sync, "k_unpack_add(dd)");
+    else
+      BlastCheckKernel(c->sync, "k_unpack_add");
+  }
+  return 0;
+}
+
 extern "C" int BlastCudaHaloUnpack(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *buf, double *x) {
   CudaCtx *c = (CudaCtx *)ctx;
   const DevHalo *h = &c->halo[which];
   const int n = reverse ? h->nsend : h->nrecv;
   if (!n) return 0;
   BlastCallCuda(cudaMemcpyAsync(c->dbuf, buf, (size_t)n * ncomp * sizeof(double), cudaMemcpyHostToDevice, c->stream));
-  if (!reverse) {
-    k_unpack_set<<<GridFor((size_t)n * ncomp), 256, 0, c->stream>>>(n, ncomp, stride, h->recv_idx, c->dbuf, x);
-    BlastCheckKernel(c->sync, "k_unpack_set");
-  } else {
-    k_unpack_add<<<GridFor((size_t)h->ntarget * ncomp), 256, 0, c->stream>>>(*h, ncomp, stride, c->dbuf, x, 0);
-    BlastCheckKernel(c->sync, "k_unpack_add");
-  }
-  return 0;
+  return UnpackFrom(c, h, reverse, 0, ncomp, stride, c->dbuf, x);
 }
 
 extern "C" int BlastCudaHaloUnpackDD(void *ctx, int which, int ndd, size_t stride, const double *buf, double *x) {
@@ -44,9 +57,7 @@ extern "C" int BlastCudaHaloUnpackDD(void *ctx, int which, int ndd, size_t strid
   if (!h->nsend) return 0;
   BlastCallCuda(cudaMemcpyAsync(c->dbuf, buf, (size_t)h->nsend * 2 * ndd * sizeof(double), cudaMemcpyHostToDevice,
                                 c->stream));
-  k_unpack_add<<<GridFor((size_t)h->ntarget * ndd), 256, 0, c->stream>>>(*h, ndd, stride, c->dbuf, x, 1);
-  BlastCheckKernel(c->sync, "k_unpack_add(dd)");
-  return 0;
+  return UnpackFrom(c, h, 1, 1, ndd, stride, c->dbuf, x);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -205,16 +216,5 @@ extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, 
   const DevHalo *h = &c->halo[which];
   BlastCheck(p->area, BLAST_ERR_INTERNAL, "halo.peer_recv without a peer_export");
   const double *buf = p->area + (size_t)parity * p->half + p->base[which];
-  if (!reverse) {
-    if (!h->nrecv) return 0;
-    k_unpack_set<<<GridFor((size_t)h->nrecv * ncomp), 256, 0, c->stream>>>(h->nrecv, ncomp, stride,
-                                                                           h->recv_idx, buf, x);
-    BlastCheckKernel(c->sync, "k_unpack_set");
-  } else {
-    if (!h->nsend) return 0;
-    k_unpack_add<<<GridFor((size_t)h->ntarget * ncomp), 256, 0, c->stream>>>(*h, ncomp, stride, buf,
-                                                                             x, dd);
-    BlastCheckKernel(c->sync, "k_unpack_add");
-  }
-  return 0;
+  return UnpackFrom(c, h, reverse, dd, ncomp, stride, buf, x);
 }
