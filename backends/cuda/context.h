@@ -206,12 +206,19 @@ typedef struct {
   int stride, nslots;
 } DotSlots;
 
-// The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state and
-// the solve's parameters.
+// Iterations per pass of the resident PCG's WHILE node (ops_pcg.cu): each relaunch of the
+// node's body costs ~10 us on an H100, as much as a quarter of an iteration on a small mesh.
+enum { kPcgUnroll = 4 };
+
+// The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state, the
+// solve's parameters, whether the solve has ended (the iterations after that in the
+// body's pass do nothing) and which of the pass's iterations took a step.
 typedef struct {
   BlastPcgState s;
   double tol;
   int max_iter, ncomp;
+  int stop;             // the loop has ended (no iteration to start)
+  int ran[kPcgUnroll];  // the pass's iteration k updated r and z (its advance follows)
 } PcgDev;
 
 // The resident PCG's graphs (ops_pcg.cu): one per component count, built for b and x,
@@ -351,6 +358,9 @@ typedef struct CudaCtx {
   int *red_zone;
   double *red_host;  // pinned: dt, det, zone
   int nred;
+  // while the resident PCG's body is recorded: the mass kernels of the partial assembly
+  // return at once where *mass_gate != 0 (PcgDev.stop: the solve has ended); else NULL
+  const int *mass_gate;
   double *energy_zone;           // [2*nz] device
   double *energy_host;           // [2*nz] pinned
   BlastGpuAutotune tuned;        // the decisions taken (BlastCudaGetAutotune)

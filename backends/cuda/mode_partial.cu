@@ -242,6 +242,7 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
   if (ncomp <= 0) return 0;
   if (with_dot && rows != BLAST_ROWS_BOUNDARY) c->mdot_slots = 0;
   PaMassArgs a;
+  a.gate = c->mass_gate;
   a.k0 = rows == BLAST_ROWS_BOUNDARY ? d->nzint : 0;
   const int k1 = rows == BLAST_ROWS_INTERIOR ? d->nzint : d->nz_ext;
   a.n = k1 - a.k0, a.ncomp = ncomp, a.mask = mask, a.zpb = c->part.pa_zpb;
@@ -283,12 +284,13 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
     const int nb = GridFor((size_t)(r1 - r0));
     k_pa_mass_gather_rows<true>
         <<<nb, kDotThreads, 0, c->stream>>>(*d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE,
-                                            y, x, c->mdot_part, c->mdot_stride, c->mdot_slots);
+                                            y, x, c->mdot_part, c->mdot_stride, c->mdot_slots,
+                                            a.gate);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
     c->mdot_slots += nb;
   } else if (r1 > r0 && fast) {
     k_pa_mass_gather_rows<false><<<GridFor((size_t)(r1 - r0)), 256, 0, c->stream>>>(
-        *d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, NULL, NULL, 0, 0);
+        *d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, NULL, NULL, 0, 0, a.gate);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
   } else if (r1 > r0) {
     k_pa_mass_gather<<<GridFor((size_t)(r1 - r0) * ncomp), 256, 0, c->stream>>>(

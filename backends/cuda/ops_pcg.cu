@@ -1,7 +1,8 @@
 // mass.pcg: the lockstep Jacobi-PCG of one rank resident on the GPU. The solve is a CUDA
 // graph built once per component count (and per b, x and work vectors): the setup of the
 // solve (the launches of the host loop's first entries) and its start (k_pcg_start), then
-// a conditional WHILE node whose body is one iteration: the mode's product with its dots,
+// a conditional WHILE node whose body is kPcgUnroll iterations (those after the one that
+// ends the solve do nothing), each: the mode's product with its dots,
 // k_pcg_update (alpha, the residual update with its dots, the stopping test and beta; the
 // product's constrained rows read as zero) and k_pcg_advance (x and d). The scalars are
 // pcg_step.h's, computed from the same folded dot pairs as the host loop's
@@ -114,7 +115,7 @@ static int PcgRecordSetup(CudaCtx *c, int ncomp, double *b, double *x, double *c
 // its dots for all components (those that stopped are not read again), then alpha, the
 // residual update (the constrained rows of the product read as zero) with its dots, the
 // test and beta in k_pcg_update, and the advance.
-static int PcgRecordIteration(CudaCtx *c, int ncomp, double *x, double *const w[4],
+static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *const w[4],
                               cudaGraphConditionalHandle cond) {
   const unsigned all = (1u << ncomp) - 1u;
   const int n = c->dd.nown;
@@ -131,11 +132,23 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, double *x, double *const w[
     sl.part = c->dot_pair, sl.stride = 1, sl.nslots = 1;
   }
   k_pcg_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
-      n, g->dev, sl, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count, cond);
+      n, g->dev, k, sl, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count, cond);
   BlastCheckKernel(0, "k_pcg_update");
-  k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, st, z, d, x);
+  k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, k, st, z, d, x);
   BlastCheckKernel(0, "k_pcg_advance");
   return 0;
+}
+
+// The body of the WHILE node: kPcgUnroll iterations, those after the one that ends the
+// solve doing nothing (the partial assembly's mass kernels gated by PcgDev.stop; the
+// scalar kernels test it themselves), so the exact stopping iteration is kept.
+static int PcgRecordPass(CudaCtx *c, int ncomp, double *x, double *const w[4],
+                         cudaGraphConditionalHandle cond) {
+  c->mass_gate = &c->pcg.dev->stop;
+  int ierr = 0;
+  for (int k = 0; k < kPcgUnroll && !ierr; k++) ierr = PcgRecordIteration(c, ncomp, k, x, w, cond);
+  c->mass_gate = NULL;
+  return ierr;
 }
 
 // Capture of what record() launches on c->stream into graph (a capture that fails is
@@ -164,7 +177,7 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
   if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) != cudaSuccess)
     ierr = BLAST_ERR_CUDA;
   PCG_CAPTURE(graph, PcgRecordSetup(c, ncomp, b, x, w, cond, graph, &body));
-  PCG_CAPTURE(body, PcgRecordIteration(c, ncomp, x, w, cond));
+  PCG_CAPTURE(body, PcgRecordPass(c, ncomp, x, w, cond));
   if (!ierr && cudaGraphInstantiate(exec, graph, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
   cudaGraphDestroy(graph);
   return ierr;
@@ -202,7 +215,7 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     }
     memcpy(g->key[ncomp], key, sizeof key);
   }
-  g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp;
+  g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
   BlastCallCuda(
       cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));

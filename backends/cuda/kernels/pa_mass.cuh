@@ -10,13 +10,15 @@
 #include "pa_kernels.h"
 
 // Arguments of the mass kernels: zones pa_zones[k0, k0 + n), components of x and of the
-// zone values E ([c * es + z * nd + a]) in mask.
+// zone values E ([c * es + z * nd + a]) in mask. gate (k_pa_mass3, k_pa_mass3l and the row
+// gather; NULL: none): the kernel returns at once where *gate != 0 (CudaCtx.mass_gate).
 typedef struct {
   int k0, n, ncomp, zpb;
   unsigned mask;
   size_t st, es;
   const double *x;
   double *E;
+  const int *gate;
 } PaMassArgs;
 
 // Doubles per component and zone of a stage buffer of k_pa_mass: the largest stage of
@@ -172,6 +174,7 @@ template <int D, int Q, int NZ, int MINB, bool SE>
 __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassArgs a, PaMassB Bc) {
   static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
   static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
+  if (a.gate && *a.gate) return;
   __shared__ double Bs[Q * D];
   __shared__ double su[NZ][D * D * D], st1[NZ][D * D * Q], ss2[NZ][D * Q * Q];
   __shared__ double se[SE ? NZ : 1][SE ? 3 * D * D * D : 1];  // SE: the zone values
@@ -278,6 +281,7 @@ template <int D, int Q, int NZ, int MINB>
 __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs a, PaMassB Bc) {
   static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
   static_assert(32 % Q == 0, "a zone's threads lie in one warp");
+  if (a.gate && *a.gate) return;
   constexpr int ND = D * D * D, NL = D * D, KU = (ND + Q - 1) / Q, KL = (NL + Q - 1) / Q;
   constexpr int SU = PaMassPad(ND), SS = PaMassPad(Q * NL), SE = PaMassPad(3 * ND);
   __shared__ double su[NZ * SU], ss[NZ * SS], se[NZ * SE];
@@ -409,7 +413,9 @@ __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs
 template <bool DOT>
 __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1, int ncomp,
                                       unsigned mask, size_t st, const double *E, double *y,
-                                      const double *x, double *part, int pstride, int slot0) {
+                                      const double *x, double *part, int pstride, int slot0,
+                                      const int *gate) {
+  if (gate && *gate) return;
   BlastDD dot[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
   for (int r = r0 + blockIdx.x * blockDim.x + threadIdx.x; r < r1; r += gridDim.x * blockDim.x) {
     const int i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];

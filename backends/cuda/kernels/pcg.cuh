@@ -73,6 +73,7 @@ __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle c
   PcgDots(sl, p->ncomp, 7u, v);
   if (threadIdx.x != 0) return;
   BlastPcgStart(&p->s, p->ncomp, p->tol, v);
+  p->stop = p->s.mask == 0u;
   cudaGraphSetConditional(cond, p->s.mask != 0u);
 }
 
@@ -85,11 +86,17 @@ __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle c
 // the same state, BlastPcgDelta with every component's dot, and BlastPcgTest with the
 // update's dots, writes the state (the advance reads it) and the WHILE node's condition.
 // No block reads the state after the last one starts: the counter orders them.
-__global__ void k_pcg_update(int n, PcgDev *p, DotSlots sd, size_t st, const double *Ad,
+//
+// Iteration k of the body's pass: nothing once the solve has ended (an earlier iteration of
+// the pass stopped it: the WHILE node's condition stays 0), and ran[k] says whether it ran.
+__global__ void k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, const double *Ad,
                              const double *dinv, const unsigned char *ess, double *r, double *z,
                              double *part, unsigned *count, cudaGraphConditionalHandle cond) {
   __shared__ double pair[2], coef;
   __shared__ int go, last;
+  const int stopped = p->stop;
+  if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) p->ran[k] = !stopped;
+  if (stopped) return;
   const int c = blockIdx.y, ncomp = p->ncomp;
   const unsigned mask = p->s.mask;
   const double dc = PcgDot(sd, c, (mask >> c) & 1u, pair);
@@ -119,12 +126,15 @@ __global__ void k_pcg_update(int n, PcgDev *p, DotSlots sd, size_t st, const dou
   *count = 0u;
   const int more = BlastPcgTest(&l, ncomp, betanu, p->max_iter);
   p->s = l;
+  p->stop = !more;
   cudaGraphSetConditional(cond, (unsigned)more);
 }
 
-// k_cg_advance_multi with the masks, alpha and beta of the state.
-__global__ void k_pcg_advance(int n, const PcgDev *p, size_t st, const double *z, double *d,
+// k_cg_advance_multi with the masks, alpha and beta of the state, after iteration k of
+// the pass's update if it ran.
+__global__ void k_pcg_advance(int n, const PcgDev *p, int k, size_t st, const double *z, double *d,
                               double *x) {
+  if (!p->ran[k]) return;
   const int c = blockIdx.y;
   if (!((p->s.xmask >> c) & 1u)) return;
   CgAdvanceBody(n, c, p->s.coef[c], p->s.beta[c], (p->s.dmask >> c) & 1u, st, z, d, x);
