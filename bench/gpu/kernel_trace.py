@@ -8,12 +8,14 @@ same graph launch); and the busy share of the span. Standard library only.
 """
 import argparse
 import csv
+import signal
 import statistics
 import sys
 from collections import defaultdict
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under | head
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv")
     ap.add_argument("--skip-ms", type=float, default=0.0,
