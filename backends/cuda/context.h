@@ -207,8 +207,9 @@ typedef struct {
 } DotSlots;
 
 // Iterations per pass of the resident PCG's WHILE node (ops_pcg.cu): a relaunch of the
-// node's body costs the GPU ~2.5 us per node (H100), ~11 us for one iteration's nodes, a
-// quarter of an iteration at 4,096 zones; a pass relaunches a quarter as often.
+// node's body costs the GPU ~2.5 us per node (H100): 11.5 us after each iteration at 4,096
+// zones with one iteration per pass, 33-42 us after every fourth with four (~2 us less per
+// iteration). A host-replayed pass would avoid the relaunch (docs/performance.md).
 enum { kPcgUnroll = 4 };
 
 // The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state, the
