@@ -308,6 +308,9 @@ typedef struct {
                        DotSlots *sl);
   // modeled bytes and flops of a quadrature update of nz zones ([0]: up to ev_mid, [1]: after)
   void (*qdata_model)(const CudaCtx *c, int nz, double bytes[2], double flops[2]);
+  // whether mass_mult_dot of ncomp components launches only kernels that honour
+  // CudaCtx.mass_gate (the resident PCG then runs passes of kPcgUnroll iterations; NULL: no)
+  int (*mass_gated)(const CudaCtx *c, int ncomp);
 } CudaMode;
 
 extern const CudaMode kCudaFull, kCudaPartial;

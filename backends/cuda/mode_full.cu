@@ -254,4 +254,4 @@ static int FullDestroy(CudaCtx *c) {
 
 const CudaMode kCudaFull = {"full",          FullSetup,     FullRebuild, FullDestroy,
                             FullQData,       FullForceOnes, FullForceT,  FullMassMult,
-                            MassMultThenDot, FullQDataModel};
+                            MassMultThenDot, FullQDataModel, NULL};

@@ -226,7 +226,7 @@ static int PaForceT(CudaCtx *c, int n, const double *v) {
 }
 
 // Whether the mass action takes k_pa_mass3 and its row gather, which can take the dots of
-// mass.mult_dot (PaMassMult with the dot).
+// mass.mult_dot (PaMassMult with the dot); both honour CudaCtx.mass_gate (mass_gated).
 static int PaMassDotFused(const CudaCtx *c, int ncomp) {
   return ncomp > 0 && ncomp <= 3 && PaMass3Pick(c->dd.dim, c->dd.D, c->dd.Q).kernel != NULL;
 }
@@ -342,4 +342,4 @@ static int PaMassMultDot(CudaCtx *c, int rows, int ncomp, unsigned mask, const d
 
 const CudaMode kCudaPartial = {"partial",      PaSetup,          PaRebuild, PaDestroy,
                                PaQDataReduced, PaForceOnes,      PaForceT,  PaMassMultOnly,
-                               PaMassMultDot,  PartialQDataModel};
+                               PaMassMultDot,  PartialQDataModel, PaMassDotFused};

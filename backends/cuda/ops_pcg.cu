@@ -1,8 +1,9 @@
 // mass.pcg: the lockstep Jacobi-PCG of one rank resident on the GPU. The solve is a CUDA
 // graph built once per component count (and per b, x and work vectors): the setup of the
 // solve (the launches of the host loop's first entries) and its start (k_pcg_start), then
-// a conditional WHILE node whose body is kPcgUnroll iterations (those after the one that
-// ends the solve do nothing), each: the mode's product with its dots,
+// a conditional WHILE node whose body is a pass of kPcgUnroll iterations where the mode can
+// gate its product (those after the one that ends the solve do nothing; else one), each: the
+// mode's product with its dots,
 // k_pcg_update (alpha, the residual update with its dots, the stopping test and beta; the
 // product's constrained rows read as zero) and k_pcg_advance (x and d). The scalars are
 // pcg_step.h's, computed from the same folded dot pairs as the host loop's
@@ -139,14 +140,17 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *c
   return 0;
 }
 
-// The body of the WHILE node: kPcgUnroll iterations, those after the one that ends the
-// solve doing nothing (the partial assembly's mass kernels gated by PcgDev.stop; the
-// scalar kernels test it themselves), so the exact stopping iteration is kept.
+// The body of the WHILE node: kPcgUnroll iterations where the mode's product honours the
+// gate (CudaMode.mass_gated: the partial assembly's k_pa_mass3 and its gather; else one
+// iteration, which a product that ran on after the stop would cost in full), those after
+// the one that ends the solve doing nothing (the product gated by PcgDev.stop; the scalar
+// kernels test it themselves), so the exact stopping iteration is kept.
 static int PcgRecordPass(CudaCtx *c, int ncomp, double *x, double *const w[4],
                          cudaGraphConditionalHandle cond) {
+  const int len = c->mode->mass_gated && c->mode->mass_gated(c, ncomp) ? kPcgUnroll : 1;
   c->mass_gate = &c->pcg.dev->stop;
   int ierr = 0;
-  for (int k = 0; k < kPcgUnroll && !ierr; k++) ierr = PcgRecordIteration(c, ncomp, k, x, w, cond);
+  for (int k = 0; k < len && !ierr; k++) ierr = PcgRecordIteration(c, ncomp, k, x, w, cond);
   c->mass_gate = NULL;
   return ierr;
 }
