@@ -140,11 +140,11 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *c
   return 0;
 }
 
-// The body of the WHILE node: kPcgUnroll iterations where the mode's product honours the
-// gate (CudaMode.mass_gated: the partial assembly's k_pa_mass3 and its gather; else one
-// iteration, which a product that ran on after the stop would cost in full), those after
-// the one that ends the solve doing nothing (the product gated by PcgDev.stop; the scalar
-// kernels test it themselves), so the exact stopping iteration is kept.
+// The body of the WHILE node: a pass of kPcgUnroll iterations where the mode's product
+// honours the gate (CudaMode.mass_gated), else one iteration (an ungated product would run
+// in full after the stop). The iterations after the one that ends the solve do nothing
+// (the product gated by PcgDev.stop, the scalar kernels testing it themselves), so the
+// exact stopping iteration is kept.
 static int PcgRecordPass(CudaCtx *c, int ncomp, double *x, double *const w[4],
                          cudaGraphConditionalHandle cond) {
   const int len = c->mode->mass_gated && c->mode->mass_gated(c, ncomp) ? kPcgUnroll : 1;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Summary of a kernel_trace CSV (bench/gpu/kernel_trace.c): per kernel the launches, the
 median and total GPU time, split into the launches from CUDA graphs and from the host; the
-median gap before each kernel inside graphs (from the end of the kernel before it in the
-same graph launch); and the busy share of the span. Standard library only.
+median and mean gap before each kernel inside graphs (from the end of the kernel before it
+in the same graph launch: the mean shows a gap that only every few launches take, such as
+the relaunch of a WHILE node's body); and the busy share of the span. Standard library only.
 
     python3 bench/gpu/kernel_trace.py trace.csv [--skip-ms 0]
 """
@@ -46,11 +47,12 @@ def main():
     print(f"{len(recs)} kernels, span {span / 1e3:.2f} ms, busy {busy / 1e3:.2f} ms "
           f"({100 * busy / span:.1f} %)")
     print(f"{'kernel':<{a.width}} {'from':<5} {'calls':>7} {'median us':>10} {'total ms':>9} "
-          f"{'gap before (median us)':>23}")
+          f"{'gap before: median':>19} {'mean us':>8}")
     for key, d in sorted(dur.items(), key=lambda kv: -sum(kv[1])):
-        gp = f"{statistics.median(gap[key]):.2f}" if gap[key] else "-"
+        gm = f"{statistics.median(gap[key]):.2f}" if gap[key] else "-"
+        ga = f"{statistics.mean(gap[key]):.2f}" if gap[key] else "-"
         print(f"{key[0]:<{a.width}} {key[1]:<5} {len(d):>7} {statistics.median(d):>10.2f} "
-              f"{sum(d) / 1e3:>9.2f} {gp:>23}")
+              f"{sum(d) / 1e3:>9.2f} {gm:>19} {ga:>8}")
 
 
 if __name__ == "__main__":
