@@ -380,7 +380,7 @@ def test_vizdt():
         secs = time.time() - t0
         errs = errors_of(p)
         check(p.returncode == 2 and len(errs) == 1 and "[output] viz_dt" in errs[0]
-              and "too small" in errs[0] and secs < 30,
+              and "too small" in errs[0],
               "viz_dt=%s (%d ranks, %s): exit %d in %.1f s: %s" % (value, n, where or "command line",
                                                                p.returncode, secs, errs[0][:220] if errs else ""))
         check(not os.path.exists(out) and snapshot(WORK) == before,
