@@ -49,7 +49,7 @@ def main():
             what = "%s %s cfl=%s, %d rank(s)" % (deck, ode, cfl, np)
             coarse = ["mesh.refine_serial=1"] if deck == "sedov3d.ini" else []
             p = run(np, deck, ["time.ode_solver=" + ode, "time.cfl=" + cfl] + coarse,
-                          "u%d_%d" % (i, np))
+                    "u%d_%d" % (i, np))
             check(p.returncode == 3, "%s: exit 3 (got %d)" % (what, p.returncode))
             warn = "warning: [time] cfl = %s is above the range in which %s is stable (up to %s" % (
                 cfl, ode, stable)
@@ -73,7 +73,7 @@ def main():
     # Inside the range: no warning, exit 0.
     for np in (1, 2):
         p = run(np, "sedov2d.ini", ["time.ode_solver=rk2avg", "time.cfl=2", "time.t_final=0.1"],
-                   "ok_%d" % np)
+                "ok_%d" % np)
         check(p.returncode == 0, "rk2avg cfl=2, %d rank(s): exit 0 (got %d)" % (np, p.returncode))
         check("warning: [time] cfl" not in p.stdout, "rk2avg cfl=2, %d rank(s): no warning" % np)
     # A tighter bound stops a correct but inexact run (euler changes the energy by ~2 %).
