@@ -210,8 +210,9 @@ typedef struct {
 // relaunch of a conditional WHILE node's body costs the GPU ~2.5 us per node (H100): 11.5
 // us after each iteration at 4,096 zones with one iteration per body, 33-42 us after every
 // fourth with four. Gated modes therefore replay the pass as a plain graph from the host,
-// kPcgAhead passes queued ahead of the one whose end the host waits for.
-enum { kPcgUnroll = 4, kPcgAhead = 2 };
+// with kPcgInFlight passes queued: while the host waits for the end of one, the next is
+// queued behind it.
+enum { kPcgUnroll = 4, kPcgInFlight = 2 };
 
 // The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state, the
 // solve's parameters, whether the solve has ended (the iterations after that in the
@@ -233,8 +234,8 @@ typedef struct {
 typedef struct {
   cudaGraphExec_t exec[4];  // [ncomp]
   cudaGraphExec_t pass[4];  // [ncomp] the host-replayed pass (NULL: a WHILE node in exec)
-  cudaEvent_t done[kPcgAhead + 1];  // after each queued pass (ring)
-  int *flag;                        // pinned: PcgDev.flag
+  cudaEvent_t done[kPcgInFlight + 1];  // after each queued pass (ring)
+  int *flag;                           // pinned: PcgDev.flag
   const double *key[4][6];  // what exec[ncomp] was built for: b, x, the 4 work vectors
   PcgDev *dev;              // the state (device)
   PcgDev *host;             // its copy back (pinned)

@@ -4,7 +4,7 @@
 // the iterations, each the mode's product with its dots, k_pcg_update (alpha, the residual
 // update with its dots, the stopping test and beta; the product's constrained rows read as
 // zero) and k_pcg_advance (x and d). Where the mode gates its product, the iterations run
-// in passes of kPcgUnroll, a plain graph the host replays with kPcgAhead passes queued
+// in passes of kPcgUnroll, a plain graph the host replays, kPcgInFlight passes queued,
 // until the solve's flag says it has ended: the iterations after the one that ends the
 // solve do nothing (the product gated by PcgDev.stop, the scalar kernels testing it
 // themselves). Elsewhere a conditional WHILE node runs one iteration per body (an ungated
@@ -33,7 +33,7 @@ int PcgSetup(CudaCtx *c) {
   BlastCallCuda(cudaMalloc((void **)&g->count, sizeof(unsigned)));
   BlastCallCuda(cudaMemset(g->count, 0, sizeof(unsigned)));
   BlastCallCuda(cudaMallocHost((void **)&g->flag, sizeof(int)));
-  for (int k = 0; k <= kPcgAhead; k++)
+  for (int k = 0; k <= kPcgInFlight; k++)
     BlastCallCuda(cudaEventCreateWithFlags(&g->done[k], cudaEventDisableTiming));
   // the constrained dofs of each component as bits of a byte per owned dof
   const size_t n = (size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1);
@@ -65,7 +65,7 @@ int PcgFree(CudaCtx *c) {
     if (bufs[i]) BlastCallCuda(cudaFree(bufs[i]));
   if (g->host) BlastCallCuda(cudaFreeHost(g->host));
   if (g->flag) BlastCallCuda(cudaFreeHost(g->flag));
-  for (int k = 0; k <= kPcgAhead; k++)
+  for (int k = 0; k <= kPcgInFlight; k++)
     if (g->done[k]) BlastCallCuda(cudaEventDestroy(g->done[k]));
   g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL, g->flag = NULL;
   memset(g->done, 0, sizeof g->done);
@@ -196,11 +196,11 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
   BlastCallCuda(cudaGraphCreate(&graph, 0));
   int ierr = 0;
   if (gated) {
-    BlastCallCuda(cudaGraphCreate(&body, 0));
+    if (cudaGraphCreate(&body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
     PCG_CAPTURE(graph, PcgRecordStart(c, ncomp, b, x, w, cond));
     PCG_CAPTURE(body, PcgRecordPass(c, ncomp, kPcgUnroll, x, w, cond));
     if (!ierr && cudaGraphInstantiate(pass, body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
-    cudaGraphDestroy(body);
+    if (body) cudaGraphDestroy(body);
   } else {
     if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) !=
         cudaSuccess)
@@ -214,16 +214,16 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
   return ierr;
 }
 
-// The passes of a solve whose setup is queued on c->stream: replayed, kPcgAhead queued
-// ahead of the one waited for, until the flag says the loop has ended (the passes queued
-// after that do nothing). The loop ends by max_iter at the latest, so more passes than
-// that needs means the device lost the flag.
+// The passes of a solve whose setup is queued on c->stream: replayed until the flag says
+// the loop has ended, the host waiting for the end of pass q - kPcgInFlight before it
+// queues pass q (the passes queued after the end do nothing). The loop ends by max_iter at
+// the latest, so more passes than that needs means the device lost the flag.
 static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
   CudaPcg *g = &c->pcg;
-  const int ring = kPcgAhead + 1, most = max_iter / kPcgUnroll + kPcgAhead + 2;
+  const int ring = kPcgInFlight + 1, most = max_iter / kPcgUnroll + kPcgInFlight + 2;
   for (int q = 0;; q++) {
-    if (q >= kPcgAhead) {
-      BlastCallCuda(cudaEventSynchronize(g->done[(q - kPcgAhead) % ring]));
+    if (q >= kPcgInFlight) {
+      BlastCallCuda(cudaEventSynchronize(g->done[(q - kPcgInFlight) % ring]));
       if (*(volatile int *)g->flag) break;
     }
     BlastCheck(q < most, BLAST_ERR_CUDA,
@@ -253,8 +253,9 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
                cudaGetErrorString(before));
     if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp], &g->pass[ncomp])) {
-      // the error the build met (a driver or runtime without conditional nodes): cleared,
-      // with the message it may have left, and the host loop solves from here on
+      // the error the build met (a driver or runtime without graph capture into a graph,
+      // CUDA 12.3, or conditional nodes, 12.4): cleared, with the message it may have left,
+      // and the host loop solves from here on
       const cudaError_t e = cudaGetLastError();
       BlastErrorClear();
       g->off = 1;
@@ -262,8 +263,7 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
       if (c->opt.verbose)
         BlastLog(BLAST_LOG_WARN,
                  "note: the momentum solve runs its loop on the host: this GPU's driver and "
-                 "runtime could not build its CUDA graph (%s; conditional nodes need CUDA "
-                 "12.4 or newer)\n",
+                 "runtime could not build its CUDA graphs (%s; they need CUDA 12.4 or newer)\n",
                  cudaGetErrorString(e));
       return 0;
     }
@@ -275,7 +275,13 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
   BlastCallCuda(
       cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
-  if (g->pass[ncomp]) BlastCall(PcgReplay(c, ncomp, max_iter));
+  if (g->pass[ncomp]) {
+    const int ierr = PcgReplay(c, ncomp, max_iter);
+    if (ierr) {
+      cudaStreamSynchronize(c->stream);  // no pass left running on the caller's vectors
+      return ierr;
+    }
+  }
   BlastCallCuda(
       cudaMemcpyAsync(g->host, g->dev, sizeof(PcgDev), cudaMemcpyDeviceToHost, c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));
