@@ -206,27 +206,36 @@ typedef struct {
   int stride, nslots;
 } DotSlots;
 
-// Iterations per pass of the resident PCG's WHILE node (ops_pcg.cu): a relaunch of the
-// node's body costs the GPU ~2.5 us per node (H100): 11.5 us after each iteration at 4,096
-// zones with one iteration per pass, 33-42 us after every fourth with four (~2 us less per
-// iteration). A host-replayed pass would avoid the relaunch (docs/performance.md).
-enum { kPcgUnroll = 4 };
+// Iterations per pass of the resident PCG (ops_pcg.cu) where the mode gates its product. A
+// relaunch of a conditional WHILE node's body costs the GPU ~2.5 us per node (H100): 11.5
+// us after each iteration at 4,096 zones with one iteration per body, 33-42 us after every
+// fourth with four. Gated modes therefore replay the pass as a plain graph from the host,
+// with kPcgInFlight passes queued: while the host waits for the end of one, the next is
+// queued behind it.
+enum { kPcgUnroll = 4, kPcgInFlight = 2 };
 
 // The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state, the
 // solve's parameters, whether the solve has ended (the iterations after that in the
-// body's pass do nothing) and which of the pass's iterations took a step.
+// pass do nothing) and which of the pass's iterations took a step.
 typedef struct {
   BlastPcgState s;
   double tol;
   int max_iter, ncomp;
   int stop;             // the loop has ended (no iteration to start)
   int ran[kPcgUnroll];  // the pass's iteration k updated r and z (its advance follows)
+  // host-replayed passes: pinned host memory set to 1 when the loop ends (the host stops
+  // queueing passes); NULL under a WHILE node, whose condition the kernels set instead
+  int *flag;
 } PcgDev;
 
 // The resident PCG's graphs (ops_pcg.cu): one per component count, built for b and x,
-// each the setup of the solve then a conditional WHILE node over one iteration.
+// each the setup of the solve then, where the mode gates its product, a pass graph the
+// host replays (pass[ncomp]); else a conditional WHILE node over one iteration.
 typedef struct {
   cudaGraphExec_t exec[4];  // [ncomp]
+  cudaGraphExec_t pass[4];  // [ncomp] the host-replayed pass (NULL: a WHILE node in exec)
+  cudaEvent_t done[kPcgInFlight + 1];  // after each queued pass (ring)
+  int *flag;                           // pinned: PcgDev.flag
   const double *key[4][6];  // what exec[ncomp] was built for: b, x, the 4 work vectors
   PcgDev *dev;              // the state (device)
   PcgDev *host;             // its copy back (pinned)

@@ -1,20 +1,22 @@
-// mass.pcg: the lockstep Jacobi-PCG of one rank resident on the GPU. The solve is a CUDA
-// graph built once per component count (and per b, x and work vectors): the setup of the
+// mass.pcg: the lockstep Jacobi-PCG of one rank resident on the GPU. The solve is CUDA
+// graphs built once per component count (and per b, x and work vectors): the setup of the
 // solve (the launches of the host loop's first entries) and its start (k_pcg_start), then
-// a conditional WHILE node whose body is a pass of kPcgUnroll iterations where the mode can
-// gate its product (those after the one that ends the solve do nothing; else one), each: the
-// mode's product with its dots,
-// k_pcg_update (alpha, the residual update with its dots, the stopping test and beta; the
-// product's constrained rows read as zero) and k_pcg_advance (x and d). The scalars are
-// pcg_step.h's, computed from the same folded dot pairs as the host loop's
-// (DotFoldCombine): the same bits and iterations, and one host synchronisation per solve
-// instead of two per iteration.
+// the iterations, each the mode's product with its dots, k_pcg_update (alpha, the residual
+// update with its dots, the stopping test and beta; the product's constrained rows read as
+// zero) and k_pcg_advance (x and d). Where the mode gates its product, the iterations run
+// in passes of kPcgUnroll, a plain graph the host replays, kPcgInFlight passes queued,
+// until the solve's flag says it has ended: the iterations after the one that ends the
+// solve do nothing (the product gated by PcgDev.stop, the scalar kernels testing it
+// themselves). Elsewhere a conditional WHILE node runs one iteration per body (an ungated
+// product would run on after the stop). The scalars are pcg_step.h's, computed from the
+// same folded dot pairs as the host loop's (DotFoldCombine): the same bits and iterations,
+// and no host synchronisation per iteration.
 //
-// The graph replays launches recorded once, so it is built only once their shapes are
+// A graph replays launches recorded once, so it is built only once their shapes are
 // final: the mass-matrix kernel's online tuning done (full assembly), no per-kernel
 // profile or synchronisation, the double-double product (not cuSPARSE). A rebuild of the
 // reference data drops the graphs. Conditional nodes need CUDA 12.4 or newer (driver and
-// runtime); if building one fails, the backend says so once and solves on the host.
+// runtime); if building a graph fails, the backend says so once and solves on the host.
 #include <string.h>
 
 #include "context.h"
@@ -30,6 +32,9 @@ int PcgSetup(CudaCtx *c) {
   BlastCallCuda(cudaMalloc((void **)&g->part, 6 * kDotBlocks * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&g->count, sizeof(unsigned)));
   BlastCallCuda(cudaMemset(g->count, 0, sizeof(unsigned)));
+  BlastCallCuda(cudaMallocHost((void **)&g->flag, sizeof(int)));
+  for (int k = 0; k <= kPcgInFlight; k++)
+    BlastCallCuda(cudaEventCreateWithFlags(&g->done[k], cudaEventDisableTiming));
   // the constrained dofs of each component as bits of a byte per owned dof
   const size_t n = (size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1);
   unsigned char *flag = NULL;
@@ -45,7 +50,8 @@ int PcgSetup(CudaCtx *c) {
 int PcgDropGraphs(CudaCtx *c) {
   for (int k = 0; k < 4; k++) {
     if (c->pcg.exec[k]) BlastCallCuda(cudaGraphExecDestroy(c->pcg.exec[k]));
-    c->pcg.exec[k] = NULL;
+    if (c->pcg.pass[k]) BlastCallCuda(cudaGraphExecDestroy(c->pcg.pass[k]));
+    c->pcg.exec[k] = c->pcg.pass[k] = NULL;
     memset(c->pcg.key[k], 0, sizeof c->pcg.key[k]);
   }
   return 0;
@@ -58,7 +64,11 @@ int PcgFree(CudaCtx *c) {
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (bufs[i]) BlastCallCuda(cudaFree(bufs[i]));
   if (g->host) BlastCallCuda(cudaFreeHost(g->host));
-  g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL;
+  if (g->flag) BlastCallCuda(cudaFreeHost(g->flag));
+  for (int k = 0; k <= kPcgInFlight; k++)
+    if (g->done[k]) BlastCallCuda(cudaEventDestroy(g->done[k]));
+  g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL, g->flag = NULL;
+  memset(g->done, 0, sizeof g->done);
   return 0;
 }
 
@@ -73,10 +83,9 @@ static int PcgReady(const CudaCtx *c, int ncomp) {
   return 1;
 }
 
-// The setup of the solve and its first scalar step on c->stream (being captured into
-// graph), then the WHILE node after them; its body graph into *body.
-static int PcgRecordSetup(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
-                          cudaGraphConditionalHandle cond, cudaGraph_t graph, cudaGraph_t *body) {
+// The setup of the solve and its first scalar step on c->stream (being captured).
+static int PcgRecordStart(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                          cudaGraphConditionalHandle cond) {
   const unsigned all = (1u << ncomp) - 1u;
   const int n = c->dd.nown;
   const size_t st = (size_t)c->dd.next, bytes = (size_t)n * sizeof(double);
@@ -95,6 +104,13 @@ static int PcgRecordSetup(CudaCtx *c, int ncomp, double *b, double *x, double *c
   BlastCall(DotMultiSlots(c, ncomp, all, w[1], w[0], &sl));
   k_pcg_start<<<1, kDotThreads, 0, c->stream>>>(c->pcg.dev, sl, cond);
   BlastCheckKernel(0, "k_pcg_start");
+  return 0;
+}
+
+// PcgRecordStart, then the WHILE node after it in graph; its body graph into *body.
+static int PcgRecordSetup(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                          cudaGraphConditionalHandle cond, cudaGraph_t graph, cudaGraph_t *body) {
+  BlastCall(PcgRecordStart(c, ncomp, b, x, w, cond));
   cudaStreamCaptureStatus status;
   const cudaGraphNode_t *deps = NULL;
   const cudaGraphEdgeData *edges = NULL;
@@ -140,14 +156,12 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *c
   return 0;
 }
 
-// The body of the WHILE node: a pass of kPcgUnroll iterations where the mode's product
-// honours the gate (CudaMode.mass_gated), else one iteration (an ungated product would run
-// in full after the stop). The iterations after the one that ends the solve do nothing
-// (the product gated by PcgDev.stop, the scalar kernels testing it themselves), so the
-// exact stopping iteration is kept.
-static int PcgRecordPass(CudaCtx *c, int ncomp, double *x, double *const w[4],
+// A pass of len iterations (a WHILE node's body, or the pass the host replays): with
+// len > 1 the mode's product honours the gate (the iterations after the one that ends the
+// solve do nothing: the product gated by PcgDev.stop, the scalar kernels testing it
+// themselves), so the exact stopping iteration is kept.
+static int PcgRecordPass(CudaCtx *c, int ncomp, int len, double *x, double *const w[4],
                          cudaGraphConditionalHandle cond) {
-  const int len = c->mode->mass_gated && c->mode->mass_gated(c, ncomp) ? kPcgUnroll : 1;
   c->mass_gate = &c->pcg.dev->stop;
   int ierr = 0;
   for (int k = 0; k < len && !ierr; k++) ierr = PcgRecordIteration(c, ncomp, k, x, w, cond);
@@ -169,22 +183,57 @@ static int PcgRecordPass(CudaCtx *c, int ncomp, double *x, double *const w[4],
     }                                                                                            \
   } while (0)
 
-// The graph of a solve of ncomp components into b, x with the work vectors w: built and
-// instantiated into *exec. Nonzero if the runtime could not build it.
+// The graphs of a solve of ncomp components into b, x with the work vectors w, built and
+// instantiated: where the mode gates its product, the setup into *exec and the pass the
+// host replays into *pass; else the setup and the WHILE node into *exec (*pass NULL).
+// Nonzero if the runtime could not build them.
 static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
-                    cudaGraphExec_t *exec) {
+                    cudaGraphExec_t *exec, cudaGraphExec_t *pass) {
+  const int gated = c->mode->mass_gated && c->mode->mass_gated(c, ncomp);
   cudaGraph_t graph = NULL, body = NULL;
-  cudaGraphConditionalHandle cond;
-  *exec = NULL;
+  cudaGraphConditionalHandle cond = 0;
+  *exec = *pass = NULL;
   BlastCallCuda(cudaGraphCreate(&graph, 0));
   int ierr = 0;
-  if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) != cudaSuccess)
-    ierr = BLAST_ERR_CUDA;
-  PCG_CAPTURE(graph, PcgRecordSetup(c, ncomp, b, x, w, cond, graph, &body));
-  PCG_CAPTURE(body, PcgRecordPass(c, ncomp, x, w, cond));
+  if (gated) {
+    if (cudaGraphCreate(&body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+    PCG_CAPTURE(graph, PcgRecordStart(c, ncomp, b, x, w, cond));
+    PCG_CAPTURE(body, PcgRecordPass(c, ncomp, kPcgUnroll, x, w, cond));
+    if (!ierr && cudaGraphInstantiate(pass, body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+    if (body) cudaGraphDestroy(body);
+  } else {
+    if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) !=
+        cudaSuccess)
+      ierr = BLAST_ERR_CUDA;
+    PCG_CAPTURE(graph, PcgRecordSetup(c, ncomp, b, x, w, cond, graph, &body));
+    PCG_CAPTURE(body, PcgRecordPass(c, ncomp, 1, x, w, cond));
+  }
   if (!ierr && cudaGraphInstantiate(exec, graph, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
   cudaGraphDestroy(graph);
+  if (ierr && *pass) cudaGraphExecDestroy(*pass), *pass = NULL;
   return ierr;
+}
+
+// The passes of a solve whose setup is queued on c->stream: replayed until the flag says
+// the loop has ended, the host waiting for the end of pass q - kPcgInFlight before it
+// queues pass q (the passes queued after the end do nothing). The loop ends by max_iter at
+// the latest, so more passes than that needs means the device lost the flag.
+static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
+  CudaPcg *g = &c->pcg;
+  const int ring = kPcgInFlight + 1, most = max_iter / kPcgUnroll + kPcgInFlight + 2;
+  for (int q = 0;; q++) {
+    if (q >= kPcgInFlight) {
+      BlastCallCuda(cudaEventSynchronize(g->done[(q - kPcgInFlight) % ring]));
+      if (*(volatile int *)g->flag) break;
+    }
+    BlastCheck(q < most, BLAST_ERR_CUDA,
+               "the GPU-resident momentum solve did not stop after %d passes of %d iterations "
+               "(max_iter = %d): rerun with [gpu] graphs = off and report it",
+               q, kPcgUnroll, max_iter);
+    BlastCallCuda(cudaGraphLaunch(g->pass[ncomp], c->stream));
+    BlastCallCuda(cudaEventRecord(g->done[q % ring], c->stream));
+  }
+  return 0;
 }
 
 extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
@@ -196,33 +245,43 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
   const double *key[6] = {b, x, work[0], work[1], work[2], work[3]};
   if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) {
     BlastCallCuda(cudaGraphExecDestroy(g->exec[ncomp]));
-    g->exec[ncomp] = NULL;
+    if (g->pass[ncomp]) BlastCallCuda(cudaGraphExecDestroy(g->pass[ncomp]));
+    g->exec[ncomp] = g->pass[ncomp] = NULL;
   }
   if (!g->exec[ncomp]) {
     const cudaError_t before = cudaGetLastError();
     BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
                cudaGetErrorString(before));
-    if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp])) {
-      // the error the build met (a driver or runtime without conditional nodes): cleared,
-      // with the message it may have left, and the host loop solves from here on
+    if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp], &g->pass[ncomp])) {
+      // the error the build met (a driver or runtime without graph capture into a graph,
+      // CUDA 12.3, or conditional nodes, 12.4): cleared, with the message it may have left,
+      // and the host loop solves from here on
       const cudaError_t e = cudaGetLastError();
       BlastErrorClear();
       g->off = 1;
-      g->exec[ncomp] = NULL;
+      g->exec[ncomp] = g->pass[ncomp] = NULL;
       if (c->opt.verbose)
         BlastLog(BLAST_LOG_WARN,
                  "note: the momentum solve runs its loop on the host: this GPU's driver and "
-                 "runtime could not build its CUDA graph (%s; conditional nodes need CUDA "
-                 "12.4 or newer)\n",
+                 "runtime could not build its CUDA graphs (%s; they need CUDA 12.4 or newer)\n",
                  cudaGetErrorString(e));
       return 0;
     }
     memcpy(g->key[ncomp], key, sizeof key);
   }
   g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
+  g->host->flag = g->pass[ncomp] ? g->flag : NULL;
+  *(volatile int *)g->flag = 0;
   BlastCallCuda(
       cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
+  if (g->pass[ncomp]) {
+    const int ierr = PcgReplay(c, ncomp, max_iter);
+    if (ierr) {
+      cudaStreamSynchronize(c->stream);  // no pass left running on the caller's vectors
+      return ierr;
+    }
+  }
   BlastCallCuda(
       cudaMemcpyAsync(g->host, g->dev, sizeof(PcgDev), cudaMemcpyDeviceToHost, c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));

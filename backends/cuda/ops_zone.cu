@@ -253,8 +253,12 @@ extern "C" int BlastCudaEnergyRate(void *ctx, const double *v, double *de) {
 extern "C" int BlastCudaEnergies(void *ctx, const double *v, const double *e, double dd[4]) {
   CudaCtx *c = (CudaCtx *)ctx;
   const int nz = c->dd.nz;
-  k_energies<<<GridFor(nz), 256, 0, c->stream>>>(c->dd, v, e, c->energy_zone);
-  BlastCheckKernel(c->sync, "k_energies");
+  const int zpb = c->dd.nqp < kEnergyThreads ? kEnergyThreads / c->dd.nqp : 1;
+  if (nz > 0) {
+    k_energies<<<(nz + zpb - 1) / zpb, kEnergyThreads, 0, c->stream>>>(c->dd, zpb, v, e,
+                                                                       c->energy_zone);
+    BlastCheckKernel(c->sync, "k_energies");
+  }
   BlastCallCuda(cudaMemcpyAsync(c->energy_host, c->energy_zone, 2 * (size_t)nz * sizeof(double),
                                 cudaMemcpyDeviceToHost, c->stream));
   BlastCallCuda(cudaStreamSynchronize(c->stream));

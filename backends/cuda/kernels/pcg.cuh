@@ -66,15 +66,28 @@ __device__ __forceinline__ void PcgDots(const DotSlots &sl, int ncomp, unsigned 
   __syncthreads();
 }
 
+// Whether the loop goes on, to whom drives it: the WHILE node's condition, or for passes
+// the host replays, their flag (set once the loop ends; the host waits on each queued
+// pass and stops queueing when it reads 1).
+__device__ __forceinline__ void PcgSignal(const PcgDev *p, cudaGraphConditionalHandle cond,
+                                          bool more) {
+  if (!p->flag) {
+    cudaGraphSetConditional(cond, (unsigned)more);
+  } else if (!more) {
+    *(volatile int *)p->flag = 1;
+    __threadfence_system();
+  }
+}
+
 // The solve's start (one block of kDotThreads): nu from the dots (z_c, r_c) in sl,
-// BlastPcgStart, and the WHILE node's condition (any component to solve).
+// BlastPcgStart, and whether the loop starts (any component to solve).
 __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle cond) {
   double v[3];
   PcgDots(sl, p->ncomp, 7u, v);
   if (threadIdx.x != 0) return;
   BlastPcgStart(&p->s, p->ncomp, p->tol, v);
   p->stop = p->s.mask == 0u;
-  cudaGraphSetConditional(cond, p->s.mask != 0u);
+  PcgSignal(p, cond, p->s.mask != 0u);
 }
 
 // An iteration's scalar steps and residual update in one kernel (blocks x per component
@@ -84,11 +97,11 @@ __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle c
 // the update of k_cg_update_multi (Ad read as zero at the constrained dofs) with its block
 // pair into part. The last block to finish (a counter) then takes the whole step from
 // the same state, BlastPcgDelta with every component's dot, and BlastPcgTest with the
-// update's dots, writes the state (the advance reads it) and the WHILE node's condition.
+// update's dots, writes the state (the advance reads it) and whether the loop goes on.
 // No block reads the state after the last one starts: the counter orders them.
 //
 // Iteration k of the body's pass: nothing once the solve has ended (an earlier iteration of
-// the pass stopped it: the WHILE node's condition stays 0), and ran[k] says whether it ran.
+// the pass stopped it), and ran[k] says whether it ran.
 __global__ void k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, const double *Ad,
                              const double *dinv, const unsigned char *ess, double *r, double *z,
                              double *part, unsigned *count, cudaGraphConditionalHandle cond) {
@@ -127,7 +140,7 @@ __global__ void k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, co
   const int more = BlastPcgTest(&l, ncomp, betanu, p->max_iter);
   p->s = l;
   p->stop = !more;
-  cudaGraphSetConditional(cond, (unsigned)more);
+  PcgSignal(p, cond, more);
 }
 
 // k_cg_advance_multi with the masks, alpha and beta of the state, after iteration k of

@@ -65,27 +65,44 @@ __global__ void k_me_apply(int nz, int ne, const double *minv, const double *b, 
   }
 }
 
-// Internal and kinetic energy per zone (method spec 13.2).
-__global__ void k_energies(DevData d, const double *v, const double *e, double *out) {
-  for (int z = blockIdx.x * blockDim.x + threadIdx.x; z < d.nz; z += gridDim.x * blockDim.x) {
-    double si = 0.0, sk = 0.0;
-    const size_t sl = DevSlot(d, z);  // mixed meshes: the zone's tables
-    const double *B = d.B + sl * d.nqp * d.nd, *L2B = d.L2B + sl * d.nqp * d.ne;
-    for (int q = 0; q < d.nqp; q++) {
-      const double R0 = d.R0[(size_t)z * d.nqp + q];
+// Internal and kinetic energy per zone (method spec 13.2): blocks of kEnergyThreads with
+// zpb = max(1, kEnergyThreads / nqp) zones each and `lanes` threads per zone, which take
+// the quadrature points in chunks of `lanes`: each computes a point's two terms into
+// shared memory, then the zone's first thread adds the chunk's terms in the order of the
+// points, the host loop's order, so the sums have its bits. (A thread per zone looping
+// over the points left most of the GPU idle: 16 blocks at 4,096 zones, 0.54 ms a call.)
+constexpr int kEnergyThreads = 256;
+__global__ void __launch_bounds__(kEnergyThreads)
+    k_energies(DevData d, int zpb, const double *v, const double *e, double *out) {
+  __shared__ double term[2 * kEnergyThreads];
+  const int nqp = d.nqp, lanes = kEnergyThreads / zpb;
+  const int zl = threadIdx.x / lanes, l = threadIdx.x % lanes;
+  const size_t z = (size_t)blockIdx.x * zpb + zl;
+  const bool on = zl < zpb && z < (size_t)d.nz;
+  const size_t sl = on ? DevSlot(d, z) : 0;  // mixed meshes: the zone's tables
+  const double *B = d.B + sl * nqp * d.nd, *L2B = d.L2B + sl * nqp * d.ne;
+  double si = 0.0, sk = 0.0;
+  for (int q0 = 0; q0 < nqp; q0 += lanes) {
+    const int q = q0 + l;
+    if (on && q < nqp) {
+      const double R0 = d.R0[z * nqp + q];
       double eq = 0.0, v2 = 0.0;
-      for (int i = 0; i < d.ne; i++) eq += e[(size_t)z * d.ne + i] * L2B[(size_t)q * d.ne + i];
+      for (int i = 0; i < d.ne; i++) eq += e[z * d.ne + i] * L2B[(size_t)q * d.ne + i];
       for (int c = 0; c < d.dim; c++) {
         double vq = 0.0;
         for (int a = 0; a < d.nd; a++)
-          vq += v[(size_t)c * d.nl + d.edof[(size_t)z * d.nd + a]] * B[(size_t)q * d.nd + a];
+          vq += v[(size_t)c * d.nl + d.edof[z * d.nd + a]] * B[(size_t)q * d.nd + a];
         v2 += vq * vq;
       }
-      si += R0 * eq;
-      sk += 0.5 * R0 * v2;
+      term[2 * threadIdx.x] = R0 * eq, term[2 * threadIdx.x + 1] = 0.5 * R0 * v2;
     }
-    out[2 * z] = si, out[2 * z + 1] = sk;
+    __syncthreads();
+    if (on && l == 0)
+      for (int j = 0; j < lanes && q0 + j < nqp; j++)
+        si += term[2 * (threadIdx.x + j)], sk += term[2 * (threadIdx.x + j) + 1];
+    __syncthreads();
   }
+  if (on && l == 0) out[2 * z] = si, out[2 * z + 1] = sk;
 }
 
 #endif  // BLAST_GPU_KERNELS_ZONE_CUH
