@@ -220,6 +220,7 @@ enum { kPcgUnroll = 4, kPcgInFlight = 2 };
 typedef struct {
   BlastPcgState s;
   double tol;
+  double delta[3];  // the running iteration's dots (d_c, Ad_c), from k_pcg_update's blocks
   int max_iter, ncomp;
   int stop;             // the loop has ended (no iteration to start)
   int ran[kPcgUnroll];  // the pass's iteration k updated r and z (its advance follows)

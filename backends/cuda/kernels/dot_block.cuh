@@ -1,27 +1,74 @@
-// The double-double block reduction shared by the dot kernels (vector.cuh, mass.cuh).
-// A device function only, no kernel: any number of translation units may include it.
+// The double-double block reductions of the dot kernels (vector.cuh, mass.cuh, pa_mass.cuh,
+// pcg.cuh). Device functions only, no kernel: any number of translation units include it.
 #ifndef BLAST_GPU_KERNELS_DOT_BLOCK_CUH
 #define BLAST_GPU_KERNELS_DOT_BLOCK_CUH
 
 #include "context.h"
 
-// The block's double-double sum of its threads' pairs into dst[0], dst[1] (a fixed tree,
-// so the result depends on the block size only; blockDim.x <= kDotThreads, a power of 2).
-__device__ __forceinline__ void DotBlockSum(BlastDD acc, double *dst) {
-  __shared__ double sh[2 * kDotThreads];
-  BlastDDNormalize(&acc);
-  sh[2 * threadIdx.x] = acc.hi, sh[2 * threadIdx.x + 1] = acc.lo;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if ((int)threadIdx.x < s) {
-      BlastDD a = {sh[2 * threadIdx.x], sh[2 * threadIdx.x + 1]};
-      BlastDDAddDD(&a, sh[2 * (threadIdx.x + s)], sh[2 * (threadIdx.x + s) + 1]);
-      BlastDDNormalize(&a);
-      sh[2 * threadIdx.x] = a.hi, sh[2 * threadIdx.x + 1] = a.lo;
-    }
+// The block's fixed tree over its threads' double-double pairs v[c], c < nc <= NC: each
+// pair renormalised, then at strides s = blockDim.x / 2, ..., 1 thread t < s adds thread
+// t + s's pair and renormalises, so the sums depend on the block size only (blockDim.x <=
+// kDotThreads, a power of 2). The strides of 64 and more go through shared memory, the
+// rest in the first warp by shuffles: the same pairs in the same operations as an
+// all-shared tree, with 4 barriers instead of 9. Thread 0's v[c] holds the sums. All
+// threads of the block call it; its shared memory is free again on return.
+template <int NC>
+__device__ __forceinline__ void DotTree(BlastDD v[NC], int nc) {
+  __shared__ double sh[NC][2 * kDotThreads];
+  const int t = threadIdx.x;
+  int s = blockDim.x / 2;
+#pragma unroll
+  for (int c = 0; c < NC; c++)
+    if (c < nc) BlastDDNormalize(&v[c]);
+  if (s >= 32) {
+#pragma unroll
+    for (int c = 0; c < NC; c++)
+      if (c < nc) sh[c][2 * t] = v[c].hi, sh[c][2 * t + 1] = v[c].lo;
     __syncthreads();
+    for (; s > 32; s >>= 1) {
+      if (t < s)
+#pragma unroll
+        for (int c = 0; c < NC; c++)
+          if (c < nc) {
+            BlastDD a = {sh[c][2 * t], sh[c][2 * t + 1]};
+            BlastDDAddDD(&a, sh[c][2 * (t + s)], sh[c][2 * (t + s) + 1]);
+            BlastDDNormalize(&a);
+            sh[c][2 * t] = a.hi, sh[c][2 * t + 1] = a.lo;
+          }
+      __syncthreads();
+    }
+    if (t < 32)  // stride 32: the first warp takes its entries and those 32 above
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        if (c < nc) {
+          v[c].hi = sh[c][2 * t], v[c].lo = sh[c][2 * t + 1];
+          BlastDDAddDD(&v[c], sh[c][2 * (t + 32)], sh[c][2 * (t + 32) + 1]);
+          BlastDDNormalize(&v[c]);
+        }
+    s = 16;
   }
-  if (threadIdx.x == 0) dst[0] = sh[0], dst[1] = sh[1];
+  if (t < 32) {
+    // lanes past the block (blockDim.x < 32) give undefined values to lanes t >= s only,
+    // whose results no later stride reads
+    const unsigned lanes = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
+    for (; s > 0; s >>= 1)
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        if (c < nc) {
+          const double hi = __shfl_down_sync(lanes, v[c].hi, s);
+          const double lo = __shfl_down_sync(lanes, v[c].lo, s);
+          BlastDDAddDD(&v[c], hi, lo);
+          BlastDDNormalize(&v[c]);
+        }
+  }
+  __syncthreads();
+}
+
+// The block's double-double sum of its threads' pairs (DotTree) into dst[0], dst[1]
+// (thread 0 writes them).
+__device__ __forceinline__ void DotBlockSum(BlastDD acc, double *dst) {
+  DotTree<1>(&acc, 1);
+  if (threadIdx.x == 0) dst[0] = acc.hi, dst[1] = acc.lo;
 }
 
 // The block pairs of a dot, nslots of component c (stride apart), folded into one pair

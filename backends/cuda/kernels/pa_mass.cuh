@@ -7,6 +7,7 @@
 #define BLAST_GPU_KERNELS_PA_MASS_CUH
 
 #include "context.h"
+#include "dot_block.cuh"
 #include "pa_kernels.h"
 
 // Arguments of the mass kernels: zones pa_zones[k0, k0 + n), components of x and of the
@@ -407,8 +408,8 @@ __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs
 // component-interleaved values of k_pa_mass3 (E[3 e + c]): y[c st + i] = the
 // double-double sum of its zones' values in mtoff/mtidx order, rounded once.
 // DOT (mass.mult_dot): also the double-double sums of x_c[i] y_c[i] over the rows written,
-// per component, each thread's in row order, then its block's by a fixed tree (that of
-// DotBlockPart, backends/cuda/kernels/mass.cuh) into part[2 (c pstride + slot0 + blockIdx.x)] (+1):
+// per component, each thread's in row order, then its block's by a fixed tree (DotTree,
+// backends/cuda/kernels/dot_block.cuh) into part[2 (c pstride + slot0 + blockIdx.x)] (+1):
 // launched with GridFor(rows) blocks of kDotThreads, the pairs do not depend on the device.
 template <bool DOT>
 __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1, int ncomp,
@@ -435,31 +436,16 @@ __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1
       }
   }
   if (!DOT) return;
-  // the block's pairs, all components in one tree (kDotThreads threads)
-  __shared__ double sh[3][2 * kDotThreads];
-  const int t = threadIdx.x;
+  // the block's pairs, all components in one tree (kDotThreads threads); thread 0 writes
+  // them (inactive components: zeros)
+  DotTree<3>(dot, ncomp);
+  if (threadIdx.x == 0)
 #pragma unroll
-  for (int c = 0; c < 3; c++) {
-    BlastDDNormalize(&dot[c]);
-    sh[c][2 * t] = dot[c].hi, sh[c][2 * t + 1] = dot[c].lo;
-  }
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (t < s) {
-#pragma unroll
-      for (int c = 0; c < 3; c++) {
-        BlastDD a = {sh[c][2 * t], sh[c][2 * t + 1]};
-        BlastDDAddDD(&a, sh[c][2 * (t + s)], sh[c][2 * (t + s) + 1]);
-        BlastDDNormalize(&a);
-        sh[c][2 * t] = a.hi, sh[c][2 * t + 1] = a.lo;
+    for (int c = 0; c < 3; c++)
+      if (c < ncomp) {
+        const size_t o = 2 * ((size_t)c * pstride + slot0 + blockIdx.x);
+        part[o] = dot[c].hi, part[o + 1] = dot[c].lo;
       }
-    }
-    __syncthreads();
-  }
-  if (t < ncomp && t < 3) {  // thread c writes component c (inactive ones: zeros)
-    const size_t o = 2 * ((size_t)t * pstride + slot0 + blockIdx.x);
-    part[o] = sh[t][0], part[o + 1] = sh[t][1];
-  }
 }
 
 #endif  // BLAST_GPU_KERNELS_PA_MASS_CUH

@@ -30,40 +30,27 @@ __device__ __forceinline__ double PcgDot(const DotSlots &sl, int c, bool active,
 
 // The dots of the components in `active` from their block pairs in sl, all at once: for
 // each component the operations of PcgDot (DotFoldComp's strided sums and DotBlockSum's
-// tree, then BlastDDSumPairs and hi + lo), interleaved so that the three trees share
-// their steps. All threads of the block (kDotThreads) call it; v is thread 0's.
+// tree, then BlastDDSumPairs and hi + lo), the three trees in one (DotTree). All threads
+// of the block (kDotThreads) call it; v is thread 0's.
 __device__ __forceinline__ void PcgDots(const DotSlots &sl, int ncomp, unsigned active,
                                         double v[3]) {
-  __shared__ double sh[3][2 * kDotThreads];
-  const int t = threadIdx.x;
-  for (int c = 0; c < 3; c++) {
-    BlastDD acc = {0.0, 0.0};
+  BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
+#pragma unroll
+  for (int c = 0; c < 3; c++)
     if (c < ncomp && ((active >> c) & 1u))
-      for (int s = t; s < sl.nslots; s += blockDim.x)
-        BlastDDAddDD(&acc, sl.part[2 * ((size_t)c * sl.stride + s)],
+      for (int s = threadIdx.x; s < sl.nslots; s += blockDim.x)
+        BlastDDAddDD(&acc[c], sl.part[2 * ((size_t)c * sl.stride + s)],
                      sl.part[2 * ((size_t)c * sl.stride + s) + 1]);
-    BlastDDNormalize(&acc);
-    sh[c][2 * t] = acc.hi, sh[c][2 * t + 1] = acc.lo;
-  }
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (t < s)
-      for (int c = 0; c < ncomp; c++) {
-        BlastDD a = {sh[c][2 * t], sh[c][2 * t + 1]};
-        BlastDDAddDD(&a, sh[c][2 * (t + s)], sh[c][2 * (t + s) + 1]);
-        BlastDDNormalize(&a);
-        sh[c][2 * t] = a.hi, sh[c][2 * t + 1] = a.lo;
-      }
-    __syncthreads();
-  }
+  DotTree<3>(acc, ncomp);
+#pragma unroll
   for (int c = 0; c < 3; c++) {
     v[c] = 0.0;
-    if (t == 0 && c < ncomp && ((active >> c) & 1u)) {
-      const BlastDD dd = BlastDDSumPairs(sh[c], 1);
+    if (threadIdx.x == 0 && c < ncomp && ((active >> c) & 1u)) {
+      const double pr[2] = {acc[c].hi, acc[c].lo};
+      const BlastDD dd = BlastDDSumPairs(pr, 1);
       v[c] = dd.hi + dd.lo;
     }
   }
-  __syncthreads();
 }
 
 // Whether the loop goes on, to whom drives it: the WHILE node's condition, or for passes
@@ -90,21 +77,28 @@ __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle c
   PcgSignal(p, cond, p->s.mask != 0u);
 }
 
+// Blocks per SM k_pcg_update's registers are allocated for: its grid (kDotBlocks x 3
+// components) resident at once on an H100 (132 SMs), not in two waves, each with the
+// dots' trees on its path.
+enum { kPcgUpdateMinBlocks = 6 };
+
 // An iteration's scalar steps and residual update in one kernel (blocks x per component
 // y, kDotThreads threads): each block takes BlastPcgDeltaComp of its component from the
 // product's dots (d_c, Ad_c) in sd (few pairs: the launch folds many first, k_dot_fold,
 // which gives the same values) on a copy of the state and, if the component goes on,
 // the update of k_cg_update_multi (Ad read as zero at the constrained dofs) with its block
-// pair into part. The last block to finish (a counter) then takes the whole step from
-// the same state, BlastPcgDelta with every component's dot, and BlastPcgTest with the
-// update's dots, writes the state (the advance reads it) and whether the loop goes on.
-// No block reads the state after the last one starts: the counter orders them.
+// pair into part. Block (0, c) also leaves its dot in the state (delta). The last block to
+// finish (a counter) then takes the whole step from the same state, BlastPcgDelta with
+// every component's dot, and BlastPcgTest with the update's dots, writes the state (the
+// advance reads it) and whether the loop goes on. No block reads the state after the last
+// one starts: the counter orders them.
 //
 // Iteration k of the body's pass: nothing once the solve has ended (an earlier iteration of
 // the pass stopped it), and ran[k] says whether it ran.
-__global__ void k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, const double *Ad,
-                             const double *dinv, const unsigned char *ess, double *r, double *z,
-                             double *part, unsigned *count, cudaGraphConditionalHandle cond) {
+__global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
+    k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, const double *Ad,
+                 const double *dinv, const unsigned char *ess, double *r, double *z, double *part,
+                 unsigned *count, cudaGraphConditionalHandle cond) {
   __shared__ double pair[2], coef;
   __shared__ int go, last;
   const int stopped = p->stop;
@@ -114,6 +108,7 @@ __global__ void k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, co
   const unsigned mask = p->s.mask;
   const double dc = PcgDot(sd, c, (mask >> c) & 1u, pair);
   if (threadIdx.x == 0) {
+    if (blockIdx.x == 0) p->delta[c] = dc;
     BlastPcgState l = p->s;
     BlastPcgDeltaComp(&l, c, dc);
     go = (l.mask >> c) & 1u, coef = l.coef[c];
@@ -126,9 +121,11 @@ __global__ void k_pcg_update(int n, PcgDev *p, int k, DotSlots sd, size_t st, co
   __syncthreads();
   if (!last) return;
   __shared__ BlastPcgState l;  // thread 0's
-  double delta[3], betanu[3];
-  PcgDots(sd, ncomp, mask, delta);
+  double betanu[3];
   if (threadIdx.x == 0) {
+    // every component's dot as its blocks had it (PcgDot: 0 where inactive)
+    const volatile double *dv = p->delta;
+    const double delta[3] = {dv[0], ncomp > 1 ? dv[1] : 0.0, ncomp > 2 ? dv[2] : 0.0};
     l = p->s;
     BlastPcgDelta(&l, ncomp, delta);
   }
