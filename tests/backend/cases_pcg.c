@@ -103,61 +103,69 @@ void CaseMassPcg(Env *E) {
     double *bh = HostNew(N), *out = HostNew(N), *ref = HostNew(N), *bout = HostNew(N);
     Rng rng = RngSeed(900 + (unsigned long long)p);
     FillMixed(&rng, bh, N);
-    for (int nc = 1; nc <= hd->dim; nc++)
-      for (int lim = 0; lim < 2; lim++) {  // converged; stopped at 3 iterations (a failure)
-        const int max_iter = lim ? 3 : 1000;
-        char what[160];
-        BlastPcgState s, sref;
-        double o5[5], r5[5];
-        int resident = -1;
-        Vecs v = VecsUp(E, E->dev[p], N, bh);
-        CK(E, E->B->mass.pcg(E->dev[p].ctx, nc, tol, max_iter, v.b, v.x, v.w, &s, &resident));
-        Down(E, E->dev[p], N, v.x, out);
-        Down(E, E->dev[p], N, v.b, bout);
-        VecsDrop(E, E->dev[p], &v);
-        snprintf(what, sizeof what, "%s ncomp %d max_iter %d", E->P[p].label, nc, max_iter);
-        // the CPU backend never solves resident (no round trip to save); the CUDA backend
-        // does (this test's options: no tuning, no profile)
-        const int expect = E->B != &blast_backend_cpu;
-        char det[160];
-        snprintf(det, sizeof det, "resident = %d (expected %d)", resident, expect);
-        ReportOk(E, what, resident == expect, det);
-        if (!resident) {  // b and x untouched
-          Report(E, "b untouched", CompareBits(bout, bh, N));
-          memset(ref, 0, N * sizeof(double));
-          Report(E, "x untouched", CompareBits(out, ref, N));
-          // the loop of the CPU backend's entries solves to the tolerance (computed anew)
-          Vecs w = VecsUp(E, E->cpu[p], N, bh);
-          Loop(E, E->cpu[p], hd, nc, tol, max_iter, &w, &sref);
-          Down(E, E->cpu[p], N, w.x, ref);
-          VecsDrop(E, E->cpu[p], &w);
-          double rr[3], bb[3];
-          ResidualNorms(E, E->cpu[p], hd, nc, bh, ref, rr, bb);
-          for (int c = 0; c < nc; c++) {
-            const int conv = !ACTIVE(sref.failed, c);
-            const int ok = lim ? !conv : conv && rr[c] <= 4.0 * tol * tol * bb[c];
-            snprintf(det, sizeof det, "the loop, component %d: %s, |r|^2 / |b|^2 = %.3e", c,
-                     conv ? "converged" : "stopped", bb[c] > 0 ? rr[c] / bb[c] : 0.0);
-            ReportOk(E, what, ok, det);
+    // right-hand sides: mixed values; then component 0 zero (it takes no iteration); then
+    // component 0 constant (it stops at another iteration than the others)
+    static const char *const kRhs[3] = {"", " (b_0 = 0)", " (b_0 = 1)"};
+    for (int rhs = 0; rhs < 3; rhs++) {
+      for (size_t i = 0; rhs && i < (size_t)hd->h1_next; i++) bh[i] = rhs == 1 ? 0.0 : 1.0;
+      for (int nc = 1; nc <= hd->dim; nc++)
+        for (int lim = 0; lim < (rhs ? 1 : 2); lim++) {  // converged; stopped at 3 iterations
+          const int max_iter = lim ? 3 : 1000;
+          char what[192];
+          BlastPcgState s, sref;
+          double o5[5], r5[5];
+          int resident = -1;
+          Vecs v = VecsUp(E, E->dev[p], N, bh);
+          CK(E, E->B->mass.pcg(E->dev[p].ctx, nc, tol, max_iter, v.b, v.x, v.w, &s, &resident));
+          Down(E, E->dev[p], N, v.x, out);
+          Down(E, E->dev[p], N, v.b, bout);
+          VecsDrop(E, E->dev[p], &v);
+          snprintf(what, sizeof what, "%s ncomp %d max_iter %d%s", E->P[p].label, nc, max_iter,
+                   kRhs[rhs]);
+          // the CPU backend never solves resident (no round trip to save); the CUDA backend
+          // does (this test's options: no tuning, no profile)
+          const int expect = E->B != &blast_backend_cpu;
+          char det[160];
+          snprintf(det, sizeof det, "resident = %d (expected %d)", resident, expect);
+          ReportOk(E, what, resident == expect, det);
+          if (!resident) {  // b and x untouched
+            Report(E, "b untouched", CompareBits(bout, bh, N));
+            memset(ref, 0, N * sizeof(double));
+            Report(E, "x untouched", CompareBits(out, ref, N));
+            // the loop of the CPU backend's entries solves to the tolerance (computed anew)
+            Vecs w = VecsUp(E, E->cpu[p], N, bh);
+            Loop(E, E->cpu[p], hd, nc, tol, max_iter, &w, &sref);
+            Down(E, E->cpu[p], N, w.x, ref);
+            VecsDrop(E, E->cpu[p], &w);
+            double rr[3], bb[3];
+            ResidualNorms(E, E->cpu[p], hd, nc, bh, ref, rr, bb);
+            for (int c = 0; c < nc; c++) {
+              const int conv = !ACTIVE(sref.failed, c);
+              const int ok = lim ? !conv : conv && rr[c] <= 4.0 * tol * tol * bb[c];
+              snprintf(det, sizeof det, "the loop, component %d: %s, |r|^2 / |b|^2 = %.3e", c,
+                       conv ? "converged" : "stopped", bb[c] > 0 ? rr[c] / bb[c] : 0.0);
+              ReportOk(E, what, ok, det);
+            }
+            continue;
           }
-          continue;
+          // against the CPU backend's loop and against this backend's own loop
+          for (int own = 0; own < 2; own++) {
+            const Bk k = own ? E->dev[p] : E->cpu[p];
+            Vecs w = VecsUp(E, k, N, bh);
+            Loop(E, k, hd, nc, tol, max_iter, &w, &sref);
+            Down(E, k, N, w.x, ref);
+            VecsDrop(E, k, &w);
+            char line[320];
+            snprintf(line, sizeof line, "%s: x as the %s loop", what,
+                     own ? "backend's own" : "CPU");
+            Report(E, line, CompareBits(out, ref, N));
+            Outcome(&s, o5), Outcome(&sref, r5);
+            snprintf(line, sizeof line, "%s: iterations, failure, residuals as the %s loop", what,
+                     own ? "backend's own" : "CPU");
+            Report(E, line, CompareBits(o5, r5, 5));
+          }
         }
-        // against the CPU backend's loop and against this backend's own loop
-        for (int own = 0; own < 2; own++) {
-          const Bk k = own ? E->dev[p] : E->cpu[p];
-          Vecs w = VecsUp(E, k, N, bh);
-          Loop(E, k, hd, nc, tol, max_iter, &w, &sref);
-          Down(E, k, N, w.x, ref);
-          VecsDrop(E, k, &w);
-          char line[256];
-          snprintf(line, sizeof line, "%s: x as the %s loop", what, own ? "backend's own" : "CPU");
-          Report(E, line, CompareBits(out, ref, N));
-          Outcome(&s, o5), Outcome(&sref, r5);
-          snprintf(line, sizeof line, "%s: iterations, failure, residuals as the %s loop", what,
-                   own ? "backend's own" : "CPU");
-          Report(E, line, CompareBits(o5, r5, 5));
-        }
-      }
+    }
     HostFree(&bh), HostFree(&out), HostFree(&ref), HostFree(&bout);
   }
 }
