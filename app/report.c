@@ -45,14 +45,15 @@ void BlastReportBanner(FILE *out, const BlastConfig *cfg, BlastHydro h, const Bl
   fprintf(out, "  parallel       %d MPI ranks x %d OpenMP threads, backend %s\n", s->ranks,
           s->threads, backend);
   if (s->ranks > 1)
-    fprintf(
-        out,
-        "  partition      %s: %lld-%lld zones per rank (imbalance %.3f), edge cut %lld, "
-        "%lld shared dofs, %d-%d neighbours per rank, halos %s\n",
-        s->partitioner == BLAST_PARTITION_BLOCK ? "block" : "METIS", (long long)s->zones_min,
-        (long long)s->zones_max, s->imbalance, (long long)s->edge_cut, (long long)s->shared_dofs,
-        s->neighbors_min, s->neighbors_max,
-        s->halo_transport == BLAST_HALO_TRANSPORT_DEVICE ? "device-to-device" : "through the host");
+    fprintf(out,
+            "  partition      %s: %lld-%lld zones per rank (imbalance %.3f), edge cut %lld, "
+            "%lld shared dofs, %d-%d neighbours per rank, halos %s\n",
+            s->partitioner == BLAST_PARTITION_BLOCK ? "block" : "METIS", (long long)s->zones_min,
+            (long long)s->zones_max, s->imbalance, (long long)s->edge_cut,
+            (long long)s->shared_dofs, s->neighbors_min, s->neighbors_max,
+            s->halo_transport == BLAST_HALO_TRANSPORT_DEVICE ? "device-to-device (CUDA IPC)"
+            : s->halo_transport == BLAST_HALO_TRANSPORT_NCCL ? "device-to-device (NCCL)"
+                                                             : "through the host");
   if (cfg->balance_mode == BLAST_BALANCE_FIXED)
     fprintf(out,
             "  CPU+GPU split  fixed: the GPU computes %.1f%% of each rank's zones, OpenMP threads "

@@ -260,6 +260,27 @@ typedef struct BlastHaloPeers {
   const BlastPeerRoute *route[2][2];
 } BlastHaloPeers;
 
+enum { BLAST_NCCL_ID = 128, BLAST_NCCL_BUS = 64 };  ///< bytes of an NCCL id, of a PCI bus id
+
+/// One message of the NCCL transport: entries [off, off + cnt) of each component of this
+/// rank's packed list (send: components its length apart) or of its receive layout (recv),
+/// to or from rank `rank` of the communicator (the MPI rank).
+typedef struct {
+  int rank, off, cnt;
+} BlastNcclMsg;
+
+/// The communicator and the messages of every halo and direction (nccl_init). A forward
+/// exchange sends the pack of the send list (as halo.pack) and receives in the layout of
+/// halo.unpack; a reverse one the other way round. Per neighbour, messages are issued in
+/// the order of the arrays (every component of a message before the next message), which
+/// is the order the neighbour lists its own.
+typedef struct BlastHaloNccl {
+  unsigned char id[BLAST_NCCL_ID];  ///< rank 0's nccl_probe id
+  int nranks, rank;
+  int nsend[2][2], nrecv[2][2];  ///< [which][reverse]
+  const BlastNcclMsg *send[2][2], *recv[2][2];
+} BlastHaloNccl;
+
 /// Halo packing into / out of host buffers, `ncomp` components `stride` apart in x.
 /// Forward pack: buf[c*nsend+i] = x[send[i]]; unpack: x[recv[i]] = buf[c*nrecv+i].
 /// Reverse pack: buf[c*nrecv+i] = x[recv[i]]; unpack: x[send[i]] += buf[c*nsend+i].
@@ -294,6 +315,21 @@ typedef struct {
   /// half `parity` of this rank's own area.
   int (*peer_recv)(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride, int parity,
                    double *x);
+  /// The NCCL transport between ranks on distinct GPUs (hydro/halo_nccl.c): messages go
+  /// from device memory to device memory, ordered on the backend's streams, with no host
+  /// round trip. nccl_probe: *ok = 1 when the backend has the transport and its library
+  /// loads; then bus gets this rank's device (BLAST_NCCL_BUS bytes, a PCI bus id) and, with
+  /// id != NULL, id a new communicator id (BLAST_NCCL_ID bytes). *ok = 0 otherwise.
+  int (*nccl_probe)(void *ctx, unsigned char *id, char *bus, int *ok);
+  /// nccl_init: join the communicator of p (collective over p->nranks ranks) and keep its
+  /// messages; *ok = 0 (nothing kept) when it cannot be made. p = NULL releases.
+  int (*nccl_init)(void *ctx, const BlastHaloNccl *p, int *ok);
+  /// nccl_begin: start halo `which`'s messages of ncomp components (x's entries as
+  /// halo.pack reads them); work the caller launches after it may run meanwhile.
+  /// nccl_end: the unpack of what arrived (halo.unpack, dd = 0; halo.unpack_dd, dd = 1 with
+  /// ncomp = ndd), ordered after the messages on the backend's stream.
+  int (*nccl_begin)(void *ctx, int which, int reverse, int ncomp, size_t stride, const double *x);
+  int (*nccl_end)(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride, double *x);
 } BlastHaloOps;
 
 /// CPU+GPU hybrid (hydro/hybrid.h). Zones [0, ndev) stay on this backend, zones
@@ -346,7 +382,8 @@ typedef struct BlastBackendOps {
   X(mass, wall_normals) X(mass, axpby_multi) X(mass, dot_multi) X(mass, mult_dot)              \
   X(mass, cg_update) X(mass, cg_advance) X(mass, pcg)                                         \
   X(halo, pack) X(halo, unpack) X(halo, unpack_dd) X(halo, peer_export) X(halo, peer_import)     \
-  X(halo, peer_send) X(halo, peer_sent) X(halo, peer_recv)                                   \
+  X(halo, peer_send) X(halo, peer_sent) X(halo, peer_recv) X(halo, nccl_probe)             \
+  X(halo, nccl_init) X(halo, nccl_begin) X(halo, nccl_end)                                   \
   X(split, qdata_begin) X(split, qdata_end) X(split, gather) X(split, momentum_rhs)            \
   X(split, energy_rate) X(split, host_zones)
 // clang-format on

@@ -34,6 +34,7 @@ typedef enum {
   BLAST_HALO_TRANSPORT_AUTO = 0,    ///< device-to-device where possible, else host buffers
   BLAST_HALO_TRANSPORT_HOST = 1,    ///< staged through host buffers and MPI
   BLAST_HALO_TRANSPORT_DEVICE = 2,  ///< device-to-device (CUDA IPC), an error where impossible
+  BLAST_HALO_TRANSPORT_NCCL = 3,    ///< device-to-device (NCCL), an error where impossible
 } BlastHaloTransport;
 
 /// Time integrators; values follow the reference's `-s` where it has one.

@@ -175,7 +175,8 @@ static int Connect(BlastHydro h, int n, const int *rank, const unsigned char *bl
 
 int BlastHydroPeerSetup(BlastHydro h, int mode) {
   h->shape.halo_transport = BLAST_HALO_TRANSPORT_HOST;
-  if (h->nranks == 1 || mode == BLAST_HALO_TRANSPORT_HOST) return 0;
+  if (h->nranks == 1 || mode == BLAST_HALO_TRANSPORT_HOST || mode == BLAST_HALO_TRANSPORT_NCCL)
+    return 0;
   int n = 0, *rank = NULL, same = 0, exported = 0, all = 0;
   BlastCall(Neighbours(h, &n, &rank));
   BlastCall(SameNode(h, n, rank, &same));

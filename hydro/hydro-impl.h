@@ -55,6 +55,7 @@ struct BlastHydro_private {
   double *hbuf_send, *hbuf_recv;  // host halo buffers
   int hbuf_backend;               // allocated by the backend (host_alloc)
   struct BlastHydroPeer *peer;    // the device-to-device transport (halo_peer.c), or NULL
+  int nccl;                       // 1: the NCCL transport (halo_nccl.c) carries the halos
   double *gravity;  // [dim*h1_nown] M_V g (component c at c*h1_nown) on owned rows, backend
                     // memory, or NULL; components with g_c = 0 unused
   double h0, volume0;

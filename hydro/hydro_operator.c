@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blast_mpi.h"
+#include "halo_nccl.h"
 #include "halo_peer.h"
 #include "hydro-impl.h"
 #include "pcg.h"
@@ -71,6 +72,7 @@ int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est) {
 // Forward halo (owners -> ghosts) of `ncomp` components `stride` apart: ghosts get the
 // owners' values. Begin/End split so that work can overlap the messages.
 int BlastHydroHaloForwardBegin(BlastHydro h, int which, int ncomp, size_t stride, const double *x) {
+  if (h->nccl) return BlastHydroNcclBegin(h, which, 0, ncomp, stride, x);
   if (h->peer) return BlastHydroPeerBegin(h, which, 0, ncomp, stride, x);
   BlastCall(h->ops->halo.pack(h->bctx, which, 0, ncomp, stride, x, h->hbuf_send));
   BlastCall(BlastHaloForwardBegin(h->halo[which], ncomp, h->hbuf_send, h->hbuf_recv));
@@ -78,6 +80,7 @@ int BlastHydroHaloForwardBegin(BlastHydro h, int which, int ncomp, size_t stride
 }
 int BlastHydroHaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, double *x) {
   const double t0 = BlastWtime();
+  if (h->nccl) return BlastHydroNcclEnd(h, which, 0, 0, ncomp, stride, x);  // no host wait
   if (h->peer) {
     BlastCall(BlastHydroPeerEnd(h, which, 0, 0, ncomp, stride, x));
     h->timers.cg_wait += BlastWtime() - t0;
@@ -91,6 +94,10 @@ int BlastHydroHaloForwardEnd(BlastHydro h, int which, int ncomp, size_t stride, 
 // Reverse halo of double-double pairs: ghosts' partial sums (ndd rounded components then
 // ndd low parts) are added to their owners' entries in double-double.
 int BlastHydroHaloReverseAddDD(BlastHydro h, int which, int ndd, size_t stride, double *x) {
+  if (h->nccl) {
+    BlastCall(BlastHydroNcclBegin(h, which, 1, 2 * ndd, stride, x));
+    return BlastHydroNcclEnd(h, which, 1, 1, ndd, stride, x);
+  }
   if (h->peer) {
     BlastCall(BlastHydroPeerBegin(h, which, 1, 2 * ndd, stride, x));
     return BlastHydroPeerEnd(h, which, 1, 1, ndd, stride, x);

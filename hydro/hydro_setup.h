@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "halo_nccl.h"
 #include "halo_peer.h"
 #include "hydro-impl.h"
 

@@ -54,6 +54,7 @@ static const BlastDeckChoice kGraphs[] = {{"auto", 0}, {"off", 1}, {NULL, 0}};
 static const BlastDeckChoice kHaloTransport[] = {{"auto", BLAST_HALO_TRANSPORT_AUTO},
                                                  {"host", BLAST_HALO_TRANSPORT_HOST},
                                                  {"device", BLAST_HALO_TRANSPORT_DEVICE},
+                                                 {"nccl", BLAST_HALO_TRANSPORT_NCCL},
                                                  {NULL, 0}};
 static const BlastDeckChoice kBalance[] = {{"off", BLAST_BALANCE_OFF},
                                            {"fixed", BLAST_BALANCE_FIXED},
@@ -471,9 +472,10 @@ static const BlastDeckKey kSchema[] = {
      .choices = kHaloTransport,
      .help = "how halo messages travel between ranks: auto (device-to-device through CUDA IPC "
              "when every rank is on one node and each reaches its neighbours' GPU memory: "
-             "ranks sharing a GPU, or GPUs with peer access; else host), host (copied to host "
-             "buffers and sent by MPI), device (device-to-device, an error where impossible); "
-             "the same bits on every transport"},
+             "ranks sharing a GPU, or GPUs with peer access; else through NCCL when every "
+             "rank has a GPU of its own and libnccl.so.2 loads; else host), host (copied to "
+             "host buffers and sent by MPI), device (CUDA IPC), nccl (NCCL; device and nccl "
+             "are an error where impossible); the same bits on every transport"},
     {.section = "gpu",
      .key = "autotune",
      .type = BLAST_DECK_ENUM,

@@ -134,7 +134,11 @@ const BlastBackendOps blast_backend_cpu = {
              .peer_import = BlastCpuHaloPeerImport,
              .peer_send = BlastCpuHaloPeerSend,
              .peer_sent = BlastCpuHaloPeerSent,
-             .peer_recv = BlastCpuHaloPeerRecv},
+             .peer_recv = BlastCpuHaloPeerRecv,
+             .nccl_probe = BlastCpuHaloNcclProbe,
+             .nccl_init = BlastCpuHaloNcclInit,
+             .nccl_begin = BlastCpuHaloNcclBegin,
+             .nccl_end = BlastCpuHaloNcclEnd},
     .split =
         {
             .qdata_begin = BlastCpuSplitQDataBegin,

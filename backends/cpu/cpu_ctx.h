@@ -184,5 +184,11 @@ int BlastCpuHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t st
 int BlastCpuHaloPeerSent(void *ctx);
 int BlastCpuHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
                          int parity, double *x);
+int BlastCpuHaloNcclProbe(void *ctx, unsigned char *id, char *bus, int *ok);
+int BlastCpuHaloNcclInit(void *ctx, const BlastHaloNccl *p, int *ok);
+int BlastCpuHaloNcclBegin(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                          const double *x);
+int BlastCpuHaloNcclEnd(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
+                        double *x);
 
 #endif  // BLAST_CPU_CTX_H

@@ -79,3 +79,30 @@ int BlastCpuHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, s
              "halo.peer_recv: the CPU backend has no device-to-device transport (its "
              "peer_export declined)");
 }
+
+// Nor has it the NCCL transport: nccl_probe declines, and the rest refuse.
+int BlastCpuHaloNcclProbe(void *ctx, unsigned char *id, char *bus, int *ok) {
+  (void)ctx, (void)id, (void)bus;
+  *ok = 0;
+  return 0;
+}
+
+int BlastCpuHaloNcclInit(void *ctx, const BlastHaloNccl *p, int *ok) {
+  (void)ctx, (void)p;
+  *ok = 0;
+  return 0;
+}
+
+int BlastCpuHaloNcclBegin(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                          const double *x) {
+  (void)ctx, (void)which, (void)reverse, (void)ncomp, (void)stride, (void)x;
+  BlastError(BLAST_ERR_UNSUPPORTED,
+             "halo.nccl_begin: the CPU backend has no NCCL transport (its nccl_probe declined)");
+}
+
+int BlastCpuHaloNcclEnd(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
+                        double *x) {
+  (void)ctx, (void)which, (void)reverse, (void)dd, (void)ncomp, (void)stride, (void)x;
+  BlastError(BLAST_ERR_UNSUPPORTED,
+             "halo.nccl_end: the CPU backend has no NCCL transport (its nccl_probe declined)");
+}

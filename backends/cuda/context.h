@@ -24,6 +24,7 @@
 //   kernels/*.cuh         kernel bodies, each included by one .cu file
 //   device.cu             device selection and CUDA error messages
 //   memory.c              device memory model and advice (host code)
+//   nccl_lib.c            libnccl.so.2 resolved at run time (the NCCL halo transport)
 #ifndef BLAST_GPU_CONTEXT_H
 #define BLAST_GPU_CONTEXT_H
 
@@ -36,6 +37,7 @@
 #include "blast.h"
 #include "blast_cuda.h"
 #include "ddsum.h"
+#include "nccl_lib.h"
 #include "ops.h"
 #include "qpoint.h"
 
@@ -356,6 +358,7 @@ typedef struct CudaCtx {
   DevHalo halo[2];
   double *dbuf;   // device halo staging
   CudaPeer peer;  // the device-to-device halo transport (halo.peer_*), or zeros
+  CudaNccl nccl;  // the NCCL halo transport (halo.nccl_*), or zeros
   size_t dbuf_n;
   double *dot_part;  // [6*kDotBlocks] device
   double *dot_pair;  // [6] device: one folded pair per component (DotFoldCombine)
@@ -504,6 +507,8 @@ int DotFoldCombine(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, dou
 int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pairs);
 // ops_halo.cu: release the device-to-device transport (destroy; halo.peer_import(NULL)).
 int PeerRelease(CudaCtx *c);
+// ops_halo.cu: release the NCCL transport (destroy; halo.nccl_init(NULL)).
+int NcclRelease(CudaCtx *c);
 // ops_pcg.cu: the resident PCG's buffers (create) and graphs (destroy; rebuild drops them).
 int PcgSetup(CudaCtx *c);
 int PcgDropGraphs(CudaCtx *c);

@@ -75,6 +75,12 @@ int BlastCudaHaloPeerSend(void *ctx, int which, int reverse, int ncomp, size_t s
 int BlastCudaHaloPeerSent(void *ctx);
 int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
                           int parity, double *x);
+int BlastCudaHaloNcclProbe(void *ctx, unsigned char *id, char *bus, int *ok);
+int BlastCudaHaloNcclInit(void *ctx, const BlastHaloNccl *p, int *ok);
+int BlastCudaHaloNcclBegin(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                           const double *x);
+int BlastCudaHaloNcclEnd(void *ctx, int which, int reverse, int dd, int ncomp, size_t stride,
+                         double *x);
 
 // split (ops_split.cu)
 int BlastCudaSplitQDataBegin(void *ctx, int ndev, const double *x, const double *v, const double *e,

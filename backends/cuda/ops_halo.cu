@@ -218,3 +218,153 @@ extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, 
   const double *buf = p->area + (size_t)parity * p->half + p->base[which];
   return UnpackFrom(c, h, reverse, dd, ncomp, stride, buf, x);
 }
+
+// ---------------------------------------------------------------------------------------
+// NCCL transport: the pack on the context's stream, the messages of one exchange as one
+// NCCL group on the transport's stream (after the pack, through an event), the unpack on
+// the context's stream after them: nothing waits on the host. The buffers are reused by
+// the next exchange only after this one's unpack (stream order on both sides).
+
+// NCCL status checks: the library's message, the call and where.
+#define BLAST_NCCL_CALL(lib, call)                                                        \
+  do {                                                                                    \
+    const int r_ = (call);                                                                \
+    if (r_ != kNcclSuccess)                                                               \
+      BlastError(BLAST_ERR_CUDA, "NCCL: %s failed: %s", #call, (lib)->error_string(r_)); \
+  } while (0)
+
+int NcclRelease(CudaCtx *c) {
+  CudaNccl *q = &c->nccl;
+  const BlastNcclLib *lib = BlastNcclLoad(NULL, 0);
+  if (q->comm && lib) {
+    if (q->stream) BlastCallCuda(cudaStreamSynchronize(q->stream));
+    BLAST_NCCL_CALL(lib, lib->comm_destroy(q->comm));
+  }
+  if (q->stream) BlastCallCuda(cudaStreamDestroy(q->stream));
+  if (q->packed) BlastCallCuda(cudaEventDestroy(q->packed));
+  if (q->arrived) BlastCallCuda(cudaEventDestroy(q->arrived));
+  BlastCallCuda(cudaFree(q->sbuf));
+  BlastCallCuda(cudaFree(q->rbuf));
+  for (int w = 0; w < 2; w++)
+    for (int r = 0; r < 2; r++) BlastFree(&q->send[w][r]), BlastFree(&q->recv[w][r]);
+  memset(q, 0, sizeof *q);
+  return 0;
+}
+
+extern "C" int BlastCudaHaloNcclProbe(void *ctx, unsigned char *id, char *bus, int *ok) {
+  (void)ctx;
+  *ok = 0;
+  const BlastNcclLib *lib = BlastNcclLoad(NULL, 0);
+  if (!lib) return 0;
+  int dev;
+  BlastCallCuda(cudaGetDevice(&dev));
+  BlastCallCuda(cudaDeviceGetPCIBusId(bus, BLAST_NCCL_BUS, dev));
+  if (id) {
+    BlastNcclUniqueId u;
+    BLAST_NCCL_CALL(lib, lib->get_unique_id(&u));
+    memcpy(id, u.internal, BLAST_NCCL_ID);
+  }
+  *ok = 1;
+  return 0;
+}
+
+static int NcclKeep(const BlastNcclMsg *m, int n, BlastNcclMsg **out) {
+  BlastCall(BlastMalloc(n + 1, out));
+  if (n) memcpy(*out, m, (size_t)n * sizeof *m);
+  return 0;
+}
+
+extern "C" int BlastCudaHaloNcclInit(void *ctx, const BlastHaloNccl *p, int *ok) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  CudaNccl *q = &c->nccl;
+  *ok = 0;
+  BlastCall(NcclRelease(c));
+  if (!p) return 0;
+  const BlastNcclLib *lib = BlastNcclLoad(NULL, 0);
+  if (!lib) return 0;
+  // the buffers: 2 dim components of each halo's longer list (reverse double-double pairs)
+  size_t cap = 1;
+  for (int w = 0; w < 2; w++) {
+    const DevHalo *h = &c->halo[w];
+    const size_t m = 2 * (size_t)c->hd.dim * (size_t)(h->nsend > h->nrecv ? h->nsend : h->nrecv);
+    if (m > cap) cap = m;
+  }
+  q->cap = cap;
+  BlastCallCuda(cudaMalloc((void **)&q->sbuf, cap * sizeof(double)));
+  BlastCallCuda(cudaMalloc((void **)&q->rbuf, cap * sizeof(double)));
+  BlastCallCuda(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking));
+  BlastCallCuda(cudaEventCreateWithFlags(&q->packed, cudaEventDisableTiming));
+  BlastCallCuda(cudaEventCreateWithFlags(&q->arrived, cudaEventDisableTiming));
+  for (int w = 0; w < 2; w++)
+    for (int r = 0; r < 2; r++) {
+      q->nsend[w][r] = p->nsend[w][r], q->nrecv[w][r] = p->nrecv[w][r];
+      BlastCall(NcclKeep(p->send[w][r], p->nsend[w][r], &q->send[w][r]));
+      BlastCall(NcclKeep(p->recv[w][r], p->nrecv[w][r], &q->recv[w][r]));
+    }
+  BlastNcclUniqueId u;
+  memcpy(u.internal, p->id, BLAST_NCCL_ID);
+  BlastNcclComm comm = NULL;
+  // A communicator that cannot be made (several ranks on one GPU, no route between the
+  // devices) declines: the front end keeps the host buffers.
+  if (lib->comm_init_rank(&comm, p->nranks, u, p->rank) != kNcclSuccess || !comm)
+    return NcclRelease(c);
+  q->comm = comm;
+  *ok = 1;
+  return 0;
+}
+
+extern "C" int BlastCudaHaloNcclBegin(void *ctx, int which, int reverse, int ncomp, size_t stride,
+                                      const double *x) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  CudaNccl *q = &c->nccl;
+  const BlastNcclLib *lib = BlastNcclLoad(NULL, 0);
+  BlastCheck(q->comm && lib, BLAST_ERR_INTERNAL, "halo.nccl_begin without a nccl_init");
+  BlastCheck(!q->open, BLAST_ERR_INTERNAL, "halo.nccl_begin: the last exchange was not ended");
+  const DevHalo *h = &c->halo[which];
+  const int S = reverse ? h->nrecv : h->nsend, L = reverse ? h->nsend : h->nrecv;
+  BlastCheck((size_t)ncomp * (S > L ? S : L) <= q->cap, BLAST_ERR_INTERNAL,
+             "halo.nccl_begin: %d components of %d entries exceed the buffers", ncomp,
+             S > L ? S : L);
+  if (S) {
+    k_pack<<<GridFor((size_t)S * ncomp), 256, 0, c->stream>>>(
+        S, ncomp, stride, reverse ? h->recv_idx : h->send_idx, x, q->sbuf);
+    BlastCheckKernel(c->sync, "k_pack");
+  }
+  BlastCallCuda(cudaEventRecord(q->packed, c->stream));
+  BlastCallCuda(cudaStreamWaitEvent(q->stream, q->packed, 0));
+  BLAST_NCCL_CALL(lib, lib->group_start());
+  int ierr = 0;
+  for (int k = 0; k < q->nsend[which][reverse] && !ierr; k++) {
+    const BlastNcclMsg *m = &q->send[which][reverse][k];
+    for (int cc = 0; cc < ncomp && m->cnt && !ierr; cc++)
+      ierr = lib->send(q->sbuf + (size_t)cc * S + m->off, (size_t)m->cnt, kNcclDouble, m->rank,
+                       q->comm, q->stream);
+  }
+  for (int k = 0; k < q->nrecv[which][reverse] && !ierr; k++) {
+    const BlastNcclMsg *m = &q->recv[which][reverse][k];
+    for (int cc = 0; cc < ncomp && m->cnt && !ierr; cc++)
+      ierr = lib->recv(q->rbuf + (size_t)cc * L + m->off, (size_t)m->cnt, kNcclDouble, m->rank,
+                       q->comm, q->stream);
+  }
+  const int gend = lib->group_end();  // ends the group whatever happened inside it
+  BlastCheck(!ierr && gend == kNcclSuccess, BLAST_ERR_CUDA,
+             "NCCL: the messages of halo %d (%s, %d components) failed: %s", which,
+             reverse ? "reverse" : "forward", ncomp, lib->error_string(ierr ? ierr : gend));
+  BlastCallCuda(cudaEventRecord(q->arrived, q->stream));
+  q->open = 1 + (which + 2 * reverse + 4 * ncomp);
+  return 0;
+}
+
+extern "C" int BlastCudaHaloNcclEnd(void *ctx, int which, int reverse, int dd, int ncomp,
+                                    size_t stride, double *x) {
+  CudaCtx *c = (CudaCtx *)ctx;
+  CudaNccl *q = &c->nccl;
+  const int sent = dd ? 2 * ncomp : ncomp;
+  BlastCheck(q->comm, BLAST_ERR_INTERNAL, "halo.nccl_end without a nccl_init");
+  BlastCheck(q->open == 1 + (which + 2 * reverse + 4 * sent), BLAST_ERR_INTERNAL,
+             "halo.nccl_end of halo %d (%s, %d components) does not end the exchange begun",
+             which, reverse ? "reverse" : "forward", sent);
+  q->open = 0;
+  BlastCallCuda(cudaStreamWaitEvent(c->stream, q->arrived, 0));
+  return UnpackFrom(c, &c->halo[which], reverse, dd, ncomp, stride, q->rbuf, x);
+}

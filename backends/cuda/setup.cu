@@ -389,6 +389,7 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   if (c->mode) BlastCall(c->mode->destroy(c));  // the mode's data
   BlastCall(PcgFree(c));
   BlastCall(PeerRelease(c));
+  BlastCall(NcclRelease(c));
   // clang-format off
   void *bufs[] = {d->edof,       d->toff,     d->tidx,     d->qw,         d->B,
                   d->L2B,        d->R0,       d->zone_mat, d->b,          d->tg,

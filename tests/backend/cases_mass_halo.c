@@ -21,13 +21,7 @@ static const struct {
 enum { kNComp = (int)(sizeof kComp / sizeof kComp[0]) };
 #define ACTIVE(mask, c) (((mask) >> (c)) & 1u)
 
-typedef struct {
-  const BlastHydroData *hd;
-  Bk dev, cpu;
-  char label[96];
-} Data;
-
-static Data DataOf(const Env *E, int p, int syn) {
+Data DataOf(const Env *E, int p, int syn) {
   Data d = {syn ? &E->P[p].hdm : &E->P[p].hd, syn ? E->devm[p] : E->dev[p],
             syn ? E->cpum[p] : E->cpu[p], ""};
   snprintf(d.label, sizeof d.label, "%s%s", E->P[p].label, syn ? " synthetic" : "");
@@ -479,10 +473,7 @@ void CaseMassCgAdvance(Env *E) {
 
 // ---- halo ----
 
-typedef enum { H_PACK, H_UNPACK, H_UNPACK_DD } HaloOp;
-
-// The x of a halo call (ncomp or 2 ndd components `stride` apart) and the buffer.
-static size_t StrideOf(const BlastHydroData *hd, int which) {
+size_t StrideOf(const BlastHydroData *hd, int which) {
   return which == BLAST_HALO_L ? (size_t)hd->h1_nl + 5 : (size_t)hd->h1_next;
 }
 
@@ -506,8 +497,8 @@ static void RunHalo(Env *E, Bk b, HaloOp op, int which, int rev, int nc, size_t 
   Drop(E, b, &dx);
 }
 
-static void RefHalo(const BlastHaloIndex *hi, HaloOp op, int rev, int nc, size_t stride, size_t nx,
-                    size_t nbuf, const double *x, const double *buf, double *out) {
+void RefHalo(const BlastHaloIndex *hi, HaloOp op, int rev, int nc, size_t stride, size_t nx,
+             size_t nbuf, const double *x, const double *buf, double *out) {
   if (op == H_PACK) {
     const int n = rev ? hi->nrecv : hi->nsend;
     const int *idx = rev ? hi->recv_idx : hi->send_idx;
@@ -596,162 +587,4 @@ void CaseHaloUnpack(Env *E) {
 }
 void CaseHaloUnpackDD(Env *E) {
   HaloCase(E, H_UNPACK_DD);
-}
-
-// ---- halo.peer_* (the device-to-device transport) ----
-// One process has no neighbour: the cases connect a context to its own area (a peer of
-// the exporting process is used in place) and route the synthetic lists through it.
-// A forward exchange writes the send list's pack into the receive layout (nrecv entries
-// per component), a reverse one the receive list's pack into the send layout; when the
-// lists differ in length, the routes repeat the source list (several routes, offsets and
-// strides all exercised). The unpack is then the host path's, which RefHalo computes.
-// Backends that decline (the CPU backend) must decline consistently.
-
-// The area layout of the cases: each halo's part holds 2 dim components of its longer
-// list (the largest a run sends: reverse double-double pairs).
-static int64_t PeerLayout(const BlastHydroData *hd, int64_t base[2]) {
-  int64_t half = 0;
-  for (int w = 0; w < 2; w++) {
-    const int ns = hd->halo[w].nsend, nr = hd->halo[w].nrecv;
-    base[w] = half;
-    half += 2 * (int64_t)hd->dim * (ns > nr ? ns : nr);
-  }
-  return half;
-}
-
-// Routes of halo `which`, direction rev: the source list (length S) repeated over the
-// destination layout (length L), at most kMaxRoutes routes.
-enum { kMaxRoutes = 64 };
-static int PeerRoutes(const BlastHaloIndex *hi, int rev, int64_t base, BlastPeerRoute *r) {
-  const int S = rev ? hi->nrecv : hi->nsend, L = rev ? hi->nsend : hi->nrecv;
-  int n = 0;
-  if (!S) return 0;
-  for (int at = 0; at < L && n < kMaxRoutes; at += S, n++) {
-    const int cnt = L - at < S ? L - at : S;
-    r[n] = (BlastPeerRoute){0, 0, cnt, base + at, L};
-  }
-  return n;
-}
-
-static int PeerConnect(Env *E, Bk b, const BlastHydroData *hd, int which, int rev,
-                       BlastPeerRoute *routes, int *ok) {
-  int64_t base[2];
-  const int64_t half = PeerLayout(hd, base);
-  unsigned char blob[BLAST_PEER_BLOB];
-  CK(E, b.o->halo.peer_export(b.ctx, (size_t)half, blob, ok));
-  if (!*ok) return 0;
-  BlastHaloPeers hp = {.npeer = 1, .blobs = blob, .half = &half, .base = {base[0], base[1]}};
-  const int n = PeerRoutes(&hd->halo[which], rev, base[which], routes);
-  hp.nroute[which][rev] = n, hp.route[which][rev] = routes;
-  CK(E, b.o->halo.peer_import(b.ctx, &hp, ok));
-  return n;
-}
-
-static void PeerRelease(Env *E, Bk b) {
-  int ok;
-  CK(E, b.o->halo.peer_import(b.ctx, NULL, &ok));
-}
-
-// export and import: the CUDA backend offers the transport and reaches its own area; the
-// CPU backend declines both.
-static void PeerOffer(Env *E, int import) {
-  for (int p = 0; p < E->np; p++) {
-    const Data D = DataOf(E, p, 1);
-    BlastPeerRoute routes[kMaxRoutes];
-    int ok = -1;
-    if (import) {
-      PeerConnect(E, D.dev, D.hd, BLAST_HALO_COL, 0, routes, &ok);
-    } else {
-      int64_t base[2];
-      unsigned char blob[BLAST_PEER_BLOB];
-      CK(E, D.dev.o->halo.peer_export(D.dev.ctx, (size_t)PeerLayout(D.hd, base), blob, &ok));
-    }
-    PeerRelease(E, D.dev);
-    char what[160], det[64];
-    snprintf(what, sizeof what, "%s %s", D.label, import ? "import of its own area" : "export");
-    const int expect = E->B != &blast_backend_cpu;  // the CPU backend declines
-    snprintf(det, sizeof det, "ok = %d (expected %d)", ok, expect);
-    ReportOk(E, what, ok == expect, det);
-  }
-}
-
-void CaseHaloPeerExport(Env *E) {
-  PeerOffer(E, 0);
-}
-void CaseHaloPeerImport(Env *E) {
-  PeerOffer(E, 1);
-}
-
-// send then recv through the context's own area, against RefHalo on the packed area.
-static void PeerRoundTrip(Env *E) {
-  for (int p = 0; p < E->np; p++)
-    for (int which = 0; which < 2; which++)
-      for (int mode = 0; mode < 3; mode++)  // forward, reverse, reverse double-double
-        for (int parity = 0; parity < 2; parity++) {
-          const Data D = DataOf(E, p, 1);
-          const BlastHaloIndex *hi = &D.hd->halo[which];
-          const int rev = mode > 0, dd = mode == 2, nc = D.hd->dim, ncs = dd ? 2 * nc : nc;
-          const int S = rev ? hi->nrecv : hi->nsend, L = rev ? hi->nsend : hi->nrecv;
-          const int *src = rev ? hi->recv_idx : hi->send_idx;
-          const size_t stride = StrideOf(D.hd, which), nx = (size_t)ncs * stride;
-          char what[160];
-          snprintf(what, sizeof what, "%s %s %s parity %d (%d -> %d entries)", D.label,
-                   which == BLAST_HALO_L ? "L" : "COL",
-                   dd    ? "reverse dd"
-                   : rev ? "reverse"
-                         : "forward",
-                   parity, S, L);
-          BlastPeerRoute routes[kMaxRoutes];
-          int ok = 0;
-          const int nr = PeerConnect(E, D.dev, D.hd, which, rev, routes, &ok);
-          if (!ok) {  // a backend without the transport refuses to send or receive
-            const int es =
-                D.dev.o->halo.peer_send(D.dev.ctx, which, rev, ncs, stride, NULL, parity);
-            const int et = D.dev.o->halo.peer_sent(D.dev.ctx);
-            const int er =
-                D.dev.o->halo.peer_recv(D.dev.ctx, which, rev, dd, nc, stride, parity, NULL);
-            BlastErrorClear();
-            ReportOk(E, what,
-                     E->B == &blast_backend_cpu && es == BLAST_ERR_UNSUPPORTED &&
-                         et == BLAST_ERR_UNSUPPORTED && er == BLAST_ERR_UNSUPPORTED,
-                     "declined: send and recv refuse");
-            continue;
-          }
-          if (!S || (size_t)nr * S < (size_t)L) {
-            PeerRelease(E, D.dev);
-            continue;
-          }
-          double *x = HostNew(nx), *y = HostNew(nx), *area = HostNew((size_t)ncs * L + 1);
-          double *out = HostNew(nx), *ref = HostNew(nx);
-          Rng r = RngSeed(900 + 8 * (unsigned long long)p + 4 * which + 2 * mode + parity);
-          FillMixed(&r, x, nx), FillMixed(&r, y, nx);
-          if (dd)  // low parts below the rounded values' last bit
-            for (int c = nc; c < 2 * nc; c++)
-              for (size_t i = 0; i < stride; i++) {
-                x[c * stride + i] = x[(c - nc) * stride + i] * 0x1p-54 * RandU(&r);
-                y[c * stride + i] = y[(c - nc) * stride + i] * 0x1p-54 * RandU(&r);
-              }
-          for (int c = 0; c < ncs; c++)
-            for (int j = 0; j < L; j++) area[(size_t)c * L + j] = x[c * stride + src[j % S]];
-          double *dx = Up(E, D.dev, nx, x), *dy = Up(E, D.dev, nx, y);
-          CK(E, D.dev.o->halo.peer_send(D.dev.ctx, which, rev, ncs, stride, dx, parity));
-          CK(E, D.dev.o->halo.peer_sent(D.dev.ctx));
-          CK(E, D.dev.o->halo.peer_recv(D.dev.ctx, which, rev, dd, nc, stride, parity, dy));
-          Down(E, D.dev, nx, dy, out);
-          RefHalo(hi, dd ? H_UNPACK_DD : H_UNPACK, rev, nc, stride, nx, 0, y, area, ref);
-          Report(E, what, CompareBits(out, ref, nx));
-          Drop(E, D.dev, &dx), Drop(E, D.dev, &dy);
-          PeerRelease(E, D.dev);
-          HostFree(&x), HostFree(&y), HostFree(&area), HostFree(&out), HostFree(&ref);
-        }
-}
-
-void CaseHaloPeerSend(Env *E) {
-  PeerRoundTrip(E);
-}
-void CaseHaloPeerSent(Env *E) {
-  PeerRoundTrip(E);
-}
-void CaseHaloPeerRecv(Env *E) {
-  PeerRoundTrip(E);
 }

@@ -103,6 +103,10 @@ void CaseHaloPeerImport(Env *E);
 void CaseHaloPeerSend(Env *E);
 void CaseHaloPeerSent(Env *E);
 void CaseHaloPeerRecv(Env *E);
+void CaseHaloNcclProbe(Env *E);  // cases_halo_device.c
+void CaseHaloNcclInit(Env *E);
+void CaseHaloNcclBegin(Env *E);
+void CaseHaloNcclEnd(Env *E);
 void CaseSplitQDataBegin(Env *E);
 void CaseSplitQDataEnd(Env *E);
 void CaseSplitGather(Env *E);
@@ -153,6 +157,21 @@ typedef struct {
   double maxrel;
 } Diff;
 Diff CompareBits(const double *out, const double *ref, size_t n);
+
+/// One problem's data for a case (cases_mass_halo.c): the solver's own (syn = 0) or the
+/// synthetic copy hdm (syn = 1), with the contexts of both backends on it.
+typedef struct {
+  const BlastHydroData *hd;
+  Bk dev, cpu;
+  char label[96];
+} Data;
+Data DataOf(const Env *E, int p, int syn);
+/// The halo operations and their reference from the index lists (cases_mass_halo.c): the
+/// x of a halo call (ncomp or 2 ndd components `stride` apart) and the buffer.
+typedef enum { H_PACK, H_UNPACK, H_UNPACK_DD } HaloOp;
+size_t StrideOf(const BlastHydroData *hd, int which);
+void RefHalo(const BlastHaloIndex *hi, HaloOp op, int rev, int nc, size_t stride, size_t nx,
+             size_t nbuf, const double *x, const double *buf, double *out);
 /// Double-double pairs (hi at stride 0, lo at `lo_off`), n of them: hi bit for bit, lo
 /// within `tol` absolute (the contract is the pair's rounded value; the low parts of two
 /// correct implementations differ by their summation errors).

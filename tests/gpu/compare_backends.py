@@ -13,8 +13,10 @@ energy_total, cg_iterations and zones, and name the backend each ran on ("cpu", 
 checkpoints' state (x, v, e; at_end) must be equal byte for byte where h5py imports (the
 states are then printed as checked; without h5py only summary.json is compared, and the
 line says so). --cuda-override (repeatable) adds an override to the cuda run only (e.g.
-gpu.halo_transport=device, which the CPU backend refuses). Standard library otherwise.
-Exit status 0 when the two runs agree.
+gpu.halo_transport=device, which the CPU backend refuses). With --gpus-needed N and fewer
+GPUs on this node (nvidia-smi -L), the cuda run must refuse instead: exit status 2 and
+the text of --refusal in its output (a transport that needs a GPU per rank). Standard
+library otherwise. Exit status 0 when the two runs agree (or the refusal is as expected).
 """
 import argparse
 import json
@@ -27,7 +29,8 @@ FIELDS = ("steps", "step_attempts", "steps_repeated", "t", "dt", "e_norm", "ener
           "energy_kinetic", "energy_total", "cg_iterations", "zones")
 
 
-def run(args, n, backend):
+def launch(args, n, backend):
+    """The run's output directory and its finished process."""
     out = os.path.join(args.work, "%d_%s" % (n, backend))
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     extra = args.cuda_override if backend == "cuda" else []
@@ -38,6 +41,19 @@ def run(args, n, backend):
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=540)
     print("run:  %s\n      exit %d, %.1f s" % (" ".join(cmd), p.returncode, time.time() - t0))
+    return out, p
+
+
+def gpu_count():
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(1 for line in p.stdout.splitlines() if line.startswith("GPU "))
+
+
+def run(args, n, backend):
+    out, p = launch(args, n, backend)
     if p.returncode != 0:
         print(p.stdout[-3000:], p.stderr[-3000:])
         return None
@@ -63,12 +79,27 @@ def main():
     ap.add_argument("--ranks", type=int, default=1)
     ap.add_argument("--cuda-override", action="append", default=[],
                     help="a KEY=VALUE override of the cuda run only (repeatable)")
+    ap.add_argument("--gpus-needed", type=int, default=0,
+                    help="GPUs the cuda run needs; with fewer it must refuse (--refusal)")
+    ap.add_argument("--refusal", default="", help="text of the cuda run's refusal")
     ap.add_argument("--backends", default="cpu,cuda", help=argparse.SUPPRESS)  # cpu,cpu: a dry run
     ap.add_argument("deck")
     ap.add_argument("overrides", nargs="*")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     want = args.backends.split(",")
+    ngpu = gpu_count()
+    if ngpu < args.gpus_needed:
+        _, p = launch(args, 1, "cuda")
+        text = p.stdout + p.stderr
+        ok = p.returncode == 2 and args.refusal in text
+        if not ok:
+            print(p.stdout[-3000:], p.stderr[-3000:])
+        print("compare_backends: %s: %d GPU(s) here, %d needed: the cuda run %s (exit %d)"
+              % ("PASS" if ok else "FAIL", ngpu, args.gpus_needed,
+                 "refused as expected" if ok else "did not refuse with %r" % args.refusal,
+                 p.returncode))
+        return 0 if ok else 1
     rc, rg = run(args, 0, want[0]), run(args, 1, want[1])
     if rc is None or rg is None:
         print("compare_backends: FAIL (a run failed)")
