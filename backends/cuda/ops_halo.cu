@@ -237,8 +237,15 @@ int NcclRelease(CudaCtx *c) {
   CudaNccl *q = &c->nccl;
   const BlastNcclLib *lib = BlastNcclLoad(NULL, 0);
   if (q->comm && lib) {
-    if (q->stream) BlastCallCuda(cudaStreamSynchronize(q->stream));
-    BLAST_NCCL_CALL(lib, lib->comm_destroy(q->comm));
+    // Messages still pending (a neighbour stopped before it sent: an error path) would
+    // never complete: the communicator is aborted then, not waited for.
+    const cudaError_t idle = q->stream ? cudaStreamQuery(q->stream) : cudaSuccess;
+    if (idle == cudaSuccess && !q->open) {
+      BLAST_NCCL_CALL(lib, lib->comm_destroy(q->comm));
+    } else {
+      (void)cudaGetLastError();  // cudaErrorNotReady is not an error of a later call
+      BLAST_NCCL_CALL(lib, lib->comm_abort(q->comm));
+    }
   }
   if (q->stream) BlastCallCuda(cudaStreamDestroy(q->stream));
   if (q->packed) BlastCallCuda(cudaEventDestroy(q->packed));
