@@ -12,6 +12,7 @@
 
 #include "blast_mpi.h"
 #include "halo_nccl.h"
+#include "halo_peer.h"
 #include "hydro_setup.h"
 
 // The messages of halo w, direction rev, of this rank: send (the pack of its list, in
@@ -103,19 +104,19 @@ int BlastHydroNcclSetup(BlastHydro h, int mode) {
     why = "NCCL could not make the communicator of the ranks' GPUs";
   }
   if (!all) {
-    if (mode == BLAST_HALO_TRANSPORT_NCCL) {
-      BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                      "[gpu] halo_transport = nccl, but %s; use auto (which falls back to CUDA "
-                      "IPC or the host buffers) or host",
-                      why);
-      BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
-      return BLAST_ERR_INPUT;
-    }
+    if (mode == BLAST_HALO_TRANSPORT_NCCL)
+      return BlastHydroTransportRefused("nccl", why, "CUDA IPC or the host buffers");
     return 0;
   }
   h->nccl = 1;
   h->shape.halo_transport = BLAST_HALO_TRANSPORT_NCCL;
   return 0;
+}
+
+int BlastHydroTransportSetup(BlastHydro h, int mode) {
+  BlastCall(BlastHydroPeerSetup(h, mode));
+  if (h->peer) return 0;
+  return BlastHydroNcclSetup(h, mode);
 }
 
 int BlastHydroNcclBegin(BlastHydro h, int which, int reverse, int ncomp, size_t stride,

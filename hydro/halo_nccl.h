@@ -12,6 +12,9 @@
 /// nccl). Collective; called after BlastHydroPeerSetup left the host buffers; sets h->nccl
 /// and h->shape.halo_transport.
 int BlastHydroNcclSetup(BlastHydro h, int mode);
+/// The halo transport of [gpu] halo_transport = `mode`, in auto's order: CUDA IPC
+/// (BlastHydroPeerSetup), then NCCL, then the host buffers. Collective.
+int BlastHydroTransportSetup(BlastHydro h, int mode);
 /// One exchange through NCCL (halo.nccl_begin / nccl_end): Begin starts the messages of
 /// halo `which`, End orders the unpack after them on the backend's stream (no host wait).
 int BlastHydroNcclBegin(BlastHydro h, int which, int reverse, int ncomp, size_t stride,

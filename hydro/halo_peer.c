@@ -208,14 +208,8 @@ int BlastHydroPeerSetup(BlastHydro h, int mode) {
     int dropped;
     BlastFree(&rank);
     if (exported) BlastCall(h->ops->halo.peer_import(h->bctx, NULL, &dropped));
-    if (mode == BLAST_HALO_TRANSPORT_DEVICE) {
-      BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
-                      "[gpu] halo_transport = device, but %s; use auto (which falls back to the "
-                      "host buffers) or host",
-                      why);
-      BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
-      return BLAST_ERR_INPUT;
-    }
+    if (mode == BLAST_HALO_TRANSPORT_DEVICE)
+      return BlastHydroTransportRefused("device", why, "the host buffers");
     return 0;
   }
   struct BlastHydroPeer *p;
@@ -225,6 +219,14 @@ int BlastHydroPeerSetup(BlastHydro h, int mode) {
   h->peer = p;
   h->shape.halo_transport = BLAST_HALO_TRANSPORT_DEVICE;
   return 0;
+}
+
+int BlastHydroTransportRefused(const char *name, const char *why, const char *fallback) {
+  BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_INPUT,
+                  "[gpu] halo_transport = %s, but %s; use auto (which falls back to %s) or host",
+                  name, why, fallback);
+  BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
+  return BLAST_ERR_INPUT;
 }
 
 void BlastHydroPeerDestroy(BlastHydro h) {

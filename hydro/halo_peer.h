@@ -12,6 +12,9 @@
 /// Collective; sets h->peer (NULL: host buffers) and h->shape.halo_transport.
 int BlastHydroPeerSetup(BlastHydro h, int mode);
 void BlastHydroPeerDestroy(BlastHydro h);
+/// The input error of a transport demanded where it cannot be had (name: the deck's value;
+/// why: the reason, the same on every rank; fallback: what auto would use instead).
+int BlastHydroTransportRefused(const char *name, const char *why, const char *fallback);
 /// One exchange (the order of every rank's exchanges is the same): Begin starts writing
 /// this rank's messages of halo `which` into its neighbours' areas; End waits for them,
 /// exchanges the notices and unpacks (halo.peer_recv's dd and ncomp).

@@ -619,10 +619,8 @@ static int PhaseInitialStep(Setup *st) {
   return 0;
 }
 
-static int PhaseTransport(Setup *st) {  // halo_peer.h, halo_nccl.h: CUDA IPC first
-  BlastCall(BlastHydroPeerSetup(st->h, st->cfg->gpu_halo));
-  if (st->h->peer) return 0;
-  return BlastHydroNcclSetup(st->h, st->cfg->gpu_halo);
+static int PhaseTransport(Setup *st) {  // halo_nccl.h
+  return BlastHydroTransportSetup(st->h, st->cfg->gpu_halo);
 }
 
 // The phases in order; BlastHydroSetupPhaseName names them (messages, tests).

@@ -92,6 +92,63 @@ void CaseHaloPeerImport(Env *E) {
   PeerOffer(E, 1);
 }
 
+// One round trip of halo `which` in mode 0 (forward), 1 (reverse) or 2 (reverse
+// double-double): x and y (ncs components `stride` apart; dd: low parts below the rounded
+// values' last bit), and `area`, what the transport must deliver: the source list's pack
+// repeated over the destination layout (ncs components of L entries).
+typedef struct {
+  const BlastHaloIndex *hi;
+  int rev, dd, nc, ncs, S, L;
+  size_t stride, nx;
+  double *x, *y, *area;
+  char what[160];
+} Trip;
+
+// The sizes and label of a trip (tag: "" or " parity 1"), without its arrays.
+static Trip TripOf(const Data *D, int which, int mode, const char *tag) {
+  Trip t;
+  memset(&t, 0, sizeof t);
+  t.hi = &D->hd->halo[which];
+  t.rev = mode > 0, t.dd = mode == 2, t.nc = D->hd->dim, t.ncs = t.dd ? 2 * t.nc : t.nc;
+  t.S = t.rev ? t.hi->nrecv : t.hi->nsend, t.L = t.rev ? t.hi->nsend : t.hi->nrecv;
+  t.stride = StrideOf(D->hd, which), t.nx = (size_t)t.ncs * t.stride;
+  snprintf(t.what, sizeof t.what, "%s %s %s%s (%d -> %d entries)", D->label,
+           which == BLAST_HALO_L ? "L" : "COL",
+           t.dd    ? "reverse dd"
+           : t.rev ? "reverse"
+                   : "forward",
+           tag, t.S, t.L);
+  return t;
+}
+
+// The trip's inputs from the seed.
+static void TripFill(Trip *t, unsigned long long seed) {
+  const int *src = t->rev ? t->hi->recv_idx : t->hi->send_idx;
+  const size_t st = t->stride;
+  t->x = HostNew(t->nx), t->y = HostNew(t->nx), t->area = HostNew((size_t)t->ncs * t->L + 1);
+  Rng r = RngSeed(seed);
+  FillMixed(&r, t->x, t->nx), FillMixed(&r, t->y, t->nx);
+  if (t->dd)
+    for (int c = t->nc; c < 2 * t->nc; c++)
+      for (size_t i = 0; i < st; i++) {
+        t->x[c * st + i] = t->x[(c - t->nc) * st + i] * 0x1p-54 * RandU(&r);
+        t->y[c * st + i] = t->y[(c - t->nc) * st + i] * 0x1p-54 * RandU(&r);
+      }
+  for (int c = 0; c < t->ncs; c++)
+    for (int j = 0; j < t->L; j++) t->area[(size_t)c * t->L + j] = t->x[c * st + src[j % t->S]];
+}
+
+// dy (the unpack's result on the backend) against the host path's unpack of area into y;
+// releases the trip's arrays.
+static void TripCheck(Env *E, Bk b, Trip *t, const double *dy) {
+  double *out = HostNew(t->nx), *ref = HostNew(t->nx);
+  Down(E, b, t->nx, dy, out);
+  RefHalo(t->hi, t->dd ? H_UNPACK_DD : H_UNPACK, t->rev, t->nc, t->stride, t->nx, 0, t->y, t->area,
+          ref);
+  Report(E, t->what, CompareBits(out, ref, t->nx));
+  HostFree(&t->x), HostFree(&t->y), HostFree(&t->area), HostFree(&out), HostFree(&ref);
+}
+
 // send then recv through the context's own area, against RefHalo on the packed area.
 static void PeerRoundTrip(Env *E) {
   for (int p = 0; p < E->np; p++)
@@ -99,60 +156,35 @@ static void PeerRoundTrip(Env *E) {
       for (int mode = 0; mode < 3; mode++)  // forward, reverse, reverse double-double
         for (int parity = 0; parity < 2; parity++) {
           const Data D = DataOf(E, p, 1);
-          const BlastHaloIndex *hi = &D.hd->halo[which];
-          const int rev = mode > 0, dd = mode == 2, nc = D.hd->dim, ncs = dd ? 2 * nc : nc;
-          const int S = rev ? hi->nrecv : hi->nsend, L = rev ? hi->nsend : hi->nrecv;
-          const int *src = rev ? hi->recv_idx : hi->send_idx;
-          const size_t stride = StrideOf(D.hd, which), nx = (size_t)ncs * stride;
-          char what[160];
-          snprintf(what, sizeof what, "%s %s %s parity %d (%d -> %d entries)", D.label,
-                   which == BLAST_HALO_L ? "L" : "COL",
-                   dd    ? "reverse dd"
-                   : rev ? "reverse"
-                         : "forward",
-                   parity, S, L);
+          Trip t = TripOf(&D, which, mode, parity ? " parity 1" : " parity 0");
           BlastPeerRoute routes[kMaxRoutes];
           int ok = 0;
-          const int nr = PeerConnect(E, D.dev, D.hd, which, rev, routes, &ok);
+          const int nr = PeerConnect(E, D.dev, D.hd, which, t.rev, routes, &ok);
           if (!ok) {  // a backend without the transport refuses to send or receive
             const int es =
-                D.dev.o->halo.peer_send(D.dev.ctx, which, rev, ncs, stride, NULL, parity);
+                D.dev.o->halo.peer_send(D.dev.ctx, which, t.rev, t.ncs, t.stride, NULL, parity);
             const int et = D.dev.o->halo.peer_sent(D.dev.ctx);
-            const int er =
-                D.dev.o->halo.peer_recv(D.dev.ctx, which, rev, dd, nc, stride, parity, NULL);
+            const int er = D.dev.o->halo.peer_recv(D.dev.ctx, which, t.rev, t.dd, t.nc, t.stride,
+                                                   parity, NULL);
             BlastErrorClear();
-            ReportOk(E, what,
+            ReportOk(E, t.what,
                      E->B == &blast_backend_cpu && es == BLAST_ERR_UNSUPPORTED &&
                          et == BLAST_ERR_UNSUPPORTED && er == BLAST_ERR_UNSUPPORTED,
                      "declined: send and recv refuse");
             continue;
           }
-          if (!S || (size_t)nr * S < (size_t)L) {
+          if (!t.S || (size_t)nr * t.S < (size_t)t.L) {
             PeerRelease(E, D.dev);
             continue;
           }
-          double *x = HostNew(nx), *y = HostNew(nx), *area = HostNew((size_t)ncs * L + 1);
-          double *out = HostNew(nx), *ref = HostNew(nx);
-          Rng r = RngSeed(900 + 8 * (unsigned long long)p + 4 * which + 2 * mode + parity);
-          FillMixed(&r, x, nx), FillMixed(&r, y, nx);
-          if (dd)  // low parts below the rounded values' last bit
-            for (int c = nc; c < 2 * nc; c++)
-              for (size_t i = 0; i < stride; i++) {
-                x[c * stride + i] = x[(c - nc) * stride + i] * 0x1p-54 * RandU(&r);
-                y[c * stride + i] = y[(c - nc) * stride + i] * 0x1p-54 * RandU(&r);
-              }
-          for (int c = 0; c < ncs; c++)
-            for (int j = 0; j < L; j++) area[(size_t)c * L + j] = x[c * stride + src[j % S]];
-          double *dx = Up(E, D.dev, nx, x), *dy = Up(E, D.dev, nx, y);
-          CK(E, D.dev.o->halo.peer_send(D.dev.ctx, which, rev, ncs, stride, dx, parity));
+          TripFill(&t, 900 + 8 * (unsigned long long)p + 4 * which + 2 * mode + parity);
+          double *dx = Up(E, D.dev, t.nx, t.x), *dy = Up(E, D.dev, t.nx, t.y);
+          CK(E, D.dev.o->halo.peer_send(D.dev.ctx, which, t.rev, t.ncs, t.stride, dx, parity));
           CK(E, D.dev.o->halo.peer_sent(D.dev.ctx));
-          CK(E, D.dev.o->halo.peer_recv(D.dev.ctx, which, rev, dd, nc, stride, parity, dy));
-          Down(E, D.dev, nx, dy, out);
-          RefHalo(hi, dd ? H_UNPACK_DD : H_UNPACK, rev, nc, stride, nx, 0, y, area, ref);
-          Report(E, what, CompareBits(out, ref, nx));
+          CK(E, D.dev.o->halo.peer_recv(D.dev.ctx, which, t.rev, t.dd, t.nc, t.stride, parity, dy));
+          TripCheck(E, D.dev, &t, dy);
           Drop(E, D.dev, &dx), Drop(E, D.dev, &dy);
           PeerRelease(E, D.dev);
-          HostFree(&x), HostFree(&y), HostFree(&area), HostFree(&out), HostFree(&ref);
         }
 }
 
@@ -251,50 +283,26 @@ static void NcclRoundTrip(Env *E) {
     NcclConnect(E, D.dev, D.hd, bus, &ok, send, recv);
     for (int which = 0; which < 2; which++)
       for (int mode = 0; mode < 3; mode++) {  // forward, reverse, reverse double-double
-        const BlastHaloIndex *hi = &D.hd->halo[which];
-        const int rev = mode > 0, dd = mode == 2, nc = D.hd->dim, ncs = dd ? 2 * nc : nc;
-        const int S = rev ? hi->nrecv : hi->nsend, L = rev ? hi->nsend : hi->nrecv;
-        const int *src = rev ? hi->recv_idx : hi->send_idx;
-        const size_t stride = StrideOf(D.hd, which), nx = (size_t)ncs * stride;
-        char what[160];
-        snprintf(what, sizeof what, "%s %s %s (%d -> %d entries)", D.label,
-                 which == BLAST_HALO_L ? "L" : "COL",
-                 dd    ? "reverse dd"
-                 : rev ? "reverse"
-                       : "forward",
-                 S, L);
+        Trip t = TripOf(&D, which, mode, "");
         if (!ok) {  // a backend without the transport refuses to send or receive
-          const int eb = D.dev.o->halo.nccl_begin(D.dev.ctx, which, rev, ncs, stride, NULL);
-          const int ee = D.dev.o->halo.nccl_end(D.dev.ctx, which, rev, dd, nc, stride, NULL);
+          const int eb = D.dev.o->halo.nccl_begin(D.dev.ctx, which, t.rev, t.ncs, t.stride, NULL);
+          const int ee =
+              D.dev.o->halo.nccl_end(D.dev.ctx, which, t.rev, t.dd, t.nc, t.stride, NULL);
           BlastErrorClear();
-          ReportOk(E, what,
+          ReportOk(E, t.what,
                    eb != 0 && ee != 0 &&
                        (E->B != &blast_backend_cpu ||
                         (eb == BLAST_ERR_UNSUPPORTED && ee == BLAST_ERR_UNSUPPORTED)),
                    "declined: begin and end refuse");
           continue;
         }
-        if (!S || (size_t)kMaxRoutes * S < (size_t)L) continue;
-        double *x = HostNew(nx), *y = HostNew(nx), *area = HostNew((size_t)ncs * L + 1);
-        double *out = HostNew(nx), *ref = HostNew(nx);
-        Rng r = RngSeed(950 + 8 * (unsigned long long)p + 4 * which + mode);
-        FillMixed(&r, x, nx), FillMixed(&r, y, nx);
-        if (dd)  // low parts below the rounded values' last bit
-          for (int c = nc; c < 2 * nc; c++)
-            for (size_t i = 0; i < stride; i++) {
-              x[c * stride + i] = x[(c - nc) * stride + i] * 0x1p-54 * RandU(&r);
-              y[c * stride + i] = y[(c - nc) * stride + i] * 0x1p-54 * RandU(&r);
-            }
-        for (int c = 0; c < ncs; c++)
-          for (int j = 0; j < L; j++) area[(size_t)c * L + j] = x[c * stride + src[j % S]];
-        double *dx = Up(E, D.dev, nx, x), *dy = Up(E, D.dev, nx, y);
-        CK(E, D.dev.o->halo.nccl_begin(D.dev.ctx, which, rev, ncs, stride, dx));
-        CK(E, D.dev.o->halo.nccl_end(D.dev.ctx, which, rev, dd, nc, stride, dy));
-        Down(E, D.dev, nx, dy, out);
-        RefHalo(hi, dd ? H_UNPACK_DD : H_UNPACK, rev, nc, stride, nx, 0, y, area, ref);
-        Report(E, what, CompareBits(out, ref, nx));
+        if (!t.S || (size_t)kMaxRoutes * t.S < (size_t)t.L) continue;
+        TripFill(&t, 950 + 8 * (unsigned long long)p + 4 * which + mode);
+        double *dx = Up(E, D.dev, t.nx, t.x), *dy = Up(E, D.dev, t.nx, t.y);
+        CK(E, D.dev.o->halo.nccl_begin(D.dev.ctx, which, t.rev, t.ncs, t.stride, dx));
+        CK(E, D.dev.o->halo.nccl_end(D.dev.ctx, which, t.rev, t.dd, t.nc, t.stride, dy));
+        TripCheck(E, D.dev, &t, dy);
         Drop(E, D.dev, &dx), Drop(E, D.dev, &dy);
-        HostFree(&x), HostFree(&y), HostFree(&area), HostFree(&out), HostFree(&ref);
       }
     NcclRelease(E, D.dev);
   }
