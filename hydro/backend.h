@@ -117,6 +117,7 @@ typedef struct {
   double dt_est;       ///< minimum per-point estimate (HUGE_VAL if none constrains)
   int tangled_zone;    ///< lowest local zone with det J <= 0, or -1
   double tangled_det;  ///< its smallest determinant over the points (NaN first: BlastDetWorse)
+  double seconds;      ///< the update's device time where the backend filled it in later, or -1
 } BlastQDataResult;
 
 /// Context of a run on one backend: created once from the constant data, destroyed once.
@@ -129,7 +130,8 @@ typedef struct {
   /// and built from the discretisation stays. `create` fills the reference data through
   /// the same path. hd stays valid as at create (a backend may read it in place).
   int (*rebuild)(void *ctx, const BlastHydroData *hd);
-  /// Wait for queued work (timing); a no-op for synchronous backends.
+  /// Wait for queued work, and fill in the quadrature updates' results still owed
+  /// (zone.qdata_force); a no-op for synchronous backends.
   int (*sync)(void *ctx);
 } BlastCtxOps;
 
@@ -158,7 +160,8 @@ typedef struct {
 typedef struct {
   /// Quadrature data at state (x, v, e) and the zone force matrices F_z = A_z B^T (full);
   /// partial: the zone rows -F_z 1 and, unless pa_keep_stress, b_z = F_z^T v_z (+ source)
-  /// with this v, which energy_rate then must be given again, unchanged.
+  /// with this v, which energy_rate then must be given again, unchanged. A backend with a
+  /// queue may fill *res (and its seconds) in later: by its next ctx.sync at the latest.
   int (*qdata_force)(void *ctx, const double *x, const double *v, const double *e,
                      BlastQDataResult *res);
   /// rhs = -F.1 from this rank's zones: an H1 vector L-vector of partial sums, each a

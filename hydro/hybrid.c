@@ -94,10 +94,10 @@ int BlastHybridQData(BlastHybrid hy, const double *x, const double *v, const dou
   BlastCall(Reserve(hy, nhost));
   BlastCall(hy->ops->split.qdata_begin(hy->ctx, ndev, x, v, e, hy->hx, hy->hv, hy->he));
   const double th0 = omp_get_wtime();
-  BlastQDataResult rh = {HUGE_VAL, -1, 0.0};
+  BlastQDataResult rh = {HUGE_VAL, -1, 0.0, -1.0};
   if (nhost) BlastCall(hy->hzo->qdata(hy->cz, ndev, hy->nz, hy->hx, hy->hv, hy->he, &rh));
   const double t_host = omp_get_wtime() - th0;
-  BlastQDataResult rd;
+  BlastQDataResult rd = {HUGE_VAL, -1, 0.0, -1.0};
   double t_dev;
   int tuning;
   BlastCall(hy->ops->split.qdata_end(hy->ctx, &rd, &t_dev, &tuning));

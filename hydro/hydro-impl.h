@@ -74,6 +74,12 @@ struct BlastHydro_private {
   double *wall_x;  // coupled_cg: the positions at every ext dof (mass.wall_normals), as cg_x
   // time-stepping state
   int qdata_current;
+  // The quadrature updates of an attempt whose results the backend may fill in later (by
+  // its next ctx.sync: BlastHydroQDataCollect), with the component solves started before
+  // each; qdata_defer: the time loop's attempt lets them wait (one rank, not hybrid).
+  BlastQDataResult qres[12];
+  int64_t qres_solves[12];
+  int nqres, qdata_defer;
   double dt_est;  // running minimum over the attempt (local)
   int tangled_zone;
   double tangled_det;
@@ -119,6 +125,9 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de);
 int BlastOdeScratchCreate(BlastHydro h);
 /// Frees what BlastOdeScratchCreate allocated (any part of it); NULLs the pointers.
 int BlastOdeScratchDestroy(BlastHydro h);
+/// The results of the quadrature updates not yet folded into dt_est and tangled_zone:
+/// waits for the backend (ctx.sync) if there are any.
+int BlastHydroQDataCollect(BlastHydro h);
 /// Global minimum of the running estimate; reports tangled zones.
 int BlastHydroGlobalDtEstimate(BlastHydro h, double *dt_est);
 double BlastWtime(void);

@@ -11,6 +11,10 @@
 #include "pcg.h"
 #include "problems/sources.h"
 
+// The phase timers (force, CG) are the host's times: a phase whose device work the host
+// does not wait for (the force's gather, the energy rate, the copies after the CG) leaves
+// it queued and its time to the next wait (the CG's passes, the quadrature update's
+// result), so the step's total is the same and the device is never left idle for a timer.
 static int BlastHydroSync(BlastHydro h) {
   return h->ops->ctx.sync(h->bctx);
 }
@@ -42,24 +46,47 @@ int BlastHydroWallAlloc(BlastHydro h) {
   return h->ops->vec.set(h->bctx, n, 0.0, h->wall_x);  // a0: zero but at the wall nodes
 }
 
+// A result into the attempt's running estimate and lowest tangled zone (local order is
+// global order, so the reported zone does not depend on the partition).
+static void FoldQData(BlastHydro h, const BlastQDataResult *res) {
+  if (res->dt_est < h->dt_est) h->dt_est = res->dt_est;
+  if (res->tangled_zone >= 0 && (h->tangled_zone < 0 || res->tangled_zone < h->tangled_zone))
+    h->tangled_zone = res->tangled_zone, h->tangled_det = res->tangled_det;
+}
+
+int BlastHydroQDataCollect(BlastHydro h) {
+  if (!h->nqres) return 0;
+  BlastCall(BlastHydroSync(h));
+  for (int i = 0; i < h->nqres; i++) {
+    const BlastQDataResult *res = &h->qres[i];
+    FoldQData(h, res);
+    // a deferred update's device time (the backend's, or -1): the host waited for it in
+    // its next wait, the CG's passes if a solve started after it, else here
+    if (h->qres_solves[i] >= 0 && res->seconds >= 0.0) {
+      h->timers.qdata += res->seconds;
+      if (h->timers.cg_solves != h->qres_solves[i]) h->timers.cg -= res->seconds;
+    }
+  }
+  h->nqres = 0;
+  return 0;
+}
+
 int BlastHydroUpdateQData(BlastHydro h, const double *S) {
   if (h->qdata_current) return 0;
   if (h->coupled_cg) BlastCall(BlastHydroWallNormals(h, S));
+  if (h->nqres == (int)(sizeof h->qres / sizeof *h->qres)) BlastCall(BlastHydroQDataCollect(h));
   const double t0 = BlastWtime();
-  BlastQDataResult res;
+  BlastQDataResult *res = &h->qres[h->nqres];
+  res->seconds = -1.0;
   if (h->hybrid)
-    BlastCall(BlastHybridQData(h->hybrid, S, S + h->nx, S + 2 * h->nx, &res));
+    BlastCall(BlastHybridQData(h->hybrid, S, S + h->nx, S + 2 * h->nx, res));
   else
-    BlastCall(h->ops->zone.qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, &res));
-  BlastCall(BlastHydroSync(h));
+    BlastCall(h->ops->zone.qdata_force(h->bctx, S, S + h->nx, S + 2 * h->nx, res));
+  h->qres_solves[h->nqres++] = h->qdata_defer ? h->timers.cg_solves : -1;
+  if (!h->qdata_defer) BlastCall(BlastHydroQDataCollect(h));  // the host's time, wait included
   h->timers.qdata += BlastWtime() - t0;
   h->timers.qdata_zone_updates += h->space->nz;
   if (h->sources) BlastCall(BlastSourcesUpdate(h->sources, h, S, h->t_stage));
-  if (res.dt_est < h->dt_est) h->dt_est = res.dt_est;
-  // The lowest tangled zone over the whole attempt (local order is global order), so the
-  // reported zone does not depend on the partition.
-  if (res.tangled_zone >= 0 && (h->tangled_zone < 0 || res.tangled_zone < h->tangled_zone))
-    h->tangled_zone = res.tangled_zone, h->tangled_det = res.tangled_det;
   h->qdata_current = 1;
   return 0;
 }
@@ -152,7 +179,6 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   for (int c = 0; c < dim && h->gravity; c++)  // the components of g that are not 0
     if (h->prob.g[c] != 0.0)
       BlastCall(h->ops->vec.axpby(h->bctx, nown, 1.0, h->gravity + c * nown, 1.0, h->rhs + c * nl));
-  BlastCall(BlastHydroSync(h));
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
   // PCG vectors have their components h1_next apart.
@@ -179,7 +205,6 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   // Ghost copies of the new accelerations from their owners.
   BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));
-  BlastCall(BlastHydroSync(h));
   h->timers.cg += BlastWtime() - t1;
   return 0;
 }
@@ -191,7 +216,6 @@ int BlastHydroEnergyRate(BlastHydro h, const double *v, double *de) {
   else
     BlastCall(h->ops->zone.energy_rate(h->bctx, v, de));
   if (h->sources) BlastCall(BlastSourcesAddRate(h->sources, h, de));
-  BlastCall(BlastHydroSync(h));
   h->timers.force += BlastWtime() - t0;
   return 0;
 }

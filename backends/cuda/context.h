@@ -216,6 +216,17 @@ typedef struct {
 // queued behind it.
 enum { kPcgUnroll = 4, kPcgInFlight = 2 };
 
+// Quadrature updates whose results may wait for the next ctx.sync (CudaCtx.q_res).
+enum { kQPending = 8 };
+
+// How a solve of host-replayed passes ended, in pinned host memory: the final state,
+// written by the device before the flag that says the loop has ended (the host stops
+// queueing passes and takes the state from here, without waiting for the stream).
+typedef struct {
+  BlastPcgState s;
+  int flag;
+} PcgEnd;
+
 // The resident lockstep PCG's state on the device (ops_pcg.cu): pcg_step.h's state, the
 // solve's parameters, whether the solve has ended (the iterations after that in the
 // pass do nothing) and which of the pass's iterations took a step.
@@ -226,9 +237,9 @@ typedef struct {
   int max_iter, ncomp;
   int stop;             // the loop has ended (no iteration to start)
   int ran[kPcgUnroll];  // the pass's iteration k updated r and z (its advance follows)
-  // host-replayed passes: pinned host memory set to 1 when the loop ends (the host stops
-  // queueing passes); NULL under a WHILE node, whose condition the kernels set instead
-  int *flag;
+  // host-replayed passes: pinned host memory, the final state and a flag set to 1 when
+  // the loop ends; NULL under a WHILE node, whose condition the kernels set instead
+  PcgEnd *end;
 } PcgDev;
 
 // The resident PCG's graphs (ops_pcg.cu): one per component count, built for b and x,
@@ -238,14 +249,15 @@ typedef struct {
   cudaGraphExec_t exec[4];  // [ncomp]
   cudaGraphExec_t pass[4];  // [ncomp] the host-replayed pass (NULL: a WHILE node in exec)
   cudaEvent_t done[kPcgInFlight + 1];  // after each queued pass (ring)
-  int *flag;                           // pinned: PcgDev.flag
-  const double *key[4][6];  // what exec[ncomp] was built for: b, x, the 4 work vectors
-  PcgDev *dev;              // the state (device)
-  PcgDev *host;             // its copy back (pinned)
-  double *part;             // [6 kDotBlocks] the residual update's block pairs
-  unsigned *count;          // blocks of k_pcg_update done (0 between launches)
-  unsigned char *ess;       // [h1_nown] bit c: constrained in component c
-  int off;                  // 1: no graphs (options, or a build that failed once)
+  PcgEnd *end;                         // pinned: PcgDev.end
+  const double *key[4][6];             // what exec[ncomp] was built for: b, x, the 4 work vectors
+  PcgDev *dev;                         // the state (device)
+  PcgDev *host;                        // its copy back (pinned)
+  double *part;                        // [6 kDotBlocks] the residual update's block pairs
+  unsigned *count;                     // blocks of k_pcg_update done (0 between launches)
+  unsigned char *ess;                  // [h1_nown] bit c: constrained in component c
+  int off;                             // 1: no graphs (options, or a build that failed once)
+  int last_iter[4];                    // [ncomp] iterations of the last solve (0: none yet)
 } CudaPcg;
 
 // ---------------------------------------------------------------------------------------
@@ -374,8 +386,14 @@ typedef struct CudaCtx {
   double *red;                  // per-block dt and det; the reduced result in red_out
   double *red_out;
   int *red_zone;
-  double *red_host;  // pinned: dt, det, zone
+  // pinned: dt, det, zone of the last synchronous update [0, 4), then of each queued one
+  // (4 (k + 1), k < kQPending): BlastCudaQDataForce leaves up to kQPending results for
+  // the next ctx.sync (QDataFlush), each timed by its pair of events q_ev[2 k], [2 k + 1]
+  double *red_host;
   int nred;
+  cudaEvent_t q_ev[2 * kQPending];
+  BlastQDataResult *q_res[kQPending];
+  int q_npend;
   // while the resident PCG's body is recorded: the mass kernels of the partial assembly
   // return at once where *mass_gate != 0 (PcgDev.stop: the solve has ended); else NULL
   const int *mass_gate;
@@ -472,7 +490,9 @@ const void *QKernelOf(const DevData *d, QConfig q);
 const void *GemmKernel(int dim, int jt, bool chunks, bool mixed);
 int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e);
 int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds);
+int QDataFlush(CudaCtx *c);
 int ReduceQData(CudaCtx *c, int blocks);
+int ReduceQDataOf(CudaCtx *c, int blocks, const double *dt, const int *zone, const double *det);
 int GatherRhs(CudaCtx *c, double *rhs);
 int MeApply(CudaCtx *c, double *de);
 size_t QSharedBytes(const CudaCtx *c, QConfig q);

@@ -168,10 +168,9 @@ static int PaBlocks(const CudaCtx *c, int n) {
   return t > 0 ? (t + kPaQThreads - 1) / kPaQThreads : 1;
 }
 
-// The quadrature update of zones [0, n) (ev_mid after it, for the profile): its block
-// results in red/red_zone, `blocks` of them (the caller reduces them, ops_zone.cu).
-static int PaQData(CudaCtx *c, int n, const double *x, const double *v, const double *e,
-                   int *blocks_out) {
+// The quadrature update of zones [0, n) (ev_mid after it, for the profile) and the
+// reduction of its block results (red/red_zone, or a first level of them) into red_out.
+static int PaQDataReduced(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
   PaQArgs a;
   memset(&a, 0, sizeof a);
   a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.x = x, a.v = v, a.e = e;
@@ -194,13 +193,8 @@ static int PaQData(CudaCtx *c, int n, const double *x, const double *v, const do
       k_pa_reduce_blocks<<<nb, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
                                                     odt, c->part.pa_red_zone, odet);
       BlastCheckKernel(c->sync, "k_pa_reduce_blocks");
-      BlastCallCuda(
-          cudaMemcpyAsync(c->red, odt, nb * sizeof(double), cudaMemcpyDeviceToDevice, c->stream));
-      BlastCallCuda(cudaMemcpyAsync(c->red + c->nred, odet, nb * sizeof(double),
-                                    cudaMemcpyDeviceToDevice, c->stream));
-      BlastCallCuda(cudaMemcpyAsync(c->red_zone, c->part.pa_red_zone, nb * sizeof(int),
-                                    cudaMemcpyDeviceToDevice, c->stream));
-      blocks = nb;
+      BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
+      return ReduceQDataOf(c, nb, odt, c->part.pa_red_zone, odet);
     }
   } else {
     blocks = PaBlocks(c, n);
@@ -208,8 +202,7 @@ static int PaQData(CudaCtx *c, int n, const double *x, const double *v, const do
     BlastCheckKernel(c->sync, "k_pa_qdata");
   }
   BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
-  *blocks_out = blocks;
-  return 0;
+  return ReduceQData(c, blocks);
 }
 
 // b of zones [0, n) from the kept stress (pa_keep_stress; else the update computed b).
@@ -311,12 +304,6 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
 
 // ---------------------------------------------------------------------------------------
 // The mode's operations
-
-static int PaQDataReduced(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
-  int blocks = 0;
-  BlastCall(PaQData(c, n, x, v, e, &blocks));
-  return ReduceQData(c, blocks);
-}
 
 // Rows -F_z 1: the quadrature update computed them.
 static int PaForceOnes(CudaCtx *c, int n) {

@@ -32,7 +32,7 @@ int PcgSetup(CudaCtx *c) {
   BlastCallCuda(cudaMalloc((void **)&g->part, 6 * kDotBlocks * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&g->count, sizeof(unsigned)));
   BlastCallCuda(cudaMemset(g->count, 0, sizeof(unsigned)));
-  BlastCallCuda(cudaMallocHost((void **)&g->flag, sizeof(int)));
+  BlastCallCuda(cudaMallocHost((void **)&g->end, sizeof(PcgEnd)));
   for (int k = 0; k <= kPcgInFlight; k++)
     BlastCallCuda(cudaEventCreateWithFlags(&g->done[k], cudaEventDisableTiming));
   // the constrained dofs of each component as bits of a byte per owned dof
@@ -64,10 +64,10 @@ int PcgFree(CudaCtx *c) {
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (bufs[i]) BlastCallCuda(cudaFree(bufs[i]));
   if (g->host) BlastCallCuda(cudaFreeHost(g->host));
-  if (g->flag) BlastCallCuda(cudaFreeHost(g->flag));
+  if (g->end) BlastCallCuda(cudaFreeHost(g->end));
   for (int k = 0; k <= kPcgInFlight; k++)
     if (g->done[k]) BlastCallCuda(cudaEventDestroy(g->done[k]));
-  g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL, g->flag = NULL;
+  g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL, g->end = NULL;
   memset(g->done, 0, sizeof g->done);
   return 0;
 }
@@ -216,15 +216,22 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
 
 // The passes of a solve whose setup is queued on c->stream: replayed until the flag says
 // the loop has ended, the host waiting for the end of pass q - kPcgInFlight before it
-// queues pass q (the passes queued after the end do nothing). The loop ends by max_iter at
-// the latest, so more passes than that needs means the device lost the flag.
+// queues pass q (the passes queued after the end do nothing, but each of their kernels
+// still costs a launch). Once the passes queued cover the iterations the last solve of as
+// many components took, the host waits for the last one queued before it queues another:
+// where the solve ends as the last one did, no pass follows its end. The
+// loop ends by max_iter at the latest, so more passes than that needs means the device
+// lost the flag.
 static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
   CudaPcg *g = &c->pcg;
   const int ring = kPcgInFlight + 1, most = max_iter / kPcgUnroll + kPcgInFlight + 2;
+  const int last = g->last_iter[ncomp],
+            cover = last > 0 ? (last + kPcgUnroll - 1) / kPcgUnroll : most;
   for (int q = 0;; q++) {
-    if (q >= kPcgInFlight) {
-      BlastCallCuda(cudaEventSynchronize(g->done[(q - kPcgInFlight) % ring]));
-      if (*(volatile int *)g->flag) break;
+    const int ahead = q < cover ? kPcgInFlight : 1;
+    if (q >= ahead) {
+      BlastCallCuda(cudaEventSynchronize(g->done[(q - ahead) % ring]));
+      if (*(volatile int *)&g->end->flag) break;
     }
     BlastCheck(q < most, BLAST_ERR_CUDA,
                "the GPU-resident momentum solve did not stop after %d passes of %d iterations "
@@ -270,8 +277,8 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     memcpy(g->key[ncomp], key, sizeof key);
   }
   g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
-  g->host->flag = g->pass[ncomp] ? g->flag : NULL;
-  *(volatile int *)g->flag = 0;
+  g->host->end = g->pass[ncomp] ? g->end : NULL;
+  *(volatile int *)&g->end->flag = 0;
   BlastCallCuda(
       cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
@@ -281,6 +288,12 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
       cudaStreamSynchronize(c->stream);  // no pass left running on the caller's vectors
       return ierr;
     }
+    // the final state, written before the flag the host has read: the passes still queued
+    // do nothing, and the caller's next launches follow them on the stream
+    memcpy(s, (const void *)&g->end->s, sizeof *s);
+    g->last_iter[ncomp] = s->iter;
+    *resident = 1;
+    return 0;
   }
   BlastCallCuda(
       cudaMemcpyAsync(g->host, g->dev, sizeof(PcgDev), cudaMemcpyDeviceToHost, c->stream));

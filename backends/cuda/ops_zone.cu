@@ -101,11 +101,15 @@ static size_t GemmSharedBytes(const DevData *d, int gtb, int qc) {
 // ---------------------------------------------------------------------------------------
 // The operator
 
-// The reduction of a quadrature update's `blocks` block results into red_out.
-int ReduceQData(CudaCtx *c, int blocks) {
-  k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred, c->red_out);
+// The reduction of a quadrature update's `blocks` block results (dt, zone, det) into
+// red_out; ReduceQData: those in red and red_zone.
+int ReduceQDataOf(CudaCtx *c, int blocks, const double *dt, const int *zone, const double *det) {
+  k_reduce_min<<<1, 256, 0, c->stream>>>(blocks, dt, zone, det, c->red_out);
   BlastCheckKernel(c->sync, "k_reduce_min");
   return 0;
+}
+int ReduceQData(CudaCtx *c, int blocks) {
+  return ReduceQDataOf(c, blocks, c->red, c->red_zone, c->red + c->nred);
 }
 
 // Full mode: the quadrature kernel and the force GEMM on zones [0, nz) (the current tuning
@@ -150,6 +154,13 @@ int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double
 }
 
 // Wait for QDataStart's kernel: its result and time; advances the autotuning.
+// A reduced result as copied to the host (red_host: dt, det, zone).
+static void QDataResultOf(const double *r, BlastQDataResult *res) {
+  res->dt_est = r[0];
+  res->tangled_det = r[1];
+  res->tangled_zone = r[2] >= (double)INT_MAX ? -1 : (int)r[2];
+}
+
 int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
   BlastCallCuda(cudaStreamSynchronize(c->stream));
   float ms = 0.0f;
@@ -159,10 +170,31 @@ int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
     BlastCall(QTuneRecord(c, ms));
   else if (c->prof.on)
     BlastCall(ProfileQData(c, ms));
-  res->dt_est = c->red_host[0];
-  res->tangled_det = c->red_host[1];
-  res->tangled_zone = c->red_host[2] >= (double)INT_MAX ? -1 : (int)c->red_host[2];
+  QDataResultOf(c->red_host, res);
   return 0;
+}
+
+// The results of the queued updates (BlastCudaQDataForce) into their callers' structs,
+// each with its device time, once the stream has done them (the last one's second event
+// follows its copy to the host).
+int QDataFlush(CudaCtx *c) {
+  if (!c->q_npend) return 0;
+  BlastCallCuda(cudaEventSynchronize(c->q_ev[2 * c->q_npend - 1]));
+  for (int k = 0; k < c->q_npend; k++) {
+    float ms = 0.0f;
+    BlastCallCuda(cudaEventElapsedTime(&ms, c->q_ev[2 * k], c->q_ev[2 * k + 1]));
+    QDataResultOf(c->red_host + 4 * (k + 1), c->q_res[k]);
+    c->q_res[k]->seconds = 1e-3 * ms;
+  }
+  c->q_npend = 0;
+  return 0;
+}
+
+// Whether an update may leave its result to the next ctx.sync: not while the full mode's
+// tuner times its candidates, the profile splits it, or every kernel synchronises.
+static int QDataQueued(const CudaCtx *c) {
+  return c->mem_in_use && !c->prof.on && !c->sync &&
+         !(c->mode == &kCudaFull && c->full.tune_active);
 }
 
 extern "C" int BlastCudaQDataForce(void *ctx, const double *x, const double *v, const double *e,
@@ -174,9 +206,23 @@ extern "C" int BlastCudaQDataForce(void *ctx, const double *x, const double *v, 
     c->mem_in_use = c->mem_free0 > fr ? c->mem_free0 - fr : 1;
   }
   nvtxRangePushA("qdata_force");
-  BlastCall(QDataStart(c, c->dd.nz, x, v, e));
-  double seconds;
-  BlastCall(QDataFinish(c, res, &seconds));
+  if (!QDataQueued(c)) {
+    BlastCall(QDataStart(c, c->dd.nz, x, v, e));
+    double seconds;
+    BlastCall(QDataFinish(c, res, &seconds));
+    nvtxRangePop();
+    return 0;
+  }
+  if (c->q_npend == kQPending) BlastCall(QDataFlush(c));
+  const int k = c->q_npend;
+  c->q_ndev = c->dd.nz, c->q_tuning = 0;
+  BlastCallCuda(cudaEventRecord(c->q_ev[2 * k], c->stream));
+  BlastCall(c->mode->qdata(c, c->dd.nz, x, v, e));
+  BlastCallCuda(cudaMemcpyAsync(c->red_host + 4 * (k + 1), c->red_out, 3 * sizeof(double),
+                                cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaEventRecord(c->q_ev[2 * k + 1], c->stream));  // after the copy
+  c->q_res[k] = res;
+  c->q_npend++;
   nvtxRangePop();
   return 0;
 }

@@ -320,6 +320,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaEventCreate(&c->ev0));
   BlastCallCuda(cudaEventCreate(&c->ev1));
   BlastCallCuda(cudaEventCreate(&c->ev_mid));
+  for (int k = 0; k < 2 * kQPending; k++) BlastCallCuda(cudaEventCreate(&c->q_ev[k]));
   BlastCallCuda(cudaEventCreateWithFlags(&c->ev_copy, cudaEventDisableTiming));
   DevData *d = &c->dd;
   d->dim = hd->dim, d->nz = hd->nz, d->nqp = hd->nqp, d->nd = hd->h1_nd, d->ne = hd->l2_nd;
@@ -365,7 +366,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   c->mdot_stride = 2 * GridFor((size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1));
   BlastCallCuda(cudaMalloc((void **)&c->mdot_part, 6 * (size_t)c->mdot_stride * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->dot_host, kDotHostDoubles * sizeof(double)));
-  BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * sizeof(double)));
+  BlastCallCuda(cudaMallocHost((void **)&c->red_host, 4 * (kQPending + 1) * sizeof(double)));
   BlastCallCuda(cudaMalloc((void **)&c->energy_zone, (2 * nz + 2) * sizeof(double)));
   BlastCallCuda(cudaMallocHost((void **)&c->energy_host, (2 * nz + 2) * sizeof(double)));
   if (c->opt.spmv_cusparse) BlastCall(CusparseSetup(c));
@@ -415,6 +416,8 @@ extern "C" int BlastCudaDestroy(void **ctx) {
   BlastCallCuda(cudaEventDestroy(c->ev0));
   BlastCallCuda(cudaEventDestroy(c->ev1));
   BlastCallCuda(cudaEventDestroy(c->ev_mid));
+  for (int k = 0; k < 2 * kQPending; k++)
+    if (c->q_ev[k]) BlastCallCuda(cudaEventDestroy(c->q_ev[k]));
   BlastCallCuda(cudaEventDestroy(c->ev_copy));
   BlastCall(ProfileDestroy(c));
   BlastCallCuda(cudaStreamDestroy(c->stream));
@@ -425,8 +428,9 @@ extern "C" int BlastCudaDestroy(void **ctx) {
 }
 
 extern "C" int BlastCudaSync(void *ctx) {
-  BlastCallCuda(cudaStreamSynchronize(((CudaCtx *)ctx)->stream));
-  return 0;
+  CudaCtx *c = (CudaCtx *)ctx;
+  BlastCallCuda(cudaStreamSynchronize(c->stream));
+  return QDataFlush(c);
 }
 
 // BlastCtxOps.rebuild: new reference data on the context's discretisation (Rebuild).

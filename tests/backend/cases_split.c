@@ -48,7 +48,7 @@ static void SplitRun(Env *E, Bk b, const Problem *P, int ndev, const double *x, 
   memcpy(o->hx, hx, (size_t)nhost * rows * sizeof(double));
   memcpy(o->hv, hv, (size_t)nhost * rows * sizeof(double));
   memcpy(o->he, he, (size_t)nhost * ne * sizeof(double));
-  BlastQDataResult rh = {HUGE_VAL, -1, 0.0}, rd;
+  BlastQDataResult rh = {HUGE_VAL, -1, 0.0, -1.0}, rd;
   if (nhost) CK(E, hz->qdata(cz, ndev, nz, hx, hv, he, &rh));
   CK(E, b.o->split.qdata_end(b.ctx, &rd, &o->seconds, &o->tuning));
   o->res = rd;  // device zones come first: a tangled device zone is the lowest one

@@ -42,6 +42,7 @@ void CaseCtxCreate(Env *E) {
     double *xa = Up(E, a, P->nx, x), *va = Up(E, a, P->nx, v), *ea = Up(E, a, P->ne, e);
     double *ra = Up(E, a, nr, NULL);
     CK(E, a.o->zone.qdata_force(a.ctx, xa, va, ea, &res));
+    CK(E, a.o->ctx.sync(a.ctx));  // res filled in (a queued update's)
     CK(E, a.o->zone.momentum_rhs(a.ctx, ra));
     Down(E, a, nr, ra, r1);
     // the new context on another state, then the first one's rhs again
@@ -49,6 +50,7 @@ void CaseCtxCreate(Env *E) {
     double *xb = Up(E, b, P->nx, x), *vb = Up(E, b, P->nx, v), *eb = Up(E, b, P->ne, e);
     double *rb = Up(E, b, nr, NULL);
     CK(E, b.o->zone.qdata_force(b.ctx, xb, vb, eb, &res));
+    CK(E, b.o->ctx.sync(b.ctx));  // res filled in (a queued update's)
     CK(E, b.o->zone.momentum_rhs(b.ctx, rb));
     CK(E, a.o->zone.momentum_rhs(a.ctx, ra));
     Down(E, a, nr, ra, r2);

@@ -188,6 +188,8 @@ typedef struct {
   BlastQDataResult res;
   double *rhs, *de;
   double ie, ke;
+  int queued_same;       // ten more updates on the same state, results by ctx.sync: = res
+  BlastQDataResult odd;  // the first that is not
 } ZoneOut;
 void ZoneRun(Env *E, Bk b, const Problem *P, const double *x, const double *v, const double *e,
              ZoneOut *o);

@@ -88,6 +88,7 @@ static void Compare(BlastMesh mesh, int k, int ode, Diffs *d) {
     BlastQDataResult res;
     TEST_CALL(
         h[m]->ops->zone.qdata_force(h[m]->bctx, S[m], S[m] + dim * nl, S[m] + 2 * dim * nl, &res));
+    TEST_CALL(h[m]->ops->ctx.sync(h[m]->bctx));  // res complete
     TEST_CALL(h[m]->ops->zone.momentum_rhs(h[m]->bctx, rhs[m]));
     TEST_CALL(h[m]->ops->zone.energy_rate(h[m]->bctx, S[m] + dim * nl, de[m]));
   }

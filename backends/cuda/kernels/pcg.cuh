@@ -54,14 +54,16 @@ __device__ __forceinline__ void PcgDots(const DotSlots &sl, int ncomp, unsigned 
 }
 
 // Whether the loop goes on, to whom drives it: the WHILE node's condition, or for passes
-// the host replays, their flag (set once the loop ends; the host waits on each queued
-// pass and stops queueing when it reads 1).
+// the host replays, their flag (set once the loop ends, after the final state s: the host
+// waits on each queued pass and stops queueing when it reads 1).
 __device__ __forceinline__ void PcgSignal(const PcgDev *p, cudaGraphConditionalHandle cond,
-                                          bool more) {
-  if (!p->flag) {
+                                          const BlastPcgState *s, bool more) {
+  if (!p->end) {
     cudaGraphSetConditional(cond, (unsigned)more);
   } else if (!more) {
-    *(volatile int *)p->flag = 1;
+    p->end->s = *s;
+    __threadfence_system();
+    *(volatile int *)&p->end->flag = 1;
     __threadfence_system();
   }
 }
@@ -74,7 +76,7 @@ __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle c
   if (threadIdx.x != 0) return;
   BlastPcgStart(&p->s, p->ncomp, p->tol, v);
   p->stop = p->s.mask == 0u;
-  PcgSignal(p, cond, p->s.mask != 0u);
+  PcgSignal(p, cond, &p->s, p->s.mask != 0u);
 }
 
 // Blocks per SM k_pcg_update's registers are allocated for: its grid (kDotBlocks x 3
@@ -137,7 +139,7 @@ __global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
   const int more = BlastPcgTest(&l, ncomp, betanu, p->max_iter);
   p->s = l;
   p->stop = !more;
-  PcgSignal(p, cond, more);
+  PcgSignal(p, cond, &l, more);
 }
 
 // k_cg_advance_multi with the masks, alpha and beta of the state, after iteration k of
