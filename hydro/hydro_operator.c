@@ -165,6 +165,16 @@ static int PrescribedAccel(BlastHydro h, double t, int lift) {
   return 0;
 }
 
+// The first n entries of ncomp components, ss apart in src, into dst, ds apart: one copy
+// where both are contiguous (one rank: no ghosts), else one per component.
+static int CopyComponents(BlastHydro h, int ncomp, size_t n, const double *src, size_t ss,
+                          double *dst, size_t ds) {
+  if (ss == n && ds == n) return h->ops->vec.copy(h->bctx, (size_t)ncomp * n, src, dst);
+  for (int c = 0; c < ncomp; c++)
+    BlastCall(h->ops->vec.copy(h->bctx, n, src + c * ss, dst + c * ds));
+  return 0;
+}
+
 int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   const int dim = h->space->dim;
   const size_t nl = (size_t)h->space->h1_nl, nown = (size_t)h->space->h1_nown;
@@ -182,8 +192,7 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
   double t1 = BlastWtime();
   h->timers.force += t1 - t0;
   // PCG vectors have their components h1_next apart.
-  for (int c = 0; c < dim; c++)
-    BlastCall(h->ops->vec.copy(h->bctx, nown, h->rhs + c * nl, h->cg_b + c * st));
+  BlastCall(CopyComponents(h, dim, nown, h->rhs, nl, h->cg_b, st));
   if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 1));
   if (h->coupled_cg) {
     // the walls' normal accelerations a0 (BlastHydroWallNormals) lifted: M a = b with
@@ -200,8 +209,7 @@ int BlastHydroSolveVelocity(BlastHydro h, double *dv) {
     BlastCall(BlastHydroPcgLockstep(h, dim, h->cg_b, h->cg_x));
   }
   if (h->bc.time_dependent) BlastCall(PrescribedAccel(h, h->t, 0));
-  for (int c = 0; c < dim; c++)
-    BlastCall(h->ops->vec.copy(h->bctx, nown, h->cg_x + c * st, dv + c * nl));
+  BlastCall(CopyComponents(h, dim, nown, h->cg_x, st, dv, nl));
   // Ghost copies of the new accelerations from their owners.
   BlastCall(BlastHydroHaloForwardBegin(h, BLAST_HALO_L, dim, nl, dv));
   BlastCall(BlastHydroHaloForwardEnd(h, BLAST_HALO_L, dim, nl, dv));

@@ -213,8 +213,11 @@ typedef struct {
 // us after each iteration at 4,096 zones with one iteration per body, 33-42 us after every
 // fourth with four. Gated modes therefore replay the pass as a plain graph from the host,
 // with kPcgInFlight passes queued: while the host waits for the end of one, the next is
-// queued behind it.
-enum { kPcgUnroll = 4, kPcgInFlight = 2 };
+// queued behind it. Passes come in kPcgLens lengths, kPcgUnroll << j iterations (4, 8,
+// 16): each launch costs the GPU ~5 us between passes, so a solve queues long ones while
+// it is far from its expected end (PcgReplay).
+enum { kPcgUnroll = 4, kPcgLens = 3, kPcgInFlight = 2 };
+enum { kPcgPassMax = kPcgUnroll << (kPcgLens - 1) };
 
 // Quadrature updates whose results may wait for the next ctx.sync (CudaCtx.q_res).
 enum { kQPending = 8 };
@@ -235,8 +238,8 @@ typedef struct {
   double tol;
   double delta[3];  // the running iteration's dots (d_c, Ad_c), from k_pcg_update's blocks
   int max_iter, ncomp;
-  int stop;             // the loop has ended (no iteration to start)
-  int ran[kPcgUnroll];  // the pass's iteration k updated r and z (its advance follows)
+  int stop;              // the loop has ended (no iteration to start)
+  int ran[kPcgPassMax];  // the pass's iteration k updated r and z (its advance follows)
   // host-replayed passes: pinned host memory, the final state and a flag set to 1 when
   // the loop ends; NULL under a WHILE node, whose condition the kernels set instead
   PcgEnd *end;
@@ -244,10 +247,11 @@ typedef struct {
 
 // The resident PCG's graphs (ops_pcg.cu): one per component count, built for b and x,
 // each the setup of the solve then, where the mode gates its product, a pass graph the
-// host replays (pass[ncomp]); else a conditional WHILE node over one iteration.
+// host replays (pass[ncomp][j], kPcgUnroll << j iterations); else a conditional WHILE
+// node over one iteration.
 typedef struct {
-  cudaGraphExec_t exec[4];  // [ncomp]
-  cudaGraphExec_t pass[4];  // [ncomp] the host-replayed pass (NULL: a WHILE node in exec)
+  cudaGraphExec_t exec[4];             // [ncomp]
+  cudaGraphExec_t pass[4][kPcgLens];   // [ncomp] the host-replayed passes (NULL: a WHILE node)
   cudaEvent_t done[kPcgInFlight + 1];  // after each queued pass (ring)
   PcgEnd *end;                         // pinned: PcgDev.end
   const double *key[4][6];             // what exec[ncomp] was built for: b, x, the 4 work vectors

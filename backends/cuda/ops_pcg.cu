@@ -4,8 +4,9 @@
 // the iterations, each the mode's product with its dots, k_pcg_update (alpha, the residual
 // update with its dots, the stopping test and beta; the product's constrained rows read as
 // zero) and k_pcg_advance (x and d). Where the mode gates its product, the iterations run
-// in passes of kPcgUnroll, a plain graph the host replays, kPcgInFlight passes queued,
-// until the solve's flag says it has ended: the iterations after the one that ends the
+// in passes of kPcgUnroll (or 2 or 4 times that), plain graphs the host replays,
+// kPcgInFlight passes queued, until the solve's flag says it has ended (and the state is
+// in pinned memory: no wait for the stream): the iterations after the one that ends the
 // solve do nothing (the product gated by PcgDev.stop, the scalar kernels testing it
 // themselves). Elsewhere a conditional WHILE node runs one iteration per body (an ungated
 // product would run on after the stop). The scalars are pcg_step.h's, computed from the
@@ -47,11 +48,20 @@ int PcgSetup(CudaCtx *c) {
   return ierr;
 }
 
+// The graphs of the solves of ncomp components.
+static int PcgDropSolve(CudaPcg *g, int ncomp) {
+  if (g->exec[ncomp]) BlastCallCuda(cudaGraphExecDestroy(g->exec[ncomp]));
+  g->exec[ncomp] = NULL;
+  for (int j = 0; j < kPcgLens; j++) {
+    if (g->pass[ncomp][j]) BlastCallCuda(cudaGraphExecDestroy(g->pass[ncomp][j]));
+    g->pass[ncomp][j] = NULL;
+  }
+  return 0;
+}
+
 int PcgDropGraphs(CudaCtx *c) {
   for (int k = 0; k < 4; k++) {
-    if (c->pcg.exec[k]) BlastCallCuda(cudaGraphExecDestroy(c->pcg.exec[k]));
-    if (c->pcg.pass[k]) BlastCallCuda(cudaGraphExecDestroy(c->pcg.pass[k]));
-    c->pcg.exec[k] = c->pcg.pass[k] = NULL;
+    BlastCall(PcgDropSolve(&c->pcg, k));
     memset(c->pcg.key[k], 0, sizeof c->pcg.key[k]);
   }
   return 0;
@@ -91,16 +101,18 @@ static int PcgRecordStart(CudaCtx *c, int ncomp, double *b, double *x, double *c
   const size_t st = (size_t)c->dd.next, bytes = (size_t)n * sizeof(double);
   DotSlots sl;
   // the host loop's first entries: b's constraints zeroed, x = 0, r = b, z = D^{-1} r, d = z
+  // (one launch for all components where they are contiguous: one rank)
+  const int per = st == (size_t)n ? 1 : ncomp, len = st == (size_t)n ? ncomp : 1;
   BlastCall(BlastCudaZeroEssential(c, ncomp, all, b));
-  for (int k = 0; k < ncomp && n; k++) {
-    BlastCall(BlastCudaSet(c, (size_t)n, 0.0, x + k * st));
-    BlastCallCuda(
-        cudaMemcpyAsync(w[0] + k * st, b + k * st, bytes, cudaMemcpyDeviceToDevice, c->stream));
+  for (int k = 0; k < per && n; k++) {
+    BlastCall(BlastCudaSet(c, (size_t)len * n, 0.0, x + k * st));
+    BlastCallCuda(cudaMemcpyAsync(w[0] + k * st, b + k * st, len * bytes,
+                                  cudaMemcpyDeviceToDevice, c->stream));
   }
   BlastCall(BlastCudaJacobi(c, ncomp, all, w[0], w[1]));
-  for (int k = 0; k < ncomp && n; k++)
-    BlastCallCuda(
-        cudaMemcpyAsync(w[2] + k * st, w[1] + k * st, bytes, cudaMemcpyDeviceToDevice, c->stream));
+  for (int k = 0; k < per && n; k++)
+    BlastCallCuda(cudaMemcpyAsync(w[2] + k * st, w[1] + k * st, len * bytes,
+                                  cudaMemcpyDeviceToDevice, c->stream));
   BlastCall(DotMultiSlots(c, ncomp, all, w[1], w[0], &sl));
   k_pcg_start<<<1, kDotThreads, 0, c->stream>>>(c->pcg.dev, sl, cond);
   BlastCheckKernel(0, "k_pcg_start");
@@ -184,23 +196,27 @@ static int PcgRecordPass(CudaCtx *c, int ncomp, int len, double *x, double *cons
   } while (0)
 
 // The graphs of a solve of ncomp components into b, x with the work vectors w, built and
-// instantiated: where the mode gates its product, the setup into *exec and the pass the
-// host replays into *pass; else the setup and the WHILE node into *exec (*pass NULL).
-// Nonzero if the runtime could not build them.
+// instantiated: where the mode gates its product, the setup into *exec and the passes the
+// host replays into pass[j] (kPcgUnroll << j iterations); else the setup and the WHILE
+// node into *exec (pass NULL). Nonzero if the runtime could not build them.
 static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
-                    cudaGraphExec_t *exec, cudaGraphExec_t *pass) {
+                    cudaGraphExec_t *exec, cudaGraphExec_t pass[kPcgLens]) {
   const int gated = c->mode->mass_gated && c->mode->mass_gated(c, ncomp);
   cudaGraph_t graph = NULL, body = NULL;
   cudaGraphConditionalHandle cond = 0;
-  *exec = *pass = NULL;
+  *exec = NULL;
+  for (int j = 0; j < kPcgLens; j++) pass[j] = NULL;
   BlastCallCuda(cudaGraphCreate(&graph, 0));
   int ierr = 0;
   if (gated) {
-    if (cudaGraphCreate(&body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
     PCG_CAPTURE(graph, PcgRecordStart(c, ncomp, b, x, w, cond));
-    PCG_CAPTURE(body, PcgRecordPass(c, ncomp, kPcgUnroll, x, w, cond));
-    if (!ierr && cudaGraphInstantiate(pass, body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
-    if (body) cudaGraphDestroy(body);
+    for (int j = 0; j < kPcgLens && !ierr; j++) {
+      body = NULL;
+      if (cudaGraphCreate(&body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+      PCG_CAPTURE(body, PcgRecordPass(c, ncomp, kPcgUnroll << j, x, w, cond));
+      if (!ierr && cudaGraphInstantiate(&pass[j], body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+      if (body) cudaGraphDestroy(body);
+    }
   } else {
     if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) !=
         cudaSuccess)
@@ -210,35 +226,61 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
   }
   if (!ierr && cudaGraphInstantiate(exec, graph, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
   cudaGraphDestroy(graph);
-  if (ierr && *pass) cudaGraphExecDestroy(*pass), *pass = NULL;
+  for (int j = 0; j < kPcgLens && ierr; j++)
+    if (pass[j]) cudaGraphExecDestroy(pass[j]), pass[j] = NULL;
   return ierr;
 }
 
 // The passes of a solve whose setup is queued on c->stream: replayed until the flag says
 // the loop has ended, the host waiting for the end of pass q - kPcgInFlight before it
 // queues pass q (the passes queued after the end do nothing, but each of their kernels
-// still costs a launch). Once the passes queued cover the iterations the last solve of as
-// many components took, the host waits for the last one queued before it queues another:
-// where the solve ends as the last one did, no pass follows its end. The
-// loop ends by max_iter at the latest, so more passes than that needs means the device
-// lost the flag.
+// still costs a launch). The first passes cover the iterations the last solve of as many
+// components took, rounded up to kPcgUnroll, the longest ones first; past them the
+// passes are of kPcgUnroll, and the host waits for the last one queued before it queues
+// another: where the solve ends as the last one did, no pass follows its end. The host
+// polls the flag and the pass's event (PcgAwait). The loop ends by max_iter at the
+// latest, so more iterations queued than that needs means the device lost the flag.
+// Until the pass before `ev` is done or the solve's flag is up (*ended): the flag comes
+// with the iteration that ends the solve, before the rest of its pass, so the caller can
+// queue its next work behind the pass while the GPU finishes it.
+static int PcgAwait(const CudaPcg *g, cudaEvent_t ev, int *ended) {
+  for (;;) {
+    if (*(volatile int *)&g->end->flag) break;
+    const cudaError_t e = cudaEventQuery(ev);
+    if (e == cudaErrorNotReady) continue;
+    BlastCallCuda(e);
+    break;
+  }
+  *ended = *(volatile int *)&g->end->flag;
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);  // the state after the flag (PcgSignal's order)
+  return 0;
+}
+
 static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
   CudaPcg *g = &c->pcg;
-  const int ring = kPcgInFlight + 1, most = max_iter / kPcgUnroll + kPcgInFlight + 2;
-  const int last = g->last_iter[ncomp],
-            cover = last > 0 ? (last + kPcgUnroll - 1) / kPcgUnroll : most;
-  for (int q = 0;; q++) {
-    const int ahead = q < cover ? kPcgInFlight : 1;
+  const int ring = kPcgInFlight + 1, most = max_iter + (kPcgInFlight + 1) * kPcgPassMax;
+  const int last = g->last_iter[ncomp];
+  int plan = (last + kPcgUnroll - 1) / kPcgUnroll * kPcgUnroll;  // iterations still planned
+  for (int q = 0, queued = 0;; q++) {
+    const int ahead = plan > 0 || last == 0 ? kPcgInFlight : 1;
     if (q >= ahead) {
-      BlastCallCuda(cudaEventSynchronize(g->done[(q - ahead) % ring]));
-      if (*(volatile int *)&g->end->flag) break;
+      int ended = 0;
+      BlastCall(PcgAwait(g, g->done[(q - ahead) % ring], &ended));
+      if (ended) break;
     }
-    BlastCheck(q < most, BLAST_ERR_CUDA,
-               "the GPU-resident momentum solve did not stop after %d passes of %d iterations "
-               "(max_iter = %d): rerun with [gpu] graphs = off and report it",
-               q, kPcgUnroll, max_iter);
-    BlastCallCuda(cudaGraphLaunch(g->pass[ncomp], c->stream));
+    BlastCheck(queued < most, BLAST_ERR_CUDA,
+               "the GPU-resident momentum solve did not stop after %d iterations (max_iter = "
+               "%d): rerun with [gpu] graphs = off and report it",
+               queued, max_iter);
+    int j = 0;
+    if (plan > 0) {
+      j = kPcgLens - 1;
+      while (j > 0 && (kPcgUnroll << j) > plan) j--;
+      plan -= kPcgUnroll << j;
+    }
+    BlastCallCuda(cudaGraphLaunch(g->pass[ncomp][j], c->stream));
     BlastCallCuda(cudaEventRecord(g->done[q % ring], c->stream));
+    queued += kPcgUnroll << j;
   }
   return 0;
 }
@@ -250,23 +292,19 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
   if (ncomp < 1 || ncomp > 3 || !PcgReady(c, ncomp)) return 0;
   CudaPcg *g = &c->pcg;
   const double *key[6] = {b, x, work[0], work[1], work[2], work[3]};
-  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) {
-    BlastCallCuda(cudaGraphExecDestroy(g->exec[ncomp]));
-    if (g->pass[ncomp]) BlastCallCuda(cudaGraphExecDestroy(g->pass[ncomp]));
-    g->exec[ncomp] = g->pass[ncomp] = NULL;
-  }
+  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
   if (!g->exec[ncomp]) {
     const cudaError_t before = cudaGetLastError();
     BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
                cudaGetErrorString(before));
-    if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp], &g->pass[ncomp])) {
+    if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp], g->pass[ncomp])) {
       // the error the build met (a driver or runtime without graph capture into a graph,
       // CUDA 12.3, or conditional nodes, 12.4): cleared, with the message it may have left,
       // and the host loop solves from here on
       const cudaError_t e = cudaGetLastError();
       BlastErrorClear();
       g->off = 1;
-      g->exec[ncomp] = g->pass[ncomp] = NULL;
+      BlastCall(PcgDropSolve(g, ncomp));
       if (c->opt.verbose)
         BlastLog(BLAST_LOG_WARN,
                  "note: the momentum solve runs its loop on the host: this GPU's driver and "
@@ -277,12 +315,12 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     memcpy(g->key[ncomp], key, sizeof key);
   }
   g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
-  g->host->end = g->pass[ncomp] ? g->end : NULL;
+  g->host->end = g->pass[ncomp][0] ? g->end : NULL;
   *(volatile int *)&g->end->flag = 0;
   BlastCallCuda(
       cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
-  if (g->pass[ncomp]) {
+  if (g->pass[ncomp][0]) {
     const int ierr = PcgReplay(c, ncomp, max_iter);
     if (ierr) {
       cudaStreamSynchronize(c->stream);  // no pass left running on the caller's vectors
