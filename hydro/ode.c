@@ -10,34 +10,35 @@
 
 // 8-stage, 6th-order explicit Runge-Kutta (the 6th-order part of Verner's "efficient"
 // 9-stage 6(5) pair), Butcher tableau lower triangle by rows.
-static const double kRK6a[28] = {.6e-1,
-                                 .1923996296296296296296296296296296296296e-1,
-                                 .7669337037037037037037037037037037037037e-1,
-                                 .35975e-1,
-                                 0.,
-                                 .107925,
-                                 1.318683415233148260919747276431735612861,
-                                 0.,
-                                 -5.042058063628562225427761634715637693344,
-                                 4.220674648395413964508014358283902080483,
-                                 -41.87259166432751461803757780644346812905,
-                                 0.,
-                                 159.4325621631374917700365669070346830453,
-                                 -122.1192135650100309202516203389242140663,
-                                 5.531743066200053768252631238332999150076,
-                                 -54.43015693531650433250642051294142461271,
-                                 0.,
-                                 207.0672513650184644273657173866509835987,
-                                 -158.6108137845899991828742424365058599469,
-                                 6.991816585950242321992597280791793907096,
-                                 -.1859723106220323397765171799549294623692e-1,
-                                 -54.66374178728197680241215648050386959351,
-                                 0.,
-                                 207.9528062553893734515824816699834244238,
-                                 -159.2889574744995071508959805871426654216,
-                                 7.018743740796944434698170760964252490817,
-                                 -.1833878590504572306472782005141738268361e-1,
-                                 -.5119484997882099077875432497245168395840e-3};
+static const double kRK6a[28] = {
+    .6e-1,
+    .1923996296296296296296296296296296296296e-1,
+    .7669337037037037037037037037037037037037e-1,
+    .35975e-1,
+    0.,
+    .107925,
+    1.318683415233148260919747276431735612861,
+    0.,
+    -5.042058063628562225427761634715637693344,
+    4.220674648395413964508014358283902080483,
+    -41.87259166432751461803757780644346812905,
+    0.,
+    159.4325621631374917700365669070346830453,
+    -122.1192135650100309202516203389242140663,
+    5.531743066200053768252631238332999150076,
+    -54.43015693531650433250642051294142461271,
+    0.,
+    207.0672513650184644273657173866509835987,
+    -158.6108137845899991828742424365058599469,
+    6.991816585950242321992597280791793907096,
+    -.1859723106220323397765171799549294623692e-1,
+    -54.66374178728197680241215648050386959351,
+    0.,
+    207.9528062553893734515824816699834244238,
+    -159.2889574744995071508959805871426654216,
+    7.018743740796944434698170760964252490817,
+    -.1833878590504572306472782005141738268361e-1,
+    -.5119484997882099077875432497245168395840e-3};
 static const double kRK6b[8] = {.3438957868357036009278820124728322386520e-1,
                                 0.,
                                 0.,
@@ -81,9 +82,10 @@ int BlastOdeScratchCreate(BlastHydro h) {
 }
 
 int BlastOdeScratchDestroy(BlastHydro h) {
-  double **vecs[] = {&h->S_old,    &h->rk_y,     &h->rk_z,     &h->rk_k,     &h->rk_k2,
-                     &h->rk6_k[0], &h->rk6_k[1], &h->rk6_k[2], &h->rk6_k[3], &h->rk6_k[4],
-                     &h->rk6_k[5], &h->rk6_k[6], &h->rk6_k[7]};
+  double **vecs[] = {&h->S_old,     &h->rk_y,      &h->rk_z,      &h->rk_k,
+                     &h->rk_k2,     &h->rk6_k[0], &h->rk6_k[1], &h->rk6_k[2],
+                     &h->rk6_k[3], &h->rk6_k[4], &h->rk6_k[5], &h->rk6_k[6],
+                     &h->rk6_k[7]};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++)
     if (*vecs[i]) BlastCall(h->ops->vec.free(h->bctx, vecs[i]));
   return 0;
@@ -163,8 +165,7 @@ static int Step(BlastHydro h, double dt) {
       }
       break;
     }
-    default:
-      BlastError(BLAST_ERR_INPUT, "unknown ode_solver %d", h->cfg.ode_solver);
+    default: BlastError(BLAST_ERR_INPUT, "unknown ode_solver %d", h->cfg.ode_solver);
   }
   h->t += dt;
   return 0;
@@ -387,8 +388,7 @@ static int ApplyPoison(BlastHydro h) {
 static void CflHint(const BlastHydro h, char *why, size_t n) {
   const double stable = BlastCflStableMax(h->cfg.ode_solver);
   if (h->cfg.cfl > stable)
-    snprintf(why, n,
-             "[time] cfl = %g is above the range in which %s is stable (up to %g): lower it",
+    snprintf(why, n, "[time] cfl = %g is above the range in which %s is stable (up to %g): lower it",
              h->cfg.cfl, BlastOdeName(h->cfg.ode_solver), stable);
   else
     snprintf(why, n,
@@ -503,8 +503,8 @@ int BlastHydroRun(BlastHydro h, BlastStepCallback cb, void *user) {
                           "The run stops at the last accepted state (%d steps, t = %.9g)",
                           step, attempt, t_old, dt_last, h->cfg.dt_min, dt_est,
                           h->cfg.cfl > BlastCflStableMax(h->cfg.ode_solver) ? ": " : "",
-                          h->cfg.cfl > BlastCflStableMax(h->cfg.ode_solver) ? why : "", steps_done,
-                          t_old);
+                          h->cfg.cfl > BlastCflStableMax(h->cfg.ode_solver) ? why : "",
+                          steps_done, t_old);
         BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
         return BLAST_ERR_NUMERIC;
       }

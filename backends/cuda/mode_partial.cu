@@ -176,6 +176,8 @@ static int PaQDataReduced(CudaCtx *c, int n, const double *x, const double *v, c
   a.d = c->dd, a.pb = DevBasis(c), a.n = n, a.x = x, a.v = v, a.e = e;
   a.ws = c->part.pa_ws, a.wsz = c->part.pa_wsz;
   a.blk_dt = c->red, a.blk_det = c->red + c->nred, a.blk_zone = c->red_zone;
+  const double *dt = a.blk_dt, *det = a.blk_det;
+  const int *zone = a.blk_zone;
   int blocks;
   if (c->part.pa_q3) {  // a block per zone
     const DevData *d = &c->dd;
@@ -193,8 +195,7 @@ static int PaQDataReduced(CudaCtx *c, int n, const double *x, const double *v, c
       k_pa_reduce_blocks<<<nb, 256, 0, c->stream>>>(blocks, c->red, c->red_zone, c->red + c->nred,
                                                     odt, c->part.pa_red_zone, odet);
       BlastCheckKernel(c->sync, "k_pa_reduce_blocks");
-      BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
-      return ReduceQDataOf(c, nb, odt, c->part.pa_red_zone, odet);
+      dt = odt, det = odet, zone = c->part.pa_red_zone, blocks = nb;
     }
   } else {
     blocks = PaBlocks(c, n);
@@ -202,7 +203,7 @@ static int PaQDataReduced(CudaCtx *c, int n, const double *x, const double *v, c
     BlastCheckKernel(c->sync, "k_pa_qdata");
   }
   BlastCallCuda(cudaEventRecord(c->ev_mid, c->stream));
-  return ReduceQData(c, blocks);
+  return ReduceQDataOf(c, blocks, dt, zone, det);
 }
 
 // b of zones [0, n) from the kept stress (pa_keep_stress; else the update computed b).

@@ -231,15 +231,6 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
   return ierr;
 }
 
-// The passes of a solve whose setup is queued on c->stream: replayed until the flag says
-// the loop has ended, the host waiting for the end of pass q - kPcgInFlight before it
-// queues pass q (the passes queued after the end do nothing, but each of their kernels
-// still costs a launch). The first passes cover the iterations the last solve of as many
-// components took, rounded up to kPcgUnroll, the longest ones first; past them the
-// passes are of kPcgUnroll, and the host waits for the last one queued before it queues
-// another: where the solve ends as the last one did, no pass follows its end. The host
-// polls the flag and the pass's event (PcgAwait). The loop ends by max_iter at the
-// latest, so more iterations queued than that needs means the device lost the flag.
 // Until the pass before `ev` is done or the solve's flag is up (*ended): the flag comes
 // with the iteration that ends the solve, before the rest of its pass, so the caller can
 // queue its next work behind the pass while the GPU finishes it.
@@ -256,6 +247,15 @@ static int PcgAwait(const CudaPcg *g, cudaEvent_t ev, int *ended) {
   return 0;
 }
 
+// The passes of a solve whose setup is queued on c->stream: replayed until the flag says
+// the loop has ended, the host waiting for the end of pass q - kPcgInFlight before it
+// queues pass q (the passes queued after the end do nothing, but each of their kernels
+// still costs a launch). The first passes cover the iterations the last solve of as many
+// components took, rounded up to kPcgUnroll, the longest ones first; past them the
+// passes are of kPcgUnroll, and the host waits for the last one queued before it queues
+// another: where the solve ends as the last one did, no pass follows its end. The host
+// polls the flag and the pass's event (PcgAwait). The loop ends by max_iter at the
+// latest, so more iterations queued than that needs means the device lost the flag.
 static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
   CudaPcg *g = &c->pcg;
   const int ring = kPcgInFlight + 1, most = max_iter + (kPcgInFlight + 1) * kPcgPassMax;

@@ -141,19 +141,24 @@ int FullQData(CudaCtx *c, int nz, const double *x, const double *v, const double
   return ReduceQData(c, blocks);
 }
 
-// Start the mode's quadrature update on zones [0, n), n > 0, timed by ev0/ev1, its reduced
-// result copied to red_host. Does not wait.
-int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
+// Start the mode's quadrature update on zones [0, n), n > 0, between events e0 and e1,
+// its reduced result copied to the pinned host (dt, det, zone) before e1. Does not wait.
+static int QDataLaunch(CudaCtx *c, int n, const double *x, const double *v, const double *e,
+                       cudaEvent_t e0, cudaEvent_t e1, double *host) {
   c->q_ndev = n, c->q_tuning = 0;
-  BlastCallCuda(cudaEventRecord(c->ev0, c->stream));
+  BlastCallCuda(cudaEventRecord(e0, c->stream));
   BlastCall(c->mode->qdata(c, n, x, v, e));
-  BlastCallCuda(cudaEventRecord(c->ev1, c->stream));
-  BlastCallCuda(cudaMemcpyAsync(c->red_host, c->red_out, 3 * sizeof(double), cudaMemcpyDeviceToHost,
-                                c->stream));
+  BlastCallCuda(
+      cudaMemcpyAsync(host, c->red_out, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->stream));
+  BlastCallCuda(cudaEventRecord(e1, c->stream));
   return 0;
 }
 
-// Wait for QDataStart's kernel: its result and time; advances the autotuning.
+// QDataLaunch timed by ev0/ev1, its result to red_host (QDataFinish takes it).
+int QDataStart(CudaCtx *c, int n, const double *x, const double *v, const double *e) {
+  return QDataLaunch(c, n, x, v, e, c->ev0, c->ev1, c->red_host);
+}
+
 // A reduced result as copied to the host (red_host: dt, det, zone).
 static void QDataResultOf(const double *r, BlastQDataResult *res) {
   res->dt_est = r[0];
@@ -161,6 +166,7 @@ static void QDataResultOf(const double *r, BlastQDataResult *res) {
   res->tangled_zone = r[2] >= (double)INT_MAX ? -1 : (int)r[2];
 }
 
+// Wait for QDataStart's kernel: its result and time; advances the autotuning.
 int QDataFinish(CudaCtx *c, BlastQDataResult *res, double *seconds) {
   BlastCallCuda(cudaStreamSynchronize(c->stream));
   float ms = 0.0f;
@@ -215,12 +221,8 @@ extern "C" int BlastCudaQDataForce(void *ctx, const double *x, const double *v, 
   }
   if (c->q_npend == kQPending) BlastCall(QDataFlush(c));
   const int k = c->q_npend;
-  c->q_ndev = c->dd.nz, c->q_tuning = 0;
-  BlastCallCuda(cudaEventRecord(c->q_ev[2 * k], c->stream));
-  BlastCall(c->mode->qdata(c, c->dd.nz, x, v, e));
-  BlastCallCuda(cudaMemcpyAsync(c->red_host + 4 * (k + 1), c->red_out, 3 * sizeof(double),
-                                cudaMemcpyDeviceToHost, c->stream));
-  BlastCallCuda(cudaEventRecord(c->q_ev[2 * k + 1], c->stream));  // after the copy
+  BlastCall(QDataLaunch(c, c->dd.nz, x, v, e, c->q_ev[2 * k], c->q_ev[2 * k + 1],
+                        c->red_host + 4 * (k + 1)));
   c->q_res[k] = res;
   c->q_npend++;
   nvtxRangePop();
