@@ -84,4 +84,38 @@ __device__ __forceinline__ void DotFoldComp(const double *part, int stride, int 
   DotBlockSum(acc, dst);
 }
 
+// DotFoldComp for many slots per thread (k_dot_fold: a block per component folds the
+// product's block pairs, tens of thousands of them on a large mesh): the same additions in
+// the same order, so the same pair, with the loads of a thread's next A slots in flight
+// while it adds the current A (its additions form one dependent chain; loading each slot
+// only when its turn comes left the fold waiting on memory, 57 us of 1.76 ms per CG
+// iteration at 1,048,576 zones on an H200).
+template <int A>
+__device__ __forceinline__ void DotFoldCompAhead(const double *part, int stride, int nslots, int c,
+                                                 bool active, double *dst) {
+  BlastDD acc = {0.0, 0.0};
+  const int t = threadIdx.x, step = blockDim.x;
+  const int m = active && t < nslots ? (nslots - t + step - 1) / step : 0;  // slots t + j step
+  const double *p = part + 2 * (size_t)c * stride;
+  double cur[2 * A], nxt[2 * A];
+#pragma unroll
+  for (int k = 0; k < A; k++) {
+    const size_t at = 2 * ((size_t)t + (size_t)k * step);
+    cur[2 * k] = k < m ? p[at] : 0.0, cur[2 * k + 1] = k < m ? p[at + 1] : 0.0;
+  }
+  for (int j = 0; j < m; j += A) {
+#pragma unroll
+    for (int k = 0; k < A; k++) {
+      const size_t at = 2 * ((size_t)t + (size_t)(j + A + k) * step);
+      nxt[2 * k] = j + A + k < m ? p[at] : 0.0, nxt[2 * k + 1] = j + A + k < m ? p[at + 1] : 0.0;
+    }
+#pragma unroll
+    for (int k = 0; k < A; k++)
+      if (j + k < m) BlastDDAddDD(&acc, cur[2 * k], cur[2 * k + 1]);
+#pragma unroll
+    for (int k = 0; k < 2 * A; k++) cur[k] = nxt[k];
+  }
+  DotBlockSum(acc, dst);
+}
+
 #endif  // BLAST_GPU_KERNELS_DOT_BLOCK_CUH

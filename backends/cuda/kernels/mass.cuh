@@ -110,11 +110,11 @@ __global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x,
 }
 
 // The block pairs of a fused dot, nslots per active component (stride apart), into one
-// pair per component, out[2c], out[2c + 1] (zeros for the others): DotFoldComp, a block
-// per component.
+// pair per component, out[2c], out[2c + 1] (zeros for the others): DotFoldComp's sums
+// (DotFoldCompAhead), a block per component.
 __global__ void k_dot_fold(const double *part, int stride, int nslots, unsigned mask, double *out) {
   const int c = blockIdx.x;
-  DotFoldComp(part, stride, nslots, c, (mask >> c) & 1u, &out[2 * c]);
+  DotFoldCompAhead<8>(part, stride, nslots, c, (mask >> c) & 1u, &out[2 * c]);
 }
 
 // A PCG step's residual updates (BlastMassOps.cg_update): r_c = -a_c Ad_c + r_c,
