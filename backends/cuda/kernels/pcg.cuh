@@ -16,7 +16,18 @@
 // (DotFoldComp, the tree of k_dot_fold), combined (BlastDDSumPairs, DotCombine's) and
 // rounded (hi + lo, one rank's global sum). All threads of the block call it; the value
 // is thread 0's (0 if not active). pair: 2 doubles of shared memory.
+// With one pair (the product's dots folded by k_dot_fold first), the fold's tree adds exact
+// zeros to thread 0's normalised pair, which leaves it as it is: thread 0 rounds the pair
+// itself, the same bits without the block's tree and barriers.
 __device__ __forceinline__ double PcgDot(const DotSlots &sl, int c, bool active, double *pair) {
+  if (sl.nslots == 1) {
+    double v = 0.0;
+    if (threadIdx.x == 0 && active) {
+      const BlastDD dd = BlastDDSumPairs(&sl.part[2 * (size_t)c * sl.stride], 1);
+      v = dd.hi + dd.lo;
+    }
+    return v;
+  }
   DotFoldComp(sl.part, sl.stride, sl.nslots, c, active, pair);
   __syncthreads();
   double v = 0.0;
