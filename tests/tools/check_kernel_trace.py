@@ -37,13 +37,13 @@ def expect(out, pattern, what):
 def main():
     repo, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
-    us = 1000 * 1000  # ns: the durations below in ms
+    ms = 1000 * 1000  # ns
     a, b = os.path.join(work, "a.csv"), os.path.join(work, "b.csv")
     # rank a: k_one [0, 10) and [20, 30) ms; rank b: k_two [5, 15) and [40, 50) ms, then a
     # late k_end [100, 110) that --end-at k_two leaves out
-    write(a, [(0, 10 * us, "k_one(int)"), (20 * us, 30 * us, "k_one(int)")])
-    write(b, [(5 * us, 15 * us, "k_two()"), (40 * us, 50 * us, "k_two()"),
-              (100 * us, 110 * us, "k_end()")])
+    write(a, [(0, 10 * ms, "k_one(int)"), (20 * ms, 30 * ms, "k_one(int)")])
+    write(b, [(5 * ms, 15 * ms, "k_two()"), (40 * ms, 50 * ms, "k_two()"),
+              (100 * ms, 110 * ms, "k_end()")])
     one = run(repo, a)
     # span [0, 30) ms, busy 20 ms; k_one: 2 calls, median 10,000 us, total 20 ms
     expect(one, r"2 kernels, span 30\.00 ms, busy 20\.00 ms \(66\.7 %\)", "one file: busy share")

@@ -89,7 +89,9 @@ __device__ __forceinline__ void DotFoldComp(const double *part, int stride, int 
 // the same order, so the same pair, with the loads of a thread's next A slots in flight
 // while it adds the current A (its additions form one dependent chain; loading each slot
 // only when its turn comes left the fold waiting on memory, 57 us of 1.76 ms per CG
-// iteration at 1,048,576 zones on an H200).
+// iteration at 1,048,576 zones on an H200). Kept apart from DotFoldComp, which
+// k_pcg_update's head inlines for a few slots under its register cap (kPcgUpdateMinBlocks):
+// the 4 A doubles in flight would spill there.
 template <int A>
 __device__ __forceinline__ void DotFoldCompAhead(const double *part, int stride, int nslots, int c,
                                                  bool active, double *dst) {
