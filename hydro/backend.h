@@ -228,15 +228,17 @@ typedef struct {
   /// then axpby_multi(1, z, b, d) with dmask.
   int (*cg_advance)(void *ctx, int ncomp, unsigned xmask, unsigned dmask, const double *a,
                     const double *b, const double *z, double *d, double *x);
-  /// The whole lockstep PCG of one rank (no ghost columns, no other ranks' dots) resident
-  /// on the backend's device: M x_c = b_c (b's constrained entries zeroed, x from zero;
-  /// work: the vectors r, z, d and Ad, components h1_next apart as b and x)
-  /// with the entries above in the order of BlastHydroPcgLockstep (hydro/pcg.c) and the
-  /// scalars of pcg_step.h, so the same bits and iterations, without a host round trip
-  /// per iteration. *resident = 1 and the final state in *s (its comp_iters, failed and
-  /// residual) when the backend solved; *resident = 0 (nothing touched) when it does not
-  /// solve resident (the CPU backend, which has no round trips to save; a GPU backend
-  /// while it tunes its launches or profiles), and the front end runs the loop itself.
+  /// The whole lockstep PCG resident on the backend's device, of one rank or of several
+  /// whose halos travel through its device areas where peer_import said resident on
+  /// every rank (the ghost columns and the other ranks' dots through them; the same
+  /// choice on every rank for the same options): M x_c = b_c (b's constrained entries zeroed, x
+  /// from zero; work: the vectors r, z, d and Ad, components h1_next apart as b and x) with the
+  /// entries above in the order of BlastHydroPcgLockstep (hydro/pcg.c) and the scalars of
+  /// pcg_step.h, so the same bits and iterations, without a host round trip per iteration.
+  /// *resident = 1 and the final state in *s (its comp_iters, failed and residual) when the backend
+  /// solved; *resident = 0 (nothing touched) when it does not solve resident (the CPU backend,
+  /// which has no round trips to save; a GPU backend while it tunes its launches or profiles), and
+  /// the front end runs the loop itself.
   int (*pcg)(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
              double *const work[4], BlastPcgState *s, int *resident);
 } BlastMassOps;
@@ -261,6 +263,12 @@ typedef struct BlastHaloPeers {
   int64_t base[2];             ///< offsets of halo w's messages in this rank's own area half
   int nroute[2][2];            ///< [which][reverse]
   const BlastPeerRoute *route[2][2];
+  int rank, nranks;  ///< this rank and the ranks of the run
+  const int *ranks;  ///< [npeer] the neighbours' ranks, ascending (the order of blobs)
+  int all_peers;     ///< 1 on every rank: every other rank is a neighbour
+  /// out: 1 where the backend can run the momentum solve resident across the ranks
+  /// through these areas (mass.pcg): all_peers, and every neighbour on a GPU of its own
+  int *resident;
 } BlastHaloPeers;
 
 enum { BLAST_NCCL_ID = 128, BLAST_NCCL_BUS = 64 };  ///< bytes of an NCCL id, of a PCI bus id
@@ -422,7 +430,7 @@ typedef struct {
   int sell_sigma_set;    ///< 1: sell_sigma replaces BLAST_SELL_SIGMA_DEFAULT
   int sell_sigma;        ///< mass-matrix rows ordered by length within windows of this
                          ///< many (sell.h; BLAST_SELL_SIGMA)
-  int graphs_off;        ///< 1: no CUDA graphs (mass.pcg never resident; `[gpu] graphs = off`)
+  int graphs_off;        ///< 1: no CUDA graphs, no resident solve (mass.pcg; `[gpu] graphs = off`)
 } BlastGpuOptions;
 
 #ifdef __cplusplus

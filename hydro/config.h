@@ -285,7 +285,7 @@ typedef struct {
   int gpu_backend;   ///< BlastGpuBackend
   int gpu_autotune;  ///< BlastAutotune
   int gpu_spmv;      ///< 0: double-double kernel, 1: cuSPARSE
-  int gpu_graphs;    ///< 0: auto (resident momentum solve on one rank), 1: off
+  int gpu_graphs;    ///< 0: auto (resident momentum solve where possible), 1: off
   int gpu_halo;      ///< BlastHaloTransport
   // [balance]
   int balance_mode;             ///< BlastBalanceMode

@@ -24,6 +24,7 @@ struct BlastHydroPeer {
   int *rank;  // [npeer] neighbours over both halos, ascending
   MPI_Request *req;
   unsigned seq;  // exchanges so far (the half of the next one: seq & 1)
+  int resident;  // BlastHydroPeerResident
 };
 
 // What a rank tells each neighbour: its area's handle and layout, where that neighbour's
@@ -129,7 +130,7 @@ static int Routes(BlastHydro h, int w, int rev, int n, const int *rank, const Pe
 // Export, exchange and import on a node whose ranks all exported: *ok = 1 on every rank
 // or on none (then nothing is kept).
 static int Connect(BlastHydro h, int n, const int *rank, const unsigned char *blob,
-                   const int64_t *base, int64_t half, int *ok) {
+                   const int64_t *base, int64_t half, int *ok, int *resident) {
   PeerInfo *out, *in;
   MPI_Request *req;
   BlastCall(BlastMalloc(n + 1, &out));
@@ -142,7 +143,15 @@ static int Connect(BlastHydro h, int n, const int *rank, const unsigned char *bl
         MPI_Isend(&out[i], sizeof *out, MPI_BYTE, rank[i], kTagInfo, h->comm, &req[n + i]));
   }
   BlastCallMPI(MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE));
-  BlastHaloPeers hp = {.npeer = n, .base = {base[0], base[1]}};
+  int all_peers = n == h->nranks - 1, res = 0;
+  BlastCallMPI(MPI_Allreduce(MPI_IN_PLACE, &all_peers, 1, MPI_INT, MPI_MIN, h->comm));
+  BlastHaloPeers hp = {.npeer = n,
+                       .base = {base[0], base[1]},
+                       .rank = h->rank,
+                       .nranks = h->nranks,
+                       .ranks = rank,
+                       .all_peers = all_peers,
+                       .resident = &res};
   unsigned char *blobs;
   int64_t *halves;
   BlastPeerRoute *route[2][2] = {{NULL, NULL}, {NULL, NULL}};
@@ -170,6 +179,8 @@ static int Connect(BlastHydro h, int n, const int *rank, const unsigned char *bl
   BlastFree(&req);
   BlastCall(BlastSetupAgree(h, ierr, kNoZone));
   BlastCallMPI(MPI_Allreduce(&mine, ok, 1, MPI_INT, MPI_MIN, h->comm));
+  res = res && mine;
+  BlastCallMPI(MPI_Allreduce(&res, resident, 1, MPI_INT, MPI_MIN, h->comm));
   return 0;
 }
 
@@ -177,7 +188,7 @@ int BlastHydroPeerSetup(BlastHydro h, int mode) {
   h->shape.halo_transport = BLAST_HALO_TRANSPORT_HOST;
   if (h->nranks == 1 || mode == BLAST_HALO_TRANSPORT_HOST || mode == BLAST_HALO_TRANSPORT_NCCL)
     return 0;
-  int n = 0, *rank = NULL, same = 0, exported = 0, all = 0;
+  int n = 0, *rank = NULL, same = 0, exported = 0, all = 0, resident = 0;
   BlastCall(Neighbours(h, &n, &rank));
   BlastCall(SameNode(h, n, rank, &same));
   // This rank's area: each halo's messages (up to 2 dim components of the longer list:
@@ -197,7 +208,7 @@ int BlastHydroPeerSetup(BlastHydro h, int mode) {
       "the backend has no device-to-device transport, or ranks run on more than "
       "one node";
   if (all) {
-    ierr = Connect(h, n, rank, blob, base, half, &all);
+    ierr = Connect(h, n, rank, blob, base, half, &all, &resident);
     if (ierr) BlastFree(&rank);
     BlastCall(ierr);
     why =
@@ -214,7 +225,7 @@ int BlastHydroPeerSetup(BlastHydro h, int mode) {
   }
   struct BlastHydroPeer *p;
   BlastCall(BlastCalloc(1, &p));
-  p->npeer = n, p->rank = rank;
+  p->npeer = n, p->rank = rank, p->resident = resident;
   BlastCall(BlastMalloc(2 * n + 1, &p->req));
   h->peer = p;
   h->shape.halo_transport = BLAST_HALO_TRANSPORT_DEVICE;
@@ -227,6 +238,10 @@ int BlastHydroTransportRefused(const char *name, const char *why, const char *fa
                   name, why, fallback);
   BlastErrorSetCollective(BLAST_COLLECTIVE_SAME);
   return BLAST_ERR_INPUT;
+}
+
+int BlastHydroPeerResident(BlastHydro h) {
+  return h->peer ? h->peer->resident : 0;
 }
 
 void BlastHydroPeerDestroy(BlastHydro h) {

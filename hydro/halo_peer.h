@@ -12,6 +12,9 @@
 /// Collective; sets h->peer (NULL: host buffers) and h->shape.halo_transport.
 int BlastHydroPeerSetup(BlastHydro h, int mode);
 void BlastHydroPeerDestroy(BlastHydro h);
+/// 1 where the device transport lets the backend run the momentum solve resident across
+/// the ranks (BlastHaloPeers.resident on every rank), the same on every rank; else 0.
+int BlastHydroPeerResident(BlastHydro h);
 /// The input error of a transport demanded where it cannot be had (name: the deck's value;
 /// why: the reason, the same on every rank; fallback: what auto would use instead).
 int BlastHydroTransportRefused(const char *name, const char *why, const char *fallback);

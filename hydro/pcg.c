@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "blast_mpi.h"
+#include "halo_peer.h"
 #include "pcg.h"
 #include "pcg_step.h"
 
@@ -82,8 +83,10 @@ static int LockstepFailed(BlastHydro h, const BlastPcgState *s) {
 // test, so every component sees exactly the operations of a solve of its own (spec 7.1
 // V1); the matrix is read once per iteration for all of them. b (the owned entries at
 // c * h1_next) is overwritten: constrained entries zeroed. The scalars are pcg_step.h's.
-// On one rank a backend may run the whole solve resident on its device (mass.pcg: the
-// same operations, bits and iterations, without a host round trip per iteration).
+// On one rank, or on several whose halos travel through device areas that allow it (the
+// same answer on every rank: BlastHydroPeerResident), a backend may run the whole solve resident on
+// its device (mass.pcg: the same operations, bits and iterations, without a host round trip per
+// iteration; the choice is the same on every rank).
 int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   const BlastBackendOps *o = h->ops;
   void *ctx = h->bctx;
@@ -91,7 +94,7 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
   double *r = h->cg_r, *z = h->cg_z, *d = h->cg_d, *Ad = h->cg_q;
   const unsigned all = (1u << ncomp) - 1u;
   BlastPcgState s;
-  if (h->nranks == 1) {
+  if (h->nranks == 1 || BlastHydroPeerResident(h)) {
     int resident = 0;
     double *const work[4] = {r, z, d, Ad};
     BlastCall(

@@ -18,8 +18,9 @@
 //   ops_vec.cu, ops_zone.cu, ops_mass.cu, ops_halo.cu, ops_split.cu
 //                         launch code of the table's groups vec, zone, mass, halo, split
 //                         (the mode's operations through c->mode)
-//   ops_pcg.cu            mass.pcg: the one-rank PCG resident on the GPU (a CUDA graph
-//                         with a conditional WHILE node; kernels/pcg.cuh)
+//   ops_pcg.cu            mass.pcg: the PCG resident on the GPU: one rank's in CUDA graphs
+//                         (kernels/pcg.cuh), several ranks' through CUDA IPC areas
+//                         (kernels/pcg_ranks.cuh)
 //   ops_project.cu        mass.project: the wall projection (its kernel, data and launch)
 //   kernels/*.cuh         kernel bodies, each included by one .cu file
 //   device.cu             device selection and CUDA error messages
@@ -139,7 +140,26 @@ typedef struct {
   int nroute[2][2], maxcnt[2][2];
   DevRoute *route[2][2];
   cudaEvent_t done;  // after a send: its writes and every earlier launch complete
+  // The resident momentum solve across the ranks (ops_pcg.cu, where every other rank is a
+  // neighbour on a GPU of its own): the area's second pair of halves carries the solve's
+  // ghost columns, its mailbox (kPeerMail doubles after them) the solve's flags and dot
+  // pairs, all ordered on the GPUs (kernels/pcg_ranks.cuh), no host wait
+  int resident;                  // peer_import found it possible here (BlastHaloPeers.resident)
+  int rank, nranks;              // of the run
+  DevRoute *rk_route;            // [nroute[COL][0]] device: the forward routes of halo COL into the
+                                 // neighbours' second pair of halves
+  unsigned long long **rk_mail;  // [npeer] device: the neighbours' mailboxes
+  int *rk_ranks;                 // [npeer] device: their ranks
+  unsigned *rk_count;            // device: blocks of the pack done (0 between launches)
+  unsigned long long rk_hseq, rk_dseq;  // the solve's halo exchanges and dot gathers so far
 } CudaPeer;
+
+// The resident solve's mailbox in a rank's area (CudaPeer): a flag per sending rank for
+// the ghost columns (the sender's exchanges so far), one per rank for the dots, then the
+// dot pairs, [2 parities][kPeerMailRanks][kPcgRankPairs]. Ranks beyond kPeerMailRanks run
+// the host loop.
+enum { kPeerMailRanks = 64, kPeerMailPairs = 6 };  // kPcgRankPairs
+enum { kPeerMail = 2 * kPeerMailRanks + 2 * kPeerMailRanks * kPeerMailPairs };
 
 enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
 
@@ -219,6 +239,14 @@ typedef struct {
 enum { kPcgUnroll = 4, kPcgLens = 3, kPcgInFlight = 2 };
 enum { kPcgPassMax = kPcgUnroll << (kPcgLens - 1) };
 
+// The resident PCG of several ranks (ops_pcg.cu, through the CUDA IPC areas): the doubles
+// each rank gathers per dot (a folded pair per component), and the iterations the host
+// queues ahead of the last one it knows has finished. Every rank queues the same
+// iterations (each posts to and waits for the other ranks on the GPU): iteration i is
+// queued unless the solve ended at iteration i - kPcgRanksAhead or before, which every
+// rank learns from its own device at the same point.
+enum { kPcgRankPairs = 6, kPcgRanksAhead = 4 };
+
 // Quadrature updates whose results may wait for the next ctx.sync (CudaCtx.q_res).
 enum { kQPending = 8 };
 
@@ -262,6 +290,11 @@ typedef struct {
   unsigned char *ess;                  // [h1_nown] bit c: constrained in component c
   int off;                             // 1: no graphs (options, or a build that failed once)
   int last_iter[4];                    // [ncomp] iterations of the last solve (0: none yet)
+  // several ranks: the folded pairs of this rank's product and update dots, every rank's
+  // (2 x nranks x kPcgRankPairs: the product's, then the update's), and the end of each
+  // queued iteration (ring)
+  double *rk_pair, *rk_all;
+  cudaEvent_t rk_done[kPcgRanksAhead + 1];
 } CudaPcg;
 
 // ---------------------------------------------------------------------------------------
@@ -531,6 +564,11 @@ int DotFoldCombine(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, dou
 int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pairs);
 // ops_halo.cu: release the device-to-device transport (destroy; halo.peer_import(NULL)).
 int PeerRelease(CudaCtx *c);
+// ops_halo.cu: the resident solve's ghost columns through the CUDA IPC areas (CudaPeer).
+int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d);
+int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d);
+// ops_halo.cu: every rank's kPcgRankPairs doubles gathered in rank order through the areas.
+int PeerSolveGather(CudaCtx *c, const double *mine, double *all);
 // ops_halo.cu: release the NCCL transport (destroy; halo.nccl_init(NULL)).
 int NcclRelease(CudaCtx *c);
 // ops_pcg.cu: the resident PCG's buffers (create) and graphs (destroy; rebuild drops them).

@@ -86,7 +86,10 @@ extern "C" int BlastCudaHaloPeerExport(void *ctx, size_t half, unsigned char *bl
   BlastCallCuda(cudaGetDevice(&dev));
   BlastCallCuda(cudaDeviceGetPCIBusId(b.bus, sizeof b.bus, dev));
   p->half = half ? half : 1;
-  BlastCallCuda(cudaMalloc((void **)&p->area, 2 * p->half * sizeof(double)));
+  // the halos' two halves, the resident solve's two and its mailbox (zero flags)
+  const size_t bytes = (4 * p->half + kPeerMail) * sizeof(double);
+  BlastCallCuda(cudaMalloc((void **)&p->area, bytes));
+  BlastCallCuda(cudaMemset(p->area, 0, bytes));
   // A device or driver without IPC (or a process that may not share memory) declines: the
   // front end keeps the host buffers.
   if (cudaIpcGetMemHandle(&b.handle, p->area) != cudaSuccess) {
@@ -101,10 +104,11 @@ extern "C" int BlastCudaHaloPeerExport(void *ctx, size_t half, unsigned char *bl
 }
 
 // Open the area of blob on this rank's device; *ptr = NULL when it cannot be reached.
-static int PeerOpen(CudaCtx *c, const unsigned char *blob, double **ptr, int *opened) {
+// *other: 1 where it lies on another GPU than this rank's.
+static int PeerOpen(CudaCtx *c, const unsigned char *blob, double **ptr, int *opened, int *other) {
   PeerBlob b;
   memcpy(&b, blob, sizeof b);
-  *ptr = NULL, *opened = 0;
+  *ptr = NULL, *opened = 0, *other = 0;
   BlastCheck(b.magic == kPeerMagic, BLAST_ERR_INTERNAL,
              "halo.peer_import: not a peer_export handle");
   if (b.pid == (int32_t)getpid()) {  // this process's own area
@@ -120,6 +124,7 @@ static int PeerOpen(CudaCtx *c, const unsigned char *blob, double **ptr, int *op
   }
   if (pdev != dev) BlastCallCuda(cudaDeviceCanAccessPeer(&can, dev, pdev));
   if (!can) return 0;
+  *other = pdev != dev;
   void *m = NULL;
   if (cudaIpcOpenMemHandle(&m, b.handle, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -138,10 +143,12 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
   p->npeer = hp->npeer;
   BlastCall(BlastCalloc(hp->npeer + 1, &p->remote));
   BlastCall(BlastCalloc(hp->npeer + 1, &p->opened));
-  int reach = 1;
+  int reach = 1, others = 1;
   for (int i = 0; i < hp->npeer && reach; i++) {
-    BlastCall(PeerOpen(c, hp->blobs + (size_t)i * BLAST_PEER_BLOB, &p->remote[i], &p->opened[i]));
-    reach = p->remote[i] != NULL;
+    int other;
+    BlastCall(
+        PeerOpen(c, hp->blobs + (size_t)i * BLAST_PEER_BLOB, &p->remote[i], &p->opened[i], &other));
+    reach = p->remote[i] != NULL, others &= other;
   }
   if (!reach) return PeerRelease(c);
   for (int w = 0; w < 2; w++) {
@@ -160,11 +167,31 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
         if (q->cnt > most) most = q->cnt;
       }
       p->nroute[w][r] = n, p->maxcnt[w][r] = most;
-      const int ierr = DevUpload(dr, (size_t)n, &p->route[w][r]);
+      int ierr = DevUpload(dr, (size_t)n, &p->route[w][r]);
+      if (!ierr && w == BLAST_HALO_COL && r == 0) {  // the resident solve's ghost columns
+        for (int k = 0; k < n; k++) dr[k].dst += 2 * dr[k].half;
+        ierr = DevUpload(dr, (size_t)n, &p->rk_route);
+      }
       BlastFree(&dr);
       BlastCall(ierr);
     }
   }
+  p->rank = hp->rank, p->nranks = hp->nranks;
+  p->resident = hp->all_peers && others && hp->nranks > 1 && hp->nranks <= kPeerMailRanks &&
+                hp->ranks && hp->npeer == hp->nranks - 1;
+  if (p->resident) {
+    unsigned long long **mail;
+    BlastCall(BlastMalloc(hp->npeer + 1, &mail));
+    for (int i = 0; i < hp->npeer; i++)
+      mail[i] = (unsigned long long *)(p->remote[i] + 4 * hp->half[i]);
+    int ierr = DevUpload(mail, (size_t)hp->npeer, &p->rk_mail);
+    BlastFree(&mail);
+    BlastCall(ierr);
+    BlastCall(DevUpload(hp->ranks, (size_t)hp->npeer, &p->rk_ranks));
+    BlastCallCuda(cudaMalloc((void **)&p->rk_count, sizeof(unsigned)));
+    BlastCallCuda(cudaMemset(p->rk_count, 0, sizeof(unsigned)));
+  }
+  if (hp->resident) *hp->resident = p->resident;
   *ok = 1;
   return 0;
 }
@@ -176,6 +203,10 @@ int PeerRelease(CudaCtx *c) {
   for (int w = 0; w < 2; w++)
     for (int r = 0; r < 2; r++) BlastCallCuda(cudaFree(p->route[w][r]));
   BlastCallCuda(cudaFree(p->area));
+  BlastCallCuda(cudaFree(p->rk_route));
+  BlastCallCuda(cudaFree(p->rk_mail));
+  BlastCallCuda(cudaFree(p->rk_ranks));
+  BlastCallCuda(cudaFree(p->rk_count));
   if (p->done) BlastCallCuda(cudaEventDestroy(p->done));
   BlastFree(&p->remote);
   BlastFree(&p->opened);
@@ -217,6 +248,53 @@ extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, 
   BlastCheck(p->area, BLAST_ERR_INTERNAL, "halo.peer_recv without a peer_export");
   const double *buf = p->area + (size_t)parity * p->half + p->base[which];
   return UnpackFrom(c, h, reverse, dd, ncomp, stride, buf, x);
+}
+
+// The resident solve's ghost columns of d (forward halo COL, ncomp components st apart)
+// through the areas' second pair of halves, ordered on the GPUs: Begin writes them into
+// the neighbours' areas and posts this rank's flag there; End waits on the GPU for every
+// neighbour's flag of the same exchange, then unpacks. Exchange k uses half k % 2: a rank
+// writes exchange k after its End of k - 1 saw every neighbour's flag of k - 1, which each
+// posted after its unpack of k - 2 (stream order), so no half is written while it is read.
+int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d) {
+  CudaPeer *p = &c->peer;
+  BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's halo without its areas");
+  const unsigned long long k = p->rk_hseq++;
+  const int n = p->nroute[BLAST_HALO_COL][0], most = p->maxcnt[BLAST_HALO_COL][0];
+  const dim3 grid((unsigned)GridFor((size_t)(most > 0 ? most : 1) * ncomp),
+                  (unsigned)(n > 0 ? n : 1));
+  k_peer_pack_post<<<grid, 256, 0, c->stream>>>(p->rk_route, n, c->halo[BLAST_HALO_COL].send_idx,
+                                                ncomp, st, d, (int)(k & 1u), p->rk_mail, p->npeer,
+                                                p->rank, k + 1, p->rk_count);
+  BlastCheckKernel(c->sync, "k_peer_pack_post");
+  return 0;
+}
+
+int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
+  CudaPeer *p = &c->peer;
+  const unsigned long long k = p->rk_hseq - 1;
+  k_peer_wait<<<1, 32, 0, c->stream>>>((const unsigned long long *)(p->area + 4 * p->half),
+                                       p->rk_ranks, p->npeer, k + 1);
+  BlastCheckKernel(c->sync, "k_peer_wait");
+  const double *buf = p->area + (2 + (k & 1u)) * p->half + p->base[BLAST_HALO_COL];
+  return UnpackFrom(c, &c->halo[BLAST_HALO_COL], 0, 0, ncomp, st, buf, d);
+}
+
+// Every rank's pairs (kPcgRankPairs doubles from mine, on this rank's device) into all,
+// rank after rank, through the mailboxes: this rank's posted to every other rank, then,
+// once every rank's have arrived (a wait on the GPU), all gathered.
+int PeerSolveGather(CudaCtx *c, const double *mine, double *all) {
+  CudaPeer *p = &c->peer;
+  BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's gather without its areas");
+  const unsigned long long k = p->rk_dseq++;
+  const int parity = (int)(k & 1u);
+  k_peer_dot_post<<<1, 32, 0, c->stream>>>(p->rk_mail, p->npeer, p->rank, parity, k + 1, mine);
+  BlastCheckKernel(c->sync, "k_peer_dot_post");
+  k_peer_dot_wait<<<1, 32, 0, c->stream>>>((const unsigned long long *)(p->area + 4 * p->half),
+                                           p->rk_ranks, p->npeer, p->rank, parity, k + 1, mine,
+                                           all);
+  BlastCheckKernel(c->sync, "k_peer_dot_wait");
+  return 0;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "context.h"
-#include "kernels/pcg.cuh"
+#include "kernels/pcg_ranks.cuh"
 #include "log.h"
 
 int PcgSetup(CudaCtx *c) {
@@ -36,6 +36,8 @@ int PcgSetup(CudaCtx *c) {
   BlastCallCuda(cudaMallocHost((void **)&g->end, sizeof(PcgEnd)));
   for (int k = 0; k <= kPcgInFlight; k++)
     BlastCallCuda(cudaEventCreateWithFlags(&g->done[k], cudaEventDisableTiming));
+  for (int k = 0; k <= kPcgRanksAhead; k++)
+    BlastCallCuda(cudaEventCreateWithFlags(&g->rk_done[k], cudaEventDisableTiming));
   // the constrained dofs of each component as bits of a byte per owned dof
   const size_t n = (size_t)(hd->h1_nown > 0 ? hd->h1_nown : 1);
   unsigned char *flag = NULL;
@@ -70,15 +72,19 @@ int PcgDropGraphs(CudaCtx *c) {
 int PcgFree(CudaCtx *c) {
   CudaPcg *g = &c->pcg;
   BlastCall(PcgDropGraphs(c));
-  void *bufs[] = {g->dev, g->part, g->count, g->ess};
+  void *bufs[] = {g->dev, g->part, g->count, g->ess, g->rk_pair, g->rk_all};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (bufs[i]) BlastCallCuda(cudaFree(bufs[i]));
   if (g->host) BlastCallCuda(cudaFreeHost(g->host));
   if (g->end) BlastCallCuda(cudaFreeHost(g->end));
   for (int k = 0; k <= kPcgInFlight; k++)
     if (g->done[k]) BlastCallCuda(cudaEventDestroy(g->done[k]));
+  for (int k = 0; k <= kPcgRanksAhead; k++)
+    if (g->rk_done[k]) BlastCallCuda(cudaEventDestroy(g->rk_done[k]));
   g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL, g->end = NULL;
+  g->rk_pair = g->rk_all = NULL;
   memset(g->done, 0, sizeof g->done);
+  memset(g->rk_done, 0, sizeof g->rk_done);
   return 0;
 }
 
@@ -93,27 +99,34 @@ static int PcgReady(const CudaCtx *c, int ncomp) {
   return 1;
 }
 
-// The setup of the solve and its first scalar step on c->stream (being captured).
-static int PcgRecordStart(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
-                          cudaGraphConditionalHandle cond) {
+// The setup of the solve on c->stream, the host loop's first entries, and the block pairs
+// of the first dots (z_c, r_c) into *sl.
+static int PcgStartVectors(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                           DotSlots *sl) {
   const unsigned all = (1u << ncomp) - 1u;
   const int n = c->dd.nown;
   const size_t st = (size_t)c->dd.next, bytes = (size_t)n * sizeof(double);
-  DotSlots sl;
   // the host loop's first entries: b's constraints zeroed, x = 0, r = b, z = D^{-1} r, d = z
   // (one launch for all components where they are contiguous: one rank)
   const int per = st == (size_t)n ? 1 : ncomp, len = st == (size_t)n ? ncomp : 1;
   BlastCall(BlastCudaZeroEssential(c, ncomp, all, b));
   for (int k = 0; k < per && n; k++) {
     BlastCall(BlastCudaSet(c, (size_t)len * n, 0.0, x + k * st));
-    BlastCallCuda(cudaMemcpyAsync(w[0] + k * st, b + k * st, len * bytes,
-                                  cudaMemcpyDeviceToDevice, c->stream));
+    BlastCallCuda(cudaMemcpyAsync(w[0] + k * st, b + k * st, len * bytes, cudaMemcpyDeviceToDevice,
+                                  c->stream));
   }
   BlastCall(BlastCudaJacobi(c, ncomp, all, w[0], w[1]));
   for (int k = 0; k < per && n; k++)
     BlastCallCuda(cudaMemcpyAsync(w[2] + k * st, w[1] + k * st, len * bytes,
                                   cudaMemcpyDeviceToDevice, c->stream));
-  BlastCall(DotMultiSlots(c, ncomp, all, w[1], w[0], &sl));
+  return DotMultiSlots(c, ncomp, all, w[1], w[0], sl);
+}
+
+// The setup of the solve and its first scalar step on c->stream (being captured).
+static int PcgRecordStart(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                          cudaGraphConditionalHandle cond) {
+  DotSlots sl;
+  BlastCall(PcgStartVectors(c, ncomp, b, x, w, &sl));
   k_pcg_start<<<1, kDotThreads, 0, c->stream>>>(c->pcg.dev, sl, cond);
   BlastCheckKernel(0, "k_pcg_start");
   return 0;
@@ -285,12 +298,125 @@ static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
   return 0;
 }
 
+// ---------------------------------------------------------------------------------------
+// Several ranks (kernels/pcg_ranks.cuh): the solve resident on each rank's GPU, where the
+// halos travel through CUDA IPC areas that allow it on every rank (peer_import: every
+// other rank a neighbour on a GPU of its own). No graphs: the host queues each
+// iteration's launches (the ghost columns of d written into the neighbours' areas while
+// the interior rows are multiplied, a wait on the GPU for theirs, the boundary rows, the
+// dots folded and gathered through the mailboxes, the update, its dots folded and
+// gathered, the scalar step, the advance) kPcgRanksAhead iterations ahead of the GPU, and
+// no rank waits for another on the host (ops_halo.cu: PeerSolveHalo*, PeerSolveGather).
+
+// Whether the solve of ncomp components runs resident across the ranks: the areas allow
+// it, the product gated (the iterations queued after the end do nothing but exchange),
+// no per-kernel profile or synchronisation, the double-double product. Where the options
+// are the same on every rank, so is the answer.
+static int PcgRanksReady(const CudaCtx *c, int ncomp) {
+  return c->peer.resident && !c->opt.graphs_off && !c->opt.spmv_cusparse && !c->prof.on &&
+         !c->sync && c->mode->mass_gated && c->mode->mass_gated(c, ncomp);
+}
+
+// One iteration's launches (the solve's mass_gate set by the caller).
+static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
+  const unsigned all = (1u << ncomp) - 1u;
+  const int n = c->dd.nown, nr = c->peer.nranks;
+  const size_t st = (size_t)c->dd.next;
+  double *r = w[0], *z = w[1], *d = w[2], *Ad = w[3];
+  CudaPcg *g = &c->pcg;
+  DotSlots sl;
+  BlastCall(PeerSolveHaloBegin(c, ncomp, st, d));
+  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
+  BlastCall(PeerSolveHaloEnd(c, ncomp, st, d));
+  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
+  BlastCall(DotFold(c, &sl, ncomp, all, g->rk_pair));
+  BlastCall(PeerSolveGather(c, g->rk_pair, g->rk_all));
+  k_pcgr_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+      n, g->dev, g->rk_all, nr, st, Ad, c->mv_dinv, g->ess, r, z, g->part);
+  BlastCheckKernel(0, "k_pcgr_update");
+  const DotSlots su = {g->part, kDotBlocks, kDotBlocks};
+  BlastCall(DotFold(c, &su, ncomp, all, g->rk_pair + kPcgRankPairs));
+  BlastCall(PeerSolveGather(c, g->rk_pair + kPcgRankPairs, g->rk_all + (size_t)nr * kPcgRankPairs));
+  k_pcgr_test<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, nr);
+  BlastCheckKernel(0, "k_pcgr_test");
+  k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, 0, st, z, d, x);
+  BlastCheckKernel(0, "k_pcg_advance");
+  return 0;
+}
+
+// Whether the solve ended at iteration `at` or before (the start: -1), once the device
+// has finished iteration `at` (event ev): the end state's iterations started, not whether
+// the flag is up at the time the host looks, so that every rank answers alike.
+static int PcgRanksEnded(const CudaPcg *g, cudaEvent_t ev, int at, int *ended) {
+  BlastCallCuda(cudaEventSynchronize(ev));
+  *ended = 0;
+  if (*(volatile int *)&g->end->flag) {
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);  // the state after the flag (PcgSignal's order)
+    *ended = ((const volatile PcgEnd *)g->end)->s.iter <= at + 1;
+  }
+  return 0;
+}
+
+// The solve of ncomp components resident across the ranks, the state into *s.
+static int PcgRanks(CudaCtx *c, int ncomp, int max_iter, double *b, double *x, double *const w[4],
+                    BlastPcgState *s) {
+  CudaPcg *g = &c->pcg;
+  const int nr = c->peer.nranks, ring = kPcgRanksAhead + 1;
+  if (!g->rk_pair) {
+    BlastCallCuda(cudaMalloc((void **)&g->rk_pair, 2 * kPcgRankPairs * sizeof(double)));
+    BlastCallCuda(cudaMemset(g->rk_pair, 0, 2 * kPcgRankPairs * sizeof(double)));
+    BlastCallCuda(cudaMalloc((void **)&g->rk_all, 2 * (size_t)nr * kPcgRankPairs * sizeof(double)));
+  }
+  DotSlots sl;
+  BlastCall(PcgStartVectors(c, ncomp, b, x, w, &sl));
+  BlastCall(DotFold(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair));
+  BlastCall(PeerSolveGather(c, g->rk_pair, g->rk_all));
+  k_pcgr_start<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, nr);
+  BlastCheckKernel(0, "k_pcgr_start");
+  int ierr = 0;
+  c->mass_gate = &g->dev->stop;
+  for (int i = 0; !ierr; i++) {
+    if (i >= kPcgRanksAhead) {
+      int ended = 0;
+      ierr = PcgRanksEnded(g, g->rk_done[(i - kPcgRanksAhead) % ring], i - kPcgRanksAhead, &ended);
+      if (ierr || ended) break;
+    }
+    if (i > max_iter + kPcgRanksAhead + 1) {
+      BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_CUDA,
+                      "the GPU-resident momentum solve did not stop after %d iterations "
+                      "(max_iter = %d): rerun with [gpu] graphs = off and report it",
+                      i, max_iter);
+      ierr = BLAST_ERR_CUDA;
+      break;
+    }
+    ierr = PcgRanksIteration(c, ncomp, x, w);
+    if (!ierr && cudaEventRecord(g->rk_done[i % ring], c->stream) != cudaSuccess)
+      ierr = BLAST_ERR_CUDA;
+  }
+  c->mass_gate = NULL;
+  // An error ends the run: no wait for the stream here, whose kernels may wait for the
+  // other ranks' posts.
+  if (ierr) return ierr;
+  memcpy(s, (const void *)&g->end->s, sizeof *s);
+  return 0;
+}
+
 extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
                             double *const work[4], BlastPcgState *s, int *resident) {
   CudaCtx *c = (CudaCtx *)ctx;
   *resident = 0;
-  if (ncomp < 1 || ncomp > 3 || !PcgReady(c, ncomp)) return 0;
   CudaPcg *g = &c->pcg;
+  if (ncomp >= 1 && ncomp <= 3 && PcgRanksReady(c, ncomp)) {
+    g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
+    g->host->end = g->end;
+    *(volatile int *)&g->end->flag = 0;
+    BlastCallCuda(
+        cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
+    BlastCall(PcgRanks(c, ncomp, max_iter, b, x, work, s));
+    *resident = 1;
+    return 0;
+  }
+  if (ncomp < 1 || ncomp > 3 || !PcgReady(c, ncomp)) return 0;
   const double *key[6] = {b, x, work[0], work[1], work[2], work[3]};
   if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
   if (!g->exec[ncomp]) {

@@ -59,4 +59,80 @@ __global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, s
   __threadfence_system();
 }
 
+// The resident solve's ghost columns (PeerSolveHaloBegin): k_peer_pack's writes into the
+// neighbours' second pair of halves (block rows past nroute write nothing), then, once
+// every block's writes are fenced, the last block to finish posts seq as this rank's flag
+// in every neighbour's mailbox (mail[i][me]). count: 0 between launches.
+__global__ void k_peer_pack_post(const DevRoute *routes, int nroute, const int *idx, int ncomp,
+                                 size_t stride, const double *x, int parity,
+                                 unsigned long long *const *mail, int npeer, int me,
+                                 unsigned long long seq, unsigned *count) {
+  __shared__ int last;
+  if ((int)blockIdx.y < nroute) {
+    const DevRoute r = routes[blockIdx.y];
+    double *dst = r.dst + parity * r.half;
+    const size_t total = (size_t)r.cnt * ncomp;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+         i += (size_t)gridDim.x * blockDim.x) {
+      const size_t c = i / r.cnt, k = i % r.cnt;
+      dst[c * r.rtotal + k] = x[c * stride + idx[r.off + k]];
+    }
+  }
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x * gridDim.y - 1u;
+  __syncthreads();
+  if (!last) return;
+  __threadfence_system();
+  if (threadIdx.x == 0) *count = 0u;
+  for (int i = threadIdx.x; i < npeer; i += blockDim.x)
+    *(volatile unsigned long long *)&mail[i][me] = seq;
+}
+
+// Until every rank in ranks (npeer of them) has posted seq or later in flag[rank] of this
+// rank's mailbox (one block): the kernels after it read what those ranks wrote before.
+__global__ void k_peer_wait(const unsigned long long *flag, const int *ranks, int npeer,
+                            unsigned long long seq) {
+  for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
+    const volatile unsigned long long *f = flag + ranks[i];
+    while (*f < seq) {
+    }
+  }
+  __threadfence_system();
+}
+
+// The dots through the CUDA IPC mailboxes (one block): this rank's pairs (mine) written
+// into every other rank's mailbox, row `me` of parity `parity`, then its flag there set to
+// seq. Gather k uses parity k % 2: a rank writes gather k + 2 after it saw every rank's flag
+// of gather k + 1, which each set after it had read gather k (k_peer_dot_wait).
+__global__ void k_peer_dot_post(unsigned long long *const *mail, int npeer, int me, int parity,
+                                unsigned long long seq, const double *mine) {
+  for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
+    double *row = (double *)(mail[i] + 2 * kPeerMailRanks) +
+                  ((size_t)parity * kPeerMailRanks + me) * kPeerMailPairs;
+    for (int j = 0; j < kPeerMailPairs; j++) row[j] = mine[j];
+    __threadfence_system();
+    *(volatile unsigned long long *)&mail[i][kPeerMailRanks + me] = seq;
+  }
+}
+
+// Until every other rank has set its flag of gather seq in this rank's mailbox (one
+// block), then every rank's pairs into all in rank order (this rank's from mine).
+__global__ void k_peer_dot_wait(const unsigned long long *mail, const int *ranks, int npeer, int me,
+                                int parity, unsigned long long seq, const double *mine,
+                                double *all) {
+  for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
+    const int k = ranks[i];
+    const volatile unsigned long long *f = mail + kPeerMailRanks + k;
+    while (*f < seq) {
+    }
+    __threadfence_system();
+    const volatile double *row = (const volatile double *)(mail + 2 * kPeerMailRanks) +
+                                 ((size_t)parity * kPeerMailRanks + k) * kPeerMailPairs;
+    for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)k * kPcgRankPairs + j] = row[j];
+  }
+  if (threadIdx.x == 0)
+    for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)me * kPcgRankPairs + j] = mine[j];
+}
+
 #endif  // BLAST_GPU_KERNELS_HALO_CUH
