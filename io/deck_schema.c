@@ -462,8 +462,9 @@ static const BlastDeckKey kSchema[] = {
      .choices = kGraphs,
      .help = "CUDA graphs: auto (on one rank the momentum solve runs on the GPU as one graph "
              "with a device-side loop, no host round trip per CG iteration, once the launch "
-             "tuning is done; the same bits and iterations as off) or off (the CG loop on the "
-             "host)"},
+             "tuning is done; ranks on GPUs of their own whose halos go through CUDA IPC, every "
+             "other rank a neighbour, run it resident across the GPUs; the same bits and "
+             "iterations as off) or off (the CG loop on the host)"},
     {.section = "gpu",
      .key = "halo_transport",
      .type = BLAST_DECK_ENUM,
