@@ -43,12 +43,10 @@ __global__ void k_unpack_add(DevHalo h, int ncomp, size_t stride, const double *
   }
 }
 
-// The device-to-device transport's pack: block row y is route y; its entries go straight
-// into the neighbour's area (on this GPU or a peer's), made visible to the other process
-// before the kernel's completion is reported.
-__global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, size_t stride,
-                            const double *x, int parity) {
-  const DevRoute r = routes[blockIdx.y];
+// The block's share of route r's entries written into half `parity` of the neighbour's
+// area (on this GPU or a peer's).
+__device__ __forceinline__ void PeerPackRoute(const DevRoute &r, const int *idx, int ncomp,
+                                              size_t stride, const double *x, int parity) {
   double *dst = r.dst + parity * r.half;
   const size_t total = (size_t)r.cnt * ncomp;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
@@ -56,6 +54,14 @@ __global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, s
     const size_t c = i / r.cnt, k = i % r.cnt;
     dst[c * r.rtotal + k] = x[c * stride + idx[r.off + k]];
   }
+}
+
+// The device-to-device transport's pack: block row y is route y; its entries go straight
+// into the neighbour's area, made visible to the other process before the kernel's
+// completion is reported.
+__global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, size_t stride,
+                            const double *x, int parity) {
+  PeerPackRoute(routes[blockIdx.y], idx, ncomp, stride, x, parity);
   __threadfence_system();
 }
 
@@ -68,16 +74,7 @@ __global__ void k_peer_pack_post(const DevRoute *routes, int nroute, const int *
                                  unsigned long long *const *mail, int npeer, int me,
                                  unsigned long long seq, unsigned *count) {
   __shared__ int last;
-  if ((int)blockIdx.y < nroute) {
-    const DevRoute r = routes[blockIdx.y];
-    double *dst = r.dst + parity * r.half;
-    const size_t total = (size_t)r.cnt * ncomp;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
-         i += (size_t)gridDim.x * blockDim.x) {
-      const size_t c = i / r.cnt, k = i % r.cnt;
-      dst[c * r.rtotal + k] = x[c * stride + idx[r.off + k]];
-    }
-  }
+  if ((int)blockIdx.y < nroute) PeerPackRoute(routes[blockIdx.y], idx, ncomp, stride, x, parity);
   __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x * gridDim.y - 1u;
