@@ -406,7 +406,8 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
   CudaCtx *c = (CudaCtx *)ctx;
   *resident = 0;
   CudaPcg *g = &c->pcg;
-  if (ncomp >= 1 && ncomp <= 3 && PcgRanksReady(c, ncomp)) {
+  if (c->peer.resident) {  // several ranks: resident across them, or the host loop on all
+    if (ncomp < 1 || ncomp > 3 || !PcgRanksReady(c, ncomp)) return 0;
     g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
     g->host->end = g->end;
     *(volatile int *)&g->end->flag = 0;
@@ -416,6 +417,7 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     *resident = 1;
     return 0;
   }
+  if (c->peer.nranks > 1 || c->nccl.comm) return 0;  // no other ranks' dots in the graphs
   if (ncomp < 1 || ncomp > 3 || !PcgReady(c, ncomp)) return 0;
   const double *key[6] = {b, x, work[0], work[1], work[2], work[3]};
   if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
