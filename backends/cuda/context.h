@@ -154,12 +154,6 @@ typedef struct {
   unsigned long long rk_hseq, rk_dseq;  // the solve's halo exchanges and dot gathers so far
 } CudaPeer;
 
-// The resident solve's mailbox in a rank's area (CudaPeer): a flag per sending rank for
-// the ghost columns (the sender's exchanges so far), one per rank for the dots, then the
-// dot pairs, [2 parities][kPeerMailRanks][kPcgRankPairs]. Ranks beyond kPeerMailRanks run
-// the host loop.
-enum { kPeerMailRanks = 64, kPeerMailPairs = 6 };  // kPcgRankPairs
-enum { kPeerMail = 2 * kPeerMailRanks + 2 * kPeerMailRanks * kPeerMailPairs };
 
 enum { kSpmmMaxCand = 16 };  // mass-matrix kernel variants the tuner may time
 
@@ -246,6 +240,16 @@ enum { kPcgPassMax = kPcgUnroll << (kPcgLens - 1) };
 // queued unless the solve ended at iteration i - kPcgRanksAhead or before, which every
 // rank learns from its own device at the same point.
 enum { kPcgRankPairs = 6, kPcgRanksAhead = 4 };
+
+// The resident solve's mailbox in a rank's area (CudaPeer): a flag per sending rank for
+// the ghost columns (the sender's exchanges so far), one per rank for the dots, then the
+// dot pairs, [2 parities][kPeerMailRanks][kPcgRankPairs]; it follows the area's four
+// halves (PeerMail). Ranks beyond kPeerMailRanks run the host loop.
+enum { kPeerMailRanks = 64 };
+enum { kPeerMail = 2 * kPeerMailRanks + 2 * kPeerMailRanks * kPcgRankPairs };
+static inline unsigned long long *PeerMail(double *area, int64_t half) {
+  return (unsigned long long *)(area + 4 * half);
+}
 
 // Quadrature updates whose results may wait for the next ctx.sync (CudaCtx.q_res).
 enum { kQPending = 8 };

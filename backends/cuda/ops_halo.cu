@@ -182,8 +182,7 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
   if (p->resident) {
     unsigned long long **mail;
     BlastCall(BlastMalloc(hp->npeer + 1, &mail));
-    for (int i = 0; i < hp->npeer; i++)
-      mail[i] = (unsigned long long *)(p->remote[i] + 4 * hp->half[i]);
+    for (int i = 0; i < hp->npeer; i++) mail[i] = PeerMail(p->remote[i], hp->half[i]);
     int ierr = DevUpload(mail, (size_t)hp->npeer, &p->rk_mail);
     BlastFree(&mail);
     BlastCall(ierr);
@@ -273,8 +272,8 @@ int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d) {
 int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
   CudaPeer *p = &c->peer;
   const unsigned long long k = p->rk_hseq - 1;
-  k_peer_wait<<<1, 32, 0, c->stream>>>((const unsigned long long *)(p->area + 4 * p->half),
-                                       p->rk_ranks, p->npeer, k + 1);
+  k_peer_wait<<<1, 32, 0, c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks, p->npeer,
+                                       k + 1);
   BlastCheckKernel(c->sync, "k_peer_wait");
   const double *buf = p->area + (2 + (k & 1u)) * p->half + p->base[BLAST_HALO_COL];
   return UnpackFrom(c, &c->halo[BLAST_HALO_COL], 0, 0, ncomp, st, buf, d);
@@ -290,9 +289,8 @@ int PeerSolveGather(CudaCtx *c, const double *mine, double *all) {
   const int parity = (int)(k & 1u);
   k_peer_dot_post<<<1, 32, 0, c->stream>>>(p->rk_mail, p->npeer, p->rank, parity, k + 1, mine);
   BlastCheckKernel(c->sync, "k_peer_dot_post");
-  k_peer_dot_wait<<<1, 32, 0, c->stream>>>((const unsigned long long *)(p->area + 4 * p->half),
-                                           p->rk_ranks, p->npeer, p->rank, parity, k + 1, mine,
-                                           all);
+  k_peer_dot_wait<<<1, 32, 0, c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks,
+                                           p->npeer, p->rank, parity, k + 1, mine, all);
   BlastCheckKernel(c->sync, "k_peer_dot_wait");
   return 0;
 }

@@ -401,6 +401,18 @@ static int PcgRanks(CudaCtx *c, int ncomp, int max_iter, double *b, double *x, d
   return 0;
 }
 
+// A solve's parameters to the device state on c->stream, its end flag down (end: where
+// the kernels leave the final state and the flag, NULL under a WHILE node).
+static int PcgArm(CudaCtx *c, int ncomp, double tol, int max_iter, PcgEnd *end) {
+  CudaPcg *g = &c->pcg;
+  g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
+  g->host->end = end;
+  *(volatile int *)&g->end->flag = 0;
+  BlastCallCuda(
+      cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
+  return 0;
+}
+
 extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, double *b, double *x,
                             double *const work[4], BlastPcgState *s, int *resident) {
   CudaCtx *c = (CudaCtx *)ctx;
@@ -408,11 +420,7 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
   CudaPcg *g = &c->pcg;
   if (c->peer.resident) {  // several ranks: resident across them, or the host loop on all
     if (ncomp < 1 || ncomp > 3 || !PcgRanksReady(c, ncomp)) return 0;
-    g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
-    g->host->end = g->end;
-    *(volatile int *)&g->end->flag = 0;
-    BlastCallCuda(
-        cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
+    BlastCall(PcgArm(c, ncomp, tol, max_iter, g->end));
     BlastCall(PcgRanks(c, ncomp, max_iter, b, x, work, s));
     *resident = 1;
     return 0;
@@ -442,11 +450,7 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
     }
     memcpy(g->key[ncomp], key, sizeof key);
   }
-  g->host->tol = tol, g->host->max_iter = max_iter, g->host->ncomp = ncomp, g->host->stop = 0;
-  g->host->end = g->pass[ncomp][0] ? g->end : NULL;
-  *(volatile int *)&g->end->flag = 0;
-  BlastCallCuda(
-      cudaMemcpyAsync(g->dev, g->host, sizeof(PcgDev), cudaMemcpyHostToDevice, c->stream));
+  BlastCall(PcgArm(c, ncomp, tol, max_iter, g->pass[ncomp][0] ? g->end : NULL));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
   if (g->pass[ncomp][0]) {
     const int ierr = PcgReplay(c, ncomp, max_iter);

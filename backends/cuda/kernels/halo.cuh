@@ -86,16 +86,19 @@ __global__ void k_peer_pack_post(const DevRoute *routes, int nroute, const int *
     *(volatile unsigned long long *)&mail[i][me] = seq;
 }
 
+// Until another rank has set *flag (in this rank's mailbox) to seq or later; what it wrote
+// before the flag is visible after.
+__device__ __forceinline__ void PeerAwait(const unsigned long long *flag, unsigned long long seq) {
+  while (*(const volatile unsigned long long *)flag < seq) {
+  }
+  __threadfence_system();
+}
+
 // Until every rank in ranks (npeer of them) has posted seq or later in flag[rank] of this
 // rank's mailbox (one block): the kernels after it read what those ranks wrote before.
 __global__ void k_peer_wait(const unsigned long long *flag, const int *ranks, int npeer,
                             unsigned long long seq) {
-  for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
-    const volatile unsigned long long *f = flag + ranks[i];
-    while (*f < seq) {
-    }
-  }
-  __threadfence_system();
+  for (int i = threadIdx.x; i < npeer; i += blockDim.x) PeerAwait(flag + ranks[i], seq);
 }
 
 // The dots through the CUDA IPC mailboxes (one block): this rank's pairs (mine) written
@@ -106,8 +109,8 @@ __global__ void k_peer_dot_post(unsigned long long *const *mail, int npeer, int 
                                 unsigned long long seq, const double *mine) {
   for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
     double *row = (double *)(mail[i] + 2 * kPeerMailRanks) +
-                  ((size_t)parity * kPeerMailRanks + me) * kPeerMailPairs;
-    for (int j = 0; j < kPeerMailPairs; j++) row[j] = mine[j];
+                  ((size_t)parity * kPeerMailRanks + me) * kPcgRankPairs;
+    for (int j = 0; j < kPcgRankPairs; j++) row[j] = mine[j];
     __threadfence_system();
     *(volatile unsigned long long *)&mail[i][kPeerMailRanks + me] = seq;
   }
@@ -120,12 +123,9 @@ __global__ void k_peer_dot_wait(const unsigned long long *mail, const int *ranks
                                 double *all) {
   for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
     const int k = ranks[i];
-    const volatile unsigned long long *f = mail + kPeerMailRanks + k;
-    while (*f < seq) {
-    }
-    __threadfence_system();
+    PeerAwait(mail + kPeerMailRanks + k, seq);
     const volatile double *row = (const volatile double *)(mail + 2 * kPeerMailRanks) +
-                                 ((size_t)parity * kPeerMailRanks + k) * kPeerMailPairs;
+                                 ((size_t)parity * kPeerMailRanks + k) * kPcgRankPairs;
     for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)k * kPcgRankPairs + j] = row[j];
   }
   if (threadIdx.x == 0)
