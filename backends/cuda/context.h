@@ -150,8 +150,9 @@ typedef struct {
                                  // neighbours' second pair of halves
   unsigned long long **rk_mail;  // [npeer] device: the neighbours' mailboxes
   int *rk_ranks;                 // [npeer] device: their ranks
-  unsigned *rk_count;            // device: blocks of the pack done (0 between launches)
-  unsigned long long rk_hseq, rk_dseq;  // the solve's halo exchanges and dot gathers so far
+  unsigned *rk_count;            // [2] device: blocks of the pack, of the unpack done (0
+                                 // between launches)
+  unsigned long long *rk_seq;    // [2] device: the solve's halo exchanges, dot gathers so far
 } CudaPeer;
 
 
@@ -235,11 +236,12 @@ enum { kPcgPassMax = kPcgUnroll << (kPcgLens - 1) };
 
 // The resident PCG of several ranks (ops_pcg.cu, through the CUDA IPC areas): the doubles
 // each rank gathers per dot (a folded pair per component), and the iterations the host
-// queues ahead of the last one it knows has finished. Every rank queues the same
-// iterations (each posts to and waits for the other ranks on the GPU): iteration i is
-// queued unless the solve ended at iteration i - kPcgRanksAhead or before, which every
-// rank learns from its own device at the same point.
-enum { kPcgRankPairs = 6, kPcgRanksAhead = 4 };
+// queues ahead of the last one it knows has finished, in passes of kPcgRanksPass (a graph
+// each; kPcgRanksAhead a multiple of it). Every rank queues the same passes (each posts to
+// and waits for the other ranks on the GPU): a pass is queued unless the solve ended in
+// the pass kPcgRanksAhead iterations before it or earlier, which every rank learns from
+// its own device at the same point.
+enum { kPcgRankPairs = 6, kPcgRanksAhead = 4, kPcgRanksPass = 2 };
 
 // The resident solve's mailbox in a rank's area (CudaPeer): a flag per sending rank for
 // the ghost columns (the sender's exchanges so far), one per rank for the dots, then the

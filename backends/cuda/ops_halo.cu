@@ -187,8 +187,10 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
     BlastFree(&mail);
     BlastCall(ierr);
     BlastCall(DevUpload(hp->ranks, (size_t)hp->npeer, &p->rk_ranks));
-    BlastCallCuda(cudaMalloc((void **)&p->rk_count, sizeof(unsigned)));
-    BlastCallCuda(cudaMemset(p->rk_count, 0, sizeof(unsigned)));
+    BlastCallCuda(cudaMalloc((void **)&p->rk_count, 2 * sizeof(unsigned)));
+    BlastCallCuda(cudaMemset(p->rk_count, 0, 2 * sizeof(unsigned)));
+    BlastCallCuda(cudaMalloc((void **)&p->rk_seq, 2 * sizeof(unsigned long long)));
+    BlastCallCuda(cudaMemset(p->rk_seq, 0, 2 * sizeof(unsigned long long)));
   }
   if (hp->resident) *hp->resident = p->resident;
   *ok = 1;
@@ -206,6 +208,7 @@ int PeerRelease(CudaCtx *c) {
   BlastCallCuda(cudaFree(p->rk_mail));
   BlastCallCuda(cudaFree(p->rk_ranks));
   BlastCallCuda(cudaFree(p->rk_count));
+  BlastCallCuda(cudaFree(p->rk_seq));
   if (p->done) BlastCallCuda(cudaEventDestroy(p->done));
   BlastFree(&p->remote);
   BlastFree(&p->opened);
@@ -255,42 +258,44 @@ extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, 
 // neighbour's flag of the same exchange, then unpacks. Exchange k uses half k % 2: a rank
 // writes exchange k after its End of k - 1 saw every neighbour's flag of k - 1, which each
 // posted after its unpack of k - 2 (stream order), so no half is written while it is read.
+// The exchanges are counted on the device (CudaPeer.rk_seq[0]): the launches are the same
+// every time, and a graph may replay them.
 int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d) {
   CudaPeer *p = &c->peer;
   BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's halo without its areas");
-  const unsigned long long k = p->rk_hseq++;
   const int n = p->nroute[BLAST_HALO_COL][0], most = p->maxcnt[BLAST_HALO_COL][0];
   const dim3 grid((unsigned)GridFor((size_t)(most > 0 ? most : 1) * ncomp),
                   (unsigned)(n > 0 ? n : 1));
   k_peer_pack_post<<<grid, 256, 0, c->stream>>>(p->rk_route, n, c->halo[BLAST_HALO_COL].send_idx,
-                                                ncomp, st, d, (int)(k & 1u), p->rk_mail, p->npeer,
-                                                p->rank, k + 1, p->rk_count);
+                                                ncomp, st, d, p->rk_seq, p->rk_mail, p->npeer,
+                                                p->rank, p->rk_count);
   BlastCheckKernel(c->sync, "k_peer_pack_post");
   return 0;
 }
 
 int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
   CudaPeer *p = &c->peer;
-  const unsigned long long k = p->rk_hseq - 1;
-  k_peer_wait<<<1, 32, 0, c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks, p->npeer,
-                                       k + 1);
-  BlastCheckKernel(c->sync, "k_peer_wait");
-  const double *buf = p->area + (2 + (k & 1u)) * p->half + p->base[BLAST_HALO_COL];
-  return UnpackFrom(c, &c->halo[BLAST_HALO_COL], 0, 0, ncomp, st, buf, d);
+  const DevHalo *h = &c->halo[BLAST_HALO_COL];
+  const double *halves = p->area + 2 * p->half + p->base[BLAST_HALO_COL];
+  k_peer_unpack_wait<<<GridFor((size_t)(h->nrecv > 0 ? h->nrecv : 1) * ncomp), 256, 0,
+                       c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks, p->npeer,
+                                    p->rk_seq, p->rk_count + 1, h->nrecv, ncomp, st, h->recv_idx,
+                                    halves, p->half, d);
+  BlastCheckKernel(c->sync, "k_peer_unpack_wait");
+  return 0;
 }
 
 // Every rank's pairs (kPcgRankPairs doubles from mine, on this rank's device) into all,
 // rank after rank, through the mailboxes: this rank's posted to every other rank, then,
-// once every rank's have arrived (a wait on the GPU), all gathered.
+// once every rank's have arrived (a wait on the GPU), all gathered. The gathers are
+// counted on the device (CudaPeer.rk_seq[1]).
 int PeerSolveGather(CudaCtx *c, const double *mine, double *all) {
   CudaPeer *p = &c->peer;
   BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's gather without its areas");
-  const unsigned long long k = p->rk_dseq++;
-  const int parity = (int)(k & 1u);
-  k_peer_dot_post<<<1, 32, 0, c->stream>>>(p->rk_mail, p->npeer, p->rank, parity, k + 1, mine);
+  k_peer_dot_post<<<1, 32, 0, c->stream>>>(p->rk_mail, p->npeer, p->rank, p->rk_seq + 1, mine);
   BlastCheckKernel(c->sync, "k_peer_dot_post");
   k_peer_dot_wait<<<1, 32, 0, c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks,
-                                           p->npeer, p->rank, parity, k + 1, mine, all);
+                                           p->npeer, p->rank, p->rk_seq + 1, mine, all);
   BlastCheckKernel(c->sync, "k_peer_dot_wait");
   return 0;
 }

@@ -301,12 +301,16 @@ static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
 // ---------------------------------------------------------------------------------------
 // Several ranks (kernels/pcg_ranks.cuh): the solve resident on each rank's GPU, where the
 // halos travel through CUDA IPC areas that allow it on every rank (peer_import: every
-// other rank a neighbour on a GPU of its own). No graphs: the host queues each
-// iteration's launches (the ghost columns of d written into the neighbours' areas while
-// the interior rows are multiplied, a wait on the GPU for theirs, the boundary rows, the
-// dots folded and gathered through the mailboxes, the update, its dots folded and
-// gathered, the scalar step, the advance) kPcgRanksAhead iterations ahead of the GPU, and
-// no rank waits for another on the host (ops_halo.cu: PeerSolveHalo*, PeerSolveGather).
+// other rank a neighbour on a GPU of its own). Each iteration: the ghost columns of d
+// written into the neighbours' areas while the interior rows are multiplied, a wait on
+// the GPU for theirs, the boundary rows, the dots folded and gathered through the
+// mailboxes, the update, its dots folded and gathered, the scalar step, the advance
+// (ops_halo.cu: PeerSolveHalo*, PeerSolveGather). The exchanges are counted on the
+// devices, so the launches are the same every iteration: the start and passes of
+// kPcgRanksPass iterations are graphs (built as the one-rank ones, per component count
+// and vectors; launched directly where the runtime cannot build them), the host queues
+// passes kPcgRanksAhead iterations ahead of the GPU, and no rank waits for another on
+// the host.
 
 // Whether the solve of ncomp components runs resident across the ranks: the areas allow
 // it, the product gated (the iterations queued after the end do nothing but exchange),
@@ -344,6 +348,50 @@ static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4
   return 0;
 }
 
+// The solve's start: its vectors, the first dots gathered, the first scalar step.
+static int PcgRanksStart(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4]) {
+  CudaPcg *g = &c->pcg;
+  DotSlots sl;
+  BlastCall(PcgStartVectors(c, ncomp, b, x, w, &sl));
+  BlastCall(DotFold(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair));
+  BlastCall(PeerSolveGather(c, g->rk_pair, g->rk_all));
+  k_pcgr_start<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, c->peer.nranks);
+  BlastCheckKernel(0, "k_pcgr_start");
+  return 0;
+}
+
+// A pass of kPcgRanksPass iterations, the product gated by the solve's end.
+static int PcgRanksPass(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
+  c->mass_gate = &c->pcg.dev->stop;
+  int ierr = 0;
+  for (int k = 0; k < kPcgRanksPass && !ierr; k++) ierr = PcgRanksIteration(c, ncomp, x, w);
+  c->mass_gate = NULL;
+  return ierr;
+}
+
+// The start into *exec and a pass into *pass, built and instantiated; nonzero (and none
+// kept) if the runtime could not build them.
+static int PcgRanksBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4],
+                         cudaGraphExec_t *exec, cudaGraphExec_t *pass) {
+  cudaGraph_t graph[2] = {NULL, NULL};
+  int ierr = 0;
+  *exec = *pass = NULL;
+  for (int k = 0; k < 2 && !ierr; k++)
+    if (cudaGraphCreate(&graph[k], 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+  PCG_CAPTURE(graph[0], PcgRanksStart(c, ncomp, b, x, w));
+  PCG_CAPTURE(graph[1], PcgRanksPass(c, ncomp, x, w));
+  if (!ierr && cudaGraphInstantiate(exec, graph[0], 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+  if (!ierr && cudaGraphInstantiate(pass, graph[1], 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+  for (int k = 0; k < 2; k++)
+    if (graph[k]) cudaGraphDestroy(graph[k]);
+  if (ierr) {
+    if (*exec) cudaGraphExecDestroy(*exec);
+    if (*pass) cudaGraphExecDestroy(*pass);
+    *exec = *pass = NULL;
+  }
+  return ierr;
+}
+
 // Whether the solve ended at iteration `at` or before (the start: -1), once the device
 // has finished iteration `at` (event ev): the end state's iterations started, not whether
 // the flag is up at the time the host looks, so that every rank answers alike.
@@ -357,43 +405,64 @@ static int PcgRanksEnded(const CudaPcg *g, cudaEvent_t ev, int at, int *ended) {
   return 0;
 }
 
-// The solve of ncomp components resident across the ranks, the state into *s.
+// The solve of ncomp components resident across the ranks, the state into *s: pass q is
+// queued unless the solve ended in pass q - ahead or before. A rank whose runtime could
+// not build the graphs launches the same kernels directly (the same exchanges).
 static int PcgRanks(CudaCtx *c, int ncomp, int max_iter, double *b, double *x, double *const w[4],
                     BlastPcgState *s) {
   CudaPcg *g = &c->pcg;
-  const int nr = c->peer.nranks, ring = kPcgRanksAhead + 1;
+  const int nr = c->peer.nranks, ahead = kPcgRanksAhead / kPcgRanksPass, ring = ahead + 1;
   if (!g->rk_pair) {
     BlastCallCuda(cudaMalloc((void **)&g->rk_pair, 2 * kPcgRankPairs * sizeof(double)));
     BlastCallCuda(cudaMemset(g->rk_pair, 0, 2 * kPcgRankPairs * sizeof(double)));
     BlastCallCuda(cudaMalloc((void **)&g->rk_all, 2 * (size_t)nr * kPcgRankPairs * sizeof(double)));
   }
-  DotSlots sl;
-  BlastCall(PcgStartVectors(c, ncomp, b, x, w, &sl));
-  BlastCall(DotFold(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair));
-  BlastCall(PeerSolveGather(c, g->rk_pair, g->rk_all));
-  k_pcgr_start<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, nr);
-  BlastCheckKernel(0, "k_pcgr_start");
+  const double *key[6] = {b, x, w[0], w[1], w[2], w[3]};
+  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
+  if (!g->exec[ncomp] && !g->off) {
+    const cudaError_t before = cudaGetLastError();
+    BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
+               cudaGetErrorString(before));
+    if (PcgRanksBuild(c, ncomp, b, x, w, &g->exec[ncomp], &g->pass[ncomp][0])) {
+      const cudaError_t e = cudaGetLastError();  // cleared: the launches go directly
+      BlastErrorClear();
+      g->off = 1;
+      if (c->opt.verbose)
+        BlastLog(BLAST_LOG_WARN,
+                 "note: the momentum solve launches its iterations one by one: this GPU's "
+                 "runtime could not build its CUDA graphs (%s)\n",
+                 cudaGetErrorString(e));
+    } else
+      memcpy(g->key[ncomp], key, sizeof key);
+  }
+  const cudaGraphExec_t start = g->exec[ncomp], pass = g->pass[ncomp][0];
+  if (start)
+    BlastCallCuda(cudaGraphLaunch(start, c->stream));
+  else
+    BlastCall(PcgRanksStart(c, ncomp, b, x, w));
   int ierr = 0;
-  c->mass_gate = &g->dev->stop;
-  for (int i = 0; !ierr; i++) {
-    if (i >= kPcgRanksAhead) {
+  for (int q = 0; !ierr; q++) {
+    if (q >= ahead) {
       int ended = 0;
-      ierr = PcgRanksEnded(g, g->rk_done[(i - kPcgRanksAhead) % ring], i - kPcgRanksAhead, &ended);
+      ierr = PcgRanksEnded(g, g->rk_done[(q - ahead) % ring], (q - ahead + 1) * kPcgRanksPass - 1,
+                           &ended);
       if (ierr || ended) break;
     }
-    if (i > max_iter + kPcgRanksAhead + 1) {
+    if (q * kPcgRanksPass > max_iter + kPcgRanksAhead + kPcgRanksPass) {
       BlastErrorRaise(__FILE__, __LINE__, __func__, BLAST_ERR_CUDA,
                       "the GPU-resident momentum solve did not stop after %d iterations "
                       "(max_iter = %d): rerun with [gpu] graphs = off and report it",
-                      i, max_iter);
+                      q * kPcgRanksPass, max_iter);
       ierr = BLAST_ERR_CUDA;
       break;
     }
-    ierr = PcgRanksIteration(c, ncomp, x, w);
-    if (!ierr && cudaEventRecord(g->rk_done[i % ring], c->stream) != cudaSuccess)
+    if (pass)
+      ierr = cudaGraphLaunch(pass, c->stream) != cudaSuccess ? BLAST_ERR_CUDA : 0;
+    else
+      ierr = PcgRanksPass(c, ncomp, x, w);
+    if (!ierr && cudaEventRecord(g->rk_done[q % ring], c->stream) != cudaSuccess)
       ierr = BLAST_ERR_CUDA;
   }
-  c->mass_gate = NULL;
   // An error ends the run: no wait for the stream here, whose kernels may wait for the
   // other ranks' posts.
   if (ierr) return ierr;

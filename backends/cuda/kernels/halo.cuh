@@ -14,12 +14,20 @@ __global__ void k_pack(int n, int ncomp, size_t stride, const int *idx, const do
   }
 }
 
-__global__ void k_unpack_set(int n, int ncomp, size_t stride, const int *idx, const double *buf, double *x) {
+// The grid's share of a forward unpack: ghost idx[k] of component c set from buf.
+__device__ __forceinline__ void UnpackSet(int n, int ncomp, size_t stride, const int *idx,
+                                          const double *buf, double *x) {
   const size_t total = (size_t)n * ncomp;
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total; i += (size_t)gridDim.x * blockDim.x) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
     const size_t c = i / n, k = i % n;
     x[c * stride + idx[k]] = buf[i];
   }
+}
+
+__global__ void k_unpack_set(int n, int ncomp, size_t stride, const int *idx, const double *buf,
+                             double *x) {
+  UnpackSet(n, ncomp, stride, idx, buf, x);
 }
 
 // Reverse unpack: each distinct target adds its buffer entries in list order.
@@ -66,15 +74,19 @@ __global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, s
 }
 
 // The resident solve's ghost columns (PeerSolveHaloBegin): k_peer_pack's writes into the
-// neighbours' second pair of halves (block rows past nroute write nothing), then, once
-// every block's writes are fenced, the last block to finish posts seq as this rank's flag
-// in every neighbour's mailbox (mail[i][me]). count: 0 between launches.
+// neighbours' second pair of halves, half seq[0] % 2 (block rows past nroute write
+// nothing), then, once every block's writes are fenced, the last block to finish posts
+// seq[0] + 1 as this rank's flag in every neighbour's mailbox (mail[i][me]). seq: the
+// exchanges so far, on the device (k_peer_unpack_wait counts them), so that a graph can
+// replay the launch; count: 0 between launches.
 __global__ void k_peer_pack_post(const DevRoute *routes, int nroute, const int *idx, int ncomp,
-                                 size_t stride, const double *x, int parity,
+                                 size_t stride, const double *x, const unsigned long long *seq,
                                  unsigned long long *const *mail, int npeer, int me,
-                                 unsigned long long seq, unsigned *count) {
+                                 unsigned *count) {
   __shared__ int last;
-  if ((int)blockIdx.y < nroute) PeerPackRoute(routes[blockIdx.y], idx, ncomp, stride, x, parity);
+  const unsigned long long k = *seq;
+  if ((int)blockIdx.y < nroute)
+    PeerPackRoute(routes[blockIdx.y], idx, ncomp, stride, x, (int)(k & 1u));
   __threadfence_system();
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x * gridDim.y - 1u;
@@ -83,7 +95,7 @@ __global__ void k_peer_pack_post(const DevRoute *routes, int nroute, const int *
   __threadfence_system();
   if (threadIdx.x == 0) *count = 0u;
   for (int i = threadIdx.x; i < npeer; i += blockDim.x)
-    *(volatile unsigned long long *)&mail[i][me] = seq;
+    *(volatile unsigned long long *)&mail[i][me] = k + 1;
 }
 
 // Until another rank has set *flag (in this rank's mailbox) to seq or later; what it wrote
@@ -94,42 +106,60 @@ __device__ __forceinline__ void PeerAwait(const unsigned long long *flag, unsign
   __threadfence_system();
 }
 
-// Until every rank in ranks (npeer of them) has posted seq or later in flag[rank] of this
-// rank's mailbox (one block): the kernels after it read what those ranks wrote before.
-__global__ void k_peer_wait(const unsigned long long *flag, const int *ranks, int npeer,
-                            unsigned long long seq) {
-  for (int i = threadIdx.x; i < npeer; i += blockDim.x) PeerAwait(flag + ranks[i], seq);
+// The resident solve's ghost columns arriving (PeerSolveHaloEnd): every block waits until
+// each neighbour in ranks (npeer of them) has posted exchange seq[0] + 1 in flag[rank] of
+// this rank's mailbox, then sets its share of the n ghost entries (ncomp components) from
+// half seq[0] % 2 of the area's second pair (halves: its first half; the second lies
+// `half` doubles after it); the last block to finish counts the exchange (seq[0] + 1). count: 0 between launches.
+__global__ void k_peer_unpack_wait(const unsigned long long *flag, const int *ranks, int npeer,
+                                   unsigned long long *seq, unsigned *count, int n, int ncomp,
+                                   size_t stride, const int *idx, const double *halves,
+                                   size_t half, double *x) {
+  __shared__ int last;
+  const unsigned long long k = *seq;
+  for (int i = threadIdx.x; i < npeer; i += blockDim.x) PeerAwait(flag + ranks[i], k + 1);
+  __syncthreads();
+  UnpackSet(n, ncomp, stride, idx, halves + (k & 1u) * half, x);
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1u;
+  __syncthreads();
+  if (last && threadIdx.x == 0) *count = 0u, *seq = k + 1;
 }
 
 // The dots through the CUDA IPC mailboxes (one block): this rank's pairs (mine) written
-// into every other rank's mailbox, row `me` of parity `parity`, then its flag there set to
-// seq. Gather k uses parity k % 2: a rank writes gather k + 2 after it saw every rank's flag
-// of gather k + 1, which each set after it had read gather k (k_peer_dot_wait).
-__global__ void k_peer_dot_post(unsigned long long *const *mail, int npeer, int me, int parity,
-                                unsigned long long seq, const double *mine) {
+// into every other rank's mailbox, row `me` of parity seq % 2, then its flag there set to
+// seq + 1 (seq: the gathers so far, on the device; k_peer_dot_wait counts them). Gather k
+// uses parity k % 2: a rank writes gather k + 2 after it saw every rank's flag of gather
+// k + 1, which each set after it had read gather k (k_peer_dot_wait).
+__global__ void k_peer_dot_post(unsigned long long *const *mail, int npeer, int me,
+                                const unsigned long long *seq, const double *mine) {
+  const unsigned long long k = *seq;
   for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
     double *row = (double *)(mail[i] + 2 * kPeerMailRanks) +
-                  ((size_t)parity * kPeerMailRanks + me) * kPcgRankPairs;
+                  ((size_t)(k & 1u) * kPeerMailRanks + me) * kPcgRankPairs;
     for (int j = 0; j < kPcgRankPairs; j++) row[j] = mine[j];
     __threadfence_system();
-    *(volatile unsigned long long *)&mail[i][kPeerMailRanks + me] = seq;
+    *(volatile unsigned long long *)&mail[i][kPeerMailRanks + me] = k + 1;
   }
 }
 
-// Until every other rank has set its flag of gather seq in this rank's mailbox (one
-// block), then every rank's pairs into all in rank order (this rank's from mine).
+// Until every other rank has set its flag of gather seq + 1 in this rank's mailbox (one
+// block), then every rank's pairs into all in rank order (this rank's from mine), and the
+// gather counted (seq + 1).
 __global__ void k_peer_dot_wait(const unsigned long long *mail, const int *ranks, int npeer, int me,
-                                int parity, unsigned long long seq, const double *mine,
-                                double *all) {
+                                unsigned long long *seq, const double *mine, double *all) {
+  const unsigned long long k = *seq;
   for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
-    const int k = ranks[i];
-    PeerAwait(mail + kPeerMailRanks + k, seq);
+    const int r = ranks[i];
+    PeerAwait(mail + kPeerMailRanks + r, k + 1);
     const volatile double *row = (const volatile double *)(mail + 2 * kPeerMailRanks) +
-                                 ((size_t)parity * kPeerMailRanks + k) * kPcgRankPairs;
-    for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)k * kPcgRankPairs + j] = row[j];
+                                 ((size_t)(k & 1u) * kPeerMailRanks + r) * kPcgRankPairs;
+    for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)r * kPcgRankPairs + j] = row[j];
   }
   if (threadIdx.x == 0)
     for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)me * kPcgRankPairs + j] = mine[j];
+  __syncthreads();
+  if (threadIdx.x == 0) *seq = k + 1;
 }
 
 #endif  // BLAST_GPU_KERNELS_HALO_CUH
