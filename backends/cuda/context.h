@@ -150,9 +150,12 @@ typedef struct {
                                  // neighbours' second pair of halves
   unsigned long long **rk_mail;  // [npeer] device: the neighbours' mailboxes
   int *rk_ranks;                 // [npeer] device: their ranks
-  unsigned *rk_count;            // [2] device: blocks of the pack, of the unpack done (0
-                                 // between launches)
+  unsigned *rk_count;            // [3] device: blocks of the pack, the unpack, the dots'
+                                 // fold done (0 between launches)
   unsigned long long *rk_seq;    // [2] device: the solve's halo exchanges, dot gathers so far
+  cudaStream_t rk_side;          // the ghost columns' pack, beside the interior rows (highest
+                                 // priority), forked from and joined to the context's stream
+  cudaEvent_t rk_fork, rk_join;
 } CudaPeer;
 
 
@@ -573,8 +576,10 @@ int PeerRelease(CudaCtx *c);
 // ops_halo.cu: the resident solve's ghost columns through the CUDA IPC areas (CudaPeer).
 int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d);
 int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d);
-// ops_halo.cu: every rank's kPcgRankPairs doubles gathered in rank order through the areas.
-int PeerSolveGather(CudaCtx *c, const double *mine, double *all);
+// ops_halo.cu: a dot's block pairs folded into this rank's kPcgRankPairs doubles, and every
+// rank's gathered in rank order through the areas.
+int PeerSolveFoldGather(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine,
+                        double *all);
 // ops_halo.cu: release the NCCL transport (destroy; halo.nccl_init(NULL)).
 int NcclRelease(CudaCtx *c);
 // ops_pcg.cu: the resident PCG's buffers (create) and graphs (destroy; rebuild drops them).

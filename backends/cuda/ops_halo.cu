@@ -187,10 +187,15 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
     BlastFree(&mail);
     BlastCall(ierr);
     BlastCall(DevUpload(hp->ranks, (size_t)hp->npeer, &p->rk_ranks));
-    BlastCallCuda(cudaMalloc((void **)&p->rk_count, 2 * sizeof(unsigned)));
-    BlastCallCuda(cudaMemset(p->rk_count, 0, 2 * sizeof(unsigned)));
+    BlastCallCuda(cudaMalloc((void **)&p->rk_count, 3 * sizeof(unsigned)));
+    BlastCallCuda(cudaMemset(p->rk_count, 0, 3 * sizeof(unsigned)));
     BlastCallCuda(cudaMalloc((void **)&p->rk_seq, 2 * sizeof(unsigned long long)));
     BlastCallCuda(cudaMemset(p->rk_seq, 0, 2 * sizeof(unsigned long long)));
+    int least, greatest;
+    BlastCallCuda(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    BlastCallCuda(cudaStreamCreateWithPriority(&p->rk_side, cudaStreamNonBlocking, greatest));
+    BlastCallCuda(cudaEventCreateWithFlags(&p->rk_fork, cudaEventDisableTiming));
+    BlastCallCuda(cudaEventCreateWithFlags(&p->rk_join, cudaEventDisableTiming));
   }
   if (hp->resident) *hp->resident = p->resident;
   *ok = 1;
@@ -210,6 +215,9 @@ int PeerRelease(CudaCtx *c) {
   BlastCallCuda(cudaFree(p->rk_count));
   BlastCallCuda(cudaFree(p->rk_seq));
   if (p->done) BlastCallCuda(cudaEventDestroy(p->done));
+  if (p->rk_side) BlastCallCuda(cudaStreamDestroy(p->rk_side));
+  if (p->rk_fork) BlastCallCuda(cudaEventDestroy(p->rk_fork));
+  if (p->rk_join) BlastCallCuda(cudaEventDestroy(p->rk_join));
   BlastFree(&p->remote);
   BlastFree(&p->opened);
   memset(p, 0, sizeof *p);
@@ -259,17 +267,22 @@ extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, 
 // writes exchange k after its End of k - 1 saw every neighbour's flag of k - 1, which each
 // posted after its unpack of k - 2 (stream order), so no half is written while it is read.
 // The exchanges are counted on the device (CudaPeer.rk_seq[0]): the launches are the same
-// every time, and a graph may replay them.
+// every time, and a graph may replay them. The pack runs on a stream of its own beside the
+// interior rows, forked after the caller's last launch (the advance that wrote d) and
+// joined before the unpack.
 int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d) {
   CudaPeer *p = &c->peer;
   BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's halo without its areas");
   const int n = p->nroute[BLAST_HALO_COL][0], most = p->maxcnt[BLAST_HALO_COL][0];
   const dim3 grid((unsigned)GridFor((size_t)(most > 0 ? most : 1) * ncomp),
                   (unsigned)(n > 0 ? n : 1));
-  k_peer_pack_post<<<grid, 256, 0, c->stream>>>(p->rk_route, n, c->halo[BLAST_HALO_COL].send_idx,
-                                                ncomp, st, d, p->rk_seq, p->rk_mail, p->npeer,
-                                                p->rank, p->rk_count);
+  BlastCallCuda(cudaEventRecord(p->rk_fork, c->stream));
+  BlastCallCuda(cudaStreamWaitEvent(p->rk_side, p->rk_fork, 0));
+  k_peer_pack_post<<<grid, 256, 0, p->rk_side>>>(p->rk_route, n, c->halo[BLAST_HALO_COL].send_idx,
+                                                 ncomp, st, d, p->rk_seq, p->rk_mail, p->npeer,
+                                                 p->rank, p->rk_count);
   BlastCheckKernel(c->sync, "k_peer_pack_post");
+  BlastCallCuda(cudaEventRecord(p->rk_join, p->rk_side));
   return 0;
 }
 
@@ -277,6 +290,7 @@ int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
   CudaPeer *p = &c->peer;
   const DevHalo *h = &c->halo[BLAST_HALO_COL];
   const double *halves = p->area + 2 * p->half + p->base[BLAST_HALO_COL];
+  BlastCallCuda(cudaStreamWaitEvent(c->stream, p->rk_join, 0));
   k_peer_unpack_wait<<<GridFor((size_t)(h->nrecv > 0 ? h->nrecv : 1) * ncomp), 256, 0,
                        c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks, p->npeer,
                                     p->rk_seq, p->rk_count + 1, h->nrecv, ncomp, st, h->recv_idx,
@@ -285,15 +299,19 @@ int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
   return 0;
 }
 
-// Every rank's pairs (kPcgRankPairs doubles from mine, on this rank's device) into all,
-// rank after rank, through the mailboxes: this rank's posted to every other rank, then,
-// once every rank's have arrived (a wait on the GPU), all gathered. The gathers are
-// counted on the device (CudaPeer.rk_seq[1]).
-int PeerSolveGather(CudaCtx *c, const double *mine, double *all) {
+// A dot's block pairs (sl, ncomp components, those in mask) folded into this rank's pairs
+// (mine: kPcgRankPairs doubles, as DotFold folds them) and every rank's into all, rank
+// after rank, through the mailboxes: this rank's posted to every other rank by the fold's
+// last block, then, once every rank's have arrived (a wait on the GPU), all gathered. The
+// gathers are counted on the device (CudaPeer.rk_seq[1]).
+int PeerSolveFoldGather(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine,
+                        double *all) {
   CudaPeer *p = &c->peer;
   BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's gather without its areas");
-  k_peer_dot_post<<<1, 32, 0, c->stream>>>(p->rk_mail, p->npeer, p->rank, p->rk_seq + 1, mine);
-  BlastCheckKernel(c->sync, "k_peer_dot_post");
+  k_peer_fold_post<<<ncomp, kDotThreads, 0, c->stream>>>(sl->part, sl->stride, sl->nslots, mask,
+                                                         mine, p->rk_mail, p->npeer, p->rank,
+                                                         p->rk_seq + 1, p->rk_count + 2);
+  BlastCheckKernel(c->sync, "k_peer_fold_post");
   k_peer_dot_wait<<<1, 32, 0, c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks,
                                            p->npeer, p->rank, p->rk_seq + 1, mine, all);
   BlastCheckKernel(c->sync, "k_peer_dot_wait");

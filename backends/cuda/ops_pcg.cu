@@ -305,7 +305,7 @@ static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
 // written into the neighbours' areas while the interior rows are multiplied, a wait on
 // the GPU for theirs, the boundary rows, the dots folded and gathered through the
 // mailboxes, the update, its dots folded and gathered, the scalar step, the advance
-// (ops_halo.cu: PeerSolveHalo*, PeerSolveGather). The exchanges are counted on the
+// (ops_halo.cu: PeerSolveHalo*, PeerSolveFoldGather). The exchanges are counted on the
 // devices, so the launches are the same every iteration: the start and passes of
 // kPcgRanksPass iterations are graphs (built as the one-rank ones, per component count
 // and vectors; launched directly where the runtime cannot build them), the host queues
@@ -333,14 +333,13 @@ static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
   BlastCall(PeerSolveHaloEnd(c, ncomp, st, d));
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
-  BlastCall(DotFold(c, &sl, ncomp, all, g->rk_pair));
-  BlastCall(PeerSolveGather(c, g->rk_pair, g->rk_all));
+  BlastCall(PeerSolveFoldGather(c, &sl, ncomp, all, g->rk_pair, g->rk_all));
   k_pcgr_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
       n, g->dev, g->rk_all, nr, st, Ad, c->mv_dinv, g->ess, r, z, g->part);
   BlastCheckKernel(0, "k_pcgr_update");
   const DotSlots su = {g->part, kDotBlocks, kDotBlocks};
-  BlastCall(DotFold(c, &su, ncomp, all, g->rk_pair + kPcgRankPairs));
-  BlastCall(PeerSolveGather(c, g->rk_pair + kPcgRankPairs, g->rk_all + (size_t)nr * kPcgRankPairs));
+  BlastCall(PeerSolveFoldGather(c, &su, ncomp, all, g->rk_pair + kPcgRankPairs,
+                                g->rk_all + (size_t)nr * kPcgRankPairs));
   k_pcgr_test<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, nr);
   BlastCheckKernel(0, "k_pcgr_test");
   k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, 0, st, z, d, x);
@@ -353,8 +352,7 @@ static int PcgRanksStart(CudaCtx *c, int ncomp, double *b, double *x, double *co
   CudaPcg *g = &c->pcg;
   DotSlots sl;
   BlastCall(PcgStartVectors(c, ncomp, b, x, w, &sl));
-  BlastCall(DotFold(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair));
-  BlastCall(PeerSolveGather(c, g->rk_pair, g->rk_all));
+  BlastCall(PeerSolveFoldGather(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair, g->rk_all));
   k_pcgr_start<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, c->peer.nranks);
   BlastCheckKernel(0, "k_pcgr_start");
   return 0;

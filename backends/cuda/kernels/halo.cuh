@@ -5,6 +5,7 @@
 #define BLAST_GPU_KERNELS_HALO_CUH
 
 #include "context.h"
+#include "dot_block.cuh"
 
 __global__ void k_pack(int n, int ncomp, size_t stride, const int *idx, const double *x, double *buf) {
   const size_t total = (size_t)n * ncomp;
@@ -126,21 +127,40 @@ __global__ void k_peer_unpack_wait(const unsigned long long *flag, const int *ra
   if (last && threadIdx.x == 0) *count = 0u, *seq = k + 1;
 }
 
-// The dots through the CUDA IPC mailboxes (one block): this rank's pairs (mine) written
-// into every other rank's mailbox, row `me` of parity seq % 2, then its flag there set to
-// seq + 1 (seq: the gathers so far, on the device; k_peer_dot_wait counts them). Gather k
-// uses parity k % 2: a rank writes gather k + 2 after it saw every rank's flag of gather
-// k + 1, which each set after it had read gather k (k_peer_dot_wait).
-__global__ void k_peer_dot_post(unsigned long long *const *mail, int npeer, int me,
-                                const unsigned long long *seq, const double *mine) {
-  const unsigned long long k = *seq;
+// The dots through the CUDA IPC mailboxes (a block's share): this rank's pairs (src)
+// written into every other rank's mailbox, row `me` of parity k % 2, then its flag there
+// set to k + 1 (k: the gathers so far, on the device; k_peer_dot_wait counts them).
+// Gather k uses parity k % 2: a rank writes gather k + 2 after it saw every rank's flag of
+// gather k + 1, which each set after it had read gather k (k_peer_dot_wait).
+__device__ __forceinline__ void PeerDotPost(unsigned long long *const *mail, int npeer, int me,
+                                            unsigned long long k, const volatile double *src) {
   for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
     double *row = (double *)(mail[i] + 2 * kPeerMailRanks) +
                   ((size_t)(k & 1u) * kPeerMailRanks + me) * kPcgRankPairs;
-    for (int j = 0; j < kPcgRankPairs; j++) row[j] = mine[j];
+    for (int j = 0; j < kPcgRankPairs; j++) row[j] = src[j];
     __threadfence_system();
     *(volatile unsigned long long *)&mail[i][kPeerMailRanks + me] = k + 1;
   }
+}
+
+// A dot's fold and post in one launch (PeerSolveFoldGather): block c folds component c's
+// block pairs into mine[2c], mine[2c + 1] as k_dot_fold does (the same tree: the same
+// bits), then the last block to finish posts mine (kPcgRankPairs doubles) to every other
+// rank (PeerDotPost, gather seq[0]). count: 0 between launches.
+__global__ void k_peer_fold_post(const double *part, int stride, int nslots, unsigned mask,
+                                 double *mine, unsigned long long *const *mail, int npeer, int me,
+                                 const unsigned long long *seq, unsigned *count) {
+  __shared__ int last;
+  const int c = blockIdx.x;
+  DotFoldCompAhead<8>(part, stride, nslots, c, (mask >> c) & 1u, &mine[2 * c]);
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1u;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  if (threadIdx.x == 0) *count = 0u;
+  PeerDotPost(mail, npeer, me, *seq, mine);
 }
 
 // Until every other rank has set its flag of gather seq + 1 in this rank's mailbox (one

@@ -1,9 +1,9 @@
 // The resident lockstep PCG of several ranks (ops_pcg.cu): the scalar steps of
 // pcg_step.h on each rank's device from the dots of every rank, gathered through the CUDA
-// IPC mailboxes (each rank's pair folded as the host path folds it, k_dot_fold;
-// PeerSolveGather), combined in rank order as
-// the host path's MPI reduction combines them (DDSumOp: the running sum plus the next
-// rank's pair, normalised) and rounded once. Every rank computes the same scalars from the
+// IPC mailboxes (each rank's pair folded as the host path folds it, with k_dot_fold's
+// tree; PeerSolveFoldGather), combined in rank order as the host path's MPI reduction
+// combines them (DDSumOp: the running sum plus the next rank's pair, normalised) and
+// rounded once. Every rank computes the same scalars from the
 // same gathered pairs, so every rank stops at the same iteration. Kernel bodies only:
 // launched from backends/cuda/ops_pcg.cu (the one file that includes this header).
 #ifndef BLAST_GPU_KERNELS_PCG_RANKS_CUH
