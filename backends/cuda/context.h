@@ -154,7 +154,8 @@ typedef struct {
                                  // fold done (0 between launches)
   unsigned long long *rk_seq;    // [2] device: the solve's halo exchanges, dot gathers so far
   cudaStream_t rk_side;          // the ghost columns' pack, beside the interior rows (highest
-                                 // priority), forked from and joined to the context's stream
+                                 // priority where launched directly), forked from and joined
+                                 // to the context's stream
   cudaEvent_t rk_fork, rk_join;
 } CudaPeer;
 
@@ -245,6 +246,7 @@ enum { kPcgPassMax = kPcgUnroll << (kPcgLens - 1) };
 // the pass kPcgRanksAhead iterations before it or earlier, which every rank learns from
 // its own device at the same point.
 enum { kPcgRankPairs = 6, kPcgRanksAhead = 4, kPcgRanksPass = 2 };
+static_assert(kPcgRanksAhead % kPcgRanksPass == 0, "kPcgRanksAhead: whole passes");
 
 // The resident solve's mailbox in a rank's area (CudaPeer): a flag per sending rank for
 // the ghost columns (the sender's exchanges so far), one per rank for the dots, then the
@@ -301,7 +303,7 @@ typedef struct {
   int last_iter[4];                    // [ncomp] iterations of the last solve (0: none yet)
   // several ranks: the folded pairs of this rank's product and update dots, every rank's
   // (2 x nranks x kPcgRankPairs: the product's, then the update's), and the end of each
-  // queued iteration (ring)
+  // queued pass (ring)
   double *rk_pair, *rk_all;
   cudaEvent_t rk_done[kPcgRanksAhead + 1];
 } CudaPcg;

@@ -204,6 +204,7 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
 
 int PeerRelease(CudaCtx *c) {
   CudaPeer *p = &c->peer;
+  BlastCall(PcgDropGraphs(c));  // the resident solve's graphs hold the areas' pointers
   for (int i = 0; i < p->npeer; i++)
     if (p->opened && p->opened[i]) BlastCallCuda(cudaIpcCloseMemHandle(p->remote[i]));
   for (int w = 0; w < 2; w++)

@@ -17,7 +17,8 @@
 // final: the mass-matrix kernel's online tuning done (full assembly), no per-kernel
 // profile or synchronisation, the double-double product (not cuSPARSE). A rebuild of the
 // reference data drops the graphs. Conditional nodes need CUDA 12.4 or newer (driver and
-// runtime); if building a graph fails, the backend says so once and solves on the host.
+// runtime); if building a graph fails, the backend says so once and solves on the host
+// (several ranks: launches the same kernels directly).
 #include <string.h>
 
 #include "context.h"
@@ -379,6 +380,8 @@ static int PcgRanksBuild(CudaCtx *c, int ncomp, double *b, double *x, double *co
   PCG_CAPTURE(graph[0], PcgRanksStart(c, ncomp, b, x, w));
   PCG_CAPTURE(graph[1], PcgRanksPass(c, ncomp, x, w));
   if (!ierr && cudaGraphInstantiate(exec, graph[0], 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
+  // (the nodes run at the replaying stream's priority: keeping the pack's own,
+  // cudaGraphInstantiateFlagUseNodePriority, measured no faster on two H200s)
   if (!ierr && cudaGraphInstantiate(pass, graph[1], 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
   for (int k = 0; k < 2; k++)
     if (graph[k]) cudaGraphDestroy(graph[k]);
@@ -390,8 +393,8 @@ static int PcgRanksBuild(CudaCtx *c, int ncomp, double *b, double *x, double *co
   return ierr;
 }
 
-// Whether the solve ended at iteration `at` or before (the start: -1), once the device
-// has finished iteration `at` (event ev): the end state's iterations started, not whether
+// Whether the solve ended at iteration `at` or before, once the device has finished
+// iteration `at` (event ev): the end state's iterations started, not whether
 // the flag is up at the time the host looks, so that every rank answers alike.
 static int PcgRanksEnded(const CudaPcg *g, cudaEvent_t ev, int at, int *ended) {
   BlastCallCuda(cudaEventSynchronize(ev));
@@ -454,12 +457,15 @@ static int PcgRanks(CudaCtx *c, int ncomp, int max_iter, double *b, double *x, d
       ierr = BLAST_ERR_CUDA;
       break;
     }
+    cudaError_t e = cudaSuccess;
     if (pass)
-      ierr = cudaGraphLaunch(pass, c->stream) != cudaSuccess ? BLAST_ERR_CUDA : 0;
+      e = cudaGraphLaunch(pass, c->stream);
     else
       ierr = PcgRanksPass(c, ncomp, x, w);
-    if (!ierr && cudaEventRecord(g->rk_done[q % ring], c->stream) != cudaSuccess)
-      ierr = BLAST_ERR_CUDA;
+    if (!ierr && e == cudaSuccess) e = cudaEventRecord(g->rk_done[q % ring], c->stream);
+    if (e != cudaSuccess)
+      ierr = BlastCudaError(__FILE__, __LINE__, __func__, (int)e, "a pass of the resident solve",
+                            cudaGetErrorString(e));
   }
   // An error ends the run: no wait for the stream here, whose kernels may wait for the
   // other ranks' posts.

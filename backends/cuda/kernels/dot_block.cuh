@@ -1,5 +1,5 @@
 // The double-double block reductions of the dot kernels (vector.cuh, mass.cuh, pa_mass.cuh,
-// pcg.cuh). Device functions only, no kernel: any number of translation units include it.
+// pcg.cuh, halo.cuh). Device functions only, no kernel: any number of translation units include it.
 #ifndef BLAST_GPU_KERNELS_DOT_BLOCK_CUH
 #define BLAST_GPU_KERNELS_DOT_BLOCK_CUH
 

@@ -121,10 +121,13 @@ __global__ void k_peer_unpack_wait(const unsigned long long *flag, const int *ra
   for (int i = threadIdx.x; i < npeer; i += blockDim.x) PeerAwait(flag + ranks[i], k + 1);
   __syncthreads();
   UnpackSet(n, ncomp, stride, idx, halves + (k & 1u) * half, x);
+  __threadfence();  // this block's read of seq before its count
   __syncthreads();
   if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1u;
   __syncthreads();
-  if (last && threadIdx.x == 0) *count = 0u, *seq = k + 1;
+  if (!last) return;
+  __threadfence();
+  if (threadIdx.x == 0) *count = 0u, *seq = k + 1;
 }
 
 // The dots through the CUDA IPC mailboxes (a block's share): this rank's pairs (src)
