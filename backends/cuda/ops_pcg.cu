@@ -406,6 +406,38 @@ static int PcgRanksEnded(const CudaPcg *g, cudaEvent_t ev, int at, int *ended) {
   return 0;
 }
 
+// The graphs of a solve of ncomp components into b, x with the work vectors w, several
+// ranks' (PcgRanksBuild) or one rank's (PcgBuild), built unless they are for these
+// vectors already. Where the runtime cannot build them (a driver or runtime without
+// graph capture into a graph, CUDA 12.3, or conditional nodes, 12.4), the error and the
+// message it may have left are cleared, none is kept and none is tried again: one rank
+// solves with the host loop from here on, several launch the same kernels directly.
+static int PcgGraphs(CudaCtx *c, int ncomp, double *b, double *x, double *const w[4], int ranks) {
+  CudaPcg *g = &c->pcg;
+  const double *key[6] = {b, x, w[0], w[1], w[2], w[3]};
+  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
+  if (g->exec[ncomp] || g->off) return 0;
+  const cudaError_t before = cudaGetLastError();
+  BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
+             cudaGetErrorString(before));
+  if (ranks ? PcgRanksBuild(c, ncomp, b, x, w, &g->exec[ncomp], &g->pass[ncomp][0])
+            : PcgBuild(c, ncomp, b, x, w, &g->exec[ncomp], g->pass[ncomp])) {
+    const cudaError_t e = cudaGetLastError();
+    BlastErrorClear();
+    g->off = 1;
+    BlastCall(PcgDropSolve(g, ncomp));
+    if (c->opt.verbose)
+      BlastLog(BLAST_LOG_WARN,
+               "note: the momentum solve %s: this GPU's driver and runtime could not build its "
+               "CUDA graphs (%s; they need CUDA %s or newer)\n",
+               ranks ? "launches its iterations one by one" : "runs its loop on the host",
+               cudaGetErrorString(e), ranks ? "12.3" : "12.4");
+    return 0;
+  }
+  memcpy(g->key[ncomp], key, sizeof key);
+  return 0;
+}
+
 // The solve of ncomp components resident across the ranks, the state into *s: pass q is
 // queued unless the solve ended in pass q - ahead or before. A rank whose runtime could
 // not build the graphs launches the same kernels directly (the same exchanges).
@@ -418,24 +450,7 @@ static int PcgRanks(CudaCtx *c, int ncomp, int max_iter, double *b, double *x, d
     BlastCallCuda(cudaMemset(g->rk_pair, 0, 2 * kPcgRankPairs * sizeof(double)));
     BlastCallCuda(cudaMalloc((void **)&g->rk_all, 2 * (size_t)nr * kPcgRankPairs * sizeof(double)));
   }
-  const double *key[6] = {b, x, w[0], w[1], w[2], w[3]};
-  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
-  if (!g->exec[ncomp] && !g->off) {
-    const cudaError_t before = cudaGetLastError();
-    BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
-               cudaGetErrorString(before));
-    if (PcgRanksBuild(c, ncomp, b, x, w, &g->exec[ncomp], &g->pass[ncomp][0])) {
-      const cudaError_t e = cudaGetLastError();  // cleared: the launches go directly
-      BlastErrorClear();
-      g->off = 1;
-      if (c->opt.verbose)
-        BlastLog(BLAST_LOG_WARN,
-                 "note: the momentum solve launches its iterations one by one: this GPU's "
-                 "runtime could not build its CUDA graphs (%s)\n",
-                 cudaGetErrorString(e));
-    } else
-      memcpy(g->key[ncomp], key, sizeof key);
-  }
+  BlastCall(PcgGraphs(c, ncomp, b, x, w, 1));
   const cudaGraphExec_t start = g->exec[ncomp], pass = g->pass[ncomp][0];
   if (start)
     BlastCallCuda(cudaGraphLaunch(start, c->stream));
@@ -500,29 +515,8 @@ extern "C" int BlastCudaPcg(void *ctx, int ncomp, double tol, int max_iter, doub
   }
   if (c->peer.nranks > 1 || c->nccl.comm) return 0;  // no other ranks' dots in the graphs
   if (ncomp < 1 || ncomp > 3 || !PcgReady(c, ncomp)) return 0;
-  const double *key[6] = {b, x, work[0], work[1], work[2], work[3]};
-  if (g->exec[ncomp] && memcmp(g->key[ncomp], key, sizeof key)) BlastCall(PcgDropSolve(g, ncomp));
-  if (!g->exec[ncomp]) {
-    const cudaError_t before = cudaGetLastError();
-    BlastCheck(before == cudaSuccess, BLAST_ERR_CUDA, "CUDA error before the solve's graph: %s",
-               cudaGetErrorString(before));
-    if (PcgBuild(c, ncomp, b, x, work, &g->exec[ncomp], g->pass[ncomp])) {
-      // the error the build met (a driver or runtime without graph capture into a graph,
-      // CUDA 12.3, or conditional nodes, 12.4): cleared, with the message it may have left,
-      // and the host loop solves from here on
-      const cudaError_t e = cudaGetLastError();
-      BlastErrorClear();
-      g->off = 1;
-      BlastCall(PcgDropSolve(g, ncomp));
-      if (c->opt.verbose)
-        BlastLog(BLAST_LOG_WARN,
-                 "note: the momentum solve runs its loop on the host: this GPU's driver and "
-                 "runtime could not build its CUDA graphs (%s; they need CUDA 12.4 or newer)\n",
-                 cudaGetErrorString(e));
-      return 0;
-    }
-    memcpy(g->key[ncomp], key, sizeof key);
-  }
+  BlastCall(PcgGraphs(c, ncomp, b, x, work, 0));
+  if (!g->exec[ncomp]) return 0;  // the host loop solves
   BlastCall(PcgArm(c, ncomp, tol, max_iter, g->pass[ncomp][0] ? g->end : NULL));
   BlastCallCuda(cudaGraphLaunch(g->exec[ncomp], c->stream));
   if (g->pass[ncomp][0]) {
