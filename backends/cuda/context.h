@@ -258,6 +258,27 @@ static inline unsigned long long *PeerMail(double *area, int64_t half) {
   return (unsigned long long *)(area + 4 * half);
 }
 
+// What a kernel of the resident solve needs for the dot gathers through the mailboxes:
+// this rank's mailbox, the neighbours' (npeer, their ranks), the gathers so far
+// (CudaPeer.rk_seq[1]), this rank and the run's rank count.
+typedef struct {
+  const unsigned long long *mail;
+  unsigned long long *const *out;
+  const int *ranks;
+  unsigned long long *seq;
+  int npeer, me, nranks;
+} PeerDots;
+static inline PeerDots PeerDotsOf(const CudaPeer *p) {
+  const PeerDots d = {PeerMail(p->area, (int64_t)p->half),
+                      p->rk_mail,
+                      p->rk_ranks,
+                      p->rk_seq + 1,
+                      p->npeer,
+                      p->rank,
+                      p->nranks};
+  return d;
+}
+
 // Quadrature updates whose results may wait for the next ctx.sync (CudaCtx.q_res).
 enum { kQPending = 8 };
 
@@ -301,10 +322,9 @@ typedef struct {
   unsigned char *ess;                  // [h1_nown] bit c: constrained in component c
   int off;                             // 1: no graphs (options, or a build that failed once)
   int last_iter[4];                    // [ncomp] iterations of the last solve (0: none yet)
-  // several ranks: the folded pairs of this rank's product and update dots, every rank's
-  // (2 x nranks x kPcgRankPairs: the product's, then the update's), and the end of each
-  // queued pass (ring)
-  double *rk_pair, *rk_all;
+  // several ranks: the folded pairs of this rank's product and update dots (2 x
+  // kPcgRankPairs), and the end of each queued pass (ring)
+  double *rk_pair;
   cudaEvent_t rk_done[kPcgRanksAhead + 1];
 } CudaPcg;
 
@@ -578,10 +598,9 @@ int PeerRelease(CudaCtx *c);
 // ops_halo.cu: the resident solve's ghost columns through the CUDA IPC areas (CudaPeer).
 int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d);
 int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d);
-// ops_halo.cu: a dot's block pairs folded into this rank's kPcgRankPairs doubles, and every
-// rank's gathered in rank order through the areas.
-int PeerSolveFoldGather(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine,
-                        double *all);
+// ops_halo.cu: a dot's block pairs folded into this rank's kPcgRankPairs doubles and posted
+// to every other rank through the areas (the kernel that needs the dot gathers them).
+int PeerSolveDotPost(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine);
 // ops_halo.cu: release the NCCL transport (destroy; halo.nccl_init(NULL)).
 int NcclRelease(CudaCtx *c);
 // ops_pcg.cu: the resident PCG's buffers (create) and graphs (destroy; rebuild drops them).

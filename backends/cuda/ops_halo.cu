@@ -301,21 +301,16 @@ int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
 }
 
 // A dot's block pairs (sl, ncomp components, those in mask) folded into this rank's pairs
-// (mine: kPcgRankPairs doubles, as DotFold folds them) and every rank's into all, rank
-// after rank, through the mailboxes: this rank's posted to every other rank by the fold's
-// last block, then, once every rank's have arrived (a wait on the GPU), all gathered. The
-// gathers are counted on the device (CudaPeer.rk_seq[1]).
-int PeerSolveFoldGather(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine,
-                        double *all) {
+// (mine: kPcgRankPairs doubles, as DotFold folds them) and posted to every other rank
+// through the mailboxes by the fold's last block, as gather CudaPeer.rk_seq[1] (the
+// kernel that needs the dot awaits every rank's and counts the gather: pcg_ranks.cuh).
+int PeerSolveDotPost(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine) {
   CudaPeer *p = &c->peer;
-  BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's gather without its areas");
+  BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's dots without its areas");
   k_peer_fold_post<<<ncomp, kDotThreads, 0, c->stream>>>(sl->part, sl->stride, sl->nslots, mask,
                                                          mine, p->rk_mail, p->npeer, p->rank,
                                                          p->rk_seq + 1, p->rk_count + 2);
   BlastCheckKernel(c->sync, "k_peer_fold_post");
-  k_peer_dot_wait<<<1, 32, 0, c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks,
-                                           p->npeer, p->rank, p->rk_seq + 1, mine, all);
-  BlastCheckKernel(c->sync, "k_peer_dot_wait");
   return 0;
 }
 

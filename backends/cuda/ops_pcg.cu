@@ -73,7 +73,7 @@ int PcgDropGraphs(CudaCtx *c) {
 int PcgFree(CudaCtx *c) {
   CudaPcg *g = &c->pcg;
   BlastCall(PcgDropGraphs(c));
-  void *bufs[] = {g->dev, g->part, g->count, g->ess, g->rk_pair, g->rk_all};
+  void *bufs[] = {g->dev, g->part, g->count, g->ess, g->rk_pair};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
     if (bufs[i]) BlastCallCuda(cudaFree(bufs[i]));
   if (g->host) BlastCallCuda(cudaFreeHost(g->host));
@@ -83,7 +83,7 @@ int PcgFree(CudaCtx *c) {
   for (int k = 0; k <= kPcgRanksAhead; k++)
     if (g->rk_done[k]) BlastCallCuda(cudaEventDestroy(g->rk_done[k]));
   g->dev = g->host = NULL, g->part = NULL, g->count = NULL, g->ess = NULL, g->end = NULL;
-  g->rk_pair = g->rk_all = NULL;
+  g->rk_pair = NULL;
   memset(g->done, 0, sizeof g->done);
   memset(g->rk_done, 0, sizeof g->rk_done);
   return 0;
@@ -304,9 +304,10 @@ static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
 // halos travel through CUDA IPC areas that allow it on every rank (peer_import: every
 // other rank a neighbour on a GPU of its own). Each iteration: the ghost columns of d
 // written into the neighbours' areas while the interior rows are multiplied, a wait on
-// the GPU for theirs, the boundary rows, the dots folded and gathered through the
-// mailboxes, the update, its dots folded and gathered, the scalar step, the advance
-// (ops_halo.cu: PeerSolveHalo*, PeerSolveFoldGather). The exchanges are counted on the
+// the GPU for theirs, the boundary rows, the dots folded and posted through the mailboxes
+// (ops_halo.cu: PeerSolveHalo*, PeerSolveDotPost), the update once every rank's have
+// arrived, its dots folded and posted by its last block, the scalar step once those have
+// arrived, the advance. The exchanges are counted on the
 // devices, so the launches are the same every iteration: the start and passes of
 // kPcgRanksPass iterations are graphs (built as the one-rank ones, per component count
 // and vectors; launched directly where the runtime cannot build them), the host queues
@@ -325,7 +326,8 @@ static int PcgRanksReady(const CudaCtx *c, int ncomp) {
 // One iteration's launches (the solve's mass_gate set by the caller).
 static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
   const unsigned all = (1u << ncomp) - 1u;
-  const int n = c->dd.nown, nr = c->peer.nranks;
+  const int n = c->dd.nown;
+  const PeerDots pd = PeerDotsOf(&c->peer);
   const size_t st = (size_t)c->dd.next;
   double *r = w[0], *z = w[1], *d = w[2], *Ad = w[3];
   CudaPcg *g = &c->pcg;
@@ -334,14 +336,12 @@ static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
   BlastCall(PeerSolveHaloEnd(c, ncomp, st, d));
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
-  BlastCall(PeerSolveFoldGather(c, &sl, ncomp, all, g->rk_pair, g->rk_all));
+  BlastCall(PeerSolveDotPost(c, &sl, ncomp, all, g->rk_pair));
+  double *upd = g->rk_pair + kPcgRankPairs;  // the update's pairs, posted by its last block
   k_pcgr_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
-      n, g->dev, g->rk_all, nr, st, Ad, c->mv_dinv, g->ess, r, z, g->part);
+      n, g->dev, pd, g->rk_pair, upd, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count);
   BlastCheckKernel(0, "k_pcgr_update");
-  const DotSlots su = {g->part, kDotBlocks, kDotBlocks};
-  BlastCall(PeerSolveFoldGather(c, &su, ncomp, all, g->rk_pair + kPcgRankPairs,
-                                g->rk_all + (size_t)nr * kPcgRankPairs));
-  k_pcgr_test<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, nr);
+  k_pcgr_test<<<1, 32, 0, c->stream>>>(g->dev, pd, upd);
   BlastCheckKernel(0, "k_pcgr_test");
   k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, 0, st, z, d, x);
   BlastCheckKernel(0, "k_pcg_advance");
@@ -353,8 +353,8 @@ static int PcgRanksStart(CudaCtx *c, int ncomp, double *b, double *x, double *co
   CudaPcg *g = &c->pcg;
   DotSlots sl;
   BlastCall(PcgStartVectors(c, ncomp, b, x, w, &sl));
-  BlastCall(PeerSolveFoldGather(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair, g->rk_all));
-  k_pcgr_start<<<1, 1, 0, c->stream>>>(g->dev, g->rk_all, c->peer.nranks);
+  BlastCall(PeerSolveDotPost(c, &sl, ncomp, (1u << ncomp) - 1u, g->rk_pair));
+  k_pcgr_start<<<1, 32, 0, c->stream>>>(g->dev, PeerDotsOf(&c->peer), g->rk_pair);
   BlastCheckKernel(0, "k_pcgr_start");
   return 0;
 }
@@ -444,11 +444,10 @@ static int PcgGraphs(CudaCtx *c, int ncomp, double *b, double *x, double *const 
 static int PcgRanks(CudaCtx *c, int ncomp, int max_iter, double *b, double *x, double *const w[4],
                     BlastPcgState *s) {
   CudaPcg *g = &c->pcg;
-  const int nr = c->peer.nranks, ahead = kPcgRanksAhead / kPcgRanksPass, ring = ahead + 1;
+  const int ahead = kPcgRanksAhead / kPcgRanksPass, ring = ahead + 1;
   if (!g->rk_pair) {
     BlastCallCuda(cudaMalloc((void **)&g->rk_pair, 2 * kPcgRankPairs * sizeof(double)));
     BlastCallCuda(cudaMemset(g->rk_pair, 0, 2 * kPcgRankPairs * sizeof(double)));
-    BlastCallCuda(cudaMalloc((void **)&g->rk_all, 2 * (size_t)nr * kPcgRankPairs * sizeof(double)));
   }
   BlastCall(PcgGraphs(c, ncomp, b, x, w, 1));
   const cudaGraphExec_t start = g->exec[ncomp], pass = g->pass[ncomp][0];

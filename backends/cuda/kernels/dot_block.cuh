@@ -84,6 +84,23 @@ __device__ __forceinline__ void DotFoldComp(const double *part, int stride, int 
   DotBlockSum(acc, dst);
 }
 
+// The block pairs of components c < nc in `active` (sl: nslots each, stride apart) folded
+// as DotFoldComp folds each (the same additions in the same order), the trees in one
+// (DotTree<3>): thread 0's acc[c] holds component c's pair, zeros outside active. All
+// threads of the block call it.
+__device__ __forceinline__ void DotFoldTree3(const DotSlots &sl, int nc, unsigned active,
+                                             BlastDD acc[3]) {
+#pragma unroll
+  for (int c = 0; c < 3; c++) {
+    acc[c].hi = acc[c].lo = 0.0;
+    if (c < nc && ((active >> c) & 1u))
+      for (int s = threadIdx.x; s < sl.nslots; s += blockDim.x)
+        BlastDDAddDD(&acc[c], sl.part[2 * ((size_t)c * sl.stride + s)],
+                     sl.part[2 * ((size_t)c * sl.stride + s) + 1]);
+  }
+  DotTree<3>(acc, nc);
+}
+
 // DotFoldComp for many slots per thread (k_dot_fold: a block per component folds the
 // product's block pairs, tens of thousands of them on a large mesh): the same additions in
 // the same order, so the same pair, with the loads of a thread's next A slots in flight

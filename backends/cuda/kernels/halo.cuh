@@ -6,6 +6,7 @@
 
 #include "context.h"
 #include "dot_block.cuh"
+#include "peer_mail.cuh"
 
 __global__ void k_pack(int n, int ncomp, size_t stride, const int *idx, const double *x, double *buf) {
   const size_t total = (size_t)n * ncomp;
@@ -99,14 +100,6 @@ __global__ void k_peer_pack_post(const DevRoute *routes, int nroute, const int *
     *(volatile unsigned long long *)&mail[i][me] = k + 1;
 }
 
-// Until another rank has set *flag (in this rank's mailbox) to seq or later; what it wrote
-// before the flag is visible after.
-__device__ __forceinline__ void PeerAwait(const unsigned long long *flag, unsigned long long seq) {
-  while (*(const volatile unsigned long long *)flag < seq) {
-  }
-  __threadfence_system();
-}
-
 // The resident solve's ghost columns arriving (PeerSolveHaloEnd): every block waits until
 // each neighbour in ranks (npeer of them) has posted exchange seq[0] + 1 in flag[rank] of
 // this rank's mailbox, then sets its share of the n ghost entries (ncomp components) from
@@ -130,26 +123,11 @@ __global__ void k_peer_unpack_wait(const unsigned long long *flag, const int *ra
   if (threadIdx.x == 0) *count = 0u, *seq = k + 1;
 }
 
-// The dots through the CUDA IPC mailboxes (a block's share): this rank's pairs (src)
-// written into every other rank's mailbox, row `me` of parity k % 2, then its flag there
-// set to k + 1 (k: the gathers so far, on the device; k_peer_dot_wait counts them).
-// Gather k uses parity k % 2: a rank writes gather k + 2 after it saw every rank's flag of
-// gather k + 1, which each set after it had read gather k (k_peer_dot_wait).
-__device__ __forceinline__ void PeerDotPost(unsigned long long *const *mail, int npeer, int me,
-                                            unsigned long long k, const volatile double *src) {
-  for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
-    double *row = (double *)(mail[i] + 2 * kPeerMailRanks) +
-                  ((size_t)(k & 1u) * kPeerMailRanks + me) * kPcgRankPairs;
-    for (int j = 0; j < kPcgRankPairs; j++) row[j] = src[j];
-    __threadfence_system();
-    *(volatile unsigned long long *)&mail[i][kPeerMailRanks + me] = k + 1;
-  }
-}
-
-// A dot's fold and post in one launch (PeerSolveFoldGather): block c folds component c's
+// A dot's fold and post in one launch (PeerSolveDotPost): block c folds component c's
 // block pairs into mine[2c], mine[2c + 1] as k_dot_fold does (the same tree: the same
 // bits), then the last block to finish posts mine (kPcgRankPairs doubles) to every other
-// rank (PeerDotPost, gather seq[0]). count: 0 between launches.
+// rank (PeerDotPost, gather *seq; the kernel that reads the gather counts it). count: 0
+// between launches.
 __global__ void k_peer_fold_post(const double *part, int stride, int nslots, unsigned mask,
                                  double *mine, unsigned long long *const *mail, int npeer, int me,
                                  const unsigned long long *seq, unsigned *count) {
@@ -164,25 +142,6 @@ __global__ void k_peer_fold_post(const double *part, int stride, int nslots, uns
   __threadfence();
   if (threadIdx.x == 0) *count = 0u;
   PeerDotPost(mail, npeer, me, *seq, mine);
-}
-
-// Until every other rank has set its flag of gather seq + 1 in this rank's mailbox (one
-// block), then every rank's pairs into all in rank order (this rank's from mine), and the
-// gather counted (seq + 1).
-__global__ void k_peer_dot_wait(const unsigned long long *mail, const int *ranks, int npeer, int me,
-                                unsigned long long *seq, const double *mine, double *all) {
-  const unsigned long long k = *seq;
-  for (int i = threadIdx.x; i < npeer; i += blockDim.x) {
-    const int r = ranks[i];
-    PeerAwait(mail + kPeerMailRanks + r, k + 1);
-    const volatile double *row = (const volatile double *)(mail + 2 * kPeerMailRanks) +
-                                 ((size_t)(k & 1u) * kPeerMailRanks + r) * kPcgRankPairs;
-    for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)r * kPcgRankPairs + j] = row[j];
-  }
-  if (threadIdx.x == 0)
-    for (int j = 0; j < kPcgRankPairs; j++) all[(size_t)me * kPcgRankPairs + j] = mine[j];
-  __syncthreads();
-  if (threadIdx.x == 0) *seq = k + 1;
 }
 
 #endif  // BLAST_GPU_KERNELS_HALO_CUH

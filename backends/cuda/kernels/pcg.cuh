@@ -45,14 +45,8 @@ __device__ __forceinline__ double PcgDot(const DotSlots &sl, int c, bool active,
 // of the block (kDotThreads) call it; v is thread 0's.
 __device__ __forceinline__ void PcgDots(const DotSlots &sl, int ncomp, unsigned active,
                                         double v[3]) {
-  BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-#pragma unroll
-  for (int c = 0; c < 3; c++)
-    if (c < ncomp && ((active >> c) & 1u))
-      for (int s = threadIdx.x; s < sl.nslots; s += blockDim.x)
-        BlastDDAddDD(&acc[c], sl.part[2 * ((size_t)c * sl.stride + s)],
-                     sl.part[2 * ((size_t)c * sl.stride + s) + 1]);
-  DotTree<3>(acc, ncomp);
+  BlastDD acc[3];
+  DotFoldTree3(sl, ncomp, active, acc);
 #pragma unroll
   for (int c = 0; c < 3; c++) {
     v[c] = 0.0;
@@ -90,6 +84,25 @@ __global__ void k_pcg_start(PcgDev *p, DotSlots sl, cudaGraphConditionalHandle c
   PcgSignal(p, cond, &p->s, p->s.mask != 0u);
 }
 
+// Thread 0's head of a residual update's block of component c (k_pcg_update,
+// k_pcgr_update): BlastPcgDeltaComp with the product's dot dc on a copy of the state s,
+// whether the component goes on and its alpha. The component is a constant in each
+// branch, so that the copy stays in registers (with c at run time it went to local
+// memory).
+template <int C>
+__device__ __forceinline__ void PcgDeltaHeadC(const BlastPcgState *s, double dc, int *go,
+                                              double *coef) {
+  BlastPcgState l = *s;
+  BlastPcgDeltaComp(&l, C, dc);
+  *go = (l.mask >> C) & 1u, *coef = l.coef[C];
+}
+__device__ __forceinline__ void PcgDeltaHead(int c, const BlastPcgState *s, double dc, int *go,
+                                             double *coef) {
+  if (c == 0) PcgDeltaHeadC<0>(s, dc, go, coef);
+  if (c == 1) PcgDeltaHeadC<1>(s, dc, go, coef);
+  if (c == 2) PcgDeltaHeadC<2>(s, dc, go, coef);
+}
+
 // Blocks per SM k_pcg_update's registers are allocated for: its grid (kDotBlocks x 3
 // components) resident at once on an H100 (132 SMs), not in two waves, each with the
 // dots' trees on its path.
@@ -122,9 +135,7 @@ __global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
   const double dc = PcgDot(sd, c, (mask >> c) & 1u, pair);
   if (threadIdx.x == 0) {
     if (blockIdx.x == 0) p->delta[c] = dc;
-    BlastPcgState l = p->s;
-    BlastPcgDeltaComp(&l, c, dc);
-    go = (l.mask >> c) & 1u, coef = l.coef[c];
+    PcgDeltaHead(c, &p->s, dc, &go, &coef);
   }
   __syncthreads();
   if (go) CgUpdateBody<true>(n, c, coef, st, Ad, dinv, ess, r, z, part);
