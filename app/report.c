@@ -149,6 +149,7 @@ int BlastReportCollect(MPI_Comm comm, BlastHydro h, double wall, double setup_wa
   sum->qdata_zone_updates = tot[0];
   sum->cg_unconverged = (long long)tm->cg_unconverged;
   sum->cg_iter = (long long)tm->cg_iter;
+  sum->cg_solves = (long long)tm->cg_solves, sum->cg_solves_resident = (long long)tm->cg_resident;
   // Figures of merit exactly as the reference defines them: CG iterations of the
   // per-component solves divided by dim, "steps" = step attempts.
   const double h1 = (double)sum->shape.h1_dofs, l2 = (double)sum->shape.l2_dofs;
@@ -495,6 +496,8 @@ int BlastReportWriteJson(const char *dir, const BlastConfig *cfg, const BlastRun
           s->t_step_min, s->t_cg_wait, s->t_cg_wait_min);
   fprintf(f, "  \"cg_iterations\": %lld,\n  \"cg_unconverged\": %lld,\n", s->cg_iter,
           s->cg_unconverged);
+  fprintf(f, "  \"cg_solves\": %lld,\n  \"cg_solves_resident\": %lld,\n", s->cg_solves,
+          s->cg_solves_resident);
   JsonNumber(f, "sedov_density_l2_error", s->sedov_density_l2, 1);
   JsonNumber(f, "velocity_error_l2", s->vel_err_l2, 1);
   JsonNumber(f, "velocity_error_l1", s->vel_err_l1, 1);

@@ -31,6 +31,7 @@ typedef struct {
   double t_qdata_min, t_force_min, t_cg_min, t_step_min;
   double t_cg_wait, t_cg_wait_min;  ///< part of the CG in halo waits and dot reductions
   long long cg_iter, cg_unconverged, qdata_zone_updates;
+  long long cg_solves, cg_solves_resident;  ///< component solves; those resident on the device
   // figures of merit as defined by the reference implementation
   double fom_cg, fom_force, fom_qdata, fom_total, fom0;
   // exact-solution errors (NAN when not computed)

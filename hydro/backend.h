@@ -431,6 +431,8 @@ typedef struct {
   int sell_sigma;        ///< mass-matrix rows ordered by length within windows of this
                          ///< many (sell.h; BLAST_SELL_SIGMA)
   int graphs_off;        ///< 1: no CUDA graphs, no resident solve (mass.pcg; `[gpu] graphs = off`)
+  int resident_shared;   ///< 1: the solve resident across ranks that share a GPU too (a test
+                         ///< of its exchanges on a node of one GPU; BLAST_GPU_RESIDENT_SHARED=1)
 } BlastGpuOptions;
 
 #ifdef __cplusplus

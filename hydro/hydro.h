@@ -34,6 +34,7 @@ typedef struct {
   double step;                 ///< whole RK steps including the end-of-step estimate
   int64_t cg_iter;             ///< PCG iterations summed over all component solves
   int64_t cg_solves;           ///< component solves
+  int64_t cg_resident;         ///< of them, those the backend ran resident on its device
   int64_t cg_unconverged;      ///< solves that hit cg_max_iter
   int64_t qdata_zone_updates;  ///< zones times quadrature-data updates (this rank)
 } BlastHydroTimers;

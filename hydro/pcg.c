@@ -100,7 +100,7 @@ int BlastHydroPcgLockstep(BlastHydro h, int ncomp, double *b, double *x) {
     BlastCall(
         o->mass.pcg(ctx, ncomp, h->cfg.cg_tol, h->cfg.cg_max_iter, b, x, work, &s, &resident));
     if (resident) {
-      h->timers.cg_solves += ncomp;
+      h->timers.cg_solves += ncomp, h->timers.cg_resident += ncomp;
       h->timers.cg_iter += s.comp_iters;
       return s.failed ? LockstepFailed(h, &s) : 0;
     }

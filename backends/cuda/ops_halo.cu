@@ -177,7 +177,10 @@ extern "C" int BlastCudaHaloPeerImport(void *ctx, const BlastHaloPeers *hp, int 
     }
   }
   p->rank = hp->rank, p->nranks = hp->nranks;
-  p->resident = hp->all_peers && others && hp->nranks > 1 && hp->nranks <= kPeerMailRanks &&
+  // (ranks sharing a GPU only for a test of the exchanges, BlastGpuOptions.resident_shared:
+  // without MPS each wait on the GPU holds the other ranks' time slice)
+  p->resident = hp->all_peers && (others || c->opt.resident_shared) && hp->nranks > 1 &&
+                hp->nranks <= kPeerMailRanks &&
                 hp->ranks && hp->npeer == hp->nranks - 1;
   if (p->resident) {
     unsigned long long **mail;

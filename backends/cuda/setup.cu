@@ -62,7 +62,7 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
 // reads the context's copy). One of the two globals of gpu/ (the other:
 // blast_cuda_last_kernel, blast_cuda.h): the backend table's create(hd, ctx) has no
 // argument for them, its signature being shared with the CPU backend (hydro/backend.h).
-static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0, 0};
+static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0, 0, 0};
 
 extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) {
   g_next_options = *opt;

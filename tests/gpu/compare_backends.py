@@ -15,8 +15,10 @@ states are then printed as checked; without h5py only summary.json is compared, 
 line says so). --cuda-override (repeatable) adds an override to the cuda run only (e.g.
 gpu.halo_transport=device, which the CPU backend refuses). With --gpus-needed N and fewer
 GPUs on this node (nvidia-smi -L), the cuda run must refuse instead: exit status 2 and
-the text of --refusal in its output (a transport that needs a GPU per rank). Standard
-library otherwise. Exit status 0 when the two runs agree (or the refusal is as expected).
+the text of --refusal in its output (a transport that needs a GPU per rank). With
+--expect-resident the cuda run must also have solved the momentum equation resident on the
+GPUs, every solve (summary.json: cg_solves_resident = cg_solves > 0). Standard library
+otherwise. Exit status 0 when the two runs agree (or the refusal is as expected).
 """
 import argparse
 import json
@@ -82,6 +84,8 @@ def main():
     ap.add_argument("--gpus-needed", type=int, default=0,
                     help="GPUs the cuda run needs; with fewer it must refuse (--refusal)")
     ap.add_argument("--refusal", default="", help="text of the cuda run's refusal")
+    ap.add_argument("--expect-resident", action="store_true",
+                    help="every momentum solve of the cuda run resident on the GPUs")
     ap.add_argument("--backends", default="cpu,cuda", help=argparse.SUPPRESS)  # cpu,cpu: a dry run
     ap.add_argument("deck")
     ap.add_argument("overrides", nargs="*")
@@ -114,6 +118,11 @@ def main():
         if rc.get(k) != rg.get(k) or k not in rc:
             bad.append("%s: cpu %r, cuda %r" % (k, rc.get(k), rg.get(k)))
         print("      %-16s %s %-24r %s %r" % (k, want[0], rc.get(k), want[1], rg.get(k)))
+    if args.expect_resident:
+        n, res = rg.get("cg_solves"), rg.get("cg_solves_resident")
+        print("      cg_solves        %s %r, resident on the GPUs %r" % (want[1], n, res))
+        if not (isinstance(n, int) and n > 0 and res == n):
+            bad.append("the cuda run solved %r of its %r momentum solves resident, not all" % (res, n))
     sc, sg = states(rc), states(rg)
     if sc is None:
         note = "summary.json only (no h5py: the checkpoints' states were not compared)"
