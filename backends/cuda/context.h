@@ -296,7 +296,8 @@ typedef struct {
 typedef struct {
   BlastPcgState s;
   double tol;
-  double delta[3];  // the running iteration's dots (d_c, Ad_c), from k_pcg_update's blocks
+  double delta[3];  // the running iteration's dots (d_c, Ad_c), from k_pcg_update's or
+                    // k_pcgr_update's blocks (k_pcgr_test reads them)
   int max_iter, ncomp;
   int stop;              // the loop has ended (no iteration to start)
   int ran[kPcgPassMax];  // the pass's iteration k updated r and z (its advance follows)
