@@ -436,6 +436,11 @@ static int AttrToken(const BlastDeckKey *k, const char *tok, size_t len, const c
     BlastCheck((unsigned char)*q >= 0x20 && *q != 0x7f, BLAST_ERR_INPUT,
                "%s: [%s] %s: the attribute name '%s' contains a control character", where,
                k->section, k->key, ex);
+  // After "= " or a space, a ';' starts a comment: the echo could not write such a name.
+  BlastCheck(t[0] != ';', BLAST_ERR_INPUT,
+             "%s: [%s] %s: the attribute name '%s' starts with ';', which a deck line reads as a "
+             "comment",
+             where, k->section, k->key, ex);
   memcpy(name, t, strlen(t) + 1);
   return 0;
 }

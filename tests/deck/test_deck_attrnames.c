@@ -200,6 +200,26 @@ int main(void) {
       BlastErrorClear();
     }
   }
+  // A name that starts with ';' (a value "=;a 1" with no space before the ';'):
+  // refused with the line, since the echo's "attributes = ;a 1" would read as a comment.
+  {
+#define RG "[region.r]\nmaterial = gas\nselect = all\ndensity = 1\npressure = 1\n"
+    const char *texts[] = {CU "[boundary.a]\nattributes =; 1 2\ntype = wall\n" RG,
+                           CU "[boundary.a]\ntype = wall\nattributes =;x\n" RG};
+#undef RG
+    for (int i = 0; i < 2; i++) {
+      BlastDeck d = NULL;
+      TEST_CALL(BlastDeckCreate("t.ini", "", &d));
+      int ierr = BlastDeckReadText(d, texts[i]);
+      if (!ierr) ierr = BlastDeckResolve(d, back);
+      BlastDeckDestroy(&d);
+      TEST_ASSERT(ierr == BLAST_ERR_INPUT &&
+                      strstr(BlastErrorMessage(), i ? "t.ini:8:" : "t.ini:7:") &&
+                      strstr(BlastErrorMessage(), "starts with ';'"),
+                  "a name that starts with ';' (%d): %d (%s)", i, ierr, BlastErrorMessage());
+      BlastErrorClear();
+    }
+  }
   // Refinement keeps the names (the setup resolves them before; the fingerprint after).
   {
     BlastMesh r = NULL;
