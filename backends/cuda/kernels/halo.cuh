@@ -67,12 +67,12 @@ __device__ __forceinline__ void PeerPackRoute(const DevRoute &r, const int *idx,
 }
 
 // The device-to-device transport's pack: block row y is route y; its entries go straight
-// into the neighbour's area, made visible to the other process before the kernel's
-// completion is reported.
+// into the neighbour's area. No fence: the neighbour reads them only after this rank's
+// host has seen the kernel complete (an event after it), and a kernel's writes are
+// performed, for every process and device, once its completion is reported.
 __global__ void k_peer_pack(const DevRoute *routes, const int *idx, int ncomp, size_t stride,
                             const double *x, int parity) {
   PeerPackRoute(routes[blockIdx.y], idx, ncomp, stride, x, parity);
-  __threadfence_system();
 }
 
 // The resident solve's ghost columns (PeerSolveHaloBegin): k_peer_pack's writes into the
