@@ -174,7 +174,7 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *c
     BlastCall(DotFold(c, &sl, ncomp, all, c->dot_pair));
     sl.part = c->dot_pair, sl.stride = 1, sl.nslots = 1;
   }
-  k_pcg_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
+  k_pcg_update<<<dim3(PcgUpdateBlocks(n), ncomp), kDotThreads, 0, c->stream>>>(
       n, g->dev, k, sl, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count, cond);
   BlastCheckKernel(0, "k_pcg_update");
   k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, k, st, z, d, x);
