@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassAr
 // half-warp at Q = 4 fall on distinct banks; the thread's Q^2 values of qm are loaded once
 // into registers. Each sum starts from its first product where BlastPaMassZone adds it to
 // 0.0 (14 % fewer FP64 instructions: 164 additions per thread and component, not 231;
-// the kernel 23.9 -> 23.2 us at 32,768 Q2 zones on an H200): 0.0 + p is p but for p = -0.0,
+// the kernel 23.8 -> 23.0 us at 32,768 Q2 zones on an H200): 0.0 + p is p but for p = -0.0,
 // so a zone value can differ from BlastPaMassZone's only in the sign of a zero, and a
 // row's double-double sum from +0.0 (the gather) is the same. So the rows have the bits
 // of BlastPaMassZone and its gather. NZ zones per block of NZ Q threads; MINB: blocks per
