@@ -105,28 +105,29 @@ __device__ __forceinline__ void PcgDeltaHead(int c, const BlastPcgState *s, doub
 
 // k_pcg_update's blocks per component for n rows: a row per thread up to kDotBlocks blocks.
 // Its blocks with no rows still take their turn on the counter and on the dots' trees
-// (4,096 Q2 zones, n = 4,913: 20 blocks instead of 256, the kernel 11.8 -> 11.2 us on an
+// (4,096 Q2 zones, n = 4,913: 20 blocks instead of 256, the kernel 11.7 -> 11.2 us on an
 // H200). The double-double dots do not depend on how the rows are split into blocks.
 static inline int PcgUpdateBlocks(int n) {
-  const int b = (n + kDotThreads - 1) / kDotThreads;
-  return b < 1 ? 1 : b > kDotBlocks ? kDotBlocks : b;
+  const size_t b = Blocks((size_t)(n > 0 ? n : 0), kDotThreads);
+  return b < 1 ? 1 : b > kDotBlocks ? kDotBlocks : (int)b;
 }
 
-// Blocks per SM k_pcg_update's registers are allocated for: its grid (kDotBlocks x 3
-// components) resident at once on an H100 (132 SMs), not in two waves, each with the
+// Blocks per SM k_pcg_update's registers are allocated for: its largest grid (kDotBlocks x
+// 3 components) resident at once on an H100 (132 SMs), not in two waves, each with the
 // dots' trees on its path.
 enum { kPcgUpdateMinBlocks = 6 };
 
-// An iteration's scalar steps and residual update in one kernel (at most kDotBlocks blocks
-// x per component y, kDotThreads threads: PcgUpdateBlocks): each block takes BlastPcgDeltaComp of its component from the
-// product's dots (d_c, Ad_c) in sd (few pairs: the launch folds many first, k_dot_fold,
-// which gives the same values) on a copy of the state and, if the component goes on,
-// the update of k_cg_update_multi (Ad read as zero at the constrained dofs) with its block
-// pair into part (gridDim.x pairs per component). Block (0, c) also leaves its dot in the state (delta). The last block to
-// finish (a counter) then takes the whole step from the same state, BlastPcgDelta with
-// every component's dot, and BlastPcgTest with the update's dots, writes the state (the
-// advance reads it) and whether the loop goes on. No block reads the state after the last
-// one starts: the counter orders them.
+// An iteration's scalar steps and residual update in one kernel (PcgUpdateBlocks blocks x
+// per component y, kDotThreads threads): each block takes BlastPcgDeltaComp of its
+// component from the product's dots (d_c, Ad_c) in sd (few pairs: the launch folds many
+// first, k_dot_fold, which gives the same values) on a copy of the state and, if the
+// component goes on, the update of k_cg_update_multi (Ad read as zero at the constrained
+// dofs) with its block pair into part (gridDim.x pairs per component). Block (0, c) also
+// leaves its dot in the state (delta). The last block to finish (a counter) then takes the
+// whole step from the same state, BlastPcgDelta with every component's dot, and
+// BlastPcgTest with the update's dots, writes the state (the advance reads it) and whether
+// the loop goes on. No block reads the state after the last one starts: the counter
+// orders them.
 //
 // Iteration k of the body's pass: nothing once the solve has ended (an earlier iteration of
 // the pass stopped it), and ran[k] says whether it ran.
