@@ -25,15 +25,17 @@ void BlastRunOptionsFromEnvironment(BlastConfig *cfg) {
 
 #ifdef BLAST_HAVE_CUDA
 // The environment's part of the GPU options, read here only (the libraries take options):
-// BLAST_GPU_PROFILE=1, BLAST_CUDA_SYNC=1, BLAST_GPU_RESIDENT_SHARED=1, BLAST_SELL_SIGMA,
+// BLAST_GPU_PROFILE=1, BLAST_CUDA_SYNC=1, BLAST_GPU_RESIDENT_SHARED=1, BLAST_GPU_PDL=0,
+// BLAST_SELL_SIGMA,
 // and the autotuning cache, $XDG_CACHE_HOME/blast_gpu_autotune.txt or else
 // ~/.cache/blast_gpu_autotune.txt.
 static int GpuEnvOptions(const BlastConfig *cfg, BlastGpuOptions *opt) {
   const char *prof = getenv("BLAST_GPU_PROFILE"), *sync = getenv("BLAST_CUDA_SYNC");
-  const char *shared = getenv("BLAST_GPU_RESIDENT_SHARED");
+  const char *shared = getenv("BLAST_GPU_RESIDENT_SHARED"), *pdl = getenv("BLAST_GPU_PDL");
   opt->profile = prof && atoi(prof) > 0;
   opt->sync = sync && atoi(sync) > 0;
   opt->resident_shared = shared && atoi(shared) > 0;
+  opt->pdl_off = pdl && !strcmp(pdl, "0");
   BlastCall(BlastCudaSellSigmaParse(getenv("BLAST_SELL_SIGMA"), &opt->sell_sigma));
   opt->sell_sigma_set = 1;
   if (cfg->gpu_autotune == BLAST_AUTOTUNE_OFF) return 0;  // no cache read or written

@@ -19,7 +19,7 @@ void BlastRunOptionsFromEnvironment(BlastConfig *cfg);
 /// The backend table for this rank: CUDA when built with it, asked for ([gpu] backend =
 /// cuda or auto) and a device is visible (device = node-local rank modulo devices), else
 /// the CPU. Sets the CUDA backend's options (deck and environment: BLAST_GPU_PROFILE,
-/// BLAST_CUDA_SYNC, BLAST_SELL_SIGMA, BLAST_AUTOTUNE_TRACE, the autotune cache under
+/// BLAST_CUDA_SYNC, BLAST_GPU_PDL, BLAST_SELL_SIGMA, BLAST_AUTOTUNE_TRACE, the autotune cache under
 /// XDG_CACHE_HOME or HOME). `desc` describes the choice for the banner. Collective.
 /// Errors: BLAST_ERR_UNSUPPORTED for [gpu] backend = cuda without a CUDA device or build.
 int BlastBackendSelect(MPI_Comm comm, const BlastConfig *cfg, const BlastBackendOps **ops,

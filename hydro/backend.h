@@ -433,6 +433,8 @@ typedef struct {
   int graphs_off;        ///< 1: no CUDA graphs, no resident solve (mass.pcg; `[gpu] graphs = off`)
   int resident_shared;   ///< 1: the solve resident across ranks that share a GPU too (a test
                          ///< of its exchanges on a node of one GPU; BLAST_GPU_RESIDENT_SHARED=1)
+  int pdl_off;           ///< 1: the resident solve's kernels launched without programmatic
+                         ///< dependent launch (BLAST_GPU_PDL=0; a measurement switch)
 } BlastGpuOptions;
 
 #ifdef __cplusplus

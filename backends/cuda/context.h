@@ -466,6 +466,11 @@ typedef struct CudaCtx {
   // while the resident PCG's body is recorded: the mass kernels of the partial assembly
   // return at once where *mass_gate != 0 (PcgDev.stop: the solve has ended); else NULL
   const int *mass_gate;
+  // programmatic dependent launch (kernels/pdl.cuh): pdl_ok where the device has it
+  // (compute capability 9.0) and BLAST_GPU_PDL=0 does not turn it off; while a pass of the
+  // one-rank solve is recorded, pdl = pdl_ok, and pdl_after says that a kernel launched by
+  // LaunchDep precedes on the stream (the pass's first kernel has none)
+  int pdl_ok, pdl, pdl_after;
   double *energy_zone;           // [2*nz] device
   double *energy_host;           // [2*nz] pinned
   BlastGpuAutotune tuned;        // the decisions taken (BlastCudaGetAutotune)
@@ -522,6 +527,23 @@ static inline int ArgMin(const float *t, int n) {
 static inline int GridFor(size_t n) {
   const size_t b = Blocks(n, 256);
   return (int)(b < 65535 ? (b ? b : 1) : 65535);
+}
+
+// kernel<<<grid, block, smem, c->stream>>>(args...), as a programmatic dependent of the
+// kernel before it where c->pdl and one launched here precedes (c->pdl_after): the kernel
+// may start while that one runs, and waits for it in PdlWait (kernels/pdl.cuh), which
+// every kernel launched here calls. Errors as an ordinary launch's (BlastCheckKernel).
+template <typename... P, typename... A>
+static inline void LaunchDep(CudaCtx *c, void (*kernel)(P...), dim3 grid, dim3 block, size_t smem,
+                             A... args) {
+  cudaLaunchAttribute at;
+  at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid, cfg.blockDim = block, cfg.dynamicSmemBytes = smem, cfg.stream = c->stream;
+  cfg.attrs = &at, cfg.numAttrs = c->pdl && c->pdl_after ? 1 : 0;
+  (void)cudaLaunchKernelEx(&cfg, kernel, args...);
+  c->pdl_after = c->pdl;
 }
 
 static inline dim3 GridMulti(size_t n, int ncomp) {

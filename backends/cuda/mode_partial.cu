@@ -258,7 +258,7 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
     memset(&Bc, 0, sizeof Bc);
     memcpy(Bc.v, hd->pa.B, (size_t)d->Q * d->D * sizeof(double));
     const dim3 th = m3.lines ? dim3(d->Q * m3.nz) : dim3(d->Q, d->Q, m3.nz);
-    k_pa_mass3_sized<<<(a.n + m3.nz - 1) / m3.nz, th, 0, c->stream>>>(*d, a, Bc);
+    LaunchDep(c, k_pa_mass3_sized, dim3((a.n + m3.nz - 1) / m3.nz), th, 0, *d, a, Bc);
     BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
   } else if (a.n > 0) {
     if (c->part.pa_smem) {
@@ -276,10 +276,9 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
   const int dot = with_dot && fast;
   if (r1 > r0 && dot) {  // the block pairs depend on the rows only (not on the device)
     const int nb = GridFor((size_t)(r1 - r0));
-    k_pa_mass_gather_rows<true>
-        <<<nb, kDotThreads, 0, c->stream>>>(*d, c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE,
-                                            y, x, c->mdot_part, c->mdot_stride, c->mdot_slots,
-                                            a.gate);
+    LaunchDep(c, k_pa_mass_gather_rows<true>, dim3(nb), dim3(kDotThreads), 0, *d,
+              c->part.mv_rows, r0, r1, ncomp, mask, a.st, d->rE, y, x, c->mdot_part,
+              c->mdot_stride, c->mdot_slots, a.gate);
     BlastCheckKernel(c->sync, "k_pa_mass_gather_rows");
     c->mdot_slots += nb;
   } else if (r1 > r0 && fast) {

@@ -177,7 +177,8 @@ int DotFoldCombine(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, dou
 }
 
 int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pairs) {
-  k_dot_fold<<<ncomp, kDotThreads, 0, c->stream>>>(sl->part, sl->stride, sl->nslots, mask, pairs);
+  LaunchDep(c, k_dot_fold, dim3(ncomp), dim3(kDotThreads), 0, sl->part, sl->stride, sl->nslots,
+            mask, pairs);
   BlastCheckKernel(c->sync, "k_dot_fold");
   return 0;
 }

@@ -174,10 +174,10 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *c
     BlastCall(DotFold(c, &sl, ncomp, all, c->dot_pair));
     sl.part = c->dot_pair, sl.stride = 1, sl.nslots = 1;
   }
-  k_pcg_update<<<dim3(PcgUpdateBlocks(n), ncomp), kDotThreads, 0, c->stream>>>(
-      n, g->dev, k, sl, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count, cond);
+  LaunchDep(c, k_pcg_update, dim3(PcgUpdateBlocks(n), ncomp), dim3(kDotThreads), 0, n, g->dev, k,
+            sl, st, Ad, c->mv_dinv, g->ess, r, z, g->part, g->count, cond);
   BlastCheckKernel(0, "k_pcg_update");
-  k_pcg_advance<<<GridMulti((size_t)n, ncomp), 256, 0, c->stream>>>(n, g->dev, k, st, z, d, x);
+  LaunchDep(c, k_pcg_advance, GridMulti((size_t)n, ncomp), dim3(256), 0, n, g->dev, k, st, z, d, x);
   BlastCheckKernel(0, "k_pcg_advance");
   return 0;
 }
@@ -189,9 +189,11 @@ static int PcgRecordIteration(CudaCtx *c, int ncomp, int k, double *x, double *c
 static int PcgRecordPass(CudaCtx *c, int ncomp, int len, double *x, double *const w[4],
                          cudaGraphConditionalHandle cond) {
   c->mass_gate = &c->pcg.dev->stop;
+  c->pdl_after = 0;
   int ierr = 0;
   for (int k = 0; k < len && !ierr; k++) ierr = PcgRecordIteration(c, ncomp, k, x, w, cond);
   c->mass_gate = NULL;
+  c->pdl_after = 0;
   return ierr;
 }
 
@@ -224,6 +226,7 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
   int ierr = 0;
   if (gated) {
     PCG_CAPTURE(graph, PcgRecordStart(c, ncomp, b, x, w, cond));
+    c->pdl = c->pdl_ok;  // the passes' kernels as programmatic dependents (LaunchDep)
     for (int j = 0; j < kPcgLens && !ierr; j++) {
       body = NULL;
       if (cudaGraphCreate(&body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
@@ -231,6 +234,7 @@ static int PcgBuild(CudaCtx *c, int ncomp, double *b, double *x, double *const w
       if (!ierr && cudaGraphInstantiate(&pass[j], body, 0) != cudaSuccess) ierr = BLAST_ERR_CUDA;
       if (body) cudaGraphDestroy(body);
     }
+    c->pdl = 0;
   } else {
     if (cudaGraphConditionalHandleCreate(&cond, graph, 0, cudaGraphCondAssignDefault) !=
         cudaSuccess)

@@ -62,7 +62,7 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
 // reads the context's copy). One of the two globals of gpu/ (the other:
 // blast_cuda_last_kernel, blast_cuda.h): the backend table's create(hd, ctx) has no
 // argument for them, its signature being shared with the CPU backend (hydro/backend.h).
-static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0, 0, 0};
+static BlastGpuOptions g_next_options = {BLAST_AUTOTUNE_ONLINE, 0, "", 0, 0, 0, 0, 0, 0, 0, 0};
 
 extern "C" void BlastCudaSetOptions(const BlastGpuOptions *opt) {
   g_next_options = *opt;
@@ -312,6 +312,7 @@ extern "C" int BlastCudaCreate(const BlastHydroData *hd, void **ctx) {
   BlastCallCuda(cudaGetDeviceProperties(&prop, dev));
   snprintf(c->gpu_name, sizeof c->gpu_name, "%s", prop.name);
   c->smem_limit = prop.sharedMemPerBlockOptin;
+  c->pdl_ok = prop.major >= 9 && !c->opt.pdl_off;
   BlastCallCuda(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
   BlastCallCublas(cublasCreate(&c->cublas));
   BlastCallCublas(cublasSetStream(c->cublas, c->stream));

@@ -8,6 +8,7 @@
 #include "cg_body.cuh"
 #include "context.h"
 #include "dot_block.cuh"
+#include "pdl.cuh"
 
 // Mass-matrix rows in double-double for up to 3 components at once, in sliced ELLPACK
 // (sell.h): a thread per row slot, the warp's 32 rows read side by side (coalesced), each
@@ -113,6 +114,7 @@ __global__ void k_dot_dd_multi(int n, unsigned mask, size_t st, const double *x,
 // pair per component, out[2c], out[2c + 1] (zeros for the others): DotFoldComp's sums
 // (DotFoldCompAhead), a block per component.
 __global__ void k_dot_fold(const double *part, int stride, int nslots, unsigned mask, double *out) {
+  PdlEnter();
   const int c = blockIdx.x;
   DotFoldCompAhead<8>(part, stride, nslots, c, (mask >> c) & 1u, &out[2 * c]);
 }

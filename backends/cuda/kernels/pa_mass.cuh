@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "dot_block.cuh"
+#include "pdl.cuh"
 #include "pa_kernels.h"
 
 // Arguments of the mass kernels: zones pa_zones[k0, k0 + n), components of x and of the
@@ -175,7 +176,6 @@ template <int D, int Q, int NZ, int MINB, bool SE>
 __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassArgs a, PaMassB Bc) {
   static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
   static_assert(D <= Q, "a thread plane of Q x Q covers the D x D node plane");
-  if (a.gate && *a.gate) return;
   __shared__ double Bs[Q * D];
   __shared__ double su[NZ][D * D * D], st1[NZ][D * D * Q], ss2[NZ][D * Q * Q];
   __shared__ double se[SE ? NZ : 1][SE ? 3 * D * D * D : 1];  // SE: the zone values
@@ -188,6 +188,8 @@ __global__ void __launch_bounds__(Q *Q *NZ, MINB) k_pa_mass3(DevData d, PaMassAr
   const int *dof = d.edof + (size_t)z * (D * D * D);
   const double *qm = d.qmass + (size_t)z * (Q * Q * Q);
   double *u = su[tz], *t1 = st1[tz], *s2 = ss2[tz];
+  PdlEnter();  // x and the gate: written by the kernels before
+  if (a.gate && *a.gate) return;
   for (int c = 0; c < a.ncomp; c++) {
     if (!((a.mask >> c) & 1u)) continue;  // uniform over the block
     const double *xc = a.x + c * a.st;
@@ -287,7 +289,6 @@ template <int D, int Q, int NZ, int MINB>
 __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs a, PaMassB Bc) {
   static_assert(Q * D <= kPaMassBMax, "the table fits PaMassB");
   static_assert(32 % Q == 0, "a zone's threads lie in one warp");
-  if (a.gate && *a.gate) return;
   constexpr int ND = D * D * D, NL = D * D, KU = (ND + Q - 1) / Q, KL = (NL + Q - 1) / Q;
   constexpr int SU = PaMassPad(ND), SS = PaMassPad(Q * NL), SE = PaMassPad(3 * ND);
   __shared__ double su[NZ * SU], ss[NZ * SS], se[NZ * SE];
@@ -309,6 +310,8 @@ __global__ void __launch_bounds__(Q *NZ, MINB) k_pa_mass3l(DevData d, PaMassArgs
     const int j = q1 + k * Q;
     jd[k] = act && j < ND ? d.edof[(size_t)z * ND + j] : -1;
   }
+  PdlEnter();  // x and the gate: written by the kernels before
+  if (a.gate && *a.gate) return;
   unsigned rem = a.mask & ((1u << a.ncomp) - 1u);  // uniform over the block
   int c = 0;
   while (c < 3 && !((rem >> c) & 1u)) c++;
@@ -420,10 +423,14 @@ __global__ void k_pa_mass_gather_rows(DevData d, const int *rows, int r0, int r1
                                       unsigned mask, size_t st, const double *E, double *y,
                                       const double *x, double *part, int pstride, int slot0,
                                       const int *gate) {
+  const int step = gridDim.x * blockDim.x;
+  int r = r0 + blockIdx.x * blockDim.x + threadIdx.x, i = 0, k0 = 0, k1 = 0;
+  if (r < r1) i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];  // maps: set up once
+  PdlEnter();
   if (gate && *gate) return;
   BlastDD dot[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
-  for (int r = r0 + blockIdx.x * blockDim.x + threadIdx.x; r < r1; r += gridDim.x * blockDim.x) {
-    const int i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];
+  for (; r < r1; r += step) {
+    if (r >= r0 + step) i = rows[r], k0 = d.mtoff[i], k1 = d.mtoff[i + 1];
     BlastDD acc[3] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}};
     for (int k = k0; k < k1; k++) {
       const size_t e = (size_t)d.mtidx[k];

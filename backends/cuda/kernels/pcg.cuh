@@ -9,6 +9,7 @@
 #include "cg_body.cuh"
 #include "context.h"
 #include "dot_block.cuh"
+#include "pdl.cuh"
 
 // Component c's dot from its block pairs in sl, as the host path has it (a block that
 // needs one component only: PcgDots's interleaved trees of all three cost ~10 % of a step
@@ -137,6 +138,7 @@ __global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
                  unsigned *count, cudaGraphConditionalHandle cond) {
   __shared__ double pair[2], coef;
   __shared__ int go, last;
+  PdlEnter();
   const int stopped = p->stop;
   if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) p->ran[k] = !stopped;
   if (stopped) return;
@@ -178,6 +180,7 @@ __global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
 // the pass's update if it ran.
 __global__ void k_pcg_advance(int n, const PcgDev *p, int k, size_t st, const double *z, double *d,
                               double *x) {
+  PdlEnter();
   if (!p->ran[k]) return;
   const int c = blockIdx.y;
   if (!((p->s.xmask >> c) & 1u)) return;
