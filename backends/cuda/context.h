@@ -539,9 +539,9 @@ static inline void LaunchDep(CudaCtx *c, void (*kernel)(P...), dim3 grid, dim3 b
   cudaLaunchAttribute at;
   at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   at.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = grid, cfg.blockDim = block, cfg.dynamicSmemBytes = smem, cfg.stream = c->stream;
-  cfg.attrs = &at, cfg.numAttrs = c->pdl && c->pdl_after ? 1 : 0;
+  // by position (grid, block, shared memory, stream, attributes): the host emulation of the
+  // kernels (tests/gpu/test_pa_emulation.cpp) defines gridDim and blockDim as macros
+  cudaLaunchConfig_t cfg = {grid, block, smem, c->stream, &at, c->pdl && c->pdl_after ? 1u : 0u};
   (void)cudaLaunchKernelEx(&cfg, kernel, args...);
   c->pdl_after = c->pdl;
 }
