@@ -104,6 +104,20 @@ __device__ __forceinline__ void PcgDeltaHead(int c, const BlastPcgState *s, doub
   if (c == 2) PcgDeltaHeadC<2>(s, dc, go, coef);
 }
 
+// The solve's state and stop flag into s and *stop (shared memory, all threads of the block
+// call it), before the update's wait (kernels/pdl.cuh): the update of the iteration before
+// (or the solve's start) wrote them last, and it completed before the kernel this update
+// follows was launched (that kernel's predecessor waited for it, and each kernel lets the
+// next start only after its own wait); read through L2, past the SM's L1.
+__device__ __forceinline__ void PcgStateAhead(const PcgDev *p, BlastPcgState *s, int *stop) {
+  static_assert(sizeof(BlastPcgState) % 8 == 0, "the state copies as 8-byte words");
+  const unsigned long long *src = (const unsigned long long *)&p->s;
+  unsigned long long *dst = (unsigned long long *)s;
+  for (int w = threadIdx.x; w < (int)(sizeof(BlastPcgState) / 8); w += blockDim.x)
+    dst[w] = __ldcg(src + w);
+  if (threadIdx.x == 0) *stop = __ldcg(&p->stop);
+}
+
 // k_pcg_update's blocks per component for n rows: a row per thread up to kDotBlocks blocks.
 // Its blocks with no rows still take their turn on the counter and on the dots' trees
 // (4,096 Q2 zones, n = 4,913: 20 blocks instead of 256, the kernel 11.7 -> 11.2 us on an
@@ -137,17 +151,20 @@ __global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
                  const double *dinv, const unsigned char *ess, double *r, double *z, double *part,
                  unsigned *count, cudaGraphConditionalHandle cond) {
   __shared__ double pair[2], coef;
-  __shared__ int go, last;
+  __shared__ int go, last, stop0;
+  __shared__ BlastPcgState s0;  // the state as the iteration before left it
+  PcgStateAhead(p, &s0, &stop0);
   PdlEnter();
-  const int stopped = p->stop;
+  __syncthreads();
+  const int stopped = stop0;
   if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) p->ran[k] = !stopped;
   if (stopped) return;
   const int c = blockIdx.y, ncomp = p->ncomp;
-  const unsigned mask = p->s.mask;
+  const unsigned mask = s0.mask;
   const double dc = PcgDot(sd, c, (mask >> c) & 1u, pair);
   if (threadIdx.x == 0) {
     if (blockIdx.x == 0) p->delta[c] = dc;
-    PcgDeltaHead(c, &p->s, dc, &go, &coef);
+    PcgDeltaHead(c, &s0, dc, &go, &coef);
   }
   __syncthreads();
   if (go) CgUpdateBody<true>(n, c, coef, st, Ad, dinv, ess, r, z, part);
@@ -162,7 +179,7 @@ __global__ void __launch_bounds__(kDotThreads, kPcgUpdateMinBlocks)
     // every component's dot as its blocks had it (PcgDot: 0 where inactive)
     const volatile double *dv = p->delta;
     const double delta[3] = {dv[0], ncomp > 1 ? dv[1] : 0.0, ncomp > 2 ? dv[2] : 0.0};
-    l = p->s;
+    l = s0;  // p->s, which only this block writes, below
     BlastPcgDelta(&l, ncomp, delta);
   }
   __syncthreads();

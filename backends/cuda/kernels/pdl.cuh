@@ -2,7 +2,9 @@
 // LaunchDep (context.h) as a programmatic dependent of the kernel before it on its stream
 // starts while that kernel still runs. Each kernel that can be launched so calls PdlWait on
 // every path, before it reads anything a kernel of the solve writes (what it reads before:
-// the mesh's zone maps, the basis, qmass: written at setup only), then PdlTrigger. Device
+// the mesh's zone maps, the basis, qmass, written at setup only; k_pcg_update also the
+// solve's state, last written two kernels back or earlier: PcgStateAhead), then PdlTrigger.
+// Device
 // functions only, no kernel: any number of translation units include it. Both are no-ops
 // on older devices and in a kernel launched the ordinary way.
 #ifndef BLAST_GPU_KERNELS_PDL_CUH
