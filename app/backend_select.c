@@ -26,9 +26,8 @@ void BlastRunOptionsFromEnvironment(BlastConfig *cfg) {
 #ifdef BLAST_HAVE_CUDA
 // The environment's part of the GPU options, read here only (the libraries take options):
 // BLAST_GPU_PROFILE=1, BLAST_CUDA_SYNC=1, BLAST_GPU_RESIDENT_SHARED=1, BLAST_GPU_PDL=0,
-// BLAST_SELL_SIGMA,
-// and the autotuning cache, $XDG_CACHE_HOME/blast_gpu_autotune.txt or else
-// ~/.cache/blast_gpu_autotune.txt.
+// BLAST_SELL_SIGMA, and the autotuning cache, $XDG_CACHE_HOME/blast_gpu_autotune.txt or
+// else ~/.cache/blast_gpu_autotune.txt.
 static int GpuEnvOptions(const BlastConfig *cfg, BlastGpuOptions *opt) {
   const char *prof = getenv("BLAST_GPU_PROFILE"), *sync = getenv("BLAST_CUDA_SYNC");
   const char *shared = getenv("BLAST_GPU_RESIDENT_SHARED"), *pdl = getenv("BLAST_GPU_PDL");

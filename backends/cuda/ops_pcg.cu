@@ -193,7 +193,6 @@ static int PcgRecordPass(CudaCtx *c, int ncomp, int len, double *x, double *cons
   int ierr = 0;
   for (int k = 0; k < len && !ierr; k++) ierr = PcgRecordIteration(c, ncomp, k, x, w, cond);
   c->mass_gate = NULL;
-  c->pdl_after = 0;
   return ierr;
 }
 

@@ -4,9 +4,8 @@
 // every path, before it reads anything a kernel of the solve writes (what it reads before:
 // the mesh's zone maps, the basis, qmass, written at setup only; k_pcg_update also the
 // solve's state, last written two kernels back or earlier: PcgStateAhead), then PdlTrigger.
-// Device
-// functions only, no kernel: any number of translation units include it. Both are no-ops
-// on older devices and in a kernel launched the ordinary way.
+// Device functions only, no kernel: any number of translation units include it. Both are
+// no-ops on older devices and in a kernel launched the ordinary way.
 #ifndef BLAST_GPU_KERNELS_PDL_CUH
 #define BLAST_GPU_KERNELS_PDL_CUH
 
