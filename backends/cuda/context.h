@@ -63,6 +63,7 @@ int BlastCusparseError(const char *file, int line, const char *func, cusparseSta
   } while (0)
 
 enum { kDotBlocks = 256, kDotThreads = 256 };
+enum { kMassPartAll = 0, kMassPartZones = 1, kMassPartRows = 2 };  // CudaCtx.mass_part
 // Doubles of dot_host: 3 components of kDotBlocks pairs (dot_part).
 enum { kDotHostDoubles = 2 * 3 * kDotBlocks };
 
@@ -153,9 +154,10 @@ typedef struct {
   unsigned *rk_count;            // [3] device: blocks of the pack, the unpack, the dots'
                                  // fold done (0 between launches)
   unsigned long long *rk_seq;    // [2] device: the solve's halo exchanges, dot gathers so far
-  cudaStream_t rk_side;          // the ghost columns' pack, beside the interior rows (highest
-                                 // priority where launched directly), forked from and joined
-                                 // to the context's stream
+  cudaStream_t rk_side;          // the ghost columns' pack and unpack and the boundary zones'
+                                 // product, beside the interior rows (highest priority where
+                                 // launched directly), forked from and joined to the
+                                 // context's stream
   cudaEvent_t rk_fork, rk_join;
 } CudaPeer;
 
@@ -466,6 +468,11 @@ typedef struct CudaCtx {
   // while the resident PCG's body is recorded: the mass kernels of the partial assembly
   // return at once where *mass_gate != 0 (PcgDev.stop: the solve has ended); else NULL
   const int *mass_gate;
+  // which part of a BOUNDARY mass product the mode launches (the resident multi-rank solve
+  // splits it): kMassPartAll both, on the context's stream; kMassPartZones the boundary
+  // zones' products only, on mass_stream; kMassPartRows the boundary rows' gather only
+  int mass_part;
+  cudaStream_t mass_stream;
   // programmatic dependent launch (kernels/pdl.cuh): pdl_ok where the device has it
   // (compute capability 9.0) and BLAST_GPU_PDL=0 does not turn it off; while a pass of the
   // one-rank solve is recorded, pdl = pdl_ok, and pdl_after says that a kernel launched by
@@ -619,8 +626,10 @@ int DotFold(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *pa
 // ops_halo.cu: release the device-to-device transport (destroy; halo.peer_import(NULL)).
 int PeerRelease(CudaCtx *c);
 // ops_halo.cu: the resident solve's ghost columns through the CUDA IPC areas (CudaPeer).
+// Begin forks CudaPeer.rk_side and packs on it, End unpacks on it, Join joins it back.
 int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d);
 int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d);
+int PeerSolveJoin(CudaCtx *c);
 // ops_halo.cu: a dot's block pairs folded into this rank's kPcgRankPairs doubles and posted
 // to every other rank through the areas (the kernel that needs the dot gathers them).
 int PeerSolveDotPost(CudaCtx *c, const DotSlots *sl, int ncomp, unsigned mask, double *mine);

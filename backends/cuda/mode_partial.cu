@@ -242,7 +242,7 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
   a.n = k1 - a.k0, a.ncomp = ncomp, a.mask = mask, a.zpb = c->part.pa_zpb;
   a.st = (size_t)d->next, a.es = (size_t)d->nz_ext * d->nd, a.x = x, a.E = d->rE;
   const int r0 = rows == BLAST_ROWS_BOUNDARY ? hd->mv_ninterior : 0;
-  const int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : d->nown;
+  int r1 = rows == BLAST_ROWS_INTERIOR ? hd->mv_ninterior : d->nown;
   int nact = 0;
   for (int k = 0; k < ncomp; k++) nact += (mask >> k) & 1u;
   if (a.n <= 0 && r1 <= r0) {  // e.g. the boundary part on one rank
@@ -252,13 +252,23 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
   ProfBegin(c);
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
   const int fast = m3.kernel && ncomp <= 3;  // k_pa_mass3 and its gather
+  // a BOUNDARY product split by the resident multi-rank solve (CudaCtx.mass_part): the
+  // zones' part on mass_stream, or the rows' part, each alone (the fast kernels only)
+  const int part = rows == BLAST_ROWS_BOUNDARY ? c->mass_part : kMassPartAll;
+  BlastCheck(part == kMassPartAll || fast, BLAST_ERR_INTERNAL,
+             "a split boundary product needs k_pa_mass3");
+  if (part == kMassPartRows) a.n = 0;
   if (a.n > 0 && fast) {
     const PaMass3Kernel k_pa_mass3_sized = m3.kernel;  // k_pa_mass3<D, Q, NZ>
     PaMassB Bc;
     memset(&Bc, 0, sizeof Bc);
     memcpy(Bc.v, hd->pa.B, (size_t)d->Q * d->D * sizeof(double));
     const dim3 th = m3.lines ? dim3(d->Q * m3.nz) : dim3(d->Q, d->Q, m3.nz);
-    LaunchDep(c, k_pa_mass3_sized, dim3((a.n + m3.nz - 1) / m3.nz), th, 0, *d, a, Bc);
+    const dim3 grid((a.n + m3.nz - 1) / m3.nz);
+    if (part == kMassPartZones)
+      k_pa_mass3_sized<<<grid, th, 0, c->mass_stream>>>(*d, a, Bc);
+    else
+      LaunchDep(c, k_pa_mass3_sized, grid, th, 0, *d, a, Bc);
     BlastCheckKernel(c->sync, "k_pa_mass3_sized(k_pa_mass3<D, Q, NZ>)");
   } else if (a.n > 0) {
     if (c->part.pa_smem) {
@@ -274,6 +284,7 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
     }
   }
   const int dot = with_dot && fast;
+  if (part == kMassPartZones) r1 = r0;  // the rows' part follows in a call of its own
   if (r1 > r0 && dot) {  // the block pairs depend on the rows only (not on the device)
     const int nb = GridFor((size_t)(r1 - r0));
     LaunchDep(c, k_pa_mass_gather_rows<true>, dim3(nb), dim3(kDotThreads), 0, *d,

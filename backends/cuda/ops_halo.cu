@@ -271,9 +271,10 @@ extern "C" int BlastCudaHaloPeerRecv(void *ctx, int which, int reverse, int dd, 
 // writes exchange k after its End of k - 1 saw every neighbour's flag of k - 1, which each
 // posted after its unpack of k - 2 (stream order), so no half is written while it is read.
 // The exchanges are counted on the device (CudaPeer.rk_seq[0]): the launches are the same
-// every time, and a graph may replay them. The pack runs on a stream of its own beside the
-// interior rows, forked after the caller's last launch (the advance that wrote d) and
-// joined before the unpack.
+// every time, and a graph may replay them. The pack and the unpack run on a stream of their
+// own beside the interior rows (CudaPeer.rk_side), forked after the caller's last launch
+// (the advance that wrote d); the caller queues the work that needs the ghost columns
+// behind them and joins the side stream back (PeerSolveJoin).
 int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d) {
   CudaPeer *p = &c->peer;
   BlastCheck(p->resident, BLAST_ERR_INTERNAL, "the resident solve's halo without its areas");
@@ -286,7 +287,6 @@ int PeerSolveHaloBegin(CudaCtx *c, int ncomp, size_t st, const double *d) {
                                                  ncomp, st, d, p->rk_seq, p->rk_mail, p->npeer,
                                                  p->rank, p->rk_count);
   BlastCheckKernel(c->sync, "k_peer_pack_post");
-  BlastCallCuda(cudaEventRecord(p->rk_join, p->rk_side));
   return 0;
 }
 
@@ -294,12 +294,18 @@ int PeerSolveHaloEnd(CudaCtx *c, int ncomp, size_t st, double *d) {
   CudaPeer *p = &c->peer;
   const DevHalo *h = &c->halo[BLAST_HALO_COL];
   const double *halves = p->area + 2 * p->half + p->base[BLAST_HALO_COL];
-  BlastCallCuda(cudaStreamWaitEvent(c->stream, p->rk_join, 0));
   k_peer_unpack_wait<<<GridFor((size_t)(h->nrecv > 0 ? h->nrecv : 1) * ncomp), 256, 0,
-                       c->stream>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks, p->npeer,
+                       p->rk_side>>>(PeerMail(p->area, (int64_t)p->half), p->rk_ranks, p->npeer,
                                     p->rk_seq, p->rk_count + 1, h->nrecv, ncomp, st, h->recv_idx,
                                     halves, p->half, d);
   BlastCheckKernel(c->sync, "k_peer_unpack_wait");
+  return 0;
+}
+
+int PeerSolveJoin(CudaCtx *c) {
+  CudaPeer *p = &c->peer;
+  BlastCallCuda(cudaEventRecord(p->rk_join, p->rk_side));
+  BlastCallCuda(cudaStreamWaitEvent(c->stream, p->rk_join, 0));
   return 0;
 }
 

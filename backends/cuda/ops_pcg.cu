@@ -305,10 +305,11 @@ static int PcgReplay(CudaCtx *c, int ncomp, int max_iter) {
 // ---------------------------------------------------------------------------------------
 // Several ranks (kernels/pcg_ranks.cuh): the solve resident on each rank's GPU, where the
 // halos travel through CUDA IPC areas that allow it on every rank (peer_import: every
-// other rank a neighbour on a GPU of its own). Each iteration: the ghost columns of d
-// written into the neighbours' areas while the interior rows are multiplied, a wait on
-// the GPU for theirs, the boundary rows, the dots folded and posted through the mailboxes
-// (ops_halo.cu: PeerSolveHalo*, PeerSolveDotPost), the update once every rank's have
+// other rank a neighbour on a GPU of its own). Each iteration: on a stream beside the
+// interior rows' product, the ghost columns of d written into the neighbours' areas, a
+// wait on the GPU for theirs and the boundary zones' products; once both are done the
+// boundary rows' gather, the dots folded and posted through the mailboxes (ops_halo.cu:
+// PeerSolveHalo*, PeerSolveJoin, PeerSolveDotPost), the update once every rank's have
 // arrived, its dots folded and posted by its last block, the scalar step once those have
 // arrived, the advance. The exchanges are counted on the
 // devices, so the launches are the same every iteration: the start and passes of
@@ -335,10 +336,17 @@ static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4
   double *r = w[0], *z = w[1], *d = w[2], *Ad = w[3];
   CudaPcg *g = &c->pcg;
   DotSlots sl;
+  // beside the interior rows: the ghost columns out and in, the boundary zones' products
   BlastCall(PeerSolveHaloBegin(c, ncomp, st, d));
-  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
   BlastCall(PeerSolveHaloEnd(c, ncomp, st, d));
+  c->mass_part = kMassPartZones, c->mass_stream = c->peer.rk_side;
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
+  c->mass_part = kMassPartAll;
+  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
+  BlastCall(PeerSolveJoin(c));
+  c->mass_part = kMassPartRows;  // then the boundary rows' gather
+  BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
+  c->mass_part = kMassPartAll;
   BlastCall(PeerSolveDotPost(c, &sl, ncomp, all, g->rk_pair));
   double *upd = g->rk_pair + kPcgRankPairs;  // the update's pairs, posted by its last block
   k_pcgr_update<<<dim3(kDotBlocks, ncomp), kDotThreads, 0, c->stream>>>(
@@ -367,7 +375,7 @@ static int PcgRanksPass(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
   c->mass_gate = &c->pcg.dev->stop;
   int ierr = 0;
   for (int k = 0; k < kPcgRanksPass && !ierr; k++) ierr = PcgRanksIteration(c, ncomp, x, w);
-  c->mass_gate = NULL;
+  c->mass_gate = NULL, c->mass_part = kMassPartAll;
   return ierr;
 }
 
