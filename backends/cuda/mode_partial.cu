@@ -228,7 +228,9 @@ static int PaMassDotFused(const CudaCtx *c, int ncomp) {
 // y = m x on the rows `rows`; with_dot (only where PaMassDotFused): mass.mult_dot, the
 // gather's block pairs of the dots into mdot_part, slots [0, n_int) by the INTERIOR (or
 // ALL) call, the next n_bnd by the BOUNDARY call (each only if it has rows; n = GridFor of
-// its rows); they are folded after the BOUNDARY (or ALL) call (DotSlots).
+// its rows); they are folded after the BOUNDARY (or ALL) call (DotSlots). A BOUNDARY call
+// launches only its zones' part or only its rows' part where CudaCtx.mass_part says (the
+// zones' call adds no slots; sl is valid after the rows' call).
 static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const double *x, double *y,
                       int with_dot) {
   const BlastHydroData *hd = &c->hd;
@@ -248,8 +250,6 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
   if (a.n <= 0 && r1 <= r0) {  // e.g. the boundary part on one rank
     return 0;
   }
-  nvtxRangePushA("pa_mass");
-  ProfBegin(c);
   const PaMass3Launch m3 = PaMass3Pick(d->dim, d->D, d->Q);
   const int fast = m3.kernel && ncomp <= 3;  // k_pa_mass3 and its gather
   // a BOUNDARY product split by the resident multi-rank solve (CudaCtx.mass_part): the
@@ -258,6 +258,8 @@ static int PaMassMult(CudaCtx *c, int rows, int ncomp, unsigned mask, const doub
   BlastCheck(part == kMassPartAll || fast, BLAST_ERR_INTERNAL,
              "a split boundary product needs k_pa_mass3");
   if (part == kMassPartRows) a.n = 0;
+  nvtxRangePushA("pa_mass");
+  ProfBegin(c);
   if (a.n > 0 && fast) {
     const PaMass3Kernel k_pa_mass3_sized = m3.kernel;  // k_pa_mass3<D, Q, NZ>
     PaMassB Bc;

@@ -375,7 +375,7 @@ static int PcgRanksPass(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
   c->mass_gate = &c->pcg.dev->stop;
   int ierr = 0;
   for (int k = 0; k < kPcgRanksPass && !ierr; k++) ierr = PcgRanksIteration(c, ncomp, x, w);
-  c->mass_gate = NULL, c->mass_part = kMassPartAll;
+  c->mass_gate = NULL, c->mass_part = kMassPartAll, c->mass_stream = NULL;
   return ierr;
 }
 
