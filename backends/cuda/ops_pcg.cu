@@ -327,7 +327,7 @@ static int PcgRanksReady(const CudaCtx *c, int ncomp) {
          !c->sync && c->mode->mass_gated && c->mode->mass_gated(c, ncomp);
 }
 
-// One iteration's launches (the solve's mass_gate set by the caller).
+// One iteration's launches (the solve's mass_gate and mass_stream set by the caller).
 static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
   const unsigned all = (1u << ncomp) - 1u;
   const int n = c->dd.nown;
@@ -339,7 +339,7 @@ static int PcgRanksIteration(CudaCtx *c, int ncomp, double *x, double *const w[4
   // beside the interior rows: the ghost columns out and in, the boundary zones' products
   BlastCall(PeerSolveHaloBegin(c, ncomp, st, d));
   BlastCall(PeerSolveHaloEnd(c, ncomp, st, d));
-  c->mass_part = kMassPartZones, c->mass_stream = c->peer.rk_side;
+  c->mass_part = kMassPartZones;  // on mass_stream, the side stream (PcgRanksPass)
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_BOUNDARY, ncomp, all, d, Ad, &sl));
   c->mass_part = kMassPartAll;
   BlastCall(c->mode->mass_mult_dot(c, BLAST_ROWS_INTERIOR, ncomp, all, d, Ad, &sl));
@@ -372,7 +372,7 @@ static int PcgRanksStart(CudaCtx *c, int ncomp, double *b, double *x, double *co
 
 // A pass of kPcgRanksPass iterations, the product gated by the solve's end.
 static int PcgRanksPass(CudaCtx *c, int ncomp, double *x, double *const w[4]) {
-  c->mass_gate = &c->pcg.dev->stop;
+  c->mass_gate = &c->pcg.dev->stop, c->mass_stream = c->peer.rk_side;
   int ierr = 0;
   for (int k = 0; k < kPcgRanksPass && !ierr; k++) ierr = PcgRanksIteration(c, ncomp, x, w);
   c->mass_gate = NULL, c->mass_part = kMassPartAll, c->mass_stream = NULL;
